@@ -1,0 +1,108 @@
+package a2a
+
+import (
+	"errors"
+	"fmt"
+	"html"
+	"regexp"
+	"strings"
+)
+
+// RPCError is a JSON-RPC error the server answered with.
+type RPCError struct {
+	Code    int
+	Message string
+	Data    []byte
+}
+
+func (e *RPCError) Error() string {
+	return fmt.Sprintf("%s (JSON-RPC error %d)", e.Message, e.Code)
+}
+
+// JSON-RPC error codes A2A servers use.
+const (
+	CodeTaskNotFound     = -32001
+	CodeTaskNotCancelable = -32002
+	CodeUnsupported      = -32004
+	CodeMethodNotFound   = -32601
+)
+
+// HTTPError is an HTTP answer that is not a JSON-RPC response.
+type HTTPError struct {
+	StatusCode int
+	// URL is the request URL (it never holds a credential).
+	URL string
+	// HTML is set when the body was an HTML page, typically from a proxy.
+	HTML bool
+	// Detail is the page title or the start of the body.
+	Detail string
+}
+
+func (e *HTTPError) Error() string {
+	switch {
+	case e.Unauthorized():
+		return fmt.Sprintf("HTTP %d from %s: the server refused the token (run `shim login`)", e.StatusCode, e.URL)
+	case e.HTML:
+		msg := fmt.Sprintf("HTTP %d from %s: got an HTML page, not A2A JSON (a proxy or web server answered)", e.StatusCode, e.URL)
+		if e.Detail != "" {
+			msg += ": " + e.Detail
+		}
+		return msg
+	case e.Detail != "":
+		return fmt.Sprintf("HTTP %d from %s: %s", e.StatusCode, e.URL, e.Detail)
+	}
+	return fmt.Sprintf("HTTP %d from %s", e.StatusCode, e.URL)
+}
+
+// Unauthorized reports a 401 or 403.
+func (e *HTTPError) Unauthorized() bool { return e.StatusCode == 401 || e.StatusCode == 403 }
+
+// IsUnauthorized reports whether err is the server refusing the credentials.
+func IsUnauthorized(err error) bool {
+	var h *HTTPError
+	return errors.As(err, &h) && h.Unauthorized()
+}
+
+// UnreachableError is a server that could not be reached at all.
+type UnreachableError struct {
+	URL      string
+	Attempts int
+	Err      error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("cannot reach %s after %d attempt(s): %v", e.URL, e.Attempts, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// ErrInsecure is returned, before any connection, for a token that would go
+// over plain http to a host that is not loopback.
+var ErrInsecure = errors.New("refusing to send the token over plain http to a non-loopback host; use https or pass --allow-insecure-http")
+
+// ErrStalled is returned by a stream that was silent for the stall timeout.
+var ErrStalled = errors.New("a2a: the stream was silent too long (stalled)")
+
+// ErrUnsupported is returned for a call the server's dialect lacks.
+var ErrUnsupported = errors.New("a2a: not supported by this server's protocol version")
+
+var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+
+// httpError builds the error for a non-JSON-RPC body.
+func httpError(status int, url, contentType string, body []byte) *HTTPError {
+	e := &HTTPError{StatusCode: status, URL: url}
+	s := strings.TrimSpace(strings.ToValidUTF8(string(body), "?"))
+	lower := strings.ToLower(s)
+	if strings.Contains(contentType, "html") || strings.HasPrefix(lower, "<!doctype html") || strings.HasPrefix(lower, "<html") {
+		e.HTML = true
+		if m := titleRE.FindStringSubmatch(s); m != nil {
+			e.Detail = strings.TrimSpace(html.UnescapeString(m[1]))
+		}
+		return e
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	e.Detail = s
+	return e
+}

@@ -1,0 +1,178 @@
+// Package a2a is shim's A2A client: agent card discovery, the 1.0 and 0.3
+// JSON-RPC dialects decoded into one event model, unary calls, SSE streams,
+// the extension payloads shim understands and the optional operator API.
+//
+// Nothing above this package knows which dialect ran, and nothing in it
+// builds an ACP message.
+package a2a
+
+import (
+	"strings"
+)
+
+// State is a task state, normalized to the lowercase, dash-separated form
+// ("input-required") whatever the wire sent ("TASK_STATE_INPUT_REQUIRED", 6).
+type State string
+
+// The task states.
+const (
+	StateUnknown       State = "unknown"
+	StateSubmitted     State = "submitted"
+	StateWorking       State = "working"
+	StateInputRequired State = "input-required"
+	StateAuthRequired  State = "auth-required"
+	StateCompleted     State = "completed"
+	StateFailed        State = "failed"
+	StateCanceled      State = "canceled"
+	StateRejected      State = "rejected"
+)
+
+// stateByNumber maps the proto enum numbers of TaskState.
+var stateByNumber = [...]State{StateUnknown, StateSubmitted, StateWorking, StateCompleted,
+	StateFailed, StateCanceled, StateInputRequired, StateRejected, StateAuthRequired}
+
+// ParseState normalizes a state name: it strips TASK_STATE_, lowercases and
+// turns underscores into dashes. Unknown names give StateUnknown.
+func ParseState(s string) State {
+	s = strings.ToLower(strings.TrimSpace(s))
+	s = strings.TrimPrefix(s, "task_state_")
+	s = strings.ReplaceAll(s, "_", "-")
+	switch st := State(s); st {
+	case StateSubmitted, StateWorking, StateInputRequired, StateAuthRequired,
+		StateCompleted, StateFailed, StateCanceled, StateRejected:
+		return st
+	case "cancelled":
+		return StateCanceled
+	}
+	return StateUnknown
+}
+
+// Terminal reports whether the task can no longer change.
+func (s State) Terminal() bool {
+	switch s {
+	case StateCompleted, StateFailed, StateCanceled, StateRejected:
+		return true
+	}
+	return false
+}
+
+// Interrupted reports whether the task waits for the user.
+func (s State) Interrupted() bool {
+	return s == StateInputRequired || s == StateAuthRequired
+}
+
+// PartKind tells which member of a Part is set.
+type PartKind uint8
+
+// The part kinds.
+const (
+	PartText PartKind = iota
+	PartFile          // URL or Raw, with MediaType and Filename
+	PartData          // Data, a JSON value
+)
+
+// Part is one piece of a message or an artifact.
+type Part struct {
+	Kind      PartKind
+	Text      string
+	URL       string
+	Raw       []byte
+	MediaType string
+	Filename  string
+	// Data is the raw JSON of a data part.
+	Data []byte
+	// MimeType is metadata.mimeType: how extension data parts are told apart.
+	MimeType string
+	Metadata map[string]any
+}
+
+// Message is an A2A message.
+type Message struct {
+	ID        string
+	Role      string // "user" or "agent"
+	TaskID    string
+	ContextID string
+	Parts     []Part
+	Metadata  map[string]any
+}
+
+// FromUser reports whether the message is the user's.
+func (m *Message) FromUser() bool { return m != nil && m.Role == "user" }
+
+// Artifact is an output of a task.
+type Artifact struct {
+	ID       string
+	Name     string
+	Parts    []Part
+	Metadata map[string]any
+}
+
+// Status is a task's state with its optional message.
+type Status struct {
+	State   State
+	Message *Message
+}
+
+// Task is a task snapshot.
+type Task struct {
+	ID        string
+	ContextID string
+	Status    Status
+	Artifacts []Artifact
+	History   []Message
+}
+
+// EventKind tells which kind of stream frame an Event is.
+type EventKind uint8
+
+// The event kinds.
+const (
+	EventTask EventKind = iota + 1
+	EventStatus
+	EventArtifact
+	EventMessage
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case EventTask:
+		return "task"
+	case EventStatus:
+		return "status"
+	case EventArtifact:
+		return "artifact"
+	case EventMessage:
+		return "message"
+	}
+	return "none"
+}
+
+// Event is one frame of a stream, in either dialect.
+type Event struct {
+	Kind      EventKind
+	TaskID    string
+	ContextID string
+
+	// Task is set for EventTask.
+	Task *Task
+	// Status is set for EventStatus (and mirrors Task.Status for EventTask).
+	Status Status
+	// Final is the older producers' end-of-stream flag on a status update.
+	Final bool
+
+	// Artifact, Append and LastChunk are set for EventArtifact.
+	Artifact  *Artifact
+	Append    bool
+	LastChunk bool
+
+	// Message is set for EventMessage.
+	Message *Message
+}
+
+// OutMessage is a user message shim sends.
+type OutMessage struct {
+	ContextID string
+	TaskID    string
+	Parts     []Part
+	Metadata  map[string]any
+}
