@@ -303,13 +303,13 @@ type wireCard struct {
 }
 
 type wireInterface struct {
-	URL        string `json:"url"`
-	Binding    string `json:"protocolBinding"`
-	Binding2   string `json:"protocol_binding"`
-	Transport  string `json:"transport"`
-	Version    string `json:"protocolVersion"`
-	Version2   string `json:"protocol_version"`
-	Tenant     string `json:"tenant"`
+	URL       string `json:"url"`
+	Binding   string `json:"protocolBinding"`
+	Binding2  string `json:"protocol_binding"`
+	Transport string `json:"transport"`
+	Version   string `json:"protocolVersion"`
+	Version2  string `json:"protocol_version"`
+	Tenant    string `json:"tenant"`
 }
 
 func (i wireInterface) jsonrpc() bool {

@@ -21,10 +21,10 @@ func (e *RPCError) Error() string {
 
 // JSON-RPC error codes A2A servers use.
 const (
-	CodeTaskNotFound     = -32001
+	CodeTaskNotFound      = -32001
 	CodeTaskNotCancelable = -32002
-	CodeUnsupported      = -32004
-	CodeMethodNotFound   = -32601
+	CodeUnsupported       = -32004
+	CodeMethodNotFound    = -32601
 )
 
 // HTTPError is an HTTP answer that is not a JSON-RPC response.
