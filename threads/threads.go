@@ -1,0 +1,457 @@
+// Package threads keeps the local thread index (SPEC §8): which threads this
+// machine has seen on which server, with their working directory, title,
+// timestamps and A2A task ids.
+//
+// The index lives in one JSON file, <dir>/threads.json:
+//
+//	{"version": 1, "servers": {"<url>": {"<sessionId>": {"cwd", "title", "createdAt", "updatedAt", "taskIds": [...]}}}}
+//
+// Several shim processes may write it at once. Every write takes an advisory
+// lock on the sibling file threads.json.lock, re-reads the file, applies the
+// change to the one entry it concerns, writes a temporary file in the same
+// directory, syncs it and renames it over threads.json, so no process loses
+// another's entries. Every write also puts the modes back to 0600 for the file
+// and 0700 for the directory (on Windows, where modes mean little, this is
+// skipped). Temporary files left behind by a process that died before its
+// rename are removed by the next write and never read.
+//
+// A file that cannot be parsed, or whose version is not 1, is moved aside to
+// threads.json.corrupt-<unix time> by the next write, which logs a warning
+// and starts a new file; it is never silently overwritten. Reads of such a
+// file return an error wrapping [ErrCorrupt] and leave it in place. Reads when
+// there is no file return an empty result.
+//
+// Entries of other servers and other sessions are carried over unchanged, and
+// so are unknown top-level fields. Unknown fields inside an entry are not
+// kept: they are dropped on the next write.
+//
+// The index is a convenience: callers log its errors and go on.
+package threads
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+const (
+	fileName = "threads.json"
+	version  = 1
+	fileMode = 0o600
+	dirMode  = 0o700
+)
+
+// ErrCorrupt is wrapped by the errors of reads that find an unreadable index
+// file (not JSON of the expected shape, or another version).
+var ErrCorrupt = errors.New("threads: unreadable index file")
+
+// Entry is one thread (an ACP session = an A2A contextId) as seen by this machine.
+type Entry struct {
+	CWD       string    `json:"cwd,omitempty"`
+	Title     string    `json:"title,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	TaskIDs   []string  `json:"taskIds,omitempty"`
+}
+
+// Item is an Entry with its id, for listings.
+type Item struct {
+	ID string
+	Entry
+}
+
+// Index is the thread index stored in one file. Its methods may be called
+// from several goroutines and several processes at once.
+type Index struct {
+	dir  string
+	path string
+	log  *slog.Logger
+	now  func() time.Time
+}
+
+// procMu serializes this process's accesses to any index: on platforms
+// where the advisory lock is per process (fcntl) rather than per open file,
+// the file lock alone would not exclude other goroutines.
+var procMu sync.RWMutex
+
+// testHookBeforeRename, when set, runs after the temporary file is written
+// and synced and before it is renamed over the index (tests simulate a crash).
+var testHookBeforeRename func(tmp string)
+
+// Open returns an index stored at dir/threads.json. It does no I/O; the
+// directory and the file are created by the first write. A nil log discards.
+func Open(dir string, log *slog.Logger) *Index {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Index{dir: dir, path: filepath.Join(dir, fileName), log: log, now: time.Now}
+}
+
+// Path returns the file path.
+func (ix *Index) Path() string { return ix.path }
+
+// Update applies fn to the entry (server, id) and writes the index. fn sees
+// the entry as currently stored, or a zero Entry when it is new. After fn,
+// a zero CreatedAt is set to now and a zero UpdatedAt to CreatedAt; Update
+// does not otherwise touch UpdatedAt. fn runs under the index lock and must
+// not call the Index.
+func (ix *Index) Update(server, id string, fn func(*Entry)) error {
+	return ix.update(server, id, func(e *Entry, _ time.Time) { fn(e) })
+}
+
+// update is Update with fn also given the time of the write.
+func (ix *Index) update(server, id string, fn func(*Entry, time.Time)) error {
+	if server == "" || id == "" {
+		return errors.New("threads: empty server or session id")
+	}
+	return ix.write(func(d *document) {
+		now := ix.now()
+		sessions := d.servers[server]
+		if sessions == nil {
+			sessions = make(map[string]Entry)
+			d.servers[server] = sessions
+		}
+		e := sessions[id]
+		fn(&e, now)
+		if e.CreatedAt.IsZero() {
+			e.CreatedAt = now
+		}
+		if e.UpdatedAt.IsZero() {
+			e.UpdatedAt = e.CreatedAt
+		}
+		sessions[id] = e
+	})
+}
+
+// AddTask records taskID for the entry (server, id), once, and sets its
+// UpdatedAt to now.
+func (ix *Index) AddTask(server, id, taskID string) error {
+	return ix.update(server, id, func(e *Entry, now time.Time) {
+		if !slices.Contains(e.TaskIDs, taskID) {
+			e.TaskIDs = append(e.TaskIDs, taskID)
+		}
+		e.UpdatedAt = now
+	})
+}
+
+// SetTitle sets the title of the entry (server, id). It leaves UpdatedAt
+// alone, so a title filled in later does not reorder listings.
+func (ix *Index) SetTitle(server, id, title string) error {
+	return ix.Update(server, id, func(e *Entry) { e.Title = title })
+}
+
+// Get returns one entry and whether it exists.
+func (ix *Index) Get(server, id string) (Entry, bool, error) {
+	d, err := ix.read()
+	if err != nil {
+		return Entry{}, false, err
+	}
+	e, ok := d.servers[server][id]
+	return e, ok, nil
+}
+
+// List returns the entries of one server URL, newest UpdatedAt first.
+func (ix *Index) List(server string) ([]Item, error) {
+	d, err := ix.read()
+	if err != nil {
+		return nil, err
+	}
+	return items(d.servers[server]), nil
+}
+
+// All returns the entries of every server URL, keyed by URL, newest
+// UpdatedAt first within each.
+func (ix *Index) All() (map[string][]Item, error) {
+	d, err := ix.read()
+	if err != nil {
+		return nil, err
+	}
+	all := make(map[string][]Item, len(d.servers))
+	for server, sessions := range d.servers {
+		all[server] = items(sessions)
+	}
+	return all, nil
+}
+
+func items(sessions map[string]Entry) []Item {
+	out := make([]Item, 0, len(sessions))
+	for id, e := range sessions {
+		out = append(out, Item{ID: id, Entry: e})
+	}
+	slices.SortFunc(out, func(a, b Item) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// read returns the stored document under a shared lock. A missing file (or
+// directory) is an empty document and creates nothing.
+func (ix *Index) read() (*document, error) {
+	if _, err := os.Stat(ix.path); errors.Is(err, fs.ErrNotExist) {
+		return newDocument(), nil
+	}
+	procMu.RLock()
+	defer procMu.RUnlock()
+	lk := flock.New(ix.path + ".lock")
+	if err := lk.RLock(); err != nil {
+		return nil, fmt.Errorf("threads: lock %s: %w", lk.Path(), err)
+	}
+	defer lk.Unlock()
+	return readDocument(ix.path)
+}
+
+// write runs the locked read-modify-write cycle with apply as the change.
+func (ix *Index) write(apply func(*document)) error {
+	procMu.Lock()
+	defer procMu.Unlock()
+	if err := ix.ensureDir(); err != nil {
+		return err
+	}
+	lk := flock.New(ix.path + ".lock")
+	if err := lk.Lock(); err != nil {
+		return fmt.Errorf("threads: lock %s: %w", lk.Path(), err)
+	}
+	defer lk.Unlock()
+
+	ix.removeStaleTemps()
+	d, err := readDocument(ix.path)
+	if errors.Is(err, ErrCorrupt) {
+		aside, mvErr := ix.moveAside()
+		if mvErr != nil {
+			return fmt.Errorf("threads: move aside unreadable index: %w", mvErr)
+		}
+		ix.log.Warn("thread index unreadable; moved aside and started a new one",
+			"path", ix.path, "movedTo", aside, "err", err)
+		d = newDocument()
+	} else if err != nil {
+		return err
+	}
+	apply(d)
+	data, err := d.encode()
+	if err != nil {
+		return err
+	}
+	return ix.replace(data)
+}
+
+// ensureDir creates the directory and puts its mode back to 0700.
+func (ix *Index) ensureDir() error {
+	if err := os.MkdirAll(ix.dir, dirMode); err != nil {
+		return fmt.Errorf("threads: %w", err)
+	}
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	fi, err := os.Stat(ix.dir)
+	if err != nil {
+		return fmt.Errorf("threads: %w", err)
+	}
+	if fi.Mode().Perm() != dirMode {
+		if err := os.Chmod(ix.dir, dirMode); err != nil {
+			return fmt.Errorf("threads: %w", err)
+		}
+	}
+	return nil
+}
+
+func (ix *Index) tempPrefix() string { return fileName + ".tmp-" }
+
+// removeStaleTemps deletes temporary files of writers that died before their
+// rename. It runs under the exclusive lock, so no live writer owns one.
+func (ix *Index) removeStaleTemps() {
+	des, err := os.ReadDir(ix.dir)
+	if err != nil {
+		return
+	}
+	for _, de := range des {
+		if !strings.HasPrefix(de.Name(), ix.tempPrefix()) {
+			continue
+		}
+		p := filepath.Join(ix.dir, de.Name())
+		if err := os.Remove(p); err != nil {
+			ix.log.Warn("thread index: cannot remove stale temp file", "path", p, "err", err)
+			continue
+		}
+		ix.log.Info("thread index: removed stale temp file", "path", p)
+	}
+}
+
+// moveAside renames the index to threads.json.corrupt-<unix time> (with a
+// numeric suffix if that name is taken) and returns the new path.
+func (ix *Index) moveAside() (string, error) {
+	base := ix.path + ".corrupt-" + strconv.FormatInt(ix.now().Unix(), 10)
+	aside := base
+	for n := 1; ; n++ {
+		if _, err := os.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
+			break
+		} else if err != nil {
+			return "", err
+		}
+		aside = base + "-" + strconv.Itoa(n)
+	}
+	if err := os.Rename(ix.path, aside); err != nil {
+		return "", err
+	}
+	if runtime.GOOS != "windows" {
+		_ = os.Chmod(aside, fileMode)
+	}
+	return aside, nil
+}
+
+// replace writes data to a 0600 temporary file in the index directory, syncs
+// it and renames it over the index.
+func (ix *Index) replace(data []byte) (err error) {
+	f, err := os.CreateTemp(ix.dir, ix.tempPrefix()+"*")
+	if err != nil {
+		return fmt.Errorf("threads: %w", err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+			err = fmt.Errorf("threads: write %s: %w", ix.path, err)
+		}
+	}()
+	if err = f.Chmod(fileMode); err != nil {
+		return err
+	}
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if testHookBeforeRename != nil {
+		testHookBeforeRename(tmp)
+	}
+	if err = os.Rename(tmp, ix.path); err != nil {
+		return err
+	}
+	syncDir(ix.dir)
+	return nil
+}
+
+// syncDir makes a rename durable where the platform allows it.
+func syncDir(dir string) {
+	if runtime.GOOS == "windows" {
+		return
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
+
+// document is the parsed file. extra holds unknown top-level fields.
+type document struct {
+	servers map[string]map[string]Entry
+	extra   map[string]json.RawMessage
+}
+
+func newDocument() *document {
+	return &document{servers: make(map[string]map[string]Entry)}
+}
+
+// readDocument reads and parses the file at path. A missing file is an
+// empty document; an unparsable one is an error wrapping ErrCorrupt.
+func readDocument(path string) (*document, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newDocument(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("threads: %w", err)
+	}
+	d, err := parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	}
+	return d, nil
+}
+
+func parse(data []byte) (*document, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, err
+	}
+	if top == nil {
+		return nil, errors.New("not a JSON object")
+	}
+	var v int
+	if raw, ok := top["version"]; !ok {
+		return nil, errors.New("no version")
+	} else if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("version: %w", err)
+	} else if v != version {
+		return nil, fmt.Errorf("version %d, want %d", v, version)
+	}
+	d := newDocument()
+	if raw, ok := top["servers"]; ok {
+		if err := json.Unmarshal(raw, &d.servers); err != nil {
+			return nil, fmt.Errorf("servers: %w", err)
+		}
+		if d.servers == nil {
+			d.servers = make(map[string]map[string]Entry)
+		}
+	}
+	delete(top, "version")
+	delete(top, "servers")
+	if len(top) > 0 {
+		d.extra = top
+	}
+	return d, nil
+}
+
+// encode renders the document, version first, indented.
+func (d *document) encode() ([]byte, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"version":%d,"servers":`, version)
+	servers, err := json.Marshal(d.servers)
+	if err != nil {
+		// A time outside years 0-9999 is the one way to get here.
+		return nil, fmt.Errorf("threads: encode: %w", err)
+	}
+	b.Write(servers)
+	keys := make([]string, 0, len(d.extra))
+	for k := range d.extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		name, _ := json.Marshal(k)
+		b.WriteByte(',')
+		b.Write(name)
+		b.WriteByte(':')
+		b.Write(d.extra[k])
+	}
+	b.WriteByte('}')
+	var out bytes.Buffer
+	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
+		return nil, fmt.Errorf("threads: encode: %w", err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
