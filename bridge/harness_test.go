@@ -1,0 +1,153 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/examples/agent"
+	"github.com/shimdev/shim/internal/acptest"
+)
+
+// startAgent runs the demo agent (the official a2a-go v2 SDK server).
+func startAgent(t *testing.T, opts agent.Options) string {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(nil)
+	srv.Start()
+	srv.Config.Handler = agent.NewHandler(srv.URL, opts)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// startFake runs a scripted handler as the A2A server.
+func startFake(t *testing.T, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+type testShim struct {
+	*acptest.Client
+	stdin io.WriteCloser
+	done  chan struct{}
+	logs  *strings.Builder
+}
+
+// testLogger collects log lines in memory.
+type logSink struct {
+	mu  chan struct{}
+	buf *strings.Builder
+}
+
+func (l logSink) Write(p []byte) (int, error) {
+	l.mu <- struct{}{}
+	defer func() { <-l.mu }()
+	return l.buf.Write(p)
+}
+
+// startShim serves ACP in-process against url, driven by a test client
+// that validates every line against the ACP schema.
+func startShim(t *testing.T, url string, mod func(*Options, *a2a.Config), h acptest.Handler) *testShim {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	buf := &strings.Builder{}
+	log := slog.New(slog.NewTextHandler(logSink{mu: make(chan struct{}, 1), buf: buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	cfg := a2a.Config{URL: url, Stall: 10 * time.Second, RetryWait: 10 * time.Millisecond, Log: log}
+	opts := Options{Version: "test", Executable: "/usr/local/bin/shim", Log: log}
+	if mod != nil {
+		mod(&opts, &cfg)
+	}
+	if opts.Connect == nil && url != "" {
+		opts.Connect = func() (*a2a.Client, error) { return a2a.New(cfg) }
+	}
+	s := &testShim{stdin: inW, done: make(chan struct{}), logs: buf}
+	go func() {
+		defer close(s.done)
+		_ = Serve(context.Background(), inR, outW, opts)
+		outW.Close()
+	}()
+	s.Client = acptest.NewClient(t, outR, inW, h)
+	t.Cleanup(func() {
+		inW.Close()
+		select {
+		case <-s.done:
+		case <-time.After(5 * time.Second):
+			t.Error("shim did not stop after stdin closed")
+		}
+	})
+	return s
+}
+
+func (s *testShim) init(t *testing.T) {
+	t.Helper()
+	m := s.Call("initialize", map[string]any{"protocolVersion": 1, "clientInfo": map[string]any{"name": "zed", "version": "1"},
+		"clientCapabilities": map[string]any{}})
+	if m.Error != nil {
+		t.Fatalf("initialize: %v", m.Error)
+	}
+}
+
+func (s *testShim) newSession(t *testing.T, cwd string) string {
+	t.Helper()
+	m := s.Call("session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}})
+	if m.Error != nil {
+		t.Fatalf("session/new: %v", m.Error)
+	}
+	var r struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(m.Result, &r)
+	return r.SessionID
+}
+
+func promptArgs(id, text string) map[string]any {
+	return map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": text}}}
+}
+
+func (s *testShim) prompt(t *testing.T, id, text string) acptest.Message {
+	t.Helper()
+	return s.Call("session/prompt", promptArgs(id, text))
+}
+
+// stopReason returns a prompt response's stop reason.
+func stopReason(t *testing.T, m acptest.Message) string {
+	t.Helper()
+	if m.Error != nil {
+		t.Fatalf("prompt failed: %v", m.Error)
+	}
+	var r struct {
+		StopReason string `json:"stopReason"`
+	}
+	_ = json.Unmarshal(m.Result, &r)
+	return r.StopReason
+}
+
+// answer joins the agent_message_chunk texts of a session.
+func answer(updates []acptest.Update, kind string) string {
+	var b strings.Builder
+	for _, u := range updates {
+		if u.Kind() == kind {
+			b.WriteString(u.Text())
+		}
+	}
+	return b.String()
+}
+
+func count(updates []acptest.Update, kind string) int {
+	n := 0
+	for _, u := range updates {
+		if u.Kind() == kind {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,508 @@
+// Package bridge is the ACP side of shim: the stdio JSON-RPC connection,
+// the sessions, and the turn driver that maps A2A events onto ACP session
+// updates.
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/roots"
+	"github.com/shimdev/shim/threads"
+)
+
+// Options configures a Server.
+type Options struct {
+	// Version is shim's version, for agentInfo.
+	Version string
+	// Executable is the absolute path of the running binary (terminal auth).
+	Executable string
+	// ContextPrefix overrides the prefix of minted context ids.
+	ContextPrefix string
+	// SteerGrace is the window after a cancel in which a prompt steers.
+	SteerGrace time.Duration
+	// NoPreamble disables the editor-context preamble.
+	NoPreamble bool
+	// ContextWindow is the remote model's context window, 0 when unknown.
+	ContextWindow int64
+	// BusyTimeout bounds the wait for a chat busy elsewhere.
+	BusyTimeout time.Duration
+	// ThreadsOnly lists and loads only this shim's threads.
+	ThreadsOnly bool
+	// ServerKey is the normalized URL: the thread index key.
+	ServerKey string
+	// Index is the local thread index (nil: none).
+	Index *threads.Index
+	// Roots maps project names to local roots (nil: none).
+	Roots *roots.Map
+	// Connect builds the A2A client from the current configuration and
+	// credentials. It is called lazily and again on authenticate.
+	Connect func() (*a2a.Client, error)
+	// Logout forgets the stored token.
+	Logout func() error
+	// Log receives diagnostics (stderr).
+	Log *slog.Logger
+}
+
+// Server serves ACP on one connection.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+	conn atomic.Pointer[jsonrpc2.Conn]
+	ctx  context.Context
+
+	mu          sync.Mutex
+	client      *a2a.Client
+	authOK      bool
+	clientName  string
+	clientTitle string
+	termAuth    bool
+	prefix      string
+	sessions    map[string]*session
+	queues      map[string]*serial
+	mcpNoted    bool
+	wg          sync.WaitGroup
+}
+
+// Serve serves ACP on in and out until in ends, then cancels the running
+// turns (CancelTask on their tasks) and returns.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		opts:     opts,
+		log:      opts.Log,
+		sessions: map[string]*session{},
+		queues:   map[string]*serial{},
+		prefix:   opts.ContextPrefix,
+	}
+	if s.prefix == "" {
+		s.prefix = "chat-acp"
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.ctx = ctx
+	stream := newStdioStream(in, out, nil, s.log)
+	conn := jsonrpc2.NewConn(ctx, stream, s,
+		jsonrpc2.SetLogger(log.New(slogWriter{s.log}, "", 0)))
+	s.conn.CompareAndSwap(nil, conn)
+	select {
+	case <-conn.DisconnectNotify():
+	case <-ctx.Done():
+	}
+	s.shutdown()
+	return nil
+}
+
+// slogWriter routes jsonrpc2's log lines to slog.
+type slogWriter struct{ l *slog.Logger }
+
+func (w slogWriter) Write(p []byte) (int, error) {
+	w.l.Debug(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// shutdown cancels every running turn and waits (briefly) for their
+// CancelTask calls.
+func (s *Server) shutdown() {
+	s.mu.Lock()
+	var running []*turn
+	for _, sess := range s.sessions {
+		sess.mu.Lock()
+		if t := sess.current; t != nil {
+			running = append(running, t)
+		}
+		sess.mu.Unlock()
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		var wg sync.WaitGroup
+		for _, t := range running {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				t.abandon(800 * time.Millisecond)
+			}()
+		}
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(900 * time.Millisecond):
+	}
+}
+
+// Handle dispatches one request or notification. It runs on the reader
+// goroutine, so anything that can wait runs elsewhere; per-session work
+// goes through the session's queue to keep arrival order.
+func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	s.conn.CompareAndSwap(nil, conn)
+	switch req.Method {
+	case mInitialize:
+		res, err := s.initialize(req)
+		s.reply(req, res, err)
+	case mAuthenticate:
+		go func() { res, err := s.authenticate(req); s.reply(req, res, err) }()
+	case mLogout:
+		go func() { res, err := s.logout(); s.reply(req, res, err) }()
+	case mSessionNew:
+		go func() { res, err := s.newSession(req); s.reply(req, res, err) }()
+	case mSessionList:
+		go func() { res, err := s.listSessions(req); s.reply(req, res, err) }()
+	case mSessionPrompt, mSessionCancel, mSessionLoad, mSessionResume, mSessionClose:
+		var p sessionParams
+		if req.Params != nil {
+			_ = json.Unmarshal(*req.Params, &p)
+		}
+		s.queue(p.SessionID).push(func() { s.handleSession(req, p) })
+	default:
+		if req.Notif {
+			// Unknown notifications, "$/…" and "_…" ones included, are ignored.
+			s.log.Debug("ignoring notification", "method", req.Method)
+			return
+		}
+		s.reply(req, nil, rpcError(codeMethodNotFound, "Method not found: "+req.Method, nil))
+	}
+}
+
+func (s *Server) queue(id string) *serial {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.queues[id]
+	if q == nil {
+		q = &serial{}
+		s.queues[id] = q
+	}
+	return q
+}
+
+func (s *Server) handleSession(req *jsonrpc2.Request, p sessionParams) {
+	switch req.Method {
+	case mSessionPrompt:
+		s.prompt(req)
+	case mSessionCancel:
+		s.cancel(p.SessionID)
+	case mSessionLoad, mSessionResume:
+		res, err := s.loadSession(req, p, req.Method == mSessionLoad)
+		s.reply(req, res, err)
+	case mSessionClose:
+		res, err := s.closeSession(p)
+		s.reply(req, res, err)
+	}
+}
+
+// rpcError builds an ACP error with optional data.
+func rpcError(code int64, msg string, data any) *jsonrpc2.Error {
+	e := &jsonrpc2.Error{Code: code, Message: msg}
+	if data != nil {
+		e.SetError(data)
+	}
+	return e
+}
+
+// reply answers a request (never a notification).
+func (s *Server) reply(req *jsonrpc2.Request, result any, err error) {
+	if req.Notif {
+		return
+	}
+	if err != nil {
+		var rerr *jsonrpc2.Error
+		if !errors.As(err, &rerr) {
+			rerr = rpcError(codeInternal, err.Error(), nil)
+		}
+		if werr := s.conn.Load().ReplyWithError(s.ctx, req.ID, rerr); werr != nil {
+			s.log.Debug("reply failed", "err", werr)
+		}
+		return
+	}
+	if werr := s.conn.Load().Reply(s.ctx, req.ID, result); werr != nil {
+		s.log.Debug("reply failed", "err", werr)
+	}
+}
+
+// notify sends one session/update.
+func (s *Server) notify(sessionID string, update any) {
+	if err := s.conn.Load().Notify(s.ctx, mSessionUpdate, notification{SessionID: sessionID, Update: update}); err != nil {
+		s.log.Debug("update not delivered", "err", err)
+	}
+}
+
+func (s *Server) initialize(req *jsonrpc2.Request) (any, error) {
+	var p initializeParams
+	if req.Params != nil {
+		if err := json.Unmarshal(*req.Params, &p); err != nil {
+			return nil, rpcError(codeInvalidParams, "Invalid params: "+err.Error(), nil)
+		}
+	}
+	s.mu.Lock()
+	if p.ClientInfo != nil {
+		s.clientName, s.clientTitle = p.ClientInfo.Name, p.ClientInfo.Title
+	}
+	s.termAuth = p.ClientCapabilities.Auth.Terminal
+	if s.opts.ContextPrefix == "" {
+		s.prefix = "chat-" + clientSlug(s.clientName)
+	}
+	s.mu.Unlock()
+
+	var res initializeResult
+	res.ProtocolVersion = 1
+	caps := &res.AgentCapabilities
+	caps.LoadSession = true
+	caps.PromptCapabilities.Image = true
+	caps.PromptCapabilities.EmbeddedContext = true
+	res.AuthMethods = []any{
+		authMethodAgent{ID: "shim-credentials", Name: "Stored credentials",
+			Description: "Use the agent URL and token saved by `shim login` (or given with --url and --token), and check them against the server."},
+	}
+	if p.ClientCapabilities.Auth.Terminal {
+		res.AuthMethods = append(res.AuthMethods, authMethodTerminal{Type: "terminal", ID: "shim-login",
+			Name: "Sign in with shim login", Description: "Enter the agent URL and its bearer token once; shim stores them for later launches.",
+			Args: []string{"login"}})
+	} else {
+		res.AuthMethods = append(res.AuthMethods, authMethodAgent{ID: "shim-login", Name: "Sign in with shim login",
+			Description: "Run `shim login` in a terminal: enter the agent URL and its bearer token once; shim stores them for later launches.",
+			Meta: map[string]any{"terminal-auth": map[string]any{
+				"label": "shim login", "command": s.opts.Executable, "args": []string{"login"}, "env": map[string]string{},
+			}}})
+	}
+	res.AgentInfo = implementation{Name: "shim", Title: s.agentName(), Version: s.opts.Version}
+	return res, nil
+}
+
+// agentName is the agent card's name when known, else "A2A agent". It
+// never fetches the card.
+func (s *Server) agentName() string {
+	s.mu.Lock()
+	c := s.client
+	s.mu.Unlock()
+	if c != nil {
+		if card := c.KnownCard(); card != nil && card.Name != "" {
+			return card.Name
+		}
+	}
+	return "A2A agent"
+}
+
+// remote returns the A2A client, building it on first use.
+func (s *Server) remote() (*a2a.Client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.client != nil {
+		return s.client, nil
+	}
+	if s.opts.Connect == nil {
+		return nil, authRequired("no agent URL is configured: run `shim login` or pass --url")
+	}
+	c, err := s.opts.Connect()
+	if err != nil {
+		return nil, authRequired(err.Error())
+	}
+	s.client = c
+	return c, nil
+}
+
+func authRequired(reason string) *jsonrpc2.Error {
+	return rpcError(codeAuthRequired, "Authentication required: "+reason, map[string]any{"reason": reason})
+}
+
+// ensureAuth checks the credentials once per process (success is cached).
+func (s *Server) ensureAuth(ctx context.Context) (*a2a.Client, error) {
+	c, err := s.remote()
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	ok := s.authOK
+	s.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	if err := c.Probe(ctx); err != nil {
+		return nil, s.callError(err, "")
+	}
+	s.mu.Lock()
+	s.authOK = true
+	s.mu.Unlock()
+	return c, nil
+}
+
+// callError maps an A2A client error to an ACP error.
+func (s *Server) callError(err error, taskID string) *jsonrpc2.Error {
+	name := s.agentName()
+	var rpc *a2a.RPCError
+	var unreachable *a2a.UnreachableError
+	var herr *a2a.HTTPError
+	switch {
+	case a2a.IsUnauthorized(err):
+		return authRequired("the server refused the token (" + err.Error() + ")")
+	case errors.Is(err, a2a.ErrInsecure):
+		return rpcError(codeInternal, err.Error(), map[string]any{"state": "insecure"})
+	case errors.As(err, &rpc):
+		return rpcError(codeInternal, name+": "+rpc.Message, stateData("failed", taskID, rpc.Message))
+	case errors.As(err, &unreachable), errors.As(err, &herr):
+		return rpcError(codeInternal, name+" is unreachable: "+err.Error(), stateData("unreachable", taskID, err.Error()))
+	}
+	return rpcError(codeInternal, name+": "+err.Error(), stateData("unknown", taskID, err.Error()))
+}
+
+func stateData(state, taskID, detail string) map[string]any {
+	d := map[string]any{"state": state}
+	if taskID != "" {
+		d["taskId"] = taskID
+	}
+	if detail != "" {
+		d["detail"] = detail
+	}
+	return d
+}
+
+func (s *Server) authenticate(req *jsonrpc2.Request) (any, error) {
+	var p authenticateParams
+	if req.Params != nil {
+		_ = json.Unmarshal(*req.Params, &p)
+	}
+	switch p.MethodID {
+	case "shim-credentials":
+		s.mu.Lock()
+		s.client, s.authOK = nil, false
+		s.mu.Unlock()
+		if _, err := s.ensureAuth(s.ctx); err != nil {
+			return nil, err
+		}
+		return struct{}{}, nil
+	case "shim-login":
+		return nil, authRequired("run `shim login` in a terminal to store the agent URL and token, then try again")
+	}
+	return nil, rpcError(codeInvalidParams, fmt.Sprintf("Invalid params: unknown auth method %q", p.MethodID), nil)
+}
+
+func (s *Server) logout() (any, error) {
+	if s.opts.Logout != nil {
+		if err := s.opts.Logout(); err != nil {
+			return nil, rpcError(codeInternal, "logout failed: "+err.Error(), nil)
+		}
+	}
+	s.mu.Lock()
+	s.client, s.authOK = nil, false
+	s.mu.Unlock()
+	return struct{}{}, nil
+}
+
+func (s *Server) newSession(req *jsonrpc2.Request) (any, error) {
+	var p newSessionParams
+	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
+		return nil, rpcError(codeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}", nil)
+	}
+	if _, err := s.ensureAuth(s.ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if len(p.MCPServers) > 0 && !s.mcpNoted {
+		s.mcpNoted = true
+		s.log.Info("mcpServers from the editor are not forwarded: the remote agent cannot reach this machine's MCP servers", "count", len(p.MCPServers))
+	}
+	id := mintContextID(s.prefix, time.Now())
+	sess := &session{id: id, cwd: p.CWD, minted: true}
+	s.sessions[id] = sess
+	s.mu.Unlock()
+	s.index(id, func(e *threads.Entry) {
+		e.CWD = p.CWD
+		e.UpdatedAt = time.Now()
+	})
+	return newSessionResult{SessionID: id}, nil
+}
+
+// index updates the thread index; its failures are logged, never fatal.
+func (s *Server) index(id string, fn func(*threads.Entry)) {
+	if s.opts.Index == nil || s.opts.ServerKey == "" {
+		return
+	}
+	if err := s.opts.Index.Update(s.opts.ServerKey, id, fn); err != nil {
+		s.log.Warn("thread index not updated", "err", err)
+	}
+}
+
+func (s *Server) session(id string) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions[id]
+}
+
+func (s *Server) closeSession(p sessionParams) (any, error) {
+	s.mu.Lock()
+	sess := s.sessions[p.SessionID]
+	delete(s.sessions, p.SessionID)
+	s.mu.Unlock()
+	if sess == nil {
+		return nil, rpcError(codeInvalidParams, "Invalid params: unknown session "+p.SessionID, nil)
+	}
+	sess.mu.Lock()
+	t := sess.current
+	sess.mu.Unlock()
+	if t != nil {
+		t.cancelByUser()
+	}
+	return struct{}{}, nil
+}
+
+func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
+	var p listParams
+	if req.Params != nil {
+		_ = json.Unmarshal(*req.Params, &p)
+	}
+	if _, err := s.remote(); err != nil {
+		return nil, err
+	}
+	var out []sessionInfo
+	if s.opts.Index != nil && s.opts.ServerKey != "" {
+		items, err := s.opts.Index.List(s.opts.ServerKey)
+		if err != nil {
+			s.log.Warn("thread index unreadable", "err", err)
+		}
+		for _, it := range items {
+			if s.opts.ThreadsOnly && !strings.HasPrefix(it.ID, s.prefixOrDefault()) {
+				continue
+			}
+			cwd := it.CWD
+			if p.CWD != "" && cwd != "" && cwd != p.CWD {
+				continue
+			}
+			if cwd == "" {
+				cwd = p.CWD
+			}
+			out = append(out, sessionInfo{SessionID: it.ID, CWD: cwd, Title: it.Title, UpdatedAt: it.UpdatedAt.Format(time.RFC3339)})
+		}
+	}
+	if out == nil {
+		out = []sessionInfo{}
+	}
+	return listResult{Sessions: out}, nil
+}
+
+func (s *Server) prefixOrDefault() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.prefix == "" {
+		return "chat-acp"
+	}
+	return s.prefix
+}
+
+func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool) (any, error) {
+	return nil, rpcError(codeNotFound, "Resource not found: unknown thread "+p.SessionID, nil)
+}

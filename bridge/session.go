@@ -1,0 +1,65 @@
+package bridge
+
+import (
+	"sync"
+)
+
+// serial runs functions one at a time, in the order they were queued. Each
+// session has one, so that its requests and notifications are handled in
+// arrival order while different sessions run in parallel.
+type serial struct {
+	mu      sync.Mutex
+	q       []func()
+	running bool
+}
+
+func (s *serial) push(f func()) {
+	s.mu.Lock()
+	s.q = append(s.q, f)
+	if s.running {
+		s.mu.Unlock()
+		return
+	}
+	s.running = true
+	s.mu.Unlock()
+	go s.drain()
+}
+
+func (s *serial) drain() {
+	for {
+		s.mu.Lock()
+		if len(s.q) == 0 {
+			s.running = false
+			s.mu.Unlock()
+			return
+		}
+		f := s.q[0]
+		s.q[0] = nil
+		s.q = s.q[1:]
+		s.mu.Unlock()
+		f()
+	}
+}
+
+// session is one ACP session, which is one A2A context.
+type session struct {
+	id  string
+	cwd string
+	// minted is set for a session this process created (not loaded): only
+	// its first prompt may carry the editor-context preamble.
+	minted bool
+
+	mu sync.Mutex
+	// prompted is set once the first prompt was sent.
+	prompted bool
+	// current is the turn that last ran or still runs.
+	current *turn
+	// parkedTask is a task waiting in input-required for the next prompt
+	// to answer it.
+	parkedTask string
+	// bypass is "Allow for this session": later messages carry
+	// bypass_permissions.
+	bypass bool
+	// costUSD is the session's running total, for usage_update.
+	costUSD float64
+}

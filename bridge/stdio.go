@@ -1,0 +1,175 @@
+package bridge
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+)
+
+// stdioStream is the ACP transport: one JSON value per line on each side.
+//
+// It implements jsonrpc2.ObjectStream. jsonrpc2.Conn closes the connection
+// on the first ReadObject error, so a line that is not a JSON-RPC message
+// is answered here (-32700 or -32600) and reading goes on; only the end of
+// the input is returned as an error.
+type stdioStream struct {
+	in  *bufio.Reader
+	out io.Writer
+	c   io.Closer
+	log *slog.Logger
+
+	wmu sync.Mutex
+}
+
+func newStdioStream(in io.Reader, out io.Writer, c io.Closer, log *slog.Logger) *stdioStream {
+	return &stdioStream{in: bufio.NewReaderSize(in, 64<<10), out: out, c: c, log: log}
+}
+
+// JSON-RPC error codes.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
+	codeInvalidParams  = -32602
+	codeInternal       = -32603
+	codeAuthRequired   = -32000
+	codeNotFound       = -32002
+)
+
+// ReadObject reads the next valid JSON-RPC message into v.
+func (s *stdioStream) ReadObject(v any) error {
+	for {
+		line, err := s.in.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			if s.accept(bytes.TrimSpace(line), v) {
+				return nil
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// envelope is the part of a message checked before jsonrpc2 sees it.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method json.RawMessage `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// accept validates one line and decodes it into v, or answers it with an
+// error and reports false.
+func (s *stdioStream) accept(line []byte, v any) bool {
+	if !json.Valid(line) {
+		s.log.Warn("malformed JSON on stdin", "bytes", len(line))
+		s.writeError(nil, codeParseError, "Parse error: the line is not valid JSON")
+		return false
+	}
+	if line[0] != '{' {
+		msg := "Invalid Request: expected a JSON object"
+		if line[0] == '[' {
+			msg = "Invalid Request: batches are not supported"
+		}
+		s.writeError(nil, codeInvalidRequest, msg)
+		return false
+	}
+	var e envelope
+	if err := json.Unmarshal(line, &e); err != nil {
+		s.writeError(nil, codeInvalidRequest, "Invalid Request")
+		return false
+	}
+	id, idOK := validID(e.ID)
+	if !idOK {
+		s.writeError(nil, codeInvalidRequest, "Invalid Request: id must be a string or a non-negative integer")
+		return false
+	}
+	switch {
+	case e.Method != nil:
+		var m string
+		if json.Unmarshal(e.Method, &m) != nil || m == "" {
+			s.writeError(id, codeInvalidRequest, "Invalid Request: method must be a string")
+			return false
+		}
+	case e.Result != nil || e.Error != nil:
+		if id == nil {
+			s.log.Warn("dropping a response without an id")
+			return false
+		}
+	default:
+		s.writeError(id, codeInvalidRequest, "Invalid Request: neither a request nor a response")
+		return false
+	}
+	if err := json.Unmarshal(line, v); err != nil {
+		s.writeError(id, codeInvalidRequest, "Invalid Request: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// validID accepts what jsonrpc2 can echo back unchanged: absent, null, a
+// string or a non-negative integer. It returns the id to answer with.
+func validID(raw json.RawMessage) (json.RawMessage, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, true
+	}
+	switch raw[0] {
+	case '"':
+		return raw, true
+	case '-':
+		return nil, false
+	}
+	if _, err := strconv.ParseUint(string(raw), 10, 53); err != nil {
+		return nil, false
+	}
+	return raw, true
+}
+
+// writeError writes an error response for a line jsonrpc2 never saw.
+func (s *stdioStream) writeError(id json.RawMessage, code int, msg string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}{code, msg}})
+	s.write(b)
+}
+
+// WriteObject writes one message and a newline.
+func (s *stdioStream) WriteObject(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return s.write(b)
+}
+
+func (s *stdioStream) write(b []byte) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err := s.out.Write(append(b, '\n'))
+	return err
+}
+
+// Close closes the underlying input and output.
+func (s *stdioStream) Close() error {
+	if s.c != nil {
+		return s.c.Close()
+	}
+	return nil
+}

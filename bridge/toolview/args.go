@@ -1,0 +1,291 @@
+// Package toolview turns a remote agent's tool call (its name, its raw
+// argument text and its result text) into what an ACP editor shows on a
+// tool_call card: a kind, a readable title, absolute file locations, a diff
+// for complete writes and edits, and a cut result text. It builds no ACP
+// JSON itself and imports nothing from this module.
+//
+// Line numbers are 1-based throughout, as in ACP. protoAgent's read_file
+// offset is a 1-based line number too (offset 30 is line 30), so it is used
+// as the location's line unchanged.
+package toolview
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Args is a tool's arguments as recovered from the raw args text.
+type Args struct {
+	Raw      string         // as received
+	Complete bool           // the text parsed as a whole JSON object
+	Fields   map[string]any // parsed object, or the fields recovered from a cut string
+
+	// cutKey and cutText are the key and the decoded beginning of a
+	// top-level string value the raw text ends inside, if any.
+	cutKey, cutText string
+}
+
+// ParseArgs reads a tool's raw argument text. protoAgent sends the
+// arguments as a JSON string cut at 800 characters, so it may end anywhere,
+// even inside a string, an escape or a number.
+//
+// An empty or blank text gives Args with no fields. A text that is one whole
+// JSON object gives Complete Args whose Fields are that object, numbers as
+// json.Number. Any other JSON value (a list, a string, null) gives no fields.
+// Otherwise the text is read as the start of an object: every top-level
+// member whose value arrived whole is kept, in particular the short ones
+// that precede the bulky ones ("project", "path", "offset", "limit",
+// "query", "pattern", "command", "cmd", "dest", "destination", "new_path",
+// "to"). A value cut short is dropped, a number too when nothing follows it
+// (a cut "offset": 3 may have been 30). Reading stops at the first member
+// that is cut or malformed. Nested members are never mistaken for top-level
+// ones. ParseArgs never panics.
+func ParseArgs(raw string) Args {
+	a := Args{Raw: raw}
+	if strings.TrimSpace(raw) == "" {
+		return a
+	}
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err == nil {
+		if _, err := dec.Token(); err == io.EOF {
+			if m, ok := v.(map[string]any); ok {
+				a.Complete = true
+				a.Fields = m
+			}
+			return a
+		}
+	}
+	ms, cut := scanMembers(raw)
+	if len(ms) > 0 {
+		a.Fields = make(map[string]any, len(ms))
+		for _, m := range ms {
+			a.Fields[m.key] = m.val
+		}
+	}
+	if cut != nil {
+		a.cutKey, a.cutText = cut.key, cut.val.(string)
+	}
+	return a
+}
+
+// String returns the string value of key, or "" when it is absent or not a
+// string. A json.Number is returned as its text.
+func (a Args) String(key string) string {
+	switch v := a.Fields[key].(type) {
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	}
+	return ""
+}
+
+// Int returns the integer value of key. It accepts json.Number, float64 (as
+// protobuf Struct values arrive: 30 or 30.0), Go integers and decimal
+// strings ("30"), and reports false for anything absent, fractional or out
+// of range.
+func (a Args) Int(key string) (int, bool) {
+	switch v := a.Fields[key].(type) {
+	case json.Number:
+		return numberInt(string(v))
+	case string:
+		return numberInt(strings.TrimSpace(v))
+	case float64:
+		return floatInt(v)
+	case float32:
+		return floatInt(float64(v))
+	case int:
+		return v, true
+	case int64:
+		if v >= math.MinInt && v <= math.MaxInt {
+			return int(v), true
+		}
+	case int32:
+		return int(v), true
+	}
+	return 0, false
+}
+
+func numberInt(s string) (int, bool) {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, false
+	}
+	return floatInt(f)
+}
+
+func floatInt(f float64) (int, bool) {
+	// 2^63 is exact as a float64; anything at or above it overflows int64.
+	if f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 || math.IsNaN(f) {
+		return 0, false
+	}
+	n := int64(f)
+	if n < math.MinInt || n > math.MaxInt {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// member is one top-level member of an object read by scanMembers.
+type member struct {
+	key string
+	val any
+}
+
+// scanMembers reads s as the start of a JSON object and returns, in order,
+// the members whose values are whole (a repeated key as often as it
+// appears; ParseArgs keeps the last, as encoding/json does). It stops at the end of the object, at the first
+// member that is cut, and at the first syntax error. Each key and value is
+// decoded by encoding/json from its own slice of s, so escapes (\" \\ \n
+// \uXXXX and surrogate pairs) mean what they mean in JSON. When s ends
+// inside a string value, cut holds its key and the text decoded so far.
+func scanMembers(s string) (out []member, cut *member) {
+	i := skipSpace(s, 0)
+	if i >= len(s) || s[i] != '{' {
+		return nil, nil
+	}
+	i++
+	for {
+		i = skipSpace(s, i)
+		if i >= len(s) || s[i] != '"' {
+			return out, nil // the end, a cut, or not a key
+		}
+		end, ok := stringEnd(s, i)
+		if !ok {
+			return out, nil
+		}
+		var key string
+		if json.Unmarshal([]byte(s[i:end]), &key) != nil {
+			return out, nil
+		}
+		i = skipSpace(s, end)
+		if i >= len(s) || s[i] != ':' {
+			return out, nil
+		}
+		i = skipSpace(s, i+1)
+		end, ok = valueEnd(s, i)
+		if !ok {
+			if i < len(s) && s[i] == '"' {
+				if t, ok := cutString(s[i:]); ok {
+					cut = &member{key, t}
+				}
+			}
+			return out, cut
+		}
+		dec := json.NewDecoder(strings.NewReader(s[i:end]))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) != nil || dec.More() {
+			return out, nil
+		}
+		out = append(out, member{key, v})
+		i = skipSpace(s, end)
+		if i >= len(s) || s[i] != ',' {
+			return out, nil
+		}
+		i++
+	}
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace.
+func skipSpace(s string, i int) int {
+	for i < len(s) {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// stringEnd returns the index just past the closing quote of the JSON string
+// starting at s[i] == '"', and false when s ends first.
+func stringEnd(s string, i int) (int, bool) {
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++ // skip the escaped byte; \uXXXX's digits are no quotes
+		case '"':
+			return j + 1, true
+		}
+	}
+	return 0, false
+}
+
+// valueEnd returns the index just past the JSON value starting at s[i], and
+// false when the value is cut (or empty). A scalar counts as whole only when
+// a delimiter follows it, since a number at the very end may have been cut.
+// The extent is found lexically; encoding/json validates it afterwards.
+func valueEnd(s string, i int) (int, bool) {
+	if i >= len(s) {
+		return 0, false
+	}
+	switch s[i] {
+	case '"':
+		return stringEnd(s, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(s); j++ {
+			switch s[j] {
+			case '"':
+				end, ok := stringEnd(s, j)
+				if !ok {
+					return 0, false
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, true
+				}
+			}
+		}
+		return 0, false
+	}
+	j := i
+	for j < len(s) && !strings.ContainsRune(",}] \t\n\r", rune(s[j])) {
+		j++
+	}
+	if j == i || j == len(s) {
+		return 0, false
+	}
+	return j, true
+}
+
+// cutString decodes the unterminated JSON string s (starting with its
+// opening quote), leaving out an escape the cut split; false when what
+// arrived is not valid JSON string text.
+func cutString(s string) (string, bool) {
+	// A character the cut split would decode as U+FFFD: leave it out.
+	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			if !utf8.FullRuneInString(s[i:]) {
+				s = s[:i]
+			}
+			break
+		}
+	}
+	// An escape is at most 6 bytes (\uXXXX): try the whole text closed,
+	// then without its last 1 to 5 bytes.
+	for drop := 0; drop <= 5 && drop < len(s); drop++ {
+		var t string
+		if json.Unmarshal([]byte(s[:len(s)-drop]+`"`), &t) == nil {
+			return t, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,99 @@
+package toolview
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var fuzzTools = []string{
+	"read_file", "list_dir", "list_projects", "search_files", "find_files", "grep",
+	"write_file", "edit_file", "delete_file", "move_file", "run_command", "bash", "shell",
+	"fetch", "web_fetch", "task", "think", "mcp__github__create_issue",
+}
+
+// FuzzParseArgs feeds arbitrary args and result text through everything in
+// the package. It checks that nothing panics; that every location and diff
+// path is one the Resolver returned (and none at all when it refuses
+// everything); that a whole object reads the same through the tolerant
+// scanner as through encoding/json; and that every cut of a whole object
+// recovers only values the whole one has, with a Run: title that is the
+// tool name or the whole one's.
+func FuzzParseArgs(f *testing.F) {
+	f.Add(uint8(0), `{"project": "protoAgent", "path": "server/a2a.py", "offset": 30, "limit": 20}`, "")
+	f.Add(uint8(9), `{"project": "protoAgent", "path": "a.go", "dest": "../../x"}`, "")
+	f.Add(uint8(3), `{"project": "protoAgent", "query": "x"}`, "server/a2a.py:42: x\n../e.py:1: y\n")
+	f.Fuzz(func(t *testing.T, which uint8, raw, result string) {
+		tool := fuzzTools[int(which)%len(fuzzTools)]
+		a := ParseArgs(raw)
+		if a.Complete && a.Fields == nil {
+			t.Fatal("Complete with nil Fields")
+		}
+		_ = Kind(tool)
+		_ = ChildTitle(Title(tool, a))
+		_ = CutResult(result)
+
+		r := newFakeResolver()
+		locs := Locations(tool, a, r)
+		locs = append(locs, SearchLocations(result, a.String("project"), r)...)
+		if d, ok := Diff(tool, a, r); ok {
+			locs = append(locs, Location{Path: d.Path})
+		}
+		for _, l := range locs {
+			if !r.returned[l.Path] {
+				t.Fatalf("location %q was never returned by the resolver", l.Path)
+			}
+			if l.Path != "/repo" && l.Path != "/cwd" && !strings.HasPrefix(l.Path, "/repo/") && !strings.HasPrefix(l.Path, "/cwd/") {
+				t.Fatalf("location %q is outside every root", l.Path)
+			}
+			if l.Line < 0 {
+				t.Fatalf("negative line %d", l.Line)
+			}
+		}
+		if n := len(SearchLocations(result, "", r)); n > maxSearchLocations {
+			t.Fatalf("%d search locations", n)
+		}
+		if l := Locations(tool, a, refuseAll{}); l != nil {
+			t.Fatalf("locations without roots: %v", l)
+		}
+		if l := SearchLocations(result, "", refuseAll{}); l != nil {
+			t.Fatalf("search locations without roots: %v", l)
+		}
+		if _, ok := Diff(tool, a, refuseAll{}); ok {
+			t.Fatal("diff without roots")
+		}
+
+		if !a.Complete {
+			return
+		}
+		// A whole object: the scanner agrees with encoding/json.
+		ms, cut := scanMembers(raw)
+		scanned := map[string]any{}
+		count := map[string]int{}
+		for _, m := range ms {
+			scanned[m.key] = m.val
+			count[m.key]++
+		}
+		if cut != nil || !reflect.DeepEqual(scanned, a.Fields) {
+			t.Fatalf("scanner read %#v (cut %v), encoding/json %#v", scanned, cut, a.Fields)
+		}
+		// Every cut recovers only what the whole object says.
+		full := Title(tool, a)
+		_, hasCmd := a.Fields["command"]
+		_, hasAltCmd := a.Fields["cmd"]
+		step := 1 + len(raw)/200
+		for i := 0; i < len(raw); i += step {
+			p := ParseArgs(raw[:i])
+			for k, v := range p.Fields {
+				if count[k] == 1 && !reflect.DeepEqual(v, a.Fields[k]) {
+					t.Fatalf("cut at %d: %q = %#v, whole %#v", i, k, v, a.Fields[k])
+				}
+			}
+			if Kind(tool) == KindExecute && hasCmd && !hasAltCmd && count["command"] == 1 {
+				if got := Title(tool, p); got != tool && got != full {
+					t.Fatalf("cut at %d: title %q, whole %q", i, got, full)
+				}
+			}
+		}
+	})
+}

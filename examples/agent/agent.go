@@ -1,0 +1,233 @@
+// Package agent is a demo A2A agent built on the official Go SDK
+// (github.com/a2aproject/a2a-go/v2). It streams the way a real coding agent
+// does: reasoning, a tool call, answer text in appended chunks, a final full
+// replace of the answer with its token usage. `make demo` runs it, and the
+// tests use it as a real A2A 1.0 server (and, with Dialect "0.3", as that
+// SDK's 0.3 compatibility server).
+//
+// What it does depends on words in the prompt:
+//
+//	fail      the task fails with a provider error (HTTP 429)
+//	question  the task parks in input-required with a question; the next
+//	          message on that task is the answer
+//	approve   the task parks on a hitl-v1 approval of a shell command
+//	slow      the answer streams slowly (for cancel tests)
+//	tool      the answer is preceded by a read_file tool call
+//	anything else: a short streamed answer that quotes the prompt
+package agent
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+)
+
+// Extension identifiers (see the protoAgent wire reference).
+const (
+	extToolCall   = "https://proto-labs.ai/a2a/ext/tool-call-v1"
+	extCost       = "https://proto-labs.ai/a2a/ext/cost-v1"
+	mimeReasoning = "application/vnd.protolabs.reasoning-v1+json"
+	mimeHitl      = "application/vnd.protolabs.hitl-v1+json"
+)
+
+// Options configures the demo agent.
+type Options struct {
+	// Name is the agent card's name.
+	Name string
+	// Dialect is "1.0" (default) or "0.3".
+	Dialect string
+	// Delay is the pause between streamed chunks (default 20 ms).
+	Delay time.Duration
+}
+
+// NewHandler serves the agent card and the JSON-RPC endpoint (/a2a) for an
+// agent reachable at baseURL.
+func NewHandler(baseURL string, opts Options) http.Handler {
+	if opts.Name == "" {
+		opts.Name = "Demo Agent"
+	}
+	if opts.Delay == 0 {
+		opts.Delay = 20 * time.Millisecond
+	}
+	version := a2a.Version
+	if opts.Dialect == "0.3" {
+		version = "0.3"
+	}
+	card := &a2a.AgentCard{
+		Name:        opts.Name,
+		Description: "A demo coding agent that streams its answers",
+		Version:     "1.0.0",
+		SupportedInterfaces: []*a2a.AgentInterface{{
+			URL: strings.TrimSuffix(baseURL, "/") + "/a2a", ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: version,
+		}},
+		DefaultInputModes:  []string{"text/plain"},
+		DefaultOutputModes: []string{"text/plain"},
+		Capabilities: a2a.AgentCapabilities{Streaming: true, Extensions: []a2a.AgentExtension{
+			{URI: extToolCall, Description: "tool progress"}, {URI: extCost, Description: "token usage"},
+		}},
+		Skills: []a2a.AgentSkill{{ID: "chat", Name: "chat", Description: "answers questions about code", Tags: []string{"demo"}}},
+	}
+	handler := a2asrv.NewHandler(&executor{opts: opts})
+	mux := http.NewServeMux()
+	if opts.Dialect == "0.3" {
+		mux.Handle("/a2a", a2av0.NewJSONRPCHandler(handler))
+		mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewAgentCardHandler(a2av0.NewStaticAgentCardProducer(card)))
+	} else {
+		mux.Handle("/a2a", a2asrv.NewJSONRPCHandler(handler))
+		mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewStaticAgentCardHandler(card))
+	}
+	return mux
+}
+
+type executor struct{ opts Options }
+
+func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		prompt := textOf(ec.Message)
+		resumed := ec.StoredTask != nil
+		if !resumed {
+			if !yield(a2a.NewSubmittedTask(ec, ec.Message), nil) {
+				return
+			}
+		}
+		s := &script{ctx: ctx, ec: ec, yield: yield, delay: e.opts.Delay}
+		lower := strings.ToLower(prompt)
+		switch {
+		case resumed:
+			s.answer("You answered: " + prompt + ". Done.")
+		case strings.Contains(lower, "fail"):
+			s.think("Calling the model.")
+			s.emit(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateFailed, agentMessage(ec, a2a.NewTextPart(
+				"Error code: 429 - {'error': {'type': 'usage_limit_reached', 'message': 'The usage limit has been reached', 'resets_at': 1790758625, 'eligible_promo': None}}"))))
+		case strings.Contains(lower, "question"):
+			s.think("I need to know the branch.")
+			s.emit(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateInputRequired, agentMessage(ec,
+				a2a.NewTextPart("Which branch?"), dataPart(mimeHitl, map[string]any{"question": "Which branch?"}))))
+		case strings.Contains(lower, "approve"):
+			s.think("I want to run the tests.")
+			s.tool("c1", "run_command", "started", `{"command": "npm test"}`, "")
+			s.emit(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateInputRequired, agentMessage(ec,
+				a2a.NewTextPart("Approve shell command?"), dataPart(mimeHitl, map[string]any{
+					"kind": "approval", "title": "Approve shell command?", "detail": "npm test\n\nruns via: /bin/sh -c"}))))
+		case strings.Contains(lower, "slow"):
+			s.delay = 100 * time.Millisecond
+			s.answer(strings.Repeat("Still working on it. ", 100))
+		case strings.Contains(lower, "tool"):
+			s.think("Reading the README first.")
+			s.tool("c1", "read_file", "started", "", "")
+			s.tool("c1", "read_file", "started", `{"path": "README.md", "offset": 1, "limit": 20}`, "")
+			s.tool("c1", "read_file", "completed", "", "# Demo\nA demo project.")
+			s.answer("The README says it is a demo project.")
+		default:
+			s.think("Thinking about: " + prompt)
+			s.answer("You asked: " + prompt + "\nHere is a streamed answer in several chunks.")
+		}
+	}
+}
+
+func (e *executor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, nil), nil)
+	}
+}
+
+// script emits one scenario's events.
+type script struct {
+	ctx     context.Context
+	ec      *a2asrv.ExecutorContext
+	yield   func(a2a.Event, error) bool
+	delay   time.Duration
+	stopped bool
+}
+
+func (s *script) emit(ev a2a.Event) {
+	if s.stopped {
+		return
+	}
+	if !s.yield(ev, nil) {
+		s.stopped = true
+		return
+	}
+	select {
+	case <-time.After(s.delay):
+	case <-s.ctx.Done():
+		s.stopped = true
+	}
+}
+
+func (s *script) think(text string) {
+	s.emit(a2a.NewStatusUpdateEvent(s.ec, a2a.TaskStateWorking,
+		agentMessage(s.ec, dataPart(mimeReasoning, map[string]any{"text": text}))))
+}
+
+func (s *script) tool(id, name, phase, args, result string) {
+	payload := map[string]any{"toolCallId": id, "name": name, "phase": phase}
+	if phase == "started" {
+		payload["args"] = args
+	} else {
+		payload["result"] = result
+	}
+	m := agentMessage(s.ec)
+	m.Metadata = map[string]any{extToolCall: payload}
+	s.emit(a2a.NewStatusUpdateEvent(s.ec, a2a.TaskStateWorking, m))
+}
+
+// answer streams text as appended chunks of one artifact, then restates
+// it in a final replace carrying the usage, then completes.
+func (s *script) answer(text string) {
+	id := a2a.ArtifactID(string(s.ec.TaskID) + "-answer")
+	words := strings.SplitAfter(text, " ")
+	for i := 0; i < len(words); i += 3 {
+		end := min(i+3, len(words))
+		chunk := strings.Join(words[i:end], "")
+		if i == 0 {
+			chunk = "\n\n" + chunk
+		}
+		ev := a2a.NewArtifactUpdateEvent(s.ec, id, a2a.NewTextPart(chunk))
+		ev.Append = i > 0
+		s.emit(ev)
+	}
+	final := a2a.NewArtifactUpdateEvent(s.ec, id, a2a.NewTextPart(text))
+	final.Append = false
+	final.LastChunk = true
+	final.Artifact.Metadata = map[string]any{extCost: map[string]any{
+		"usage":      map[string]any{"input_tokens": 1200, "output_tokens": 85, "cache_read_input_tokens": 1000},
+		"durationMs": 900, "costUsd": 0.0123, "success": true,
+	}}
+	s.emit(final)
+	s.emit(a2a.NewStatusUpdateEvent(s.ec, a2a.TaskStateCompleted, nil))
+}
+
+func agentMessage(ec *a2asrv.ExecutorContext, parts ...*a2a.Part) *a2a.Message {
+	return a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, parts...)
+}
+
+func dataPart(mime string, v map[string]any) *a2a.Part {
+	p := a2a.NewDataPart(v)
+	p.MediaType = "application/json"
+	p.Metadata = map[string]any{"mimeType": mime}
+	return p
+}
+
+func textOf(m *a2a.Message) string {
+	if m == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range m.Parts {
+		b.WriteString(p.Text())
+	}
+	return b.String()
+}
+
+// Describe is a one-line summary for logs.
+func Describe(opts Options) string {
+	return fmt.Sprintf("%s (A2A %s, a2a-go v2.3.1)", opts.Name, map[bool]string{true: "0.3", false: "1.0"}[opts.Dialect == "0.3"])
+}
