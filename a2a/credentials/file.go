@@ -1,0 +1,303 @@
+package credentials
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	// FileName is the name of the credentials file in the config dir.
+	FileName    = "credentials.json"
+	fileVersion = 1
+	fileMode    = 0o600
+	dirMode     = 0o700
+	tempPrefix  = FileName + ".tmp-"
+	// staleTemp is the age after which a temporary file is taken for one
+	// left by a writer that died before its rename.
+	staleTemp = time.Minute
+)
+
+// ErrCorrupt is wrapped by the errors of reads that find a credentials file
+// that is not JSON of the expected shape or not version 1. The next write
+// moves such a file aside.
+var ErrCorrupt = errors.New("credentials: unreadable credentials file")
+
+// Path returns the credentials file path.
+func (s *Store) Path() string { return s.path() }
+
+func (s *Store) path() string { return filepath.Join(s.Dir, FileName) }
+
+// document is the parsed file. extra keeps unknown top-level fields.
+type document struct {
+	lastURL string
+	tokens  map[string]string
+	extra   map[string]json.RawMessage
+}
+
+func newDocument() *document { return &document{tokens: make(map[string]string)} }
+
+// read returns the stored document; a missing file is an empty one. The
+// caller holds s.mu.
+func (s *Store) read() (*document, error) {
+	p := s.path()
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newDocument(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("credentials: %w", err)
+	}
+	if runtime.GOOS != "windows" {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			s.log().Warn("the credentials file is readable by others; its mode goes back to 0600 on the next write",
+				"path", p, "mode", fmt.Sprintf("%#o", fi.Mode().Perm()))
+		}
+	}
+	d, err := parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %v; `shim login` moves it aside and starts a new one", ErrCorrupt, p, err)
+	}
+	return d, nil
+}
+
+// parse decodes the file. Its errors say what is wrong without quoting the
+// content, which may hold tokens.
+func parse(data []byte) (*document, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("not JSON (error at byte %d)", se.Offset)
+		}
+		return nil, errors.New("not a JSON object")
+	}
+	if top == nil {
+		return nil, errors.New("not a JSON object")
+	}
+	var v int
+	if raw, ok := top["version"]; !ok {
+		return nil, errors.New("no version")
+	} else if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, errors.New("version is not an integer")
+	} else if v != fileVersion {
+		return nil, fmt.Errorf("version %d, want %d", v, fileVersion)
+	}
+	d := newDocument()
+	if raw, ok := top["lastUrl"]; ok {
+		if err := json.Unmarshal(raw, &d.lastURL); err != nil {
+			return nil, errors.New("lastUrl is not a string")
+		}
+	}
+	if raw, ok := top["tokens"]; ok {
+		if err := json.Unmarshal(raw, &d.tokens); err != nil {
+			return nil, errors.New("tokens is not an object of strings")
+		}
+		if d.tokens == nil {
+			d.tokens = make(map[string]string)
+		}
+	}
+	delete(top, "version")
+	delete(top, "lastUrl")
+	delete(top, "tokens")
+	if len(top) > 0 {
+		d.extra = top
+	}
+	return d, nil
+}
+
+// encode renders the document: version, lastUrl, tokens, then unknown
+// fields, indented.
+func (d *document) encode() ([]byte, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"version":%d`, fileVersion)
+	if d.lastURL != "" {
+		u, _ := json.Marshal(d.lastURL)
+		b.WriteString(`,"lastUrl":`)
+		b.Write(u)
+	}
+	tokens, err := json.Marshal(d.tokens)
+	if err != nil {
+		return nil, errors.New("credentials: cannot encode the tokens")
+	}
+	b.WriteString(`,"tokens":`)
+	b.Write(tokens)
+	keys := make([]string, 0, len(d.extra))
+	for k := range d.extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		name, _ := json.Marshal(k)
+		b.WriteByte(',')
+		b.Write(name)
+		b.WriteByte(':')
+		b.Write(d.extra[k])
+	}
+	b.WriteByte('}')
+	var out bytes.Buffer
+	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
+		return nil, errors.New("credentials: cannot encode the file")
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// write runs the read-modify-write cycle with apply as the change: it makes
+// the directory 0700, takes the file lock, moves a corrupt file aside, and
+// replaces the file with a new 0600 one. The caller holds s.mu.
+func (s *Store) write(apply func(*document)) error {
+	if err := s.ensureDir(); err != nil {
+		return err
+	}
+	unlock, err := lockFile(s.path() + ".lock")
+	if err != nil {
+		return fmt.Errorf("credentials: lock: %w", err)
+	}
+	defer unlock()
+
+	s.removeStaleTemps()
+	d, err := s.read()
+	if errors.Is(err, ErrCorrupt) {
+		aside, mvErr := s.moveAside()
+		if mvErr != nil {
+			return fmt.Errorf("credentials: moving the unreadable credentials file aside: %w", mvErr)
+		}
+		s.log().Warn("credentials file unreadable; moved aside and started a new one",
+			"path", s.path(), "movedTo", aside, "err", err)
+		d = newDocument()
+	} else if err != nil {
+		return err
+	}
+	apply(d)
+	data, err := d.encode()
+	if err != nil {
+		return err
+	}
+	return s.replace(data)
+}
+
+// ensureDir creates the config dir and puts its mode back to 0700.
+func (s *Store) ensureDir() error {
+	if s.Dir == "" {
+		return errors.New("credentials: no config dir")
+	}
+	if err := os.MkdirAll(s.Dir, dirMode); err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	fi, err := os.Stat(s.Dir)
+	if err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	if fi.Mode().Perm() != dirMode {
+		if err := os.Chmod(s.Dir, dirMode); err != nil {
+			return fmt.Errorf("credentials: %w", err)
+		}
+	}
+	return nil
+}
+
+// removeStaleTemps deletes temporary files of writers that died before their
+// rename. Young ones are left alone: on platforms without the lock they may
+// belong to a live writer.
+func (s *Store) removeStaleTemps() {
+	des, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return
+	}
+	now := s.clock()
+	for _, de := range des {
+		if !strings.HasPrefix(de.Name(), tempPrefix) {
+			continue
+		}
+		if fi, err := de.Info(); err != nil || now.Sub(fi.ModTime()) < staleTemp {
+			continue
+		}
+		p := filepath.Join(s.Dir, de.Name())
+		if err := os.Remove(p); err != nil {
+			s.log().Warn("credentials: cannot remove a stale temporary file", "path", p, "err", err)
+		}
+	}
+}
+
+func (s *Store) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
+}
+
+// moveAside renames the file to credentials.json.corrupt-<unix time> (with a
+// numeric suffix if that name is taken), keeps it 0600 and returns its path.
+func (s *Store) moveAside() (string, error) {
+	base := s.path() + ".corrupt-" + strconv.FormatInt(s.clock().Unix(), 10)
+	aside := base
+	for n := 1; ; n++ {
+		if _, err := os.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
+			break
+		} else if err != nil {
+			return "", err
+		}
+		aside = base + "-" + strconv.Itoa(n)
+	}
+	if err := os.Rename(s.path(), aside); err != nil {
+		return "", err
+	}
+	if runtime.GOOS != "windows" {
+		_ = os.Chmod(aside, fileMode)
+	}
+	return aside, nil
+}
+
+// replace writes data to a 0600 temporary file in the directory, syncs it
+// and renames it over the file.
+func (s *Store) replace(data []byte) (err error) {
+	f, err := os.CreateTemp(s.Dir, tempPrefix+"*")
+	if err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+			err = fmt.Errorf("credentials: writing %s: %w", s.path(), err)
+		}
+	}()
+	if runtime.GOOS != "windows" {
+		if err = f.Chmod(fileMode); err != nil {
+			return err
+		}
+	}
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, s.path()); err != nil {
+		return err
+	}
+	if runtime.GOOS != "windows" {
+		if d, err := os.Open(s.Dir); err == nil {
+			_ = d.Sync()
+			_ = d.Close()
+		}
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+// Package credentials keeps where shim's bearer tokens and the last URL live
+// (SPEC §9): the OS keyring (service "shim", account = the normalized URL)
+// and the file <config-dir>/credentials.json:
+//
+//	{"version": 1, "lastUrl": "<url>", "tokens": {"<url>": "<token>"}}
+//
+// tokens holds only what the keyring could not take. The file is written
+// through a temporary file and a rename, and every write puts its mode back
+// to 0600 and the directory's to 0700 (skipped on Windows, where modes mean
+// little). A file that cannot be parsed, or whose version is not 1, is moved
+// aside to credentials.json.corrupt-<unix time> by the next write, which logs
+// a warning; reads of such a file return an error wrapping [ErrCorrupt].
+//
+// A token is only ever returned for the exact normalized URL it was stored
+// for, and no error or log line of this package contains a token.
+//
+// The package knows nothing of HTTP, ACP or the command line: the refusal of
+// plain http with a token, probing and prompting belong to its callers.
+package credentials
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+)
+
+// Normalize returns the normalized form of rawURL (SPEC §9), which is the key
+// of stored tokens and of the thread index: scheme and host lowercased, the
+// default port (:443 for https, :80 for http) dropped, trailing slashes
+// dropped, the path kept as written, query and fragment dropped, and
+// "/agents/<slug>" appended when slug is not empty.
+//
+// It fails for a URL that is not http or https, has no host, or carries user
+// information (a password in a URL would end up in logs and in the index;
+// `shim login` is the way to give a token). A slug must not be "." or "..",
+// nor contain '/', '\\', '%', '?', '#', white space or control characters.
+// Error messages never repeat the user information of rawURL.
+func Normalize(rawURL, slug string) (string, error) {
+	raw := strings.TrimSpace(rawURL)
+	if raw == "" {
+		return "", errors.New("credentials: empty URL")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Error repeats the whole URL, user information included.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return "", fmt.Errorf("credentials: invalid URL: %v", err)
+	}
+	if u.User != nil {
+		return "", errors.New("credentials: the URL carries user information (user@ or user:password@); give the token with shim login, --token or --token-file instead")
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return "", fmt.Errorf("credentials: URL scheme %q is not http or https; write the URL as https://host[:port][/path]", u.Scheme)
+	}
+	if u.Opaque != "" || u.Hostname() == "" {
+		return "", errors.New("credentials: URL has no host; write it as https://host[:port][/path]")
+	}
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	if (scheme == "https" && port == "443") || (scheme == "http" && port == "80") {
+		port = ""
+	}
+	if strings.Contains(host, ":") { // IPv6 literal, maybe with a zone
+		host = strings.ReplaceAll(host, "%", "%25")
+	}
+	if port != "" {
+		host = net.JoinHostPort(host, port)
+	} else if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	path := strings.TrimRight(u.EscapedPath(), "/")
+	if slug != "" {
+		if err := checkSlug(slug); err != nil {
+			return "", err
+		}
+		path += "/agents/" + url.PathEscape(slug)
+	}
+	return scheme + "://" + host + path, nil
+}
+
+func checkSlug(slug string) error {
+	if slug == "." || slug == ".." {
+		return fmt.Errorf("credentials: slug %q is not a name", slug)
+	}
+	for _, r := range slug {
+		if r <= ' ' || r == 0x7f || strings.ContainsRune(`/\%?#`, r) {
+			return fmt.Errorf("credentials: slug %q: no '/', '\\', '%%', '?', '#', spaces or control characters", slug)
+		}
+	}
+	return nil
+}
+
+// checkNormalized fails unless url is its own normalized form, so that a
+// token is never stored or looked up under a key that another spelling of
+// the same URL would miss (or hit by accident).
+func checkNormalized(u string) error {
+	n, err := Normalize(u, "")
+	if err != nil {
+		return err
+	}
+	if n != u {
+		return fmt.Errorf("credentials: URL %q is not normalized (want %q)", u, n)
+	}
+	return nil
+}

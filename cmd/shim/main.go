@@ -1,0 +1,115 @@
+// Command shim lets an editor that speaks the Agent Client Protocol drive
+// a remote agent that speaks A2A. The editor starts `shim --url URL` as a
+// stdio subprocess; stdout carries ACP messages only, logs go to stderr.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Stamped by the release build (-ldflags -X).
+var (
+	version = ""
+	commit  = ""
+	date    = ""
+)
+
+func versionString() string {
+	v, c := version, commit
+	if v == "" {
+		v = "dev"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+	}
+	if c == "" {
+		c = "unknown"
+	}
+	s := fmt.Sprintf("shim %s (commit %s, %s", v, c, runtime.Version())
+	if date != "" {
+		s += ", built " + date
+	}
+	return s + ")"
+}
+
+// exitError carries a process exit code with its message.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func main() {
+	app := newApp()
+	if err := app.Run(os.Args); err != nil {
+		var ee *exitError
+		code := 1
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+		if err.Error() != "" {
+			fmt.Fprintln(os.Stderr, "shim:", err)
+		}
+		os.Exit(code)
+	}
+}
+
+func newApp() *cli.App {
+	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, versionString()) }
+	flags := commonFlags()
+	return &cli.App{
+		Name:  "shim",
+		Usage: "drive a remote A2A agent from any ACP editor (Zed, JetBrains, Neovim, Emacs)",
+		Description: "Without a command, shim serves the Agent Client Protocol on stdin/stdout: point your editor's\n" +
+			"agent server setting at `shim --url https://your-agent`. Sign in once with `shim login`.\n" +
+			"Every flag can also be given after the command name.",
+		Version:              versionString(),
+		HideVersion:          false,
+		Flags:                flags,
+		Action:               serveAction,
+		EnableBashCompletion: false,
+		Commands: []*cli.Command{
+			{Name: "acp", Usage: "serve ACP on stdin/stdout (the same as no command)", Flags: flags, Action: serveAction},
+			{Name: "login", Usage: "store a bearer token for an agent URL (prompts on a terminal; else reads the token from stdin)", Flags: flags, Action: loginAction},
+			{Name: "logout", Usage: "forget the stored token for an agent URL", Flags: flags, Action: logoutAction},
+			{Name: "threads", Usage: "list the local thread index (id, cwd, title, updated), newest first", Flags: flags, Action: threadsAction},
+			{Name: "doctor", Usage: "check the agent card, dialect, endpoint, token, optional server APIs and state-dir permissions", Flags: flags, Action: doctorAction},
+			{Name: "version", Usage: "print the version, commit and Go version", Action: func(c *cli.Context) error {
+				fmt.Fprintln(c.App.Writer, versionString())
+				return nil
+			}},
+		},
+	}
+}
+
+func commonFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "url", EnvVars: []string{"SHIM_URL"}, Usage: "base `URL` of the remote agent (an instance or a hub); default: the URL of the last `shim login`"},
+		&cli.StringFlag{Name: "endpoint", EnvVars: []string{"SHIM_ENDPOINT"}, Usage: "JSON-RPC endpoint `URL`, skipping agent card discovery"},
+		&cli.StringFlag{Name: "token", Usage: "bearer `TOKEN` (env SHIM_TOKEN; prefer `shim login` or --token-file)"},
+		&cli.StringFlag{Name: "token-file", Usage: "`FILE` holding the bearer token, trimmed, ~ expanded (env SHIM_TOKEN_FILE)"},
+		&cli.StringFlag{Name: "slug", EnvVars: []string{"SHIM_SLUG"}, Usage: "reach fleet member `SLUG` through a hub: every path gets the prefix /agents/SLUG"},
+		&cli.StringSliceFlag{Name: "root", Usage: "local absolute root of project NAME, as `NAME=PATH` (~ expanded; repeatable; always wins)"},
+		&cli.StringFlag{Name: "context-prefix", Usage: "`PREFIX` of minted context ids (default chat-<client>, e.g. chat-zed)"},
+		&cli.StringFlag{Name: "steer-grace", EnvVars: []string{"SHIM_STEER_GRACE"}, Value: "1.5s", Usage: "`DURATION` after a cancel in which a new prompt steers the running turn; 0 disables steering"},
+		&cli.BoolFlag{Name: "threads-only", Usage: "list and load only threads whose id has this shim's prefix"},
+		&cli.StringFlag{Name: "a2a-version", EnvVars: []string{"SHIM_A2A_VERSION"}, Value: "auto", Usage: "A2A protocol `VERSION`: auto, 1.0 or 0.3"},
+		&cli.StringFlag{Name: "state-dir", EnvVars: []string{"SHIM_STATE_DIR"}, Usage: "`DIR` of threads.json (default $XDG_STATE_HOME/shim, else ~/.local/state/shim)"},
+		&cli.StringFlag{Name: "config-dir", EnvVars: []string{"SHIM_CONFIG_DIR"}, Usage: "`DIR` of the credentials file (default $XDG_CONFIG_HOME/shim, else ~/.config/shim)"},
+		&cli.StringFlag{Name: "keyring", EnvVars: []string{"SHIM_KEYRING"}, Value: "auto", Usage: "`MODE`: auto (OS keyring when one answers, else the file), on, off"},
+		&cli.StringFlag{Name: "busy-timeout", Value: "120s", Usage: "how long to wait (`DURATION`) for a chat that is busy elsewhere"},
+		&cli.BoolFlag{Name: "allow-insecure-http", Usage: "allow sending a token over plain http to a non-loopback host"},
+		&cli.BoolFlag{Name: "no-preamble", Usage: "never add the editor-context preamble to the first prompt"},
+		&cli.Int64Flag{Name: "context-window", Usage: "the remote model's context window in `TOKENS`, for usage updates"},
+		&cli.StringFlag{Name: "stall", Value: "90s", Usage: "a stream silent this long (`DURATION`, keep-alives included) counts as dropped"},
+		&cli.StringFlag{Name: "trace-frames", Usage: "append every raw A2A frame to `FILE`, one JSON line each, tokens redacted"},
+		&cli.StringFlag{Name: "log-level", EnvVars: []string{"SHIM_LOG_LEVEL"}, Value: "info", Usage: "`LEVEL`: debug, info, warn or error (logs go to stderr only)"},
+	}
+}

@@ -1,0 +1,238 @@
+// Package harness drives shim the way Zed does: it starts shim as a stdio
+// subprocess, runs initialize, session/new and prompts over
+// newline-delimited JSON-RPC, answers permission requests, and writes a
+// readable transcript of every message.
+package harness
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options configures a run.
+type Options struct {
+	// Shim is the path of the shim binary; Args are its arguments.
+	Shim string
+	Args []string
+	Env  []string
+	// CWD is the session's working directory.
+	CWD string
+	// Prompts are sent one after another in one session.
+	Prompts []string
+	// Approve answers permission requests with the first allow option
+	// (otherwise they are denied).
+	Approve bool
+	// Out receives the transcript; Stderr receives shim's log.
+	Out    io.Writer
+	Stderr io.Writer
+	// Timeout bounds each request.
+	Timeout time.Duration
+}
+
+// Run starts shim, drives one session through the prompts and stops it.
+func Run(o Options) error {
+	if o.Timeout == 0 {
+		o.Timeout = 2 * time.Minute
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	cmd := exec.Command(o.Shim, o.Args...)
+	cmd.Env = append(os.Environ(), o.Env...)
+	cmd.Stderr = o.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting shim: %w", err)
+	}
+	c := &conn{w: stdin, out: o.Out, approve: o.Approve, waiters: map[string]chan message{}}
+	go c.read(stdout)
+	defer func() {
+		stdin.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+	}()
+
+	if _, err := c.call("initialize", map[string]any{
+		"protocolVersion":    1,
+		"clientInfo":         map[string]any{"name": "zed", "title": "Zed", "version": "0.200.0"},
+		"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}, "terminal": false},
+	}, o.Timeout); err != nil {
+		return err
+	}
+	res, err := c.call("session/new", map[string]any{"cwd": o.CWD, "mcpServers": []any{}}, o.Timeout)
+	if err != nil {
+		return err
+	}
+	var ns struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := json.Unmarshal(res, &ns); err != nil || ns.SessionID == "" {
+		return fmt.Errorf("session/new gave no sessionId: %s", res)
+	}
+	for _, p := range o.Prompts {
+		if _, err := c.call("session/prompt", map[string]any{
+			"sessionId": ns.SessionID,
+			"prompt":    []any{map[string]any{"type": "text", "text": p}},
+		}, o.Timeout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	} `json:"error"`
+}
+
+type conn struct {
+	w       io.Writer
+	wmu     sync.Mutex
+	out     io.Writer
+	omu     sync.Mutex
+	approve bool
+	mu      sync.Mutex
+	seq     int
+	waiters map[string]chan message
+}
+
+func (c *conn) printf(format string, args ...any) {
+	c.omu.Lock()
+	defer c.omu.Unlock()
+	fmt.Fprintf(c.out, format, args...)
+}
+
+func (c *conn) send(v any) {
+	b, _ := json.Marshal(v)
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, _ = c.w.Write(append(b, '\n'))
+}
+
+func (c *conn) call(method string, params any, timeout time.Duration) (json.RawMessage, error) {
+	c.mu.Lock()
+	c.seq++
+	id := c.seq
+	ch := make(chan message, 1)
+	c.waiters[fmt.Sprint(id)] = ch
+	c.mu.Unlock()
+	pj, _ := json.Marshal(params)
+	c.printf("→ %s %s\n", method, pj)
+	c.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	select {
+	case m, ok := <-ch:
+		if !ok {
+			return nil, errors.New("shim closed its stdout")
+		}
+		if m.Error != nil {
+			c.printf("← %s error %d: %s %s\n", method, m.Error.Code, m.Error.Message, m.Error.Data)
+			return nil, fmt.Errorf("%s: %s", method, m.Error.Message)
+		}
+		c.printf("← %s result %s\n", method, m.Result)
+		return m.Result, nil
+	case <-time.After(timeout):
+		return nil, fmt.Errorf("%s: no answer within %s", method, timeout)
+	}
+}
+
+func (c *conn) read(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 256<<20)
+	for sc.Scan() {
+		var m message
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			c.printf("!! shim wrote a non-JSON line on stdout: %q\n", sc.Text())
+			continue
+		}
+		switch {
+		case m.Method == "session/update":
+			c.printUpdate(m.Params)
+		case m.Method == "session/request_permission" && len(m.ID) > 0:
+			c.answerPermission(m)
+		case m.Method != "":
+			c.printf("← %s %s\n", m.Method, m.Params)
+		default:
+			c.mu.Lock()
+			ch := c.waiters[string(m.ID)]
+			delete(c.waiters, string(m.ID))
+			c.mu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+		}
+	}
+	c.mu.Lock()
+	for id, ch := range c.waiters {
+		close(ch)
+		delete(c.waiters, id)
+	}
+	c.mu.Unlock()
+}
+
+func (c *conn) printUpdate(params json.RawMessage) {
+	var p struct {
+		Update map[string]any `json:"update"`
+	}
+	_ = json.Unmarshal(params, &p)
+	kind, _ := p.Update["sessionUpdate"].(string)
+	if content, ok := p.Update["content"].(map[string]any); ok && content["type"] == "text" {
+		c.printf("← %s %q\n", kind, content["text"])
+		return
+	}
+	delete(p.Update, "sessionUpdate")
+	b, _ := json.Marshal(p.Update)
+	c.printf("← %s %s\n", kind, b)
+}
+
+func (c *conn) answerPermission(m message) {
+	var p struct {
+		ToolCall struct {
+			Title string `json:"title"`
+		} `json:"toolCall"`
+		Options []struct {
+			OptionID string `json:"optionId"`
+			Kind     string `json:"kind"`
+		} `json:"options"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	choice := ""
+	for _, o := range p.Options {
+		if (c.approve && o.Kind == "allow_once") || (!c.approve && strings.HasPrefix(o.Kind, "reject")) {
+			choice = o.OptionID
+			break
+		}
+	}
+	c.printf("← session/request_permission %q → %s\n", p.ToolCall.Title, choice)
+	outcome := map[string]any{"outcome": "cancelled"}
+	if choice != "" {
+		outcome = map[string]any{"outcome": "selected", "optionId": choice}
+	}
+	c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": outcome}})
+}
