@@ -311,6 +311,7 @@ func (t *turn) setTask(id string) {
 	if known != "" {
 		return
 	}
+	t.srv.log.Debug("the agent started a task", "session", t.sess.id, "task", id)
 	if cancelled {
 		// The cancel came before the server named the task.
 		go t.cancelTask(id, 5*time.Second)
