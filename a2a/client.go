@@ -98,6 +98,7 @@ type Client struct {
 
 	mu   sync.Mutex
 	card *Card
+	op   *Operator
 }
 
 // New returns a client; it makes no network call.
@@ -152,6 +153,11 @@ func New(cfg Config) (*Client, error) {
 	rc.RetryMax = 2
 	rc.RetryWaitMin = cfg.RetryWait
 	rc.RetryWaitMax = 8 * cfg.RetryWait
+	// DefaultBackoff obeys a 503's Retry-After without bound (a proxy's
+	// "Retry-After: 3600" would block a GetTask for an hour); cap it.
+	rc.Backoff = func(lo, hi time.Duration, n int, resp *http.Response) time.Duration {
+		return min(retryablehttp.DefaultBackoff(lo, hi, n, resp), hi)
+	}
 	rc.Logger = leveled{cfg.Log}
 	rc.CheckRetry = retryPolicy
 	rc.ErrorHandler = func(resp *http.Response, err error, tries int) (*http.Response, error) {

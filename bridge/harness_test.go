@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -62,7 +63,8 @@ func startShim(t *testing.T, url string, mod func(*Options, *a2a.Config), h acpt
 	buf := &strings.Builder{}
 	log := slog.New(slog.NewTextHandler(logSink{mu: make(chan struct{}, 1), buf: buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg := a2a.Config{URL: url, Stall: 10 * time.Second, RetryWait: 10 * time.Millisecond, Log: log}
-	opts := Options{Version: "test", Executable: "/usr/local/bin/shim", Log: log}
+	home, _ := os.UserHomeDir()
+	opts := Options{Version: "test", Executable: "/usr/local/bin/shim", Log: log, Home: home}
 	if mod != nil {
 		mod(&opts, &cfg)
 	}
@@ -89,7 +91,7 @@ func startShim(t *testing.T, url string, mod func(*Options, *a2a.Config), h acpt
 
 func (s *testShim) init(t *testing.T) {
 	t.Helper()
-	m := s.Call("initialize", map[string]any{"protocolVersion": 1, "clientInfo": map[string]any{"name": "zed", "version": "1"},
+	m := s.Call("initialize", map[string]any{"protocolVersion": 1, "clientInfo": map[string]any{"name": "zed", "title": "Zed", "version": "1"},
 		"clientCapabilities": map[string]any{}})
 	if m.Error != nil {
 		t.Fatalf("initialize: %v", m.Error)

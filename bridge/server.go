@@ -45,8 +45,10 @@ type Options struct {
 	ServerKey string
 	// Index is the local thread index (nil: none).
 	Index *threads.Index
-	// Roots maps project names to local roots (nil: none).
-	Roots *roots.Map
+	// RootOverrides are the --root flags; they always win.
+	RootOverrides []roots.Root
+	// Home is this machine's home directory, for "~" in roots.
+	Home string
 	// Connect builds the A2A client from the current configuration and
 	// credentials. It is called lazily and again on authenticate.
 	Connect func() (*a2a.Client, error)
@@ -73,7 +75,7 @@ type Server struct {
 	sessions    map[string]*session
 	queues      map[string]*serial
 	mcpNoted    bool
-	wg          sync.WaitGroup
+	rootMap     *roots.Map
 }
 
 // Serve serves ACP on in and out until in ends, then cancels the running
@@ -92,6 +94,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	if s.prefix == "" {
 		s.prefix = "chat-acp"
 	}
+	s.rootMap = roots.New(opts.RootOverrides, s.loadRoots, opts.Home, s.log)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
@@ -282,6 +285,29 @@ func (s *Server) initialize(req *jsonrpc2.Request) (any, error) {
 	}
 	res.AgentInfo = implementation{Name: "shim", Title: s.agentName(), Version: s.opts.Version}
 	return res, nil
+}
+
+// roots returns the project root map.
+func (s *Server) roots() *roots.Map { return s.rootMap }
+
+// loadRoots asks the operator API for the server's project roots.
+func (s *Server) loadRoots(ctx context.Context) ([]roots.Root, error) {
+	c, err := s.remote()
+	if err != nil {
+		return nil, nil
+	}
+	list, err := c.Operator().Roots(ctx)
+	if errors.Is(err, a2a.ErrAbsent) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]roots.Root, 0, len(list))
+	for _, r := range list {
+		out = append(out, roots.Root{Name: r.Name, Path: r.Path})
+	}
+	return out, nil
 }
 
 // agentName is the agent card's name when known, else "A2A agent". It

@@ -1,7 +1,12 @@
 package bridge
 
 import (
+	"context"
+	"path/filepath"
+
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/bridge/toolview"
+	"github.com/shimdev/shim/roots"
 )
 
 // toolCards follows the tool calls of one turn and keeps the editor's
@@ -14,6 +19,7 @@ type toolCards struct {
 type toolCard struct {
 	name   string
 	parent string
+	args   toolview.Args
 	ended  bool
 }
 
@@ -32,46 +38,145 @@ func (c *toolCards) handle(tc a2a.ToolCall) {
 		if card == nil {
 			card = c.start(tc)
 		}
-		status := "completed"
-		result := tc.Result
-		if tc.Phase == "failed" {
-			status = "failed"
-			if result == "" {
-				result = tc.Error
-			}
-		}
-		u := toolCallUpdate{SessionUpdate: uToolUpdate, ToolCallID: tc.ID, Status: status}
-		if result != "" {
-			u.Content = []any{toolContent{Type: "content", Content: text(cutResult(result))}}
-			u.RawOutput = result
-		}
-		card.ended = true
-		c.t.emit(u)
+		c.end(tc, card)
 	default:
 		if card == nil {
 			c.start(tc)
 			return
 		}
-		c.t.emit(toolCallUpdate{SessionUpdate: uToolUpdate, ToolCallID: tc.ID, Title: tc.Name})
+		// Servers announce a call twice: first with empty args, then with
+		// the full ones.
+		if tc.Args == "" {
+			return
+		}
+		if tc.Name != "" {
+			card.name = tc.Name
+		}
+		card.args = toolview.ParseArgs(tc.Args)
+		c.t.emit(toolCallUpdate{SessionUpdate: uToolUpdate, ToolCallID: tc.ID,
+			Title: c.title(card), Kind: toolview.Kind(card.name),
+			Locations: c.locations(card), RawInput: rawInput(card.args)})
 	}
 }
 
 func (c *toolCards) start(tc a2a.ToolCall) *toolCard {
-	card := &toolCard{name: tc.Name, parent: tc.ParentID}
+	card := &toolCard{name: tc.Name, parent: tc.ParentID, args: toolview.ParseArgs(tc.Args)}
 	c.open[tc.ID] = card
-	title := tc.Name
-	if title == "" {
-		title = "tool"
-	}
-	c.t.emit(toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: tc.ID, Title: title, Kind: "other", Status: "in_progress"})
+	c.t.emit(toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: tc.ID, Title: c.title(card),
+		Kind: toolview.Kind(card.name), Status: "in_progress",
+		Locations: c.locations(card), RawInput: rawInput(card.args)})
 	return card
 }
 
-// cutResult keeps the first 4000 characters of a tool result.
-func cutResult(s string) string {
-	r := []rune(s)
-	if len(r) <= 4000 {
-		return s
+func (c *toolCards) end(tc a2a.ToolCall, card *toolCard) {
+	status := "completed"
+	result := tc.Result
+	if tc.Phase == "failed" {
+		status = "failed"
+		if result == "" {
+			result = tc.Error
+		}
 	}
-	return string(r[:4000]) + "\n…"
+	u := toolCallUpdate{SessionUpdate: uToolUpdate, ToolCallID: tc.ID, Status: status}
+	if tc.Args != "" {
+		card.args = toolview.ParseArgs(tc.Args)
+	}
+	if status == "completed" {
+		if d, ok := toolview.Diff(card.name, card.args, c.resolver()); ok {
+			u.Content = append(u.Content, diffContent{Type: "diff", Path: d.Path, OldText: d.OldText, NewText: d.NewText})
+		}
+	}
+	if result != "" {
+		u.Content = append(u.Content, toolContent{Type: "content", Content: text(toolview.CutResult(result))})
+		u.RawOutput = result
+	}
+	switch toolview.Kind(card.name) {
+	case toolview.KindSearch:
+		if locs := toolview.SearchLocations(result, card.args.String("project"), c.resolver()); len(locs) > 0 {
+			u.Locations = acpLocations(locs)
+		}
+	}
+	if card.name == "list_projects" && status == "completed" && c.t.srv.roots() != nil {
+		c.t.srv.roots().Learn(result)
+	}
+	card.ended = true
+	c.t.emit(u)
+}
+
+func (c *toolCards) title(card *toolCard) string {
+	name := card.name
+	if name == "" {
+		name = "tool"
+	}
+	title := toolview.Title(name, card.args)
+	if card.parent != "" {
+		title = toolview.ChildTitle(title)
+	}
+	return title
+}
+
+func (c *toolCards) locations(card *toolCard) []location {
+	return acpLocations(toolview.Locations(card.name, card.args, c.resolver()))
+}
+
+func (c *toolCards) resolver() toolview.Resolver {
+	return rootResolver{m: c.t.srv.roots(), cwd: c.t.sess.cwd, ctx: c.t.ctx}
+}
+
+func acpLocations(locs []toolview.Location) []location {
+	if len(locs) == 0 {
+		return nil
+	}
+	out := make([]location, len(locs))
+	for i, l := range locs {
+		out[i] = location{Path: l.Path, Line: l.Line}
+	}
+	return out
+}
+
+// rawInput is what the editor shows as the call's input: the parsed
+// arguments, or the raw text when nothing parsed.
+func rawInput(a toolview.Args) any {
+	if len(a.Fields) > 0 {
+		return a.Fields
+	}
+	if a.Raw != "" {
+		return a.Raw
+	}
+	return nil
+}
+
+// rootResolver resolves tool paths against the project roots: a named
+// project against its root (reloading the map once for an unknown name),
+// a path with no project against the session cwd when a root is known.
+type rootResolver struct {
+	m   *roots.Map
+	cwd string
+	ctx context.Context
+}
+
+func (r rootResolver) Resolve(project, path string) (string, bool) {
+	if r.m == nil {
+		return "", false
+	}
+	if project != "" {
+		if _, ok := r.m.Lookup(project); !ok && !r.m.ReloadFor(r.ctx, project) {
+			return "", false
+		}
+		return r.m.Resolve(project, path)
+	}
+	if !r.m.Known() {
+		return "", false
+	}
+	if filepath.IsAbs(path) {
+		root, ok := r.m.Containing(path)
+		if !ok {
+			return "", false
+		}
+		return r.m.ResolveUnder(root.Path, path)
+	}
+	if r.cwd == "" || !filepath.IsAbs(r.cwd) {
+		return "", false
+	}
+	return r.m.ResolveUnder(r.cwd, path)
 }

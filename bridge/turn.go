@@ -128,11 +128,13 @@ func (s *Server) prompt(req *jsonrpc2.Request) {
 
 // preamble is the editor-context line for a cwd inside a known root.
 func (s *Server) preamble(cwd string) string {
-	if s.opts.Roots == nil || cwd == "" {
+	if cwd == "" {
 		return ""
 	}
-	_ = s.opts.Roots.Load(s.ctx)
-	r, ok := s.opts.Roots.Containing(cwd)
+	if err := s.roots().Load(s.ctx); err != nil {
+		s.log.Debug("project roots not loaded", "err", err)
+	}
+	r, ok := s.roots().Containing(cwd)
 	if !ok {
 		return ""
 	}

@@ -172,7 +172,7 @@ func serveAction(c *cli.Context) error {
 			return s.store.Forget(s.key)
 		},
 	}
-	opts.Roots = roots.New(overrides, nil, homeDir(), s.log)
+	opts.RootOverrides, opts.Home = overrides, homeDir()
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}

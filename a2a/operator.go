@@ -1,0 +1,382 @@
+package a2a
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The optional operator HTTP API of protoAgent-style servers. Every call
+// goes to the same base (with the /agents/<slug> prefix), with the same
+// token and headers as A2A. A 404 or 405 means the server lacks that part
+// of the API: the call reports it absent (ErrAbsent), never as a failure,
+// and it is not asked again in this process.
+
+// ErrAbsent is returned by operator calls the server does not offer.
+var ErrAbsent = errors.New("a2a: the server has no operator API for this")
+
+// Operator is the operator API client of one agent.
+type Operator struct {
+	c      *Client
+	mu     sync.Mutex
+	absent map[string]bool
+}
+
+// Operator returns the client's operator API.
+func (c *Client) Operator() *Operator {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.op == nil {
+		c.op = &Operator{c: c, absent: map[string]bool{}}
+	}
+	return c.op
+}
+
+// do makes one call; family names the part of the API for the
+// absent-cache. It returns the status and body of a 2xx answer.
+func (o *Operator) do(ctx context.Context, family, method, path string, body any) (int, []byte, error) {
+	o.mu.Lock()
+	gone := o.absent[family]
+	o.mu.Unlock()
+	if gone {
+		return 0, nil, ErrAbsent
+	}
+	if o.c.base == nil {
+		return 0, nil, ErrAbsent
+	}
+	var b []byte
+	if body != nil {
+		b, _ = json.Marshal(body)
+	}
+	target := o.c.base.String() + path
+	d := V10
+	if card := o.c.KnownCard(); card != nil {
+		d = card.Dialect
+	}
+	req, err := o.c.newRequest(ctx, method, target, b, d)
+	if err != nil {
+		return 0, nil, err
+	}
+	resp, err := o.c.unary.Do(req)
+	if err != nil {
+		return 0, nil, o.c.transportError(target, err)
+	}
+	data, err := readBody(resp)
+	if err != nil {
+		return 0, nil, o.c.transportError(target, err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
+		if family != "" {
+			o.mu.Lock()
+			o.absent[family] = true
+			o.mu.Unlock()
+		}
+		return resp.StatusCode, nil, ErrAbsent
+	case resp.StatusCode/100 != 2:
+		return resp.StatusCode, nil, httpError(resp.StatusCode, target, resp.Header.Get("Content-Type"), data)
+	}
+	return resp.StatusCode, data, nil
+}
+
+func (o *Operator) getJSON(ctx context.Context, family, path string, v any) error {
+	_, data, err := o.do(ctx, family, http.MethodGet, path, nil)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return &DecodeError{Err: err, Snippet: snippet(data)}
+	}
+	return nil
+}
+
+// ProjectRoot is one project root the server reports.
+type ProjectRoot struct{ Name, Path string }
+
+// Roots returns the server's project roots, in priority order:
+// /api/fs/roots, else /api/config's filesystem.projects then /api/projects.
+func (o *Operator) Roots(ctx context.Context) ([]ProjectRoot, error) {
+	var fs struct {
+		Roots json.RawMessage `json:"roots"`
+	}
+	err := o.getJSON(ctx, "fs-roots", "/api/fs/roots", &fs)
+	if err == nil {
+		return orderedRoots(fs.Roots), nil
+	}
+	if !errors.Is(err, ErrAbsent) {
+		return nil, err
+	}
+	var out []ProjectRoot
+	var cfg struct {
+		Config struct {
+			Filesystem struct {
+				Projects []struct{ Name, Path string } `json:"projects"`
+			} `json:"filesystem"`
+		} `json:"config"`
+	}
+	cerr := o.getJSON(ctx, "config", "/api/config", &cfg)
+	for _, p := range cfg.Config.Filesystem.Projects {
+		out = append(out, ProjectRoot{p.Name, p.Path})
+	}
+	var projects struct {
+		Projects []struct{ Name, Path string } `json:"projects"`
+	}
+	perr := o.getJSON(ctx, "projects", "/api/projects", &projects)
+	for _, p := range projects.Projects {
+		out = append(out, ProjectRoot{p.Name, p.Path})
+	}
+	if len(out) == 0 {
+		if cerr != nil && !errors.Is(cerr, ErrAbsent) {
+			return nil, cerr
+		}
+		if perr != nil && !errors.Is(perr, ErrAbsent) {
+			return nil, perr
+		}
+	}
+	return out, nil
+}
+
+// orderedRoots reads {"name": "/path", …} keeping the server's order.
+func orderedRoots(raw json.RawMessage) []ProjectRoot {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var out []ProjectRoot
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return out
+		}
+		name, _ := k.(string)
+		switch p := v.(type) {
+		case string:
+			out = append(out, ProjectRoot{name, p})
+		case map[string]any:
+			if s, ok := p["path"].(string); ok {
+				out = append(out, ProjectRoot{name, s})
+			}
+		}
+	}
+	return out
+}
+
+// SessionRow is one thread the server lists.
+type SessionRow struct {
+	ID        string
+	Title     string
+	Updated   time.Time
+	TurnCount int
+}
+
+// Sessions lists the server's chat sessions, newest first.
+func (o *Operator) Sessions(ctx context.Context) ([]SessionRow, error) {
+	var r struct {
+		Sessions []struct {
+			ID          string  `json:"session_id"`
+			Title       string  `json:"title"`
+			LastUpdated string  `json:"last_updated"`
+			TurnCount   float64 `json:"turn_count"`
+		} `json:"sessions"`
+		Reason string `json:"reason"`
+	}
+	if err := o.getJSON(ctx, "sessions", "/api/chat/sessions?limit=200", &r); err != nil {
+		return nil, err
+	}
+	if len(r.Sessions) == 0 && r.Reason != "" {
+		return nil, fmt.Errorf("the server could not list its sessions: %s", r.Reason)
+	}
+	out := make([]SessionRow, 0, len(r.Sessions))
+	for _, s := range r.Sessions {
+		out = append(out, SessionRow{ID: s.ID, Title: s.Title, Updated: ParseTime(s.LastUpdated), TurnCount: int(s.TurnCount)})
+	}
+	return out, nil
+}
+
+// ParseTime reads the server's timestamps: RFC 3339, or naive ISO 8601
+// (UTC by the server's convention).
+func ParseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// SessionSummary is the busy signal of one session.
+type SessionSummary struct {
+	// Active is true only when the server said exactly true.
+	Active      bool
+	LastState   string
+	LastUpdated time.Time
+}
+
+// Session returns one session's summary; ErrAbsent when the route is
+// missing or the session unknown.
+func (o *Operator) Session(ctx context.Context, id string) (*SessionSummary, error) {
+	var r struct {
+		Active      any    `json:"active"`
+		LastState   string `json:"last_state"`
+		LastUpdated string `json:"last_updated"`
+	}
+	o.mu.Lock()
+	gone := o.absent["session"]
+	o.mu.Unlock()
+	if gone {
+		return nil, ErrAbsent
+	}
+	status, data, err := o.do(ctx, "", http.MethodGet, "/api/chat/sessions/"+url.PathEscape(id), nil)
+	if err != nil {
+		if status == http.StatusMethodNotAllowed {
+			o.mu.Lock()
+			o.absent["session"] = true
+			o.mu.Unlock()
+		}
+		return nil, err
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, &DecodeError{Err: err, Snippet: snippet(data)}
+	}
+	active, _ := r.Active.(bool)
+	return &SessionSummary{Active: active, LastState: r.LastState, LastUpdated: ParseTime(r.LastUpdated)}, nil
+}
+
+// Turn is one task of a thread as the operator API keeps it.
+type Turn struct {
+	TaskID    string
+	State     State
+	Updated   time.Time
+	Text      string
+	Status    Status
+	Artifacts []Artifact
+	History   []Message
+}
+
+// Turns returns a thread's newest turns (up to 200), oldest first.
+func (o *Operator) Turns(ctx context.Context, id string) ([]Turn, error) {
+	var r struct {
+		Turns []struct {
+			TaskID      string         `json:"task_id"`
+			State       wireEnum       `json:"state"`
+			LastUpdated string         `json:"last_updated"`
+			Text        string         `json:"text"`
+			Status      *wireStatus    `json:"status"`
+			Artifacts   []wireArtifact `json:"artifacts"`
+			History     []wireObject   `json:"history"`
+		} `json:"turns"`
+	}
+	if err := o.getJSON(ctx, "turns", "/api/chat/sessions/"+url.PathEscape(id)+"/turns?limit=200", &r); err != nil {
+		return nil, err
+	}
+	out := make([]Turn, 0, len(r.Turns))
+	for _, w := range r.Turns {
+		t := Turn{TaskID: w.TaskID, State: w.State.state(), Updated: ParseTime(w.LastUpdated), Text: w.Text}
+		if w.Status != nil {
+			t.Status = w.Status.status()
+			if t.State == StateUnknown {
+				t.State = t.Status.State
+			}
+		} else {
+			t.Status = Status{State: t.State}
+		}
+		for i := range w.Artifacts {
+			t.Artifacts = append(t.Artifacts, *w.Artifacts[i].artifact())
+		}
+		for i := range w.History {
+			t.History = append(t.History, *w.History[i].message())
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// Steer queues text for the running turn of a session. It reports true
+// only when the server answered 200 with ok: true.
+func (o *Operator) Steer(ctx context.Context, sessionID, steerID, text string) (bool, error) {
+	_, data, err := o.do(ctx, "steer", http.MethodPost, "/api/chat/sessions/"+url.PathEscape(sessionID)+"/steer",
+		map[string]string{"id": steerID, "text": text})
+	if err != nil {
+		return false, err
+	}
+	var r struct {
+		OK bool `json:"ok"`
+	}
+	_ = json.Unmarshal(data, &r)
+	return r.OK, nil
+}
+
+// Unsteer removes a queued steer; it reports whether it was still queued.
+func (o *Operator) Unsteer(ctx context.Context, sessionID, steerID string) (bool, error) {
+	_, data, err := o.do(ctx, "steer", http.MethodDelete,
+		"/api/chat/sessions/"+url.PathEscape(sessionID)+"/steer/"+url.PathEscape(steerID), nil)
+	if err != nil {
+		return false, err
+	}
+	var r struct {
+		Removed bool `json:"removed"`
+	}
+	_ = json.Unmarshal(data, &r)
+	return r.Removed, nil
+}
+
+// Handoff is a session the console offered to an editor.
+type Handoff struct {
+	SessionID string
+	Project   string
+	Path      string
+	Line      int
+	Title     string
+}
+
+// Claim asks for a console hand-off matching cwd; nil when there is none.
+func (o *Operator) Claim(ctx context.Context, cwd string) (*Handoff, error) {
+	status, data, err := o.do(ctx, "handoff", http.MethodPost, "/api/editor/handoff/claim", map[string]string{"cwd": cwd})
+	if err != nil {
+		return nil, err
+	}
+	if status == http.StatusNoContent || len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil
+	}
+	var r struct {
+		SessionID *string  `json:"session_id"`
+		Project   *string  `json:"project"`
+		Path      *string  `json:"path"`
+		Line      *float64 `json:"line"`
+		Title     *string  `json:"title"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, &DecodeError{Err: err, Snippet: snippet(data)}
+	}
+	if r.SessionID == nil || *r.SessionID == "" {
+		return nil, nil
+	}
+	h := &Handoff{SessionID: *r.SessionID}
+	if r.Project != nil {
+		h.Project = *r.Project
+	}
+	if r.Path != nil {
+		h.Path = *r.Path
+	}
+	if r.Line != nil {
+		h.Line = int(*r.Line)
+	}
+	if r.Title != nil {
+		h.Title = strings.TrimSpace(*r.Title)
+	}
+	return h, nil
+}

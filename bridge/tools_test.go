@@ -1,0 +1,344 @@
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/examples/agent"
+	"github.com/shimdev/shim/internal/acptest"
+	"github.com/shimdev/shim/roots"
+)
+
+const toolExt = "https://proto-labs.ai/a2a/ext/tool-call-v1"
+
+// toolFrame writes a working status whose message metadata carries one
+// tool-call-v1 payload (the real server's frames have no parts).
+func toolFrame(w *sseWriter, payload map[string]any) {
+	w.status("t1", "TASK_STATE_WORKING", map[string]any{"role": "ROLE_AGENT", "messageId": "m",
+		"metadata": map[string]any{toolExt: payload}})
+}
+
+// toolUpdates decodes the tool updates of a session.
+func toolUpdates(t *testing.T, ups []acptest.Update) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, u := range ups {
+		if k := u.Kind(); k == "tool_call" || k == "tool_call_update" {
+			var m map[string]any
+			if err := json.Unmarshal(u.Update, &m); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// rootsAPI serves /api/fs/roots with one project and counts the calls.
+func rootsAPI(root string, calls *atomic.Int32) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/fs/roots" {
+			calls.Add(1)
+			json.NewEncoder(w).Encode(map[string]any{"roots": map[string]any{"p": root}})
+			return
+		}
+		http.NotFound(w, r)
+	})
+}
+
+func runTools(t *testing.T, root string, frames func(w *sseWriter)) (*fakeAgent, []map[string]any, *atomic.Int32) {
+	t.Helper()
+	f := newFake(t)
+	var calls atomic.Int32
+	f.operator = rootsAPI(root, &calls)
+	f.stream = func(w *sseWriter, c rpcCall) {
+		w.task("t1", "TASK_STATE_SUBMITTED")
+		frames(w)
+		w.status("t1", "TASK_STATE_COMPLETED", nil)
+	}
+	s := startShim(t, f.url, nil, nil)
+	s.init(t)
+	id := s.newSession(t, root)
+	if got := stopReason(t, s.prompt(t, id, "go")); got != "end_turn" {
+		t.Fatalf("stop %q", got)
+	}
+	return f, toolUpdates(t, s.Updates(id)), &calls
+}
+
+func TestToolCards(t *testing.T) {
+	root := t.TempDir()
+	long := strings.Repeat("x", 4100)
+	_, ups, _ := runTools(t, root, func(w *sseWriter) {
+		// The double announce: early with empty args, then the full args.
+		toolFrame(w, map[string]any{"toolCallId": "c1", "name": "read_file", "phase": "started", "args": ""})
+		toolFrame(w, map[string]any{"toolCallId": "c1", "name": "read_file", "phase": "started",
+			"args": `{"project": "p", "path": "src/a.go", "offset": 30, "limit": 20}`})
+		toolFrame(w, map[string]any{"toolCallId": "c1", "name": "read_file", "phase": "completed", "result": "package a"})
+		// An end with no start opens the card first.
+		toolFrame(w, map[string]any{"toolCallId": "c2", "name": "run_command", "phase": "completed", "result": long})
+		// A failed call uses result, else error.
+		toolFrame(w, map[string]any{"toolCallId": "c3", "name": "run_command", "phase": "started", "args": `{"command": "npm test\nnpm run lint"}`})
+		toolFrame(w, map[string]any{"toolCallId": "c3", "name": "run_command", "phase": "failed", "result": "Error: exit 2", "error": "Error: exit 2"})
+		// A subagent's call.
+		toolFrame(w, map[string]any{"toolCallId": "c4", "name": "grep", "phase": "started", "args": `{"project":"p","query":"TODO"}`, "parentToolCallId": "task9"})
+		toolFrame(w, map[string]any{"toolCallId": "c4", "name": "grep", "phase": "completed",
+			"result": "src/a.go:3: TODO one\nsrc/b.go:10:2: TODO two\n../../etc/passwd:1: root\nnot a hit"})
+		// Args cut at 800 characters mid-string: no diff, still a title and a location.
+		toolFrame(w, map[string]any{"toolCallId": "c5", "name": "write_file", "phase": "started",
+			"args": `{"project": "p", "path": "docs/x.md", "content": "# Title\nlong body that never clo`})
+		toolFrame(w, map[string]any{"toolCallId": "c5", "name": "write_file", "phase": "completed", "result": "wrote 900 bytes"})
+		// Complete write args: a diff.
+		toolFrame(w, map[string]any{"toolCallId": "c6", "name": "edit_file", "phase": "started",
+			"args": `{"project": "p", "path": "b.txt", "old_string": "one", "new_string": "two"}`})
+		toolFrame(w, map[string]any{"toolCallId": "c6", "name": "edit_file", "phase": "completed", "result": "ok"})
+		// A path that leaves the root gets no location.
+		toolFrame(w, map[string]any{"toolCallId": "c7", "name": "read_file", "phase": "started", "args": `{"project": "p", "path": "../outside.txt"}`})
+	})
+	got := describeTools(ups, root)
+	want := strings.Join([]string{
+		`tool_call c1 title="read_file" kind=read status=in_progress`,
+		`tool_call_update c1 title="Read p/src/a.go (lines 30–49)" kind=read locations=[ROOT/src/a.go:30] rawInput=map[limit:20 offset:30 path:src/a.go project:p]`,
+		`tool_call_update c1 status=completed content=["package a"] rawOutput="package a"`,
+		`tool_call c2 title="run_command" kind=execute status=in_progress`,
+		`tool_call_update c2 status=completed content=[4002 chars ending "x\n…"] rawOutput=4100 chars`,
+		`tool_call c3 title="Run: npm test" kind=execute status=in_progress rawInput=map[command:npm test` + "\n" + `npm run lint]`,
+		`tool_call_update c3 status=failed content=["Error: exit 2"] rawOutput="Error: exit 2"`,
+		`tool_call c4 title="↳ Search p for 'TODO'" kind=search status=in_progress rawInput=map[project:p query:TODO]`,
+		`tool_call_update c4 status=completed content=["src/a.go:3: TODO one\nsrc/b.go:10:2: TODO two\n../../etc/passwd:1: root\nnot a hit"] locations=[ROOT/src/a.go:3 ROOT/src/b.go:10] rawOutput=…`,
+		`tool_call c5 title="Write p/docs/x.md" kind=edit status=in_progress locations=[ROOT/docs/x.md] rawInput=map[path:docs/x.md project:p]`,
+		`tool_call_update c5 status=completed content=["wrote 900 bytes"] rawOutput="wrote 900 bytes"`,
+		`tool_call c6 title="Edit p/b.txt" kind=edit status=in_progress locations=[ROOT/b.txt] rawInput=map[new_string:two old_string:one path:b.txt project:p]`,
+		`tool_call_update c6 status=completed content=[diff ROOT/b.txt "one"→"two" "ok"] rawOutput="ok"`,
+		`tool_call c7 title="Read p/../outside.txt" kind=read status=in_progress rawInput=map[path:../outside.txt project:p]`,
+	}, "\n")
+	if got != want {
+		t.Errorf("tool updates:\n%s\n--- want\n%s", got, want)
+	}
+}
+
+// describeTools renders tool updates as stable lines.
+func describeTools(ups []map[string]any, root string) string {
+	var lines []string
+	for _, u := range ups {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s %s", u["sessionUpdate"], u["toolCallId"])
+		if v, ok := u["title"]; ok {
+			fmt.Fprintf(&b, " title=%q", v)
+		}
+		if v, ok := u["kind"]; ok {
+			fmt.Fprintf(&b, " kind=%s", v)
+		}
+		if v, ok := u["status"]; ok {
+			fmt.Fprintf(&b, " status=%s", v)
+		}
+		if cs, ok := u["content"].([]any); ok {
+			var parts []string
+			for _, c := range cs {
+				cm := c.(map[string]any)
+				switch cm["type"] {
+				case "diff":
+					parts = append(parts, fmt.Sprintf("diff %s %q→%q", strings.Replace(cm["path"].(string), root, "ROOT", 1), cm["oldText"], cm["newText"]))
+				default:
+					txt := cm["content"].(map[string]any)["text"].(string)
+					if len(txt) > 200 {
+						parts = append(parts, fmt.Sprintf("%d chars ending %q", len([]rune(txt)), string([]rune(txt)[len([]rune(txt))-3:])))
+					} else {
+						parts = append(parts, fmt.Sprintf("%q", txt))
+					}
+				}
+			}
+			fmt.Fprintf(&b, " content=[%s]", strings.Join(parts, " "))
+		}
+		if ls, ok := u["locations"].([]any); ok {
+			var parts []string
+			for _, l := range ls {
+				lm := l.(map[string]any)
+				p := strings.Replace(lm["path"].(string), root, "ROOT", 1)
+				if line, ok := lm["line"]; ok {
+					p += fmt.Sprintf(":%v", line)
+				}
+				parts = append(parts, p)
+			}
+			fmt.Fprintf(&b, " locations=[%s]", strings.Join(parts, " "))
+		}
+		if v, ok := u["rawInput"]; ok {
+			s := fmt.Sprint(v)
+			if len(s) > 70 {
+				s = "…"
+			}
+			fmt.Fprintf(&b, " rawInput=%s", s)
+		}
+		if v, ok := u["rawOutput"]; ok {
+			s := v.(string)
+			switch {
+			case len(s) > 1000:
+				fmt.Fprintf(&b, " rawOutput=%d chars", len(s))
+			case len(s) > 40:
+				b.WriteString(" rawOutput=…")
+			default:
+				fmt.Fprintf(&b, " rawOutput=%q", s)
+			}
+		}
+		lines = append(lines, b.String())
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestRootsDiscovery: roots come from /api/fs/roots, else /api/config +
+// /api/projects (first wins, ~ expanded); a list_projects result teaches
+// new roots; an unknown project reloads the map at most once per 30 s.
+func TestRootsDiscovery(t *testing.T) {
+	home, _ := os.UserHomeDir()
+	t.Run("config then projects", func(t *testing.T) {
+		root := t.TempDir()
+		f := newFake(t)
+		f.operator = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/api/config":
+				json.NewEncoder(w).Encode(map[string]any{"config": map[string]any{"filesystem": map[string]any{
+					"projects": []any{map[string]any{"name": "p", "path": root, "write": true}}}}})
+			case "/api/projects":
+				json.NewEncoder(w).Encode(map[string]any{"projects": []any{
+					map[string]any{"name": "p", "path": "/elsewhere"}, map[string]any{"name": "h", "path": "~/proj-h"}}})
+			default:
+				http.NotFound(w, r)
+			}
+		})
+		f.stream = func(w *sseWriter, c rpcCall) {
+			w.task("t1", "TASK_STATE_SUBMITTED")
+			toolFrame(w, map[string]any{"toolCallId": "a", "name": "read_file", "phase": "started", "args": `{"project": "p", "path": "x.go"}`})
+			toolFrame(w, map[string]any{"toolCallId": "b", "name": "read_file", "phase": "started", "args": `{"project": "h", "path": "y.go"}`})
+			w.status("t1", "TASK_STATE_COMPLETED", nil)
+		}
+		got := locationsOf(t, f, "/nowhere")
+		want := []string{filepath.Join(root, "x.go"), filepath.Join(home, "proj-h", "y.go")}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("locations %v, want %v", got, want)
+		}
+	})
+	t.Run("learned from list_projects", func(t *testing.T) {
+		learned := t.TempDir()
+		f := newFake(t)
+		f.stream = func(w *sseWriter, c rpcCall) {
+			w.task("t1", "TASK_STATE_SUBMITTED")
+			toolFrame(w, map[string]any{"toolCallId": "a", "name": "list_projects", "phase": "completed", "result": "- q [rw] " + learned + "\n"})
+			toolFrame(w, map[string]any{"toolCallId": "b", "name": "read_file", "phase": "started", "args": `{"project": "q", "path": "z.go"}`})
+			w.status("t1", "TASK_STATE_COMPLETED", nil)
+		}
+		if got := locationsOf(t, f, "/nowhere"); fmt.Sprint(got) != fmt.Sprint([]string{filepath.Join(learned, "z.go")}) {
+			t.Errorf("locations %v", got)
+		}
+	})
+	t.Run("reload once per unknown name", func(t *testing.T) {
+		root := t.TempDir()
+		f := newFake(t)
+		var calls atomic.Int32
+		f.operator = rootsAPI(root, &calls)
+		f.stream = func(w *sseWriter, c rpcCall) {
+			w.task("t1", "TASK_STATE_SUBMITTED")
+			for i, p := range []string{"zzz", "zzz", "p", "zzz"} {
+				toolFrame(w, map[string]any{"toolCallId": fmt.Sprint(i), "name": "read_file", "phase": "started",
+					"args": fmt.Sprintf(`{"project": %q, "path": "f.go"}`, p)})
+			}
+			w.status("t1", "TASK_STATE_COMPLETED", nil)
+		}
+		if got := locationsOf(t, f, root); fmt.Sprint(got) != fmt.Sprint([]string{filepath.Join(root, "f.go")}) {
+			t.Errorf("locations %v", got)
+		}
+		if n := calls.Load(); n != 2 {
+			t.Errorf("want the first load and one reload, got %d calls to /api/fs/roots", n)
+		}
+	})
+}
+
+// locationsOf runs one prompt and returns every location path emitted.
+func locationsOf(t *testing.T, f *fakeAgent, cwd string) []string {
+	t.Helper()
+	s := startShim(t, f.url, nil, nil)
+	s.init(t)
+	id := s.newSession(t, cwd)
+	if got := stopReason(t, s.prompt(t, id, "go")); got != "end_turn" {
+		t.Fatalf("stop %q", got)
+	}
+	var out []string
+	for _, u := range toolUpdates(t, s.Updates(id)) {
+		ls, _ := u["locations"].([]any)
+		for _, l := range ls {
+			out = append(out, l.(map[string]any)["path"].(string))
+		}
+	}
+	return out
+}
+
+// TestPreamble: the first prompt of a minted session whose cwd lies in a
+// known root carries the editor-context preamble; later prompts, a cwd
+// outside every root and --no-preamble do not.
+func TestPreamble(t *testing.T) {
+	root := t.TempDir()
+	tests := []struct {
+		name       string
+		cwd        string
+		noPreamble bool
+		want       []string
+	}{
+		{"inside a root", filepath.Join(root, "sub"), false, []string{
+			"[Context: the user is talking to you from Zed opened on your project `p` (" + root + "). Paths you read or search there are shown to them in the editor.]\n\nfirst",
+			"second"}},
+		{"outside every root", t.TempDir(), false, []string{"first", "second"}},
+		{"disabled", root, true, []string{"first", "second"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(t)
+			var calls atomic.Int32
+			f.operator = rootsAPI(root, &calls)
+			f.stream = func(w *sseWriter, c rpcCall) {
+				w.task("t1", "TASK_STATE_SUBMITTED")
+				w.status("t1", "TASK_STATE_COMPLETED", nil)
+			}
+			s := startShim(t, f.url, func(o *Options, _ *a2a.Config) { o.NoPreamble = tt.noPreamble }, nil)
+			s.init(t)
+			id := s.newSession(t, tt.cwd)
+			s.prompt(t, id, "first")
+			s.prompt(t, id, "second")
+			var got []string
+			for _, c := range f.callsOf("SendStreamingMessage") {
+				got = append(got, c.text())
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("sent %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRealServerTools: tool-call-v1 from the a2a-go v2 server becomes
+// cards with kinds, titles and absolute locations.
+func TestRealServerTools(t *testing.T) {
+	root := t.TempDir()
+	url := startAgent(t, agent.Options{Name: "Go Agent"})
+	s := startShim(t, url, func(o *Options, _ *a2a.Config) {
+		o.RootOverrides = []roots.Root{{Name: "demo", Path: root}}
+	}, nil)
+	s.init(t)
+	id := s.newSession(t, root)
+	if got := stopReason(t, s.prompt(t, id, "use the tool")); got != "end_turn" {
+		t.Fatalf("stop %q", got)
+	}
+	got := describeTools(toolUpdates(t, s.Updates(id)), root)
+	want := strings.Join([]string{
+		`tool_call c1 title="read_file" kind=read status=in_progress`,
+		`tool_call_update c1 title="Read README.md (lines 1–20)" kind=read locations=[ROOT/README.md:1] rawInput=map[limit:20 offset:1 path:README.md]`,
+		`tool_call_update c1 status=completed content=["# Demo\nA demo project."] rawOutput="# Demo\nA demo project."`,
+	}, "\n")
+	if got != want {
+		t.Errorf("tool updates:\n%s\n--- want\n%s", got, want)
+	}
+}
