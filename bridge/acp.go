@@ -255,8 +255,15 @@ type permissionOption struct {
 
 type permissionRequest struct {
 	SessionID string             `json:"sessionId"`
-	ToolCall  toolCallUpdate     `json:"toolCall"`
+	ToolCall  permissionToolCall `json:"toolCall"`
 	Options   []permissionOption `json:"options"`
+}
+
+// permissionToolCall is the ToolCallUpdate a permission request names.
+type permissionToolCall struct {
+	ToolCallID string `json:"toolCallId"`
+	Title      string `json:"title,omitempty"`
+	RawInput   any    `json:"rawInput,omitempty"`
 }
 
 type permissionResponse struct {

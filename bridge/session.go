@@ -60,6 +60,9 @@ type session struct {
 	// bypass is "Allow for this session": later messages carry
 	// bypass_permissions.
 	bypass bool
+	// toldNoSkip is set once the person was told the server does not let
+	// approvals be skipped.
+	toldNoSkip bool
 	// costUSD is the session's running total, for usage_update.
 	costUSD float64
 }

@@ -12,8 +12,9 @@ import (
 // toolCards follows the tool calls of one turn and keeps the editor's
 // cards in step: one tool_call when a call first appears, then updates.
 type toolCards struct {
-	t    *turn
-	open map[string]*toolCard
+	t     *turn
+	open  map[string]*toolCard
+	order []string // ids in the order they opened
 }
 
 type toolCard struct {
@@ -62,6 +63,7 @@ func (c *toolCards) handle(tc a2a.ToolCall) {
 func (c *toolCards) start(tc a2a.ToolCall) *toolCard {
 	card := &toolCard{name: tc.Name, parent: tc.ParentID, args: toolview.ParseArgs(tc.Args)}
 	c.open[tc.ID] = card
+	c.order = append(c.order, tc.ID)
 	c.t.emit(toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: tc.ID, Title: c.title(card),
 		Kind: toolview.Kind(card.name), Status: "in_progress",
 		Locations: c.locations(card), RawInput: rawInput(card.args)})

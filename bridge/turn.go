@@ -52,6 +52,7 @@ type turn struct {
 	gotMessage   bool
 	authRequired bool
 	reattaching  bool
+	allowSession bool
 	usage        *a2a.Usage
 	ctxInfo      *a2a.ContextInfo
 	tools        *toolCards
@@ -65,10 +66,12 @@ const (
 	ownerNone                // nobody: output is dropped
 )
 
-// outcome is how a turn ended.
+// outcome is how a stream of the turn ended: a stop reason, an error, or
+// a message that resumes the task (an answered approval) in the same turn.
 type outcome struct {
-	stop string
-	err  *jsonrpc2.Error
+	stop   string
+	err    *jsonrpc2.Error
+	resume *a2a.OutMessage
 }
 
 func (s *Server) prompt(req *jsonrpc2.Request) {
@@ -340,15 +343,30 @@ const (
 	consumedError                        // an error frame after the task was known
 )
 
-// drive runs the turn and returns how it ended.
+// drive runs the turn and returns how it ended. An answered approval
+// resumes the task with a new stream, in the same turn.
 func (t *turn) drive() outcome {
-	stream, err := t.client.Stream(t.ctx, t.msg)
-	if err != nil {
-		if t.isCancelled() {
-			return outcome{stop: stopCancelled}
+	msg := t.msg
+	for {
+		stream, err := t.client.Stream(t.ctx, msg)
+		if err != nil {
+			if t.isCancelled() {
+				return outcome{stop: stopCancelled}
+			}
+			return outcome{err: t.srv.callError(err, t.task())}
 		}
-		return outcome{err: t.srv.callError(err, "")}
+		out := t.follow(stream)
+		if out.resume == nil {
+			return out
+		}
+		msg = *out.resume
+		t.reattaching, t.authRequired = false, false
 	}
+}
+
+// follow reads a stream to the outcome, reattaching when it drops and
+// reading the task back when it cannot.
+func (t *turn) follow(stream *a2a.Stream) outcome {
 	for attempt := 0; ; attempt++ {
 		out, why, cause := t.consume(stream)
 		stream.Close()
@@ -376,6 +394,7 @@ func (t *turn) drive() outcome {
 			break
 		}
 		t.srv.log.Info("the stream ended before the turn did; reattaching", "task", taskID, "cause", errString(cause))
+		var err error
 		stream, err = t.client.Resubscribe(t.ctx, taskID)
 		if err != nil {
 			t.srv.log.Info("reattach refused; reading the task back", "task", taskID, "err", err)
@@ -522,67 +541,6 @@ func (t *turn) failed(detail string) outcome {
 	t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(line)})
 	t.anyText = true
 	return outcome{err: rpcError(codeInternal, t.agent+": "+f, map[string]any{"state": "failed", "taskId": t.task(), "detail": detail})}
-}
-
-// park handles input-required: the question is shown and the turn ends;
-// the next prompt answers it.
-func (t *turn) park(m *a2a.Message) outcome {
-	q := m.Text()
-	var form []a2a.FormField
-	if h := m.Hitl(); h != nil {
-		switch {
-		case h.Question != "":
-			q = h.Question
-		case h.Title != "":
-			q = h.Title
-			if h.Kind == "approval" && h.Detail != "" {
-				q += "\n\n" + h.Detail
-			}
-		}
-		form = h.Fields
-		if h.Description != "" {
-			q += "\n\n" + h.Description
-		}
-	}
-	if strings.TrimSpace(q) == "" {
-		q = "The agent is waiting for your answer."
-	}
-	var b strings.Builder
-	if t.anyText {
-		b.WriteString("\n\n")
-	}
-	b.WriteString("**Input needed:** " + q)
-	for _, f := range form {
-		b.WriteString("\n- " + formLine(f))
-	}
-	t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(b.String())})
-	t.anyText = true
-	t.sess.mu.Lock()
-	t.sess.parkedTask = t.task()
-	t.sess.mu.Unlock()
-	return outcome{stop: stopEndTurn}
-}
-
-func formLine(f a2a.FormField) string {
-	name := f.Title
-	if name == "" {
-		name = f.Name
-	}
-	s := name
-	if f.Required {
-		s += " (required)"
-	}
-	if len(f.Options) > 0 {
-		sep := "one of"
-		if f.Multiple {
-			sep = "any of"
-		}
-		s += ": " + sep + " " + strings.Join(f.Options, ", ")
-	}
-	if f.Description != "" {
-		s += " — " + f.Description
-	}
-	return s
 }
 
 // readBack reads the task after the stream was lost for good.
