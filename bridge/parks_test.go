@@ -184,7 +184,9 @@ func TestApprovalFailsClosed(t *testing.T) {
 		{"dismissed", func() (any, *acptest.RPCError) {
 			return map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}, nil
 		}},
-		{"client error", func() (any, *acptest.RPCError) { return nil, &acptest.RPCError{Code: -32603, Message: "dialog crashed"} }},
+		{"client error", func() (any, *acptest.RPCError) {
+			return nil, &acptest.RPCError{Code: -32603, Message: "dialog crashed"}
+		}},
 		{"unknown option", func() (any, *acptest.RPCError) { return selected("approve_forever") }},
 		{"garbage result", func() (any, *acptest.RPCError) { return "yes", nil }},
 	}
