@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,6 +41,34 @@ type testShim struct {
 	stdin io.WriteCloser
 	done  chan struct{}
 	logs  *strings.Builder
+	srv   chan *Server
+	delay *atomic.Int64
+}
+
+// server returns the in-process server.
+func (s *testShim) server() *Server {
+	srv := <-s.srv
+	s.srv <- srv
+	return srv
+}
+
+// slow makes the editor read each chunk of shim's output d late.
+func (s *testShim) slow(d time.Duration) { s.delay.Store(int64(d)) }
+
+// slowReader delays every read by a settable duration.
+type slowReader struct {
+	r     io.Reader
+	delay *atomic.Int64
+}
+
+func (r slowReader) Read(p []byte) (int, error) {
+	if d := r.delay.Load(); d > 0 {
+		time.Sleep(time.Duration(d))
+		if len(p) > 512 {
+			p = p[:512]
+		}
+	}
+	return r.r.Read(p)
 }
 
 // testLogger collects log lines in memory.
@@ -71,13 +100,13 @@ func startShim(t *testing.T, url string, mod func(*Options, *a2a.Config), h acpt
 	if opts.Connect == nil && url != "" {
 		opts.Connect = func() (*a2a.Client, error) { return a2a.New(cfg) }
 	}
-	s := &testShim{stdin: inW, done: make(chan struct{}), logs: buf}
+	s := &testShim{stdin: inW, done: make(chan struct{}), logs: buf, srv: make(chan *Server, 1), delay: &atomic.Int64{}}
 	go func() {
 		defer close(s.done)
-		_ = Serve(context.Background(), inR, outW, opts)
+		_ = serve(context.Background(), inR, outW, opts, func(srv *Server) { s.srv <- srv })
 		outW.Close()
 	}()
-	s.Client = acptest.NewClient(t, outR, inW, h)
+	s.Client = acptest.NewClient(t, slowReader{r: outR, delay: s.delay}, inW, h)
 	t.Cleanup(func() {
 		inW.Close()
 		select {

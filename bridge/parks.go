@@ -8,6 +8,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/bridge/toolview"
+	"github.com/shimdev/shim/steer"
 )
 
 // Parks: a task in input-required waits for the person at the editor.
@@ -164,7 +165,7 @@ func (t *turn) askPermission(cardID, title string, rawIn any, offerSession bool)
 	req := permissionRequest{SessionID: t.sess.id,
 		ToolCall: permissionToolCall{ToolCallID: cardID, Title: title, RawInput: rawIn}, Options: opts}
 	conn := t.srv.conn.Load()
-	if conn == nil || !t.ownedByPrompt() {
+	if conn == nil || !t.waitForPrompt() {
 		return optDeny
 	}
 	var resp permissionResponse
@@ -186,11 +187,11 @@ func (t *turn) askPermission(cardID, title string, rawIn any, offerSession bool)
 	return optDeny
 }
 
-// ownedByPrompt reports whether a prompt still waits for this turn.
-func (t *turn) ownedByPrompt() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.owner == ownerPrompt && !t.cancelled
+// waitForPrompt waits, when the turn is detached, for a prompt to adopt
+// it (an approval that parks inside the grace window is asked of the
+// adopting prompt); false when nobody will.
+func (t *turn) waitForPrompt() bool {
+	return t.win.Wait(t.ctx.Done()) == steer.Attached && !t.isCancelled()
 }
 
 // tellNoSkipOnce tells the person, once per session, that the server asks

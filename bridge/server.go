@@ -80,6 +80,11 @@ type Server struct {
 // Serve serves ACP on in and out until in ends, then cancels the running
 // turns (CancelTask on their tasks) and returns.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
+	return serve(ctx, in, out, opts, nil)
+}
+
+// serve is Serve with a hook that sees the server before it starts (tests).
+func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, started func(*Server)) error {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
@@ -97,6 +102,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
+	if started != nil {
+		started(s)
+	}
 	stream := newStdioStream(in, out, nil, s.log)
 	conn := jsonrpc2.NewConn(ctx, stream, s,
 		jsonrpc2.SetLogger(log.New(slogWriter{s.log}, "", 0)))

@@ -66,3 +66,14 @@ type session struct {
 	// costUSD is the session's running total, for usage_update.
 	costUSD float64
 }
+
+// bypassMeta is the metadata of a fresh message: bypass_permissions after
+// "Allow for this session", else none.
+func (s *session) bypassMeta() map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.bypass {
+		return nil
+	}
+	return map[string]any{"bypass_permissions": true}
+}

@@ -14,13 +14,15 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/steer"
 	"github.com/shimdev/shim/threads"
 )
 
 // A turn is one exchange with the remote agent: it sends one message and
 // maps the events of the answer (and of any reattach) onto session
-// updates. A turn can outlive its prompt: who receives its output is an
-// explicit owner that a cancel changes.
+// updates. A turn can outlive its prompt: Send Now detaches it from the
+// cancelled prompt and hands it to the next one. Who receives its output
+// at each moment (a prompt, the buffer, nobody) is its steer.Window.
 type turn struct {
 	srv    *Server
 	sess   *session
@@ -37,11 +39,16 @@ type turn struct {
 	// prompt is the request that receives the turn's answer; nil once it
 	// was answered (by the turn, or "cancelled" by a cancel).
 	prompt *jsonrpc2.Request
-	// owner says where updates go.
-	owner owner
+	// win says where updates go.
+	win *steer.Window
 	// taskID is the A2A task, once the server named it.
-	taskID    string
+	taskID string
+	// cancelled is set once the turn was given up (its task cancelled).
 	cancelled bool
+	// steers are the steers folded into this turn, in order.
+	steers []*pendingSteer
+	// final is the outcome once the turn ended.
+	final *outcome
 
 	// Only the turn's own goroutine touches the fields below.
 	texts        map[string]*shownText
@@ -57,14 +64,6 @@ type turn struct {
 	ctxInfo      *a2a.ContextInfo
 	tools        *toolCards
 }
-
-// owner is who receives a turn's output.
-type owner uint8
-
-const (
-	ownerPrompt owner = iota // the prompt waiting for the answer
-	ownerNone                // nobody: output is dropped
-)
 
 // outcome is how a stream of the turn ended: a stop reason, an error, or
 // a message that resumes the task (an answered approval) in the same turn.
@@ -98,6 +97,13 @@ func (s *Server) prompt(req *jsonrpc2.Request) {
 	msg := a2a.OutMessage{ContextID: sess.id, Parts: parts}
 
 	sess.mu.Lock()
+	prev := sess.current
+	sess.mu.Unlock()
+	if s.trySteer(req, sess, prev, parts) {
+		return
+	}
+
+	sess.mu.Lock()
 	first := !sess.prompted
 	sess.prompted = true
 	if sess.parkedTask != "" {
@@ -118,6 +124,7 @@ func (s *Server) prompt(req *jsonrpc2.Request) {
 	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg, prompt: req,
 		prev: sess.current, done: make(chan struct{}), texts: map[string]*shownText{}, shownIDs: map[string]bool{}, statusText: newShownText()}
 	t.tools = newToolCards(t)
+	t.win = steer.NewWindow(s.opts.SteerGrace, steerBufferMax, t.orphan)
 	t.ctx, t.cancel = context.WithCancel(s.ctx)
 	sess.current = t
 	sess.mu.Unlock()
@@ -192,11 +199,11 @@ func (t *turn) run(title string) {
 	t.finish(out)
 }
 
-// emit sends an update to the turn's owner.
+// emit sends an update to whoever owns the turn's output now.
 func (t *turn) emit(update any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.owner == ownerPrompt {
+	if t.win.Route(bufferItem(update)) {
 		t.srv.notify(t.sess.id, update)
 	}
 }
@@ -228,15 +235,21 @@ func (t *turn) usageUpdate() {
 	t.emit(u)
 }
 
-// finish answers the prompt, unless a cancel already did.
+// finish answers the prompt, unless a cancel already did; the outcome is
+// kept for a prompt that adopts the turn as it ends.
 func (t *turn) finish(out outcome) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	req := t.prompt
-	t.prompt = nil
-	if req == nil {
-		return
+	t.win.End()
+	t.final = &out
+	if req := t.prompt; req != nil {
+		t.prompt = nil
+		t.answer(req, out)
 	}
+}
+
+// answer replies to a prompt with the turn's outcome; t.mu is held.
+func (t *turn) answer(req *jsonrpc2.Request, out outcome) {
 	if out.err != nil {
 		t.srv.reply(req, nil, out.err)
 		return
@@ -249,19 +262,44 @@ func (t *turn) finish(out outcome) {
 	t.srv.reply(req, res, nil)
 }
 
-// cancelByUser answers the prompt "cancelled" at once, stops the output
-// and cancels the remote task.
+// cancelByUser handles session/cancel: the prompt answers "cancelled" at
+// once; the turn detaches into its grace window (a prompt arriving within
+// it steers the turn), or, with no grace, is given up at once.
 func (t *turn) cancelByUser() {
+	select {
+	case <-t.done:
+		return
+	default:
+	}
 	t.mu.Lock()
 	req := t.prompt
 	t.prompt = nil
-	t.owner = ownerNone
-	t.cancelled = true
-	taskID := t.taskID
 	if req != nil {
 		t.srv.reply(req, promptResult{StopReason: stopCancelled}, nil)
 	}
+	state := t.win.Detach()
 	t.mu.Unlock()
+	if state == steer.Orphaned {
+		t.orphan()
+	}
+}
+
+// orphan gives the turn up: its output is dropped, its task cancelled.
+func (t *turn) orphan() {
+	t.win.Orphan()
+	t.mu.Lock()
+	already := t.cancelled
+	t.cancelled = true
+	taskID := t.taskID
+	t.mu.Unlock()
+	if already {
+		return
+	}
+	select {
+	case <-t.done:
+		return
+	default:
+	}
 	if taskID != "" {
 		go t.cancelTask(taskID, 5*time.Second)
 	}
@@ -270,10 +308,10 @@ func (t *turn) cancelByUser() {
 
 // abandon is the shutdown path: cancel the task, wait at most d.
 func (t *turn) abandon(d time.Duration) {
+	t.win.Orphan()
 	t.mu.Lock()
 	taskID := t.taskID
-	running := t.prompt != nil || !t.cancelled
-	t.owner = ownerNone
+	already := t.cancelled
 	t.cancelled = true
 	t.mu.Unlock()
 	select {
@@ -282,7 +320,7 @@ func (t *turn) abandon(d time.Duration) {
 	default:
 	}
 	t.cancel()
-	if taskID != "" && running {
+	if taskID != "" && !already {
 		t.cancelTask(taskID, d)
 	}
 }
@@ -356,11 +394,22 @@ func (t *turn) drive() outcome {
 			return outcome{err: t.srv.callError(err, t.task())}
 		}
 		out := t.follow(stream)
+		if out.resume == nil && out.err == nil && out.stop == stopEndTurn {
+			out.resume = t.settleSteers()
+		} else if out.resume == nil {
+			t.dropSteers()
+		}
 		if out.resume == nil {
 			return out
 		}
 		msg = *out.resume
 		t.reattaching, t.authRequired = false, false
+		if msg.TaskID == "" {
+			// A steer run as the next turn starts a task of its own.
+			t.mu.Lock()
+			t.taskID = ""
+			t.mu.Unlock()
+		}
 	}
 }
 
@@ -496,6 +545,7 @@ func (t *turn) status(st a2a.Status) (outcome, bool) {
 		for _, tc := range m.ToolCalls() {
 			t.tools.handle(tc)
 		}
+		t.steersConsumed(m.SteersConsumed())
 	}
 	text := m.Text()
 	switch st.State {

@@ -1,0 +1,194 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/steer"
+	"github.com/shimdev/shim/threads"
+)
+
+// Send Now: Zed sends session/cancel then session/prompt. The cancelled
+// turn detaches into its grace window; a prompt arriving within it is
+// posted to the server's steering queue and adopts the running turn.
+
+// steerBufferMax bounds a detached turn's buffered output.
+const steerBufferMax = 1 << 20
+
+// pendingSteer is a steer folded into a running turn.
+type pendingSteer struct {
+	id   string
+	text string
+	// shown is set once its marker was placed.
+	shown bool
+}
+
+// bufferItem sizes an update for the detached buffer.
+func bufferItem(update any) steer.Item {
+	if c, ok := update.(chunkUpdate); ok {
+		if tc, ok := c.Content.(textContent); ok {
+			kind := steer.Text
+			if c.SessionUpdate == uAgentThought {
+				kind = steer.Thought
+			}
+			return steer.Item{Update: update, Kind: kind, Size: len(tc.Text)}
+		}
+	}
+	return steer.Item{Update: update, Kind: steer.Other, Size: 256}
+}
+
+// trySteer folds a prompt into the session's detached turn. It reports
+// false when the prompt must run as a turn of its own: no detached turn,
+// the window closed, the prompt is not plain text, or the server did not
+// take the steer (then the detached turn is given up).
+func (s *Server) trySteer(req *jsonrpc2.Request, sess *session, prev *turn, parts []a2a.Part) bool {
+	if prev == nil || s.opts.SteerGrace <= 0 {
+		return false
+	}
+	text, ok := plainText(parts)
+	if !ok || !prev.win.Reserve() {
+		return false
+	}
+	id := steer.NewID(clientSlug(s.clientNameOf()))
+	ps := &pendingSteer{id: id, text: text}
+	prev.mu.Lock()
+	prev.steers = append(prev.steers, ps)
+	prev.mu.Unlock()
+	ctx, cancel := context.WithTimeout(s.ctx, 20*time.Second)
+	defer cancel()
+	queued, err := prev.client.Operator().Steer(ctx, sess.id, id, text)
+	if err != nil || !queued {
+		if err != nil && !errors.Is(err, a2a.ErrAbsent) {
+			s.log.Info("the server did not take the steer; cancelling the turn", "err", err)
+		}
+		prev.mu.Lock()
+		prev.steers = prev.steers[:len(prev.steers)-1]
+		prev.mu.Unlock()
+		prev.win.Release()
+		prev.orphan()
+		return false
+	}
+	prev.adopt(req)
+	s.index(sess.id, func(e *threads.Entry) { e.UpdatedAt = time.Now() })
+	return true
+}
+
+// plainText joins the text parts; false when the prompt has other parts.
+func plainText(parts []a2a.Part) (string, bool) {
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Kind != a2a.PartText {
+			return "", false
+		}
+		b.WriteString(p.Text)
+	}
+	return b.String(), strings.TrimSpace(b.String()) != ""
+}
+
+// adopt hands the turn to a new prompt and flushes the buffered output to
+// it, in order.
+func (t *turn) adopt(req *jsonrpc2.Request) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, it := range t.win.Adopt() {
+		u := it.Update
+		if note, ok := u.(string); ok {
+			u = chunkUpdate{SessionUpdate: uAgentMessage, Content: text(note)}
+		}
+		t.srv.notify(t.sess.id, u)
+	}
+	if t.final != nil {
+		// The turn ended while the steer was being posted.
+		t.answer(req, *t.final)
+		return
+	}
+	t.prompt = req
+}
+
+// steersConsumed places the marker of each of this turn's steers the agent
+// reports having read.
+func (t *turn) steersConsumed(items []a2a.SteerItem) {
+	for _, it := range items {
+		t.mu.Lock()
+		var ps *pendingSteer
+		for _, p := range t.steers {
+			if p.id == it.ID && !p.shown {
+				ps = p
+				p.shown = true
+			}
+		}
+		t.mu.Unlock()
+		if ps != nil {
+			t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(steer.Marker(ps.text))})
+			t.anyText = true
+		}
+	}
+}
+
+// settleSteers runs at the end of a turn that completed: a steer the
+// agent never read is taken back from the queue and run as the next turn;
+// one folded in without a boundary frame gets its marker at the end.
+func (t *turn) settleSteers() *a2a.OutMessage {
+	t.mu.Lock()
+	var open []*pendingSteer
+	for _, p := range t.steers {
+		if !p.shown {
+			p.shown = true
+			open = append(open, p)
+		}
+	}
+	t.mu.Unlock()
+	var rerun []string
+	for _, p := range open {
+		ctx, cancel := context.WithTimeout(t.ctx, 20*time.Second)
+		removed, err := t.client.Operator().Unsteer(ctx, t.sess.id, p.id)
+		cancel()
+		if err == nil && removed {
+			rerun = append(rerun, p.text)
+			continue
+		}
+		t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(steer.Marker(p.text))})
+		t.anyText = true
+	}
+	if len(rerun) == 0 {
+		return nil
+	}
+	return &a2a.OutMessage{ContextID: t.sess.id, Parts: []a2a.Part{{Kind: a2a.PartText, Text: strings.Join(rerun, "\n\n")}},
+		Metadata: t.sess.bypassMeta()}
+}
+
+// clientNameOf is clientInfo.name from initialize.
+func (s *Server) clientNameOf() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clientName
+}
+
+// dropSteers takes back the steers of a turn that did not complete, so
+// that the server does not fold them into a later turn.
+func (t *turn) dropSteers() {
+	t.mu.Lock()
+	var open []*pendingSteer
+	for _, p := range t.steers {
+		if !p.shown {
+			p.shown = true
+			open = append(open, p)
+		}
+	}
+	t.mu.Unlock()
+	for _, p := range open {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if _, err := t.client.Operator().Unsteer(ctx, t.sess.id, p.id); err != nil {
+			t.srv.log.Debug("steer not taken back", "id", p.id, "err", err)
+		}
+		cancel()
+	}
+}
+
+// winBuffered is the detached output buffered and dropped (for tests).
+func (t *turn) winBuffered() (kept, dropped int) { return t.win.Buffered() }

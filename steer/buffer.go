@@ -1,0 +1,133 @@
+package steer
+
+import "strconv"
+
+// Kind tells how a buffered update may be dropped when the buffer is full.
+type Kind uint8
+
+// The kinds of buffered updates.
+const (
+	// Text is answer text.
+	Text Kind = iota
+	// Thought is reasoning.
+	Thought
+	// Other updates (tool cards, usage) are small and never dropped for
+	// room, only past a count.
+	Other
+)
+
+// Item is one buffered update.
+type Item struct {
+	Update any
+	Kind   Kind
+	Size   int
+}
+
+// Buffer is the bounded output of a detached turn. It keeps what the
+// adopting prompt needs: the start of what the person has not seen (it
+// continues what they saw) and the latest output (where the agent is
+// now). When the two do not fit, the middle is dropped and Take puts a
+// note saying how much where it was.
+type Buffer struct {
+	// Max bounds the bytes kept (0: 1 MiB); half for each end.
+	Max int
+
+	head     []Item
+	headSize int
+	tail     []Item // a window of the latest items once the head is full
+	tailSize int
+	tailMode bool
+	others   int
+
+	// DroppedBytes and DroppedThoughts count what was dropped.
+	DroppedBytes    int
+	DroppedThoughts int
+}
+
+const maxOther = 10000
+
+func (b *Buffer) half() int {
+	if b.Max <= 0 {
+		return 1 << 19
+	}
+	return b.Max / 2
+}
+
+// Add buffers an update, dropping the oldest text of the tail when full.
+func (b *Buffer) Add(it Item) {
+	if it.Kind == Other {
+		if b.others >= maxOther {
+			b.drop(it)
+			return
+		}
+		b.others++
+	}
+	if !b.tailMode {
+		if b.headSize+it.Size <= b.half() || it.Kind == Other {
+			b.head = append(b.head, it)
+			b.headSize += it.Size
+			return
+		}
+		b.tailMode = true
+	}
+	b.tail = append(b.tail, it)
+	b.tailSize += it.Size
+	for i := 0; b.tailSize > b.half() && i < len(b.tail); {
+		if b.tail[i].Kind == Other {
+			i++
+			continue
+		}
+		b.drop(b.tail[i])
+		b.tailSize -= b.tail[i].Size
+		b.tail = append(b.tail[:i], b.tail[i+1:]...)
+	}
+}
+
+func (b *Buffer) drop(it Item) {
+	if it.Kind == Thought {
+		b.DroppedThoughts++
+		return
+	}
+	b.DroppedBytes += it.Size
+}
+
+// Dropped reports whether anything was dropped.
+func (b *Buffer) Dropped() bool { return b.DroppedBytes > 0 || b.DroppedThoughts > 0 }
+
+// Take returns the buffered items in order and empties the buffer. Where
+// something was dropped there is a Text item whose Update is a string
+// saying what.
+func (b *Buffer) Take() []Item {
+	items := append([]Item(nil), b.head...)
+	if b.Dropped() {
+		items = append(items, Item{Kind: Text, Update: DroppedNote(b.DroppedBytes, b.DroppedThoughts)})
+	}
+	items = append(items, b.tail...)
+	b.Reset()
+	return items
+}
+
+// Reset empties the buffer.
+func (b *Buffer) Reset() {
+	*b = Buffer{Max: b.Max}
+}
+
+// Len returns the number of buffered items.
+func (b *Buffer) Len() int { return len(b.head) + len(b.tail) }
+
+// Size returns the buffered bytes.
+func (b *Buffer) Size() int { return b.headSize + b.tailSize }
+
+// DroppedNote says what a full buffer dropped.
+func DroppedNote(bytes, thoughts int) string {
+	s := "\n\n[shim: while the turn was detached, "
+	switch {
+	case bytes > 0 && thoughts > 0:
+		s += strconv.Itoa(bytes) + " bytes of the answer and " + strconv.Itoa(thoughts) + " thought chunks"
+	case bytes > 0:
+		s += strconv.Itoa(bytes) + " bytes of the answer"
+	default:
+		s += strconv.Itoa(thoughts) + " thought chunks"
+	}
+	return s + " did not fit the buffer and were not shown here]\n\n"
+}

@@ -1,0 +1,220 @@
+// Package steer is the grace window of "Send Now": Zed sends session/cancel
+// then session/prompt, and a prompt that arrives within the window after a
+// cancel is folded into the running turn instead of killing it.
+//
+// A Window tracks who owns a turn's output:
+//
+//	Attached   a prompt waits for the turn: output goes to the editor
+//	Detached   the prompt was cancelled; output goes to a bounded buffer
+//	           until the window closes or a prompt adopts the turn
+//	Adopting   a prompt is asking the server to take the steer; output
+//	           still goes to the buffer, and the window cannot close
+//	Orphaned   nobody: output is dropped (the task is being cancelled)
+//
+// Attached → Detached on cancel (→ Orphaned at once when the grace is 0);
+// Detached → Adopting when a prompt arrives; Adopting → Attached when the
+// server took the steer (the buffer is handed over in order), or →
+// Orphaned when it did not; Detached → Orphaned when the window closes.
+package steer
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"sync"
+	"time"
+)
+
+// State is who owns a turn's output.
+type State uint8
+
+// The states.
+const (
+	Attached State = iota
+	Detached
+	Adopting
+	Orphaned
+)
+
+func (s State) String() string {
+	return [...]string{"attached", "detached", "adopting", "orphaned"}[s]
+}
+
+// Window is the grace window of one turn. It is safe for concurrent use.
+type Window struct {
+	grace    time.Duration
+	onExpire func()
+
+	mu      sync.Mutex
+	state   State
+	ended   bool
+	timer   *time.Timer
+	buf     Buffer
+	changed chan struct{}
+}
+
+// NewWindow returns an attached window. onExpire runs (in its own
+// goroutine) when the window closes with no prompt: the caller cancels the
+// task then. maxBuffer bounds the buffered output in bytes.
+func NewWindow(grace time.Duration, maxBuffer int, onExpire func()) *Window {
+	return &Window{grace: grace, onExpire: onExpire, buf: Buffer{Max: maxBuffer}, changed: make(chan struct{})}
+}
+
+func (w *Window) set(s State) {
+	w.state = s
+	close(w.changed)
+	w.changed = make(chan struct{})
+}
+
+// State returns the current state.
+func (w *Window) State() State {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.state
+}
+
+// Detach handles a cancel: the window opens for the grace period (or the
+// turn is orphaned at once when the grace is zero or the turn ended).
+// It returns the new state.
+func (w *Window) Detach() State {
+	w.mu.Lock()
+	if w.state != Attached {
+		s := w.state
+		w.mu.Unlock()
+		return s
+	}
+	if w.grace <= 0 || w.ended {
+		w.set(Orphaned)
+		w.mu.Unlock()
+		return Orphaned
+	}
+	w.set(Detached)
+	w.timer = time.AfterFunc(w.grace, w.expire)
+	w.mu.Unlock()
+	return Detached
+}
+
+func (w *Window) expire() {
+	w.mu.Lock()
+	if w.state != Detached {
+		w.mu.Unlock()
+		return
+	}
+	w.set(Orphaned)
+	w.buf.Reset()
+	w.mu.Unlock()
+	if w.onExpire != nil {
+		w.onExpire()
+	}
+}
+
+// Reserve is a prompt arriving: it holds the window open while the steer
+// is posted. It fails when the window is not open (or the turn ended).
+func (w *Window) Reserve() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.state != Detached || w.ended {
+		return false
+	}
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.set(Adopting)
+	return true
+}
+
+// Adopt hands the turn to the reserving prompt and returns the buffered
+// output, in order.
+func (w *Window) Adopt() []Item {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.state != Adopting {
+		return nil
+	}
+	items := w.buf.Take()
+	w.set(Attached)
+	return items
+}
+
+// Release gives up a reservation (the server did not take the steer): the
+// turn is orphaned and the caller cancels the task.
+func (w *Window) Release() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.state == Adopting {
+		w.buf.Reset()
+		w.set(Orphaned)
+	}
+}
+
+// Orphan drops the turn's output for good (shutdown, close).
+func (w *Window) Orphan() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	if w.state != Orphaned {
+		w.buf.Reset()
+		w.set(Orphaned)
+	}
+}
+
+// End records that the turn finished; an open window can no longer be
+// adopted, and its expiry cancels nothing.
+func (w *Window) End() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ended = true
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
+
+// Route decides where one update goes: it reports true when it should be
+// delivered now; otherwise it was buffered or dropped.
+func (w *Window) Route(it Item) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch w.state {
+	case Attached:
+		return true
+	case Detached, Adopting:
+		w.buf.Add(it)
+	}
+	return false
+}
+
+// Wait blocks while the window is open and returns the state it settled
+// in (Attached or Orphaned), or the current state when done is closed.
+func (w *Window) Wait(done <-chan struct{}) State {
+	for {
+		w.mu.Lock()
+		s, ch := w.state, w.changed
+		w.mu.Unlock()
+		if s == Attached || s == Orphaned {
+			return s
+		}
+		select {
+		case <-ch:
+		case <-done:
+			return w.State()
+		}
+	}
+}
+
+// Buffered returns the bytes buffered now and the bytes dropped.
+func (w *Window) Buffered() (kept, dropped int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Size(), w.buf.DroppedBytes
+}
+
+// NewID returns a steer id: "<client>-<12 hex>".
+func NewID(client string) string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return client + "-" + hex.EncodeToString(b)
+}
+
+// Marker is the text placed in the answer where the agent read a steer.
+func Marker(text string) string { return "\n\n↪ steering: " + text + "\n\n" }
