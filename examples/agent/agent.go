@@ -118,7 +118,7 @@ func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 					"kind": "approval", "title": "Approve shell command?", "detail": "npm test\n\nruns via: /bin/sh -c"}))))
 		case strings.Contains(lower, "slow"):
 			s.delay = 100 * time.Millisecond
-			s.answer(strings.Repeat("Still working on it. ", 100))
+			s.answer(strings.Repeat("Still working on it. ", 20))
 		case strings.Contains(lower, "tool"):
 			s.think("Reading the README first.")
 			s.tool("c1", "read_file", "started", "", "")

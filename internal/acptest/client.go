@@ -180,12 +180,13 @@ func (c *Client) WriteLine(b []byte) {
 func (c *Client) Start(method string, params any) (chan Message, string) {
 	c.mu.Lock()
 	c.seq++
-	id := strconv.Itoa(c.seq)
+	seq := c.seq
+	id := strconv.Itoa(seq)
 	c.methods[id] = method
 	ch := make(chan Message, 1)
 	c.waiters[id] = ch
 	c.mu.Unlock()
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.seq, "method": method, "params": params})
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": seq, "method": method, "params": params})
 	c.WriteLine(b)
 	return ch, id
 }
