@@ -6,6 +6,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -77,7 +78,7 @@ func (s *Server) remote() (*a2a.Client, error) {
 		return s.client, nil
 	}
 	if s.opts.Connect == nil {
-		return nil, authRequired("no agent URL is configured: run `shim login` or pass --url")
+		return nil, authRequired("no agent URL is configured: run `shim login --url https://your-agent` in a terminal, or pass --url https://your-agent")
 	}
 	c, err := s.opts.Connect()
 	if err != nil {
@@ -104,6 +105,15 @@ func (s *Server) ensureAuth(ctx context.Context) (*a2a.Client, error) {
 		return c, nil
 	}
 	if err := c.Probe(ctx); err != nil {
+		var h *a2a.HTTPError
+		if errors.As(err, &h) && h.Unauthorized() {
+			where := c.Base()
+			if where == "" {
+				where = h.URL
+			}
+			return nil, authRequired(fmt.Sprintf("the agent at %s refused the request (HTTP %d): the token is missing, wrong or expired. "+
+				"Run `shim login` in a terminal to store a valid token, then sign in again", where, h.StatusCode))
+		}
 		return nil, s.callError(err, "")
 	}
 	s.mu.Lock()

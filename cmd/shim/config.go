@@ -115,9 +115,9 @@ func configDir(c *cli.Context) string {
 	return xdgDir(flagString(c, "config-dir"), "XDG_CONFIG_HOME", ".config")
 }
 
-// newLogger writes to stderr at the level asked, with every occurrence of
-// a secret replaced.
-func newLogger(c *cli.Context) (*slog.Logger, *redactor, error) {
+// newLogger writes to stderr at the level asked, with every known secret
+// replaced.
+func newLogger(c *cli.Context) (*slog.Logger, error) {
 	var level slog.Level
 	switch strings.ToLower(flagString(c, "log-level")) {
 	case "debug":
@@ -129,12 +129,12 @@ func newLogger(c *cli.Context) (*slog.Logger, *redactor, error) {
 	case "error":
 		level = slog.LevelError
 	default:
-		return nil, nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", flagString(c, "log-level"))
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", flagString(c, "log-level"))
 	}
-	r := &redactor{w: c.App.ErrWriter}
-	if r.w == nil {
-		r.w = os.Stderr
+	w := c.App.ErrWriter
+	if w == nil {
+		w = os.Stderr
 	}
-	h := slog.NewTextHandler(r, &slog.HandlerOptions{Level: level})
-	return slog.New(h), r, nil
+	h := slog.NewTextHandler(newRedactor(w), &slog.HandlerOptions{Level: level})
+	return slog.New(h), nil
 }

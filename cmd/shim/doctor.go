@@ -2,76 +2,307 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
 	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/credentials"
 )
+
+// Verdicts of doctor's rows. Only FAIL makes the exit status 1.
+const (
+	vOK     = "ok"
+	vAbsent = "absent"
+	vWarn   = "warn"
+	vSkip   = "skip"
+	vFail   = "FAIL"
+)
+
+type doctorTable struct {
+	w      *tabwriter.Writer
+	failed int
+}
+
+func (t *doctorTable) row(check, verdict, detail string) {
+	if verdict == vFail {
+		t.failed++
+	}
+	fmt.Fprintf(t.w, "%s\t%s\t%s\n", check, verdict, detail)
+}
+
+// optionalAPIs are the operator API routes doctor asks about, each with a
+// GET that changes nothing on the server. postOnly marks routes shim calls
+// with POST: a GET answered 405 there means the route exists.
+var optionalAPIs = []struct {
+	name, path string
+	postOnly   bool
+}{
+	{"sessions", "/api/chat/sessions?limit=1", false},
+	{"turns", "/api/chat/sessions/{probe}/turns?limit=1", false},
+	{"steer", "/api/chat/sessions/{probe}/steer", true},
+	{"fs/roots", "/api/fs/roots", false},
+	{"config", "/api/config", false},
+	{"projects", "/api/projects", false},
+	{"handoff", "/api/editor/handoff/claim", true},
+}
 
 // doctorAction checks what a session needs and prints a table.
 func doctorAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return &exitError{code: 2, msg: fmt.Sprintf("shim doctor takes no arguments (got %q): give the URL with --url", c.Args().First())}
+	}
 	s, err := loadSettings(c)
 	if err != nil {
 		return err
 	}
-	w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-	failed := false
-	row := func(check, verdict, detail string) {
-		if verdict == "FAIL" {
-			failed = true
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\n", check, verdict, detail)
-	}
-	fmt.Fprintln(w, "CHECK\tVERDICT\tDETAIL")
-	if s.url == "" && s.endpoint == "" {
-		row("agent URL", "FAIL", "none: pass --url or run `shim login`")
-	} else {
-		row("agent URL", "ok", s.key)
-		client, err := s.client(c)
-		if err != nil {
-			row("client", "FAIL", err.Error())
-		} else {
-			ctx, cancel := context.WithTimeout(c.Context, 60*time.Second)
-			defer cancel()
-			card, err := client.Discover(ctx)
-			if err != nil {
-				row("agent card", "FAIL", err.Error())
-			} else {
-				name := card.Name
-				if name == "" {
-					name = "(unnamed)"
-				}
-				row("agent card", "ok", name)
-				row("dialect", "ok", "A2A "+card.Dialect.String())
-				row("endpoint", "ok", card.Endpoint)
-				stream := "yes"
-				if !card.Streaming {
-					stream = "no (blocking sends)"
-				}
-				row("streaming", "ok", stream)
-				if err := client.Probe(ctx); err != nil {
-					row("auth probe", "FAIL", err.Error())
-				} else {
-					row("auth probe", "ok", "the server answered the probe")
-				}
-			}
-		}
-	}
-	dir := stateDir(c)
-	if fi, err := os.Stat(dir); err != nil {
-		row("state dir", "ok", dir+" (created on first use)")
-	} else if fi.Mode().Perm()&0o077 != 0 {
-		row("state dir", "warn", fmt.Sprintf("%s is %o; shim sets 0700 on its next write", dir, fi.Mode().Perm()))
-	} else {
-		row("state dir", "ok", fmt.Sprintf("%s (%o)", dir, fi.Mode().Perm()))
-	}
-	if err := w.Flush(); err != nil {
+	t := &doctorTable{w: tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)}
+	fmt.Fprintln(t.w, "CHECK\tVERDICT\tDETAIL")
+	ctx, cancel := context.WithTimeout(c.Context, 2*time.Minute)
+	defer cancel()
+	s.checkServer(ctx, c, t)
+	checkDir(t, "state dir", stateDir(c), "threads.json", "the thread index")
+	checkDir(t, "config dir", configDir(c), credentials.FileName, "the credentials file")
+	if err := t.w.Flush(); err != nil {
 		return err
 	}
-	if failed {
-		return &exitError{code: 1, msg: "doctor found a problem a session would hit (see the FAIL rows)"}
+	if t.failed > 0 {
+		return &exitError{code: 1, msg: fmt.Sprintf("doctor: %d check(s) failed; a session would hit them (see the FAIL rows for what to do)", t.failed)}
 	}
 	return nil
+}
+
+// checkServer fills in the rows about the agent: URL, token, card,
+// dialect, endpoint, the auth probe and the optional operator API.
+func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTable) {
+	u, key := s.current()
+	rest := []string{"agent card", "dialect", "endpoint", "auth probe", "server APIs"}
+	// skipRest marks the rows after the one that failed as skipped.
+	skipRest := func(why string) {
+		for _, r := range rest {
+			t.row(r, vSkip, why)
+		}
+	}
+	if u == "" && s.endpoint == "" {
+		t.row("agent URL", vFail, "none: run `shim login --url https://your-agent`, or pass --url")
+		skipRest("no agent URL")
+		return
+	}
+	if u != "" {
+		t.row("agent URL", vOK, key)
+	} else {
+		t.row("agent URL", vWarn, "none, only --endpoint: no stored token is used and the optional server APIs cannot be found; pass --url too")
+	}
+	tok, src, err := s.resolveToken(c, key)
+	switch {
+	case err != nil:
+		t.row("token", vFail, err.Error())
+		skipRest("the token cannot be read")
+		return
+	case tok == "":
+		t.row("token", vWarn, "none for this URL: if the agent needs one, run `shim login`")
+	default:
+		t.row("token", vOK, "from "+sourceName(src, s.store.Path()))
+	}
+	client, err := a2a.New(a2a.Config{URL: u, Slug: s.slug, Endpoint: s.endpoint, Token: tok, Version: s.a2aVersion,
+		AllowInsecureHTTP: s.allowInsecure, Log: s.log, Timeout: 15 * time.Second, UserAgent: "shim/" + versionOrDev()})
+	if err != nil {
+		t.row("client", vFail, err.Error())
+		skipRest("no client")
+		return
+	}
+	card, err := client.Discover(ctx)
+	rest = rest[1:]
+	switch {
+	case errors.Is(err, a2a.ErrInsecure):
+		t.row("agent card", vFail, insecureAdvice(key))
+		skipRest("plain http refused")
+		return
+	case a2a.IsUnauthorized(err):
+		t.row("agent card", vFail, fmt.Sprintf("the server refused the request (HTTP %d): run `shim login` to store a valid token", statusOf(err)))
+		skipRest("the card could not be read")
+		return
+	case err != nil:
+		t.row("agent card", vFail, fmt.Sprintf("%v: check --url (and --slug), or pass --endpoint to skip the card", err))
+		skipRest("the card could not be read")
+		return
+	}
+	if s.endpoint != "" {
+		t.row("agent card", vSkip, "--endpoint given")
+	} else {
+		name := card.Name
+		if name == "" {
+			name = "(unnamed)"
+		}
+		t.row("agent card", vOK, fmt.Sprintf("%s (%s/.well-known/agent-card.json)", name, client.Base()))
+	}
+	how := "from the card"
+	switch {
+	case s.a2aVersion == "1.0" || s.a2aVersion == "0.3":
+		how = "--a2a-version"
+	case s.endpoint != "":
+		how = "default with --endpoint; --a2a-version changes it"
+	}
+	t.row("dialect", vOK, fmt.Sprintf("A2A %s (%s)", card.Dialect, how))
+	ep := card.Endpoint
+	if !card.Streaming {
+		ep += " (the card says no streaming: blocking sends)"
+	}
+	t.row("endpoint", vOK, ep)
+
+	perr := client.Probe(ctx)
+	switch {
+	case perr == nil:
+		t.row("auth probe", vOK, "the server answered GetTask on a task that cannot exist: the token works")
+	case a2a.IsUnauthorized(perr):
+		what := "the token"
+		if tok == "" {
+			what = "the request (no token was sent)"
+		}
+		t.row("auth probe", vFail, fmt.Sprintf("the server refused %s (HTTP %d): run `shim login` to store a valid one", what, statusOf(perr)))
+	case errors.Is(perr, a2a.ErrInsecure):
+		t.row("auth probe", vFail, insecureAdvice(key))
+	default:
+		t.row("auth probe", vFail, fmt.Sprintf("%v: is the agent running, and is the endpoint right?", perr))
+	}
+	if client.Base() == "" {
+		t.row("server APIs", vSkip, "no --url, only --endpoint")
+		return
+	}
+	s.checkAPIs(ctx, t, client.Base(), tok, card.Dialect)
+}
+
+func insecureAdvice(key string) string {
+	return fmt.Sprintf("refusing to send the token over plain http to %s, which is not this machine: use https, or pass --allow-insecure-http if you trust the network", key)
+}
+
+func sourceName(src, file string) string {
+	switch src {
+	case credentials.SourceKeyring:
+		return "the OS keyring"
+	case credentials.SourceFile:
+		return file
+	}
+	return src
+}
+
+// checkAPIs asks each optional operator API route with a harmless GET.
+// The token goes with it exactly as with A2A calls: only to --url's
+// origin, never over plain http to another machine.
+func (s *settings) checkAPIs(ctx context.Context, t *doctorTable, base, tok string, d a2a.Dialect) {
+	bu, err := url.Parse(base)
+	if err != nil {
+		return
+	}
+	if tok != "" && bu.Scheme == "http" && !a2a.IsLoopback(bu.Hostname()) && !s.allowInsecure {
+		t.row("server APIs", vSkip, "plain http with a token refused")
+		return
+	}
+	hc := &http.Client{
+		Timeout:       10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	probeID := "shim-doctor-" + randomHex(6)
+	for _, api := range optionalAPIs {
+		target := base + strings.ReplaceAll(api.path, "{probe}", probeID)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+		if err != nil {
+			t.row("api "+api.name, vWarn, err.Error())
+			continue
+		}
+		req.Header.Set("Accept", "application/json")
+		req.Header.Set("User-Agent", "shim/"+versionOrDev())
+		if d == a2a.V10 {
+			req.Header.Set("A2A-Version", "1.0")
+		}
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err
+			}
+			t.row("api "+api.name, vWarn, fmt.Sprintf("GET %s: %v", strings.TrimPrefix(target, base), err))
+			continue
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		path := strings.SplitN(api.path, "?", 2)[0]
+		switch code := resp.StatusCode; {
+		case code/100 == 2:
+			t.row("api "+api.name, vOK, fmt.Sprintf("%s answers", path))
+		case code == http.StatusMethodNotAllowed && api.postOnly:
+			t.row("api "+api.name, vOK, fmt.Sprintf("%s is there (POST only; doctor does not post)", path))
+		case code == http.StatusNotFound || code == http.StatusMethodNotAllowed:
+			t.row("api "+api.name, vAbsent, fmt.Sprintf("%s: HTTP %d, this server does not offer it (optional)", path, code))
+		case code == http.StatusUnauthorized || code == http.StatusForbidden:
+			t.row("api "+api.name, vWarn, fmt.Sprintf("%s: HTTP %d, the token is not accepted here", path, code))
+		default:
+			t.row("api "+api.name, vWarn, fmt.Sprintf("%s: HTTP %d", path, code))
+		}
+	}
+}
+
+// checkDir reports a directory shim writes to and the file in it that
+// must stay private. Neither is needed for a session (shim creates them,
+// and a thread index that cannot be written is only logged), so problems
+// are warnings.
+func checkDir(t *doctorTable, check, dir, file, what string) {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		t.row(check, vOK, dir+" (created with mode 0700 on first use)")
+		return
+	case err != nil:
+		t.row(check, vWarn, fmt.Sprintf("%v: %s cannot be kept", err, what))
+		return
+	case !fi.IsDir():
+		t.row(check, vWarn, fmt.Sprintf("%s is not a directory: %s cannot be kept; remove it or pass another directory", dir, what))
+		return
+	}
+	if f, err := os.CreateTemp(dir, ".shim-doctor-*"); err != nil {
+		t.row(check, vWarn, fmt.Sprintf("%s is not writable (%v): %s cannot be kept", dir, err, what))
+		return
+	} else {
+		f.Close()
+		os.Remove(f.Name())
+	}
+	if runtime.GOOS == "windows" {
+		t.row(check, vOK, dir)
+		return
+	}
+	var loose []string
+	if m := fi.Mode().Perm(); m&0o077 != 0 {
+		loose = append(loose, fmt.Sprintf("%s is %#o", dir, m))
+	}
+	p := filepath.Join(dir, file)
+	if ffi, err := os.Stat(p); err == nil && ffi.Mode().Perm()&0o077 != 0 {
+		loose = append(loose, fmt.Sprintf("%s is %#o", file, ffi.Mode().Perm()))
+	}
+	if len(loose) > 0 {
+		t.row(check, vWarn, strings.Join(loose, ", ")+": others can read it; shim puts 0700/0600 back on its next write (or chmod it now)")
+		return
+	}
+	t.row(check, vOK, fmt.Sprintf("%s (%#o)", dir, fi.Mode().Perm()))
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }

@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -46,8 +47,15 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.msg }
 
+// stdout and stderr of the process: every write goes through the redactor.
+var (
+	stdout io.Writer = newRedactor(os.Stdout)
+	stderr io.Writer = newRedactor(os.Stderr)
+)
+
 func main() {
 	app := newApp()
+	app.Writer, app.ErrWriter = stdout, stderr
 	if err := app.Run(os.Args); err != nil {
 		var ee *exitError
 		code := 1
@@ -55,7 +63,7 @@ func main() {
 			code = ee.code
 		}
 		if err.Error() != "" {
-			fmt.Fprintln(os.Stderr, "shim:", err)
+			fmt.Fprintln(stderr, "shim:", err)
 		}
 		os.Exit(code)
 	}
@@ -68,8 +76,11 @@ func newApp() *cli.App {
 		Name:  "shim",
 		Usage: "drive a remote A2A agent from any ACP editor (Zed, JetBrains, Neovim, Emacs)",
 		Description: "Without a command, shim serves the Agent Client Protocol on stdin/stdout: point your editor's\n" +
-			"agent server setting at `shim --url https://your-agent`. Sign in once with `shim login`.\n" +
-			"Every flag can also be given after the command name.",
+			"agent server setting at `shim --url https://your-agent`.\n\n" +
+			"Sign in once:      shim login --url https://your-agent   (prompts for the token; or pipe it in)\n" +
+			"Check the setup:   shim doctor                           (a table of checks; exit 1 on a failure)\n\n" +
+			"The token is taken from --token, --token-file, SHIM_TOKEN, SHIM_TOKEN_FILE, then the one\n" +
+			"`shim login` stored for the URL. Every flag can also be given after the command name.",
 		Version:              versionString(),
 		HideVersion:          false,
 		Flags:                flags,
@@ -77,10 +88,27 @@ func newApp() *cli.App {
 		EnableBashCompletion: false,
 		Commands: []*cli.Command{
 			{Name: "acp", Usage: "serve ACP on stdin/stdout (the same as no command)", Flags: flags, Action: serveAction},
-			{Name: "login", Usage: "store a bearer token for an agent URL (prompts on a terminal; else reads the token from stdin)", Flags: flags, Action: loginAction},
-			{Name: "logout", Usage: "forget the stored token for an agent URL", Flags: flags, Action: logoutAction},
+			{Name: "login", Usage: "store a bearer token for an agent URL (prompts on a terminal; else reads the token from stdin)",
+				UsageText: "shim login [--url URL] [--slug SLUG] [--keyring auto|on|off]\n" +
+					"echo \"$TOKEN\" | shim login --url URL",
+				Description: "On a terminal, asks for the agent URL (default: --url, else the URL of the last login) and the\n" +
+					"token (not echoed). Otherwise reads the token from stdin. Then checks it against the server:\n" +
+					"a refused token (HTTP 401/403) is not stored and the exit status is 1; a server that cannot be\n" +
+					"reached gets the token stored anyway, with a warning. The token goes to the OS keyring\n" +
+					"(service \"shim\", account = the normalized URL), or to <config-dir>/credentials.json (mode 0600)\n" +
+					"with --keyring off or when no keyring answers. Editors then run `shim` with no --url.",
+				Flags: flags, Action: loginAction},
+			{Name: "logout", Usage: "forget the stored token for an agent URL",
+				UsageText:   "shim logout [--url URL] [--slug SLUG]",
+				Description: "Removes the token stored by `shim login` for URL (default: the URL of the last login) from\nthe OS keyring and from the credentials file.",
+				Flags:       flags, Action: logoutAction},
 			{Name: "threads", Usage: "list the local thread index (id, cwd, title, updated), newest first", Flags: flags, Action: threadsAction},
-			{Name: "doctor", Usage: "check the agent card, dialect, endpoint, token, optional server APIs and state-dir permissions", Flags: flags, Action: doctorAction},
+			{Name: "doctor", Usage: "check the agent card, dialect, endpoint, token, optional server APIs and state-dir permissions",
+				UsageText: "shim doctor [--url URL] [--slug SLUG] [--token-file FILE]",
+				Description: "Prints one row per check with its verdict: ok, absent (an optional server API the server\n" +
+					"does not offer; not a problem), warn, skip, or FAIL. Exits 1 when a check a session needs\n" +
+					"fails, and the FAIL row says what to do.",
+				Flags: flags, Action: doctorAction},
 			{Name: "version", Usage: "print the version, commit and Go version", Action: func(c *cli.Context) error {
 				fmt.Fprintln(c.App.Writer, versionString())
 				return nil

@@ -44,14 +44,26 @@ type proc struct {
 	stdout *bufio.Reader
 	stderr *strings.Builder
 	mu     sync.Mutex
+	// methods maps the ids call sent to their methods; seen keeps the
+	// notifications call read past.
+	methods map[string]string
+	seen    []map[string]any
+	// lines keeps every stdout line read.
+	lines [][]byte
 }
 
 func startProc(t *testing.T, args ...string) *proc {
 	t.Helper()
 	dir := t.TempDir()
 	args = append([]string{"--state-dir", dir, "--config-dir", dir, "--keyring", "off", "--log-level", "debug"}, args...)
+	return startCmd(t, append(os.Environ(), "SHIM_URL=", "SHIM_TOKEN=", "SHIM_TOKEN_FILE="), args...)
+}
+
+// startCmd starts the binary with env and args, stdin and stdout piped.
+func startCmd(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
 	cmd := exec.Command(shimBin, args...)
-	cmd.Env = append(os.Environ(), "SHIM_URL=", "SHIM_TOKEN=", "SHIM_TOKEN_FILE=")
+	cmd.Env = env
 	p := &proc{cmd: cmd, stderr: &strings.Builder{}}
 	cmd.Stderr = lockedWriter{p}
 	var err error
@@ -113,6 +125,9 @@ func (p *proc) next(t *testing.T, methods map[string]string) map[string]any {
 	if r.err != nil {
 		t.Fatalf("reading stdout: %v; stderr:\n%s", r.err, p.logs())
 	}
+	p.mu.Lock()
+	p.lines = append(p.lines, r.line)
+	p.mu.Unlock()
 	var m map[string]any
 	if err := json.Unmarshal(r.line, &m); err != nil {
 		t.Fatalf("stdout carried a non-JSON line: %q", r.line)

@@ -7,8 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -23,34 +26,42 @@ import (
 
 // settings is what every command reads from flags and environment.
 type settings struct {
-	url, endpoint, slug string
-	key                 string // normalized URL: index and keyring key
-	a2aVersion          string
-	allowInsecure       bool
-	stall               time.Duration
-	store               *credentials.Store
-	log                 *slog.Logger
-	redact              *redactor
-	trace               io.Writer
+	flagURL       string // --url or SHIM_URL, as given
+	endpoint      string
+	slug          string
+	a2aVersion    string
+	allowInsecure bool
+	stall         time.Duration
+	store         *credentials.Store
+	log           *slog.Logger
+	trace         io.Writer
+
+	mu  sync.Mutex
+	url string // the agent URL in use: --url, else the last login's
+	key string // its normalized form (with the slug): index and keyring key
 }
+
+// errNoURL is what every command that needs a server says without one.
+var errNoURL = errors.New("no agent URL is configured: run `shim login --url https://your-agent` in a terminal " +
+	"(later runs default to it), or pass --url https://your-agent (in the editor: in the agent's \"args\")")
 
 // loadSettings reads the configuration; a missing URL is not an error.
 func loadSettings(c *cli.Context) (*settings, error) {
-	log, red, err := newLogger(c)
+	log, err := newLogger(c)
 	if err != nil {
 		return nil, err
 	}
 	mode, err := credentials.ParseMode(flagString(c, "keyring"))
 	if err != nil {
-		return nil, err
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "credentials: "))
 	}
 	s := &settings{
+		flagURL:       strings.TrimSpace(flagString(c, "url")),
 		endpoint:      flagString(c, "endpoint"),
 		slug:          flagString(c, "slug"),
 		a2aVersion:    flagString(c, "a2a-version"),
 		allowInsecure: flagBool(c, "allow-insecure-http"),
 		log:           log,
-		redact:        red,
 	}
 	switch s.a2aVersion {
 	case "auto", "1.0", "0.3", "":
@@ -61,59 +72,165 @@ func loadSettings(c *cli.Context) (*settings, error) {
 		return nil, err
 	}
 	var kr credentials.Keyring
-	if mode != credentials.Mode("off") {
+	if mode != credentials.ModeOff {
 		kr = credentials.SystemKeyring()
 	}
 	s.store = credentials.NewStore(configDir(c), kr, mode, log)
-	s.url = flagString(c, "url")
-	if s.url == "" {
-		if last, err := s.store.LastURL(); err == nil {
-			s.url = last
-		} else {
-			log.Warn("could not read the last login URL", "err", err)
-		}
+	u := s.flagURL
+	if u == "" {
+		u = s.lastURL()
 	}
-	if s.url != "" {
-		if s.key, err = credentials.Normalize(s.url, s.slug); err != nil {
-			return nil, fmt.Errorf("--url: %w", err)
+	if u != "" {
+		key, err := credentials.Normalize(u, s.slug)
+		if err != nil {
+			return nil, urlError(u, err)
 		}
+		s.url, s.key = u, key
 	}
 	return s, nil
 }
 
-// token resolves the bearer token in SPEC order: flags, environment, the
-// stored token for this URL.
-func (s *settings) token(c *cli.Context) (string, error) {
-	src := credentials.Sources{
+// urlError explains a URL that cannot be used.
+func urlError(u string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "credentials: ")
+	if strings.Contains(msg, "slug") {
+		return fmt.Errorf("--slug: %s", msg)
+	}
+	return fmt.Errorf("--url: %s (write it as https://host[:port][/path])", msg)
+}
+
+// lastURL is the URL of the last `shim login`, the default --url. A login
+// with --slug recorded the member's URL (…/agents/<slug>); with --slug
+// given now, that suffix is dropped so the prefix is not added twice.
+func (s *settings) lastURL() string {
+	last, err := s.store.LastURL()
+	if err != nil {
+		s.log.Warn("could not read the URL of the last login; pass --url", "err", err)
+		return ""
+	}
+	if s.slug != "" {
+		if i := strings.LastIndex(last, "/agents/"); i >= 0 && !strings.Contains(last[i+len("/agents/"):], "/") {
+			last = last[:i]
+		}
+	}
+	return last
+}
+
+// current returns the URL in use and its key.
+func (s *settings) current() (url, key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url, s.key
+}
+
+// tokenSources are the token flags and variables as given.
+func tokenSources(c *cli.Context) credentials.Sources {
+	return credentials.Sources{
 		FlagToken:     flagString(c, "token"),
 		FlagTokenFile: flagString(c, "token-file"),
 		EnvToken:      os.Getenv("SHIM_TOKEN"),
 		EnvTokenFile:  os.Getenv("SHIM_TOKEN_FILE"),
 		Home:          homeDir(),
 	}
-	key := s.key
-	tok, _, err := s.store.Resolve(key, src)
-	if err != nil {
-		return "", err
-	}
-	s.redact.Add(tok)
-	return tok, nil
 }
 
-// client builds the A2A client with the current credentials.
-func (s *settings) client(c *cli.Context) (*a2a.Client, error) {
-	if s.url == "" && s.endpoint == "" {
-		return nil, errors.New("no agent URL is configured: run `shim login` or pass --url")
+// resolveToken finds the bearer token in SPEC order (flags, environment,
+// then the token stored for key alone) and registers it for redaction.
+func (s *settings) resolveToken(c *cli.Context, key string) (token, source string, err error) {
+	src := tokenSources(c)
+	addSecret(strings.TrimSpace(src.FlagToken))
+	addSecret(strings.TrimSpace(src.EnvToken))
+	token, source, err = s.store.Resolve(key, src)
+	if err != nil {
+		return "", "", tokenError(err)
 	}
-	tok, err := s.token(c)
+	addSecret(token)
+	return token, source, nil
+}
+
+// tokenError says what to do about a token that cannot be read.
+func tokenError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "credentials: ")
+	switch {
+	case strings.Contains(msg, "--token-file") || strings.Contains(msg, "SHIM_TOKEN_FILE"):
+		return fmt.Errorf("%s: the token file must exist and hold only the token; fix the path, or drop --token-file / SHIM_TOKEN_FILE to use the token `shim login` stored", msg)
+	case strings.Contains(msg, "(from --token)") || strings.Contains(msg, "(from SHIM_TOKEN)"):
+		return fmt.Errorf("%s: give the token alone, without spaces, quotes or \"Bearer \"", msg)
+	case strings.Contains(msg, "--keyring on"):
+		return fmt.Errorf("%s: start the OS keyring (Secret Service), or pass --keyring auto to use the credentials file", msg)
+	case errors.Is(err, credentials.ErrCorrupt):
+		return fmt.Errorf("%s", msg)
+	}
+	return fmt.Errorf("reading the stored token: %s", msg)
+}
+
+// client builds the A2A client with the current URL and credentials.
+func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2a.Client, error) {
+	url, key := s.current()
+	if url == "" && s.endpoint == "" {
+		return nil, errNoURL
+	}
+	tok, src, err := s.resolveToken(c, key)
 	if err != nil {
 		return nil, err
 	}
+	if tok != "" {
+		s.log.Debug("bearer token found", "source", src, "url", key)
+	} else {
+		s.log.Debug("no bearer token for this URL", "url", key)
+	}
 	return a2a.New(a2a.Config{
-		URL: s.url, Slug: s.slug, Endpoint: s.endpoint, Token: tok, Version: s.a2aVersion,
-		AllowInsecureHTTP: s.allowInsecure, Stall: s.stall, UserAgent: "shim/" + version,
+		URL: url, Slug: s.slug, Endpoint: s.endpoint, Token: tok, Version: s.a2aVersion,
+		AllowInsecureHTTP: s.allowInsecure, Stall: s.stall, Timeout: timeout, UserAgent: "shim/" + versionOrDev(),
 		Log: s.log, Trace: s.trace,
 	})
+}
+
+// reload re-reads the URL (when --url is not given: the last login's may
+// have changed) and the token; authenticate asks for this.
+func (s *settings) reload(c *cli.Context) (*a2a.Client, error) {
+	if s.flagURL == "" {
+		if last := s.lastURL(); last != "" {
+			if key, err := credentials.Normalize(last, s.slug); err == nil {
+				s.mu.Lock()
+				s.url, s.key = last, key
+				s.mu.Unlock()
+			}
+		}
+	}
+	return s.client(c, 0)
+}
+
+// forget removes the stored token of the URL in use (ACP logout).
+func (s *settings) forget() error {
+	_, key := s.current()
+	if key == "" {
+		return nil
+	}
+	return s.store.Forget(key)
+}
+
+func versionOrDev() string {
+	if version == "" {
+		return "dev"
+	}
+	return version
+}
+
+// executable is the absolute path of the running binary, for the editor's
+// terminal sign-in.
+func executable() string {
+	exe, err := os.Executable()
+	if err != nil || exe == "" {
+		exe, err = exec.LookPath(os.Args[0])
+		if err != nil {
+			return "shim"
+		}
+	}
+	if abs, err := filepath.Abs(exe); err == nil {
+		exe = abs
+	}
+	return exe
 }
 
 func serveAction(c *cli.Context) error {
@@ -148,48 +265,27 @@ func serveAction(c *cli.Context) error {
 		}
 		overrides = append(overrides, r)
 	}
-	exe, _ := os.Executable()
-	if exe != "" {
-		exe, _ = filepath.Abs(exe)
-	}
+	_, key := s.current()
 	opts := bridge.Options{
-		Version:       version,
-		Executable:    exe,
+		Version:       versionOrDev(),
+		Executable:    executable(),
 		ContextPrefix: flagString(c, "context-prefix"),
 		SteerGrace:    grace,
 		NoPreamble:    flagBool(c, "no-preamble"),
 		ContextWindow: flagInt64(c, "context-window"),
 		BusyTimeout:   busy,
 		ThreadsOnly:   flagBool(c, "threads-only"),
-		ServerKey:     s.key,
+		ServerKey:     key,
 		Index:         threads.Open(stateDir(c), s.log),
 		Log:           s.log,
 		Connect:       func() (*a2a.Client, error) { return s.reload(c) },
-		Logout: func() error {
-			if s.key == "" {
-				return nil
-			}
-			return s.store.Forget(s.key)
-		},
+		Logout:        s.forget,
 	}
 	opts.RootOverrides, opts.Home = overrides, homeDir()
-	if opts.Version == "" {
-		opts.Version = "dev"
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s.log.Debug("serving ACP on stdio", "url", s.key)
-	return bridge.Serve(ctx, os.Stdin, os.Stdout, opts)
-}
-
-// reload re-reads the URL and token (authenticate asks for this).
-func (s *settings) reload(c *cli.Context) (*a2a.Client, error) {
-	if flagString(c, "url") == "" {
-		if last, err := s.store.LastURL(); err == nil && last != "" && last != s.url {
-			if key, err := credentials.Normalize(last, s.slug); err == nil {
-				s.url, s.key = last, key
-			}
-		}
-	}
-	return s.client(c)
+	s.log.Debug("serving ACP on stdio", "url", key)
+	// ACP messages quote server errors and answers: a server that echoes
+	// the token must not get it onto stdout (editors log this stream).
+	return bridge.Serve(ctx, os.Stdin, newJSONRedactor(os.Stdout), opts)
 }

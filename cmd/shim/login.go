@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/credentials"
+)
+
+// console is what `shim login` talks through: stdin, where its prompts go,
+// and whether stdin is a terminal (then the token is read without echo).
+type console struct {
+	in       *bufio.Reader
+	prompt   io.Writer
+	terminal bool
+	// readSecret reads one line from the terminal without echoing it.
+	readSecret func() ([]byte, error)
+}
+
+// newConsole returns the process's console; tests replace it.
+var newConsole = func(prompt io.Writer) *console {
+	fd := int(os.Stdin.Fd())
+	return &console{
+		in:         bufio.NewReader(os.Stdin),
+		prompt:     prompt,
+		terminal:   term.IsTerminal(fd),
+		readSecret: func() ([]byte, error) { return term.ReadPassword(fd) },
+	}
+}
+
+// maxTokenInput bounds what is read of a token from stdin.
+const maxTokenInput = 64 << 10
+
+// askURL returns the agent URL: on a terminal it asks, offering def (the
+// --url value, else the URL of the last login); otherwise it is def.
+func askURL(con *console, def, slug string) (string, error) {
+	if !con.terminal {
+		if def == "" {
+			return "", &exitError{code: 2, msg: "no agent URL: pass --url https://your-agent " +
+				"(stdin is not a terminal, so shim login cannot ask for it)"}
+		}
+		return def, nil
+	}
+	for range 3 {
+		if def != "" {
+			fmt.Fprintf(con.prompt, "Agent URL [%s]: ", def)
+		} else {
+			fmt.Fprint(con.prompt, "Agent URL (e.g. https://agent.example:7870): ")
+		}
+		line, err := con.in.ReadString('\n')
+		line = strings.TrimSpace(line)
+		if err != nil && line == "" {
+			fmt.Fprintln(con.prompt)
+			if def != "" {
+				return def, nil
+			}
+			return "", &exitError{code: 2, msg: "no agent URL given: run `shim login` again and type the URL, or pass --url https://your-agent"}
+		}
+		if line == "" {
+			line = def
+		}
+		if line == "" {
+			fmt.Fprintln(con.prompt, "An agent URL is needed: the base URL of your A2A agent, as you would pass it with --url.")
+			continue
+		}
+		if _, err := credentials.Normalize(line, slug); err != nil {
+			fmt.Fprintf(con.prompt, "%v\n", urlError(line, err))
+			continue
+		}
+		return line, nil
+	}
+	return "", &exitError{code: 2, msg: "no usable agent URL given: run `shim login --url https://your-agent`"}
+}
+
+// askToken returns the token: on a terminal it asks without echo;
+// otherwise it reads all of stdin.
+func askToken(con *console, key string) (string, error) {
+	var raw string
+	if con.terminal {
+		fmt.Fprintf(con.prompt, "Bearer token for %s (input hidden): ", key)
+		var b []byte
+		var err error
+		if con.in.Buffered() > 0 {
+			// Pasted together with the URL: it is already in the buffer.
+			var line string
+			line, err = con.in.ReadString('\n')
+			b = []byte(line)
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+		} else {
+			b, err = con.readSecret()
+		}
+		fmt.Fprintln(con.prompt)
+		if err != nil {
+			return "", fmt.Errorf("reading the token from the terminal: %w", err)
+		}
+		raw = string(b)
+		if strings.TrimSpace(raw) == "" {
+			return "", &exitError{code: 2, msg: "no token typed: run `shim login` again and paste the token at the prompt"}
+		}
+	} else {
+		b, err := io.ReadAll(io.LimitReader(con.in, maxTokenInput+1))
+		if err != nil {
+			return "", fmt.Errorf("reading the token from stdin: %w", err)
+		}
+		if len(b) > maxTokenInput {
+			return "", &exitError{code: 2, msg: fmt.Sprintf("stdin holds more than %d bytes: pipe only the token (`echo \"$TOKEN\" | shim login --url URL`)", maxTokenInput)}
+		}
+		raw = string(b)
+		if strings.TrimSpace(raw) == "" {
+			return "", &exitError{code: 2, msg: "no token on stdin: pipe it in (`echo \"$TOKEN\" | shim login --url URL`), " +
+				"or run `shim login` in a terminal to be asked for it"}
+		}
+	}
+	token := strings.TrimSpace(raw)
+	token = strings.TrimSpace(strings.TrimPrefix(token, "Bearer "))
+	if err := credentials.CheckToken(token); err != nil {
+		return "", &exitError{code: 2, msg: strings.TrimPrefix(err.Error(), "credentials: ") +
+			": give the token alone (one line, no spaces or quotes) and run `shim login` again"}
+	}
+	return token, nil
+}
+
+func loginAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return &exitError{code: 2, msg: fmt.Sprintf("shim login takes no arguments (got %q): give the URL with --url and the token at the prompt or on stdin", c.Args().First())}
+	}
+	s, err := loadSettings(c)
+	if err != nil {
+		return err
+	}
+	out := c.App.ErrWriter
+	if out == nil {
+		out = os.Stderr
+	}
+	con := newConsole(out)
+	def, _ := s.current()
+	url, err := askURL(con, def, s.slug)
+	if err != nil {
+		return err
+	}
+	key, err := credentials.Normalize(url, s.slug)
+	if err != nil {
+		return urlError(url, err)
+	}
+	token, err := askToken(con, key)
+	if err != nil {
+		return err
+	}
+	addSecret(token)
+	client, err := a2a.New(a2a.Config{URL: url, Slug: s.slug, Endpoint: s.endpoint, Token: token, Version: s.a2aVersion,
+		AllowInsecureHTTP: s.allowInsecure, Log: s.log, Timeout: 10 * time.Second, UserAgent: "shim/" + versionOrDev()})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(c.Context, 40*time.Second)
+	defer cancel()
+	perr := client.Probe(ctx)
+	switch {
+	case perr == nil:
+		fmt.Fprintf(out, "The agent at %s accepted the token.\n", key)
+	case a2a.IsUnauthorized(perr):
+		return &exitError{code: 1, msg: fmt.Sprintf("the agent at %s refused the token (HTTP %d); nothing was stored. "+
+			"Copy the token again (without \"Bearer \") and rerun `shim login`; check --url and --slug if the token is right.",
+			key, statusOf(perr))}
+	case errors.Is(perr, a2a.ErrInsecure):
+		return &exitError{code: 1, msg: fmt.Sprintf("refusing to send the token over plain http to %s, which is not this machine; nothing was stored. "+
+			"Use an https:// URL, or pass --allow-insecure-http if you trust the network.", key)}
+	default:
+		fmt.Fprintf(out, "warning: could not check the token: %v\n"+
+			"warning: storing it anyway; run `shim doctor` once the agent is reachable.\n", perr)
+	}
+	where, err := s.store.Save(key, token)
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "credentials: ")
+		if strings.Contains(msg, "--keyring on") {
+			msg += "; start the OS keyring (Secret Service), or pass --keyring auto or off to use the credentials file"
+		}
+		return fmt.Errorf("storing the token: %s", msg)
+	}
+	switch where {
+	case credentials.SourceKeyring:
+		fmt.Fprintf(out, "Stored the token in the OS keyring (service %q, account %s).\n", credentials.Service, key)
+	default:
+		fmt.Fprintf(out, "Stored the token in %s (mode 0600).\n", s.store.Path())
+	}
+	fmt.Fprintf(out, "Editors can now start `shim` without --url: it defaults to %s.\n", key)
+	return nil
+}
+
+// statusOf returns the HTTP status of an HTTP error, else 0.
+func statusOf(err error) int {
+	var h *a2a.HTTPError
+	if errors.As(err, &h) {
+		return h.StatusCode
+	}
+	return 0
+}
+
+func logoutAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return &exitError{code: 2, msg: fmt.Sprintf("shim logout takes no arguments (got %q): give the URL with --url", c.Args().First())}
+	}
+	s, err := loadSettings(c)
+	if err != nil {
+		return err
+	}
+	_, key := s.current()
+	if key == "" {
+		return &exitError{code: 2, msg: "no agent URL: pass --url https://your-agent (the URL you gave `shim login`)"}
+	}
+	had, _, _ := s.store.Token(key)
+	if err := s.store.Forget(key); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "credentials: ")
+		if strings.Contains(msg, "--keyring on") {
+			msg += "; start the OS keyring, or pass --keyring auto"
+		}
+		return fmt.Errorf("forgetting the token: %s", msg)
+	}
+	if had == "" {
+		fmt.Fprintf(c.App.Writer, "No token was stored for %s; nothing to forget.\n", key)
+	} else {
+		fmt.Fprintf(c.App.Writer, "Forgot the token for %s.\n", key)
+	}
+	for _, v := range []string{"SHIM_TOKEN", "SHIM_TOKEN_FILE"} {
+		if os.Getenv(v) != "" {
+			fmt.Fprintf(c.App.Writer, "Note: %s is set in the environment; shim still sends that token.\n", v)
+		}
+	}
+	return nil
+}
