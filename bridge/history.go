@@ -34,7 +34,7 @@ func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
 	if req.Params != nil {
 		_ = json.Unmarshal(*req.Params, &p)
 	}
-	if _, err := s.remote(); err != nil {
+	if _, err := s.ensureAuth(s.ctx); err != nil {
 		return nil, err
 	}
 	var out []sessionInfo
