@@ -1,0 +1,81 @@
+package bridge
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// FuzzStdioLine feeds arbitrary input to the ACP stdio transport: it never
+// panics or hangs; every line is either handed on as a JSON-RPC message or
+// answered with exactly one error response, and every byte it writes is a
+// JSON-RPC 2.0 error object on a line of its own.
+func FuzzStdioLine(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`,
+		`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`,
+		`{"jsonrpc":"2.0","id":"a","result":{"outcome":{"outcome":"cancelled"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":`,
+		`[{"jsonrpc":"2.0","id":1,"method":"x"}]`,
+		`{"id":1.5,"method":"x"}`, `{"id":-3,"method":"x"}`, `{"id":true,"method":"x"}`,
+		`{"method":7}`, `{"foo":1}`, `"str"`, `null`, "\xff\xfe", "",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}\r\n{\"id\":2}",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		var out bytes.Buffer
+		s := newStdioStream(strings.NewReader(input), &out, nil, slog.New(slog.DiscardHandler))
+		accepted := 0
+		for i := 0; i < 10000; i++ {
+			var m json.RawMessage
+			var req jsonrpc2.Request
+			err := s.ReadObject(&m)
+			if err != nil {
+				if err != io.EOF {
+					t.Fatalf("ReadObject: %v", err)
+				}
+				break
+			}
+			accepted++
+			if !json.Valid(m) {
+				t.Fatalf("handed on invalid JSON %q", m)
+			}
+			var probe struct {
+				Method *string `json:"method"`
+			}
+			_ = json.Unmarshal(m, &probe)
+			if probe.Method != nil {
+				if err := json.Unmarshal(m, &req); err != nil {
+					t.Fatalf("handed on a request jsonrpc2 cannot read: %q: %v", m, err)
+				}
+			}
+		}
+		sc := bufio.NewScanner(&out)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			var e struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Error   *struct {
+					Code    int    `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.JSONRPC != "2.0" || e.Error == nil || e.ID == nil {
+				t.Fatalf("wrote %q", sc.Bytes())
+			}
+			switch e.Error.Code {
+			case codeParseError, codeInvalidRequest:
+			default:
+				t.Fatalf("unexpected code %d", e.Error.Code)
+			}
+		}
+	})
+}
