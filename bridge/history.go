@@ -2,15 +2,49 @@ package bridge
 
 // Thread history: session/list, session/load, session/resume and
 // session/close, backed by the operator API when the server has one and
-// by the local thread index otherwise.
+// by the local thread index otherwise; the console hand-off claimed on
+// session/new; and the wait for a chat that is busy elsewhere.
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/threads"
 )
+
+const (
+	// titleFetchers bounds the concurrent fetches of missing titles.
+	titleFetchers = 4
+	// titleBudget bounds the time session/list spends fetching titles.
+	titleBudget = 10 * time.Second
+	// defaultBusyTimeout is --busy-timeout's default.
+	defaultBusyTimeout = 120 * time.Second
+	// claimTimeout bounds the hand-off claim on session/new.
+	claimTimeout = 10 * time.Second
+)
+
+// busyPollNS is how often a busy chat is polled, in nanoseconds; 0 means
+// every 2 s (the most often SPEC allows). Tests shorten it.
+var busyPollNS atomic.Int64
+
+func busyPoll() time.Duration {
+	if d := time.Duration(busyPollNS.Load()); d > 0 {
+		return d
+	}
+	return 2 * time.Second
+}
 
 func (s *Server) closeSession(p sessionParams) (any, error) {
 	s.mu.Lock()
@@ -20,6 +54,7 @@ func (s *Server) closeSession(p sessionParams) (any, error) {
 	if sess == nil {
 		return nil, rpcError(codeInvalidParams, "Invalid params: unknown session "+p.SessionID, nil)
 	}
+	s.forgetThread(p.SessionID)
 	sess.mu.Lock()
 	t := sess.current
 	sess.mu.Unlock()
@@ -29,38 +64,149 @@ func (s *Server) closeSession(p sessionParams) (any, error) {
 	return struct{}{}, nil
 }
 
+// listRow is one thread of a listing before it is filtered and titled.
+type listRow struct {
+	id      string
+	cwd     string
+	title   string
+	updated time.Time
+	taskIDs []string
+	fetched bool // the title was fetched and must be written back
+}
+
 func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
 	var p listParams
 	if req.Params != nil {
 		_ = json.Unmarshal(*req.Params, &p)
 	}
-	if _, err := s.ensureAuth(s.ctx); err != nil {
+	c, err := s.remote()
+	if err != nil {
 		return nil, err
 	}
-	var out []sessionInfo
+	indexed := map[string]threads.Item{}
+	var items []threads.Item
 	if s.opts.Index != nil && s.opts.ServerKey != "" {
-		items, err := s.opts.Index.List(s.opts.ServerKey)
+		items, err = s.opts.Index.List(s.opts.ServerKey)
 		if err != nil {
 			s.log.Warn("thread index unreadable", "err", err)
 		}
 		for _, it := range items {
-			if s.opts.ThreadsOnly && !strings.HasPrefix(it.ID, s.prefixOrDefault()) {
-				continue
-			}
-			cwd := it.CWD
-			if p.CWD != "" && cwd != "" && cwd != p.CWD {
-				continue
-			}
-			if cwd == "" {
-				cwd = p.CWD
-			}
-			out = append(out, sessionInfo{SessionID: it.ID, CWD: cwd, Title: it.Title, UpdatedAt: it.UpdatedAt.Format(time.RFC3339)})
+			indexed[it.ID] = it
 		}
 	}
-	if out == nil {
-		out = []sessionInfo{}
+	var rows []*listRow
+	serverRows, err := c.Operator().Sessions(s.ctx)
+	operator := err == nil
+	switch {
+	case err == nil:
+		for _, r := range serverRows {
+			it := indexed[r.ID]
+			title := r.Title
+			if title == "" {
+				title = it.Title
+			}
+			rows = append(rows, &listRow{id: r.ID, cwd: it.CWD, title: title, updated: r.Updated, taskIDs: it.TaskIDs})
+		}
+	case a2a.IsUnauthorized(err):
+		return nil, s.callError(err, "")
+	default:
+		if !errors.Is(err, a2a.ErrAbsent) {
+			s.log.Warn("the server's session list failed; listing the local thread index", "err", err)
+		}
+		for _, it := range items {
+			rows = append(rows, &listRow{id: it.ID, cwd: it.CWD, title: it.Title, updated: it.UpdatedAt, taskIDs: it.TaskIDs})
+		}
+	}
+	prefix := s.prefixOrDefault()
+	kept := rows[:0]
+	for _, r := range rows {
+		if s.opts.ThreadsOnly && !strings.HasPrefix(r.id, prefix) {
+			continue
+		}
+		if p.CWD != "" && r.cwd != "" && r.cwd != p.CWD {
+			continue
+		}
+		if r.cwd == "" {
+			r.cwd = p.CWD
+		}
+		kept = append(kept, r)
+	}
+	s.fillTitles(c, kept, operator)
+	out := make([]sessionInfo, 0, len(kept))
+	for _, r := range kept {
+		info := sessionInfo{SessionID: r.id, CWD: r.cwd, Title: r.title}
+		if !r.updated.IsZero() {
+			info.UpdatedAt = r.updated.UTC().Format(time.RFC3339)
+		}
+		out = append(out, info)
 	}
 	return listResult{Sessions: out}, nil
+}
+
+// fillTitles fetches the first user message of the rows with no title, a
+// few at a time within a time budget, and writes the titles back to the
+// index.
+func (s *Server) fillTitles(c *a2a.Client, rows []*listRow, operator bool) {
+	ctx, cancel := context.WithTimeout(s.ctx, titleBudget)
+	defer cancel()
+	sem := make(chan struct{}, titleFetchers)
+	var wg sync.WaitGroup
+	for _, r := range rows {
+		if r.title != "" || (!operator && len(r.taskIDs) == 0) {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			if title := s.fetchTitle(ctx, c, r, operator); title != "" {
+				r.title, r.fetched = title, true
+			}
+		}()
+	}
+	wg.Wait()
+	for _, r := range rows {
+		if !r.fetched {
+			continue
+		}
+		s.index(r.id, func(e *threads.Entry) {
+			if e.Title == "" {
+				e.Title = r.title
+			}
+			if e.CreatedAt.IsZero() && !r.updated.IsZero() {
+				e.CreatedAt, e.UpdatedAt = r.updated, r.updated
+			}
+		})
+	}
+}
+
+// fetchTitle reads a thread's first user message: from /turns when the
+// server has the operator API, else from the first recorded task.
+func (s *Server) fetchTitle(ctx context.Context, c *a2a.Client, r *listRow, operator bool) string {
+	if operator {
+		ts, err := c.Operator().Turns(ctx, r.id)
+		if err == nil {
+			return threadTitle(turnsFromOperator(ts))
+		}
+		if !errors.Is(err, a2a.ErrAbsent) {
+			s.log.Debug("title not fetched", "session", r.id, "err", err)
+			return ""
+		}
+	}
+	if len(r.taskIDs) == 0 {
+		return ""
+	}
+	task, err := c.GetTask(ctx, r.taskIDs[0], -1)
+	if err != nil {
+		s.log.Debug("title not fetched", "session", r.id, "err", err)
+		return ""
+	}
+	return threadTitle([]pastTurn{turnFromTask(task)})
 }
 
 func (s *Server) prefixOrDefault() string {
@@ -72,6 +218,355 @@ func (s *Server) prefixOrDefault() string {
 	return s.prefix
 }
 
+// loadSession answers session/load (replay true) and session/resume. It
+// runs on the session's queue, so the prompts that follow wait for it.
 func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool) (any, error) {
-	return nil, rpcError(codeNotFound, "Resource not found: unknown thread "+p.SessionID, nil)
+	if p.SessionID == "" {
+		return nil, rpcError(codeInvalidParams, "Invalid params: "+req.Method+" needs {sessionId, cwd}", nil)
+	}
+	c, err := s.ensureAuth(s.ctx)
+	if err != nil {
+		return nil, err
+	}
+	id := p.SessionID
+	if s.opts.ThreadsOnly && !strings.HasPrefix(id, s.prefixOrDefault()) {
+		return nil, unknownThread(id)
+	}
+	existing := s.session(id)
+	turns, err := s.threadTurns(s.ctx, c, id)
+	if err != nil {
+		if replay {
+			return nil, s.callError(err, "")
+		}
+		s.log.Warn("the thread's turns could not be read; resuming without them", "session", id, "err", err)
+	}
+	if replay && len(turns) == 0 && existing == nil {
+		return nil, unknownThread(id)
+	}
+	sess := s.register(id, p.CWD, turns, len(turns) > 0)
+	st := s.thread(id)
+	st.markLive(currentTurn(sess))
+	if replay {
+		s.newReplayer(sess, func(u any) { s.notify(id, u) }).replay(turns, true)
+		return struct{}{}, nil
+	}
+	// Resume: the editor has the history; only a pending park is news,
+	// and it is announced after the response (queued behind it).
+	for _, t := range turns {
+		st.claim(t.taskID)
+	}
+	if n := len(turns); n > 0 && turns[n-1].state == a2a.StateInputRequired && turns[n-1].taskID != "" {
+		last := turns[n-1]
+		sess.mu.Lock()
+		sess.parkedTask = last.taskID
+		sess.mu.Unlock()
+		s.queue(id).push(func() {
+			s.notify(id, chunkUpdate{SessionUpdate: uAgentMessage, Content: text(parkQuestion(last.status.Message))})
+		})
+	}
+	return struct{}{}, nil
+}
+
+func unknownThread(id string) error {
+	return rpcError(codeNotFound, "Resource not found: unknown thread "+id, map[string]any{"sessionId": id})
+}
+
+// currentTurn is the session's latest turn.
+func currentTurn(sess *session) *turn {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.current
+}
+
+// register makes a loaded, resumed or claimed thread a session of this
+// process (never minted: no preamble) and records it in the index. A
+// thread that already has a title (named) is not renamed by its next
+// prompt.
+func (s *Server) register(id, cwd string, turns []pastTurn, named bool) *session {
+	s.mu.Lock()
+	sess := s.sessions[id]
+	if sess == nil {
+		sess = &session{id: id, cwd: cwd, prompted: named}
+		s.sessions[id] = sess
+	}
+	s.mu.Unlock()
+	var newest time.Time
+	for _, t := range turns {
+		if t.updated.After(newest) {
+			newest = t.updated
+		}
+	}
+	title := threadTitle(turns)
+	s.index(id, func(e *threads.Entry) {
+		if e.CWD == "" {
+			e.CWD = cwd
+		}
+		if e.Title == "" {
+			e.Title = title
+		}
+		for _, t := range turns {
+			if t.taskID != "" && !slices.Contains(e.TaskIDs, t.taskID) {
+				e.TaskIDs = append(e.TaskIDs, t.taskID)
+			}
+		}
+		if e.CreatedAt.IsZero() && !newest.IsZero() {
+			e.CreatedAt, e.UpdatedAt = newest, newest
+		}
+	})
+	return sess
+}
+
+// threadTurns reads a thread's turns, oldest first: from the operator API's
+// /turns when the server has it, else from A2A: GetTask with history of
+// the task ids the index recorded, else ListTasks by contextId (1.0).
+func (s *Server) threadTurns(ctx context.Context, c *a2a.Client, id string) ([]pastTurn, error) {
+	ts, err := c.Operator().Turns(ctx, id)
+	switch {
+	case err == nil:
+		return turnsFromOperator(ts), nil
+	case a2a.IsUnauthorized(err), ctx.Err() != nil:
+		return nil, err
+	case !errors.Is(err, a2a.ErrAbsent):
+		s.log.Warn("the server's turns could not be read; reading its tasks", "session", id, "err", err)
+	}
+	var taskIDs []string
+	if s.opts.Index != nil && s.opts.ServerKey != "" {
+		e, _, ierr := s.opts.Index.Get(s.opts.ServerKey, id)
+		if ierr != nil {
+			s.log.Warn("thread index unreadable", "err", ierr)
+		}
+		taskIDs = e.TaskIDs
+	}
+	var out []pastTurn
+	for _, tid := range taskIDs {
+		task, err := c.GetTask(ctx, tid, -1)
+		if err != nil {
+			var rpc *a2a.RPCError
+			if errors.As(err, &rpc) {
+				s.log.Debug("a recorded task is gone", "task", tid, "err", err)
+				continue
+			}
+			return nil, err
+		}
+		if task.ContextID != "" && task.ContextID != id {
+			continue
+		}
+		out = append(out, turnFromTask(task))
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	tasks, err := c.ListTasks(ctx, id, -1)
+	switch {
+	case err == nil:
+		for _, t := range reverseTasks(tasks) {
+			if t.ContextID == "" || t.ContextID == id {
+				out = append(out, turnFromTask(&t))
+			}
+		}
+	case errors.Is(err, a2a.ErrUnsupported):
+	case a2a.IsUnauthorized(err), ctx.Err() != nil:
+		return nil, err
+	default:
+		s.log.Debug("ListTasks failed", "context", id, "err", err)
+	}
+	return out, nil
+}
+
+// claimHandoff asks the operator API for a console hand-off matching cwd;
+// nil when there is none or the server has no such API.
+func (s *Server) claimHandoff(c *a2a.Client, cwd string) *a2a.Handoff {
+	ctx, cancel := context.WithTimeout(s.ctx, claimTimeout)
+	defer cancel()
+	h, err := c.Operator().Claim(ctx, cwd)
+	if err != nil {
+		if !errors.Is(err, a2a.ErrAbsent) {
+			s.log.Info("console hand-off claim failed; starting a new session", "err", err)
+		}
+		return nil
+	}
+	return h
+}
+
+// openHandoff answers session/new with the claimed session, then shows its
+// turns and the file the console pointed at. It writes the response itself
+// (nothing for the session may reach the client before it) and marks req
+// answered, so its caller's reply is a no-op.
+func (s *Server) openHandoff(req *jsonrpc2.Request, c *a2a.Client, cwd string, h *a2a.Handoff) (any, error) {
+	id := h.SessionID
+	s.log.Info("claimed a console hand-off", "session", id)
+	sess := s.register(id, cwd, nil, h.Title != "")
+	if h.Title != "" {
+		s.index(id, func(e *threads.Entry) {
+			if e.Title == "" {
+				e.Title = h.Title
+			}
+		})
+	}
+	ready := make(chan struct{})
+	s.queue(id).push(func() {
+		<-ready
+		s.showHandoff(c, sess, h)
+	})
+	s.reply(req, newSessionResult{SessionID: id}, nil)
+	close(ready)
+	req.Notif = true // answered above
+	return nil, nil
+}
+
+// showHandoff replays a claimed session and opens the console's file.
+func (s *Server) showHandoff(c *a2a.Client, sess *session, h *a2a.Handoff) {
+	id := sess.id
+	turns, err := s.threadTurns(s.ctx, c, id)
+	if err != nil {
+		s.log.Warn("the claimed session's turns could not be read", "session", id, "err", err)
+	}
+	s.thread(id).markLive(currentTurn(sess))
+	s.newReplayer(sess, func(u any) { s.notify(id, u) }).replay(turns, true)
+	if h.Title != "" {
+		s.notify(id, sessionInfoUpdate{SessionUpdate: uSessionInfo, Title: h.Title})
+	}
+	if h.Path == "" {
+		return
+	}
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	u := toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: "handoff-" + hex.EncodeToString(b),
+		Title: "Open " + h.Path, Kind: "read", Status: "completed"}
+	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
+	res := rootResolver{m: s.roots(), cwd: sess.cwd, ctx: s.ctx}
+	if abs, ok := res.Resolve(h.Project, h.Path); ok {
+		loc := location{Path: abs}
+		if h.Line > 0 {
+			loc.Line = h.Line
+		}
+		u.Locations = []location{loc}
+	}
+	s.notify(id, u)
+}
+
+// waitIdle runs before a turn sends anything. On a chat the operator API
+// reports active (busy in another window or the console), it says so in
+// the editor, polls at most every 2 s, and gives up after --busy-timeout
+// with -32603 state "busy"; a cancel while waiting sends nothing. After a
+// wait, the turns that finished meanwhile are shown before the message is
+// sent. A 404 or 405 on the route means: do not wait. It reports false
+// with the turn's outcome when the turn must not be sent.
+func (t *turn) waitIdle() (outcome, bool) {
+	s := t.srv
+	id := t.sess.id
+	st := s.thread(id)
+	st.markLive(t.prev)
+	if t.givenUp() {
+		t.restorePark()
+		return outcome{stop: stopCancelled}, false
+	}
+	op := t.client.Operator()
+	sum, err := op.Session(t.ctx, id)
+	if err != nil || !sum.Active {
+		if err != nil && !errors.Is(err, a2a.ErrAbsent) {
+			s.log.Debug("busy signal unreadable; not waiting", "session", id, "err", err)
+		}
+		t.checkPark(sum)
+		return outcome{}, true
+	}
+	timeout := s.opts.BusyTimeout
+	if timeout <= 0 {
+		timeout = defaultBusyTimeout
+	}
+	s.log.Info("the chat is busy elsewhere; waiting", "session", id, "timeout", timeout)
+	t.thought("This chat is busy elsewhere (another window or the console is running a turn). Waiting for it to finish before sending your message…")
+	poll := busyPoll()
+	deadline := time.Now().Add(timeout)
+	next := time.Now().Add(poll)
+	tick := time.NewTicker(min(poll, 100*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-t.ctx.Done():
+		case <-tick.C:
+		}
+		if t.givenUp() {
+			t.restorePark()
+			return outcome{stop: stopCancelled}, false
+		}
+		now := time.Now()
+		if now.After(deadline) {
+			t.restorePark()
+			s.log.Info("gave up waiting for a busy chat", "session", id)
+			return outcome{err: rpcError(codeInternal,
+				fmt.Sprintf("%s: this chat is still busy elsewhere after %s; your message was not sent", t.agent, timeout),
+				stateData("busy", "", ""))}, false
+		}
+		if now.Before(next) {
+			continue
+		}
+		next = now.Add(poll)
+		sum, err = op.Session(t.ctx, id)
+		if err != nil {
+			if t.ctx.Err() != nil {
+				continue
+			}
+			s.log.Debug("busy signal unreadable; not waiting longer", "session", id, "err", err)
+			break
+		}
+		if !sum.Active {
+			break
+		}
+	}
+	// Show what finished meanwhile.
+	if turns, err := s.threadTurns(t.ctx, t.client, id); err == nil {
+		s.newReplayer(t.sess, t.emit).replay(turns, false)
+	} else {
+		s.log.Debug("turns finished meanwhile not read", "session", id, "err", err)
+	}
+	t.checkPark(sum)
+	return outcome{}, true
+}
+
+// givenUp reports whether the turn was cancelled, or its prompt answered
+// (a cancel detaches it): an unsent turn then sends nothing.
+func (t *turn) givenUp() bool {
+	if t.ctx.Err() != nil {
+		return true
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cancelled || t.prompt == nil
+}
+
+// answersPark reports whether the turn answers a parked task.
+func (t *turn) answersPark() bool {
+	resume, _ := t.msg.Metadata["hitl_resume"].(bool)
+	return resume && t.msg.TaskID != ""
+}
+
+// checkPark drops the park a turn would answer when the server says the
+// chat's last task is no longer waiting for input (answered elsewhere).
+// Without last_state the park is trusted.
+func (t *turn) checkPark(sum *a2a.SessionSummary) {
+	if sum == nil || sum.LastState == "" || !t.answersPark() {
+		return
+	}
+	if strings.Contains(strings.ToUpper(strings.ReplaceAll(sum.LastState, "-", "_")), "INPUT_REQUIRED") {
+		return
+	}
+	t.srv.log.Info("the parked task was answered elsewhere; sending a new message", "task", t.msg.TaskID, "last_state", sum.LastState)
+	t.msg.TaskID = ""
+	delete(t.msg.Metadata, "hitl_resume")
+	if len(t.msg.Metadata) == 0 {
+		t.msg.Metadata = nil
+	}
+}
+
+// restorePark gives a park the turn did not answer back to the session.
+func (t *turn) restorePark() {
+	if !t.answersPark() {
+		return
+	}
+	t.sess.mu.Lock()
+	if t.sess.parkedTask == "" {
+		t.sess.parkedTask = t.msg.TaskID
+	}
+	t.sess.mu.Unlock()
 }

@@ -310,7 +310,8 @@ func (s *Server) newSession(req *jsonrpc2.Request) (any, error) {
 	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
 		return nil, rpcError(codeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}", nil)
 	}
-	if _, err := s.ensureAuth(s.ctx); err != nil {
+	c, err := s.ensureAuth(s.ctx)
+	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -318,6 +319,12 @@ func (s *Server) newSession(req *jsonrpc2.Request) (any, error) {
 		s.mcpNoted = true
 		s.log.Info("mcpServers from the editor are not forwarded: the remote agent cannot reach this machine's MCP servers", "count", len(p.MCPServers))
 	}
+	s.mu.Unlock()
+	if h := s.claimHandoff(c, p.CWD); h != nil {
+		// A session the console handed over (history.go); it answers req.
+		return s.openHandoff(req, c, p.CWD, h)
+	}
+	s.mu.Lock()
 	id := mintContextID(s.prefix, time.Now())
 	sess := &session{id: id, cwd: p.CWD, minted: true}
 	s.sessions[id] = sess

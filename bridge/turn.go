@@ -181,6 +181,10 @@ func (t *turn) run(title string) {
 	if t.prev != nil {
 		<-t.prev.done
 	}
+	if out, ok := t.waitIdle(); !ok { // a chat busy elsewhere (history.go)
+		t.finish(out)
+		return
+	}
 	now := time.Now()
 	if title != "" {
 		t.emit(sessionInfoUpdate{SessionUpdate: uSessionInfo, Title: title, UpdatedAt: now.UTC().Format(time.RFC3339)})
