@@ -244,14 +244,13 @@ func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool
 		return nil, unknownThread(id)
 	}
 	sess := s.register(id, p.CWD, turns, len(turns) > 0)
-	st := s.thread(id)
-	st.markLive(currentTurn(sess))
 	if replay {
 		s.newReplayer(sess, func(u any) { s.notify(id, u) }).replay(turns, true)
 		return struct{}{}, nil
 	}
 	// Resume: the editor has the history; only a pending park is news,
 	// and it is announced after the response (queued behind it).
+	st := s.thread(id)
 	for _, t := range turns {
 		st.claim(t.taskID)
 	}
@@ -388,11 +387,11 @@ func (s *Server) claimHandoff(c *a2a.Client, cwd string) *a2a.Handoff {
 	return h
 }
 
-// openHandoff answers session/new with the claimed session, then shows its
-// turns and the file the console pointed at. It writes the response itself
-// (nothing for the session may reach the client before it) and marks req
-// answered, so its caller's reply is a no-op.
-func (s *Server) openHandoff(req *jsonrpc2.Request, c *a2a.Client, cwd string, h *a2a.Handoff) (any, error) {
+// openHandoff makes the claimed session the answer of session/new. Its
+// turns and the file the console pointed at are shown by a job queued on
+// the session now (so it runs before any prompt for it) that starts only
+// when the returned func is called, after the response was written.
+func (s *Server) openHandoff(c *a2a.Client, cwd string, h *a2a.Handoff) (any, func()) {
 	id := h.SessionID
 	s.log.Info("claimed a console hand-off", "session", id)
 	sess := s.register(id, cwd, nil, h.Title != "")
@@ -408,10 +407,7 @@ func (s *Server) openHandoff(req *jsonrpc2.Request, c *a2a.Client, cwd string, h
 		<-ready
 		s.showHandoff(c, sess, h)
 	})
-	s.reply(req, newSessionResult{SessionID: id}, nil)
-	close(ready)
-	req.Notif = true // answered above
-	return nil, nil
+	return newSessionResult{SessionID: id}, func() { close(ready) }
 }
 
 // showHandoff replays a claimed session and opens the console's file.
@@ -421,7 +417,6 @@ func (s *Server) showHandoff(c *a2a.Client, sess *session, h *a2a.Handoff) {
 	if err != nil {
 		s.log.Warn("the claimed session's turns could not be read", "session", id, "err", err)
 	}
-	s.thread(id).markLive(currentTurn(sess))
 	s.newReplayer(sess, func(u any) { s.notify(id, u) }).replay(turns, true)
 	if h.Title != "" {
 		s.notify(id, sessionInfoUpdate{SessionUpdate: uSessionInfo, Title: h.Title})
@@ -455,8 +450,6 @@ func (s *Server) showHandoff(c *a2a.Client, sess *session, h *a2a.Handoff) {
 func (t *turn) waitIdle() (outcome, bool) {
 	s := t.srv
 	id := t.sess.id
-	st := s.thread(id)
-	st.markLive(t.prev)
 	if t.givenUp() {
 		t.restorePark()
 		return outcome{stop: stopCancelled}, false

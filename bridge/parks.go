@@ -219,6 +219,21 @@ func (t *turn) showNote(s string) {
 // question shows a question or a form and ends the turn; the next prompt
 // answers it.
 func (t *turn) question(m *a2a.Message) outcome {
+	q := parkQuestion(m)
+	if t.anyText {
+		q = "\n\n" + q
+	}
+	t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(q)})
+	t.anyText = true
+	t.sess.mu.Lock()
+	t.sess.parkedTask = t.task()
+	t.sess.mu.Unlock()
+	return outcome{stop: stopEndTurn}
+}
+
+// parkQuestion is the text of a park shown as a question (SPEC §6), live or
+// replayed: a form lists its fields; an approval shows its title and detail.
+func parkQuestion(m *a2a.Message) string {
 	q := m.Text()
 	var form []a2a.FormField
 	isForm := false
@@ -228,6 +243,9 @@ func (t *turn) question(m *a2a.Message) outcome {
 			q = h.Question
 		case h.Title != "":
 			q = h.Title
+			if h.Kind == "approval" && h.Detail != "" {
+				q += "\n\n" + h.Detail
+			}
 		}
 		isForm = h.Kind == "form"
 		form = h.Fields
@@ -239,9 +257,6 @@ func (t *turn) question(m *a2a.Message) outcome {
 		q = "The agent is waiting for your answer."
 	}
 	var b strings.Builder
-	if t.anyText {
-		b.WriteString("\n\n")
-	}
 	b.WriteString("**Input needed:** " + strings.TrimSpace(q))
 	for _, f := range form {
 		b.WriteString("\n- " + formLine(f))
@@ -249,12 +264,7 @@ func (t *turn) question(m *a2a.Message) outcome {
 	if isForm {
 		b.WriteString("\n\n(This is a form in the agent's console; reply here in words, or answer it there.)")
 	}
-	t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(b.String())})
-	t.anyText = true
-	t.sess.mu.Lock()
-	t.sess.parkedTask = t.task()
-	t.sess.mu.Unlock()
-	return outcome{stop: stopEndTurn}
+	return b.String()
 }
 
 func formLine(f a2a.FormField) string {

@@ -91,26 +91,16 @@ type threadState struct {
 	toolIDs map[string]bool
 }
 
-type threadKey struct {
-	s  *Server
-	id string
-}
-
-// threadStates holds the threadState of every session of every Server in
-// this process (the Server and session types are not this file's).
-var threadStates sync.Map // threadKey → *threadState
-
 func (s *Server) thread(id string) *threadState {
-	k := threadKey{s, id}
-	if v, ok := threadStates.Load(k); ok {
+	if v, ok := s.threadStates.Load(id); ok {
 		return v.(*threadState)
 	}
-	v, _ := threadStates.LoadOrStore(k, &threadState{shown: map[string]bool{}, toolIDs: map[string]bool{}})
+	v, _ := s.threadStates.LoadOrStore(id, &threadState{shown: map[string]bool{}, toolIDs: map[string]bool{}})
 	return v.(*threadState)
 }
 
 // forgetThread drops what this process remembers of a thread.
-func (s *Server) forgetThread(id string) { threadStates.Delete(threadKey{s, id}) }
+func (s *Server) forgetThread(id string) { s.threadStates.Delete(id) }
 
 // claim marks a turn shown and reports whether it was new.
 func (st *threadState) claim(taskID string) bool {
@@ -124,24 +114,6 @@ func (st *threadState) claim(taskID string) bool {
 	}
 	st.shown[taskID] = true
 	return true
-}
-
-// markLive marks the tasks of this process's own turns (t and the turns
-// before it) as shown: the editor saw them live.
-func (st *threadState) markLive(t *turn) {
-	for ; t != nil; t = t.prev {
-		id := t.task()
-		if id == "" {
-			continue
-		}
-		st.mu.Lock()
-		seen := st.shown[id]
-		st.shown[id] = true
-		st.mu.Unlock()
-		if seen {
-			return
-		}
-	}
 }
 
 // toolID is the replayed card id of a tool call: "replay-<id>", made unique
@@ -383,42 +355,6 @@ func answerText(arts []a2a.Artifact) string {
 func trimLeadingBlankLines(s string) string {
 	st := newShownText()
 	return st.trimLead(s)
-}
-
-// parkQuestion is the text a replayed or resumed park shows (SPEC §6), as
-// turn.question shows it live; an approval shows its title and detail.
-func parkQuestion(m *a2a.Message) string {
-	q := m.Text()
-	var form []a2a.FormField
-	isForm := false
-	if h := m.Hitl(); h != nil {
-		switch {
-		case h.Question != "":
-			q = h.Question
-		case h.Title != "":
-			q = h.Title
-			if h.Kind == "approval" && h.Detail != "" {
-				q += "\n\n" + h.Detail
-			}
-		}
-		isForm = h.Kind == "form"
-		form = h.Fields
-		if h.Description != "" {
-			q += "\n\n" + h.Description
-		}
-	}
-	if strings.TrimSpace(q) == "" {
-		q = "The agent is waiting for your answer."
-	}
-	var b strings.Builder
-	b.WriteString("**Input needed:** " + strings.TrimSpace(q))
-	for _, f := range form {
-		b.WriteString("\n- " + formLine(f))
-	}
-	if isForm {
-		b.WriteString("\n\n(This is a form in the agent's console; reply here in words, or answer it there.)")
-	}
-	return b.String()
 }
 
 // reverseTasks turns a newest-first task list into oldest first.

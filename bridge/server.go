@@ -75,6 +75,9 @@ type Server struct {
 	queues      map[string]*serial
 	mcpNoted    bool
 	rootMap     *roots.Map
+	// threadStates holds, per session id, what this process showed of the
+	// thread (*threadState).
+	threadStates sync.Map
 }
 
 // Serve serves ACP on in and out until in ends, then cancels the running
@@ -171,7 +174,13 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	case mLogout:
 		go func() { res, err := s.logout(); s.reply(req, res, err) }()
 	case mSessionNew:
-		go func() { res, err := s.newSession(req); s.reply(req, res, err) }()
+		go func() {
+			res, err, after := s.newSession(req)
+			s.reply(req, res, err)
+			if after != nil {
+				after()
+			}
+		}()
 	case mSessionList:
 		go func() { res, err := s.listSessions(req); s.reply(req, res, err) }()
 	case mSessionPrompt, mSessionCancel, mSessionLoad, mSessionResume, mSessionClose:
@@ -305,14 +314,17 @@ func stateData(state, taskID, detail string) map[string]any {
 	return d
 }
 
-func (s *Server) newSession(req *jsonrpc2.Request) (any, error) {
+// newSession handles session/new. after, when set, runs once the response
+// was written (updates for a session never precede the response that
+// introduced its id).
+func (s *Server) newSession(req *jsonrpc2.Request) (result any, err error, after func()) {
 	var p newSessionParams
 	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
-		return nil, rpcError(codeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}", nil)
+		return nil, rpcError(codeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}", nil), nil
 	}
 	c, err := s.ensureAuth(s.ctx)
 	if err != nil {
-		return nil, err
+		return nil, err, nil
 	}
 	s.mu.Lock()
 	if len(p.MCPServers) > 0 && !s.mcpNoted {
@@ -321,8 +333,8 @@ func (s *Server) newSession(req *jsonrpc2.Request) (any, error) {
 	}
 	s.mu.Unlock()
 	if h := s.claimHandoff(c, p.CWD); h != nil {
-		// A session the console handed over (history.go); it answers req.
-		return s.openHandoff(req, c, p.CWD, h)
+		res, after := s.openHandoff(c, p.CWD, h)
+		return res, nil, after
 	}
 	s.mu.Lock()
 	id := mintContextID(s.prefix, time.Now())
@@ -333,7 +345,7 @@ func (s *Server) newSession(req *jsonrpc2.Request) (any, error) {
 		e.CWD = p.CWD
 		e.UpdatedAt = time.Now()
 	})
-	return newSessionResult{SessionID: id}, nil
+	return newSessionResult{SessionID: id}, nil, nil
 }
 
 // index updates the thread index; its failures are logged, never fatal.

@@ -54,6 +54,13 @@ func (s *Server) trySteer(req *jsonrpc2.Request, sess *session, prev *turn, part
 	if !ok || !prev.win.Reserve() {
 		return false
 	}
+	if prev.task() == "" {
+		// Nothing runs on the server yet (the turn still waits for a busy
+		// chat, or for its first frame): there is nothing to steer.
+		prev.win.Release()
+		prev.orphan()
+		return false
+	}
 	id := steer.NewID(clientSlug(s.clientNameOf()))
 	ps := &pendingSteer{id: id, text: text}
 	prev.mu.Lock()

@@ -180,6 +180,7 @@ func (t *turn) run(title string) {
 	defer t.cancel()
 	if t.prev != nil {
 		<-t.prev.done
+		t.prev = nil // a session's turns must not chain up in memory
 	}
 	if out, ok := t.waitIdle(); !ok { // a chat busy elsewhere (history.go)
 		t.finish(out)
@@ -359,6 +360,7 @@ func (t *turn) setTask(id string) {
 		return
 	}
 	t.srv.log.Debug("the agent started a task", "session", t.sess.id, "task", id)
+	t.srv.thread(t.sess.id).claim(id) // shown live: never replayed
 	if cancelled {
 		// The cancel came before the server named the task.
 		go t.cancelTask(id, 5*time.Second)

@@ -1,0 +1,100 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// benchChunkSizes are the texts of an update: a streamed token, a 1 KiB
+// append, and a large replace suffix.
+var benchChunkSizes = []int{16, 1 << 10, 1 << 20}
+
+func benchChunk(n int) notification {
+	return notification{SessionID: "chat-zed-1790294944966-qkf93w",
+		Update: chunkUpdate{SessionUpdate: uAgentMessage, Content: text(strings.Repeat("a", n))}}
+}
+
+// BenchmarkMarshalChunkUpdate is the update's own encoding: json.Marshal
+// of the session/update params.
+func BenchmarkMarshalChunkUpdate(b *testing.B) {
+	for _, n := range benchChunkSizes {
+		v := benchChunk(n)
+		b.Run(fmt.Sprintf("%dB", n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := json.Marshal(v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+type benchNoHandler struct{}
+
+func (benchNoHandler) Handle(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) {}
+
+// BenchmarkNotifyChunk is what Server.notify costs per update: jsonrpc2's
+// Conn.Notify (params marshalled, then the request through its map-based
+// MarshalJSON, compacted again by the stream's json.Marshal) and the
+// stdio stream's newline-terminated write, to io.Discard.
+func BenchmarkNotifyChunk(b *testing.B) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	stream := newStdioStream(pr, io.Discard, nil, slog.New(slog.DiscardHandler))
+	conn := jsonrpc2.NewConn(context.Background(), stream, benchNoHandler{})
+	defer conn.Close()
+	for _, n := range benchChunkSizes {
+		v := benchChunk(n)
+		b.Run(fmt.Sprintf("%dB", n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if err := conn.Notify(context.Background(), mSessionUpdate, v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkNotifyChunkDirect measures a proposal: the notification line
+// built with one json.Marshal of the params between a fixed prefix and
+// suffix, written by the same stdio stream (what Server.notify would do if
+// it bypassed jsonrpc2's encoder for session/update). The bytes written
+// differ from BenchmarkNotifyChunk's only by key order.
+func BenchmarkNotifyChunkDirect(b *testing.B) {
+	stream := newStdioStream(bytes.NewReader(nil), io.Discard, nil, slog.New(slog.DiscardHandler))
+	const prefix = `{"jsonrpc":"2.0","method":"session/update","params":`
+	for _, n := range benchChunkSizes {
+		v := benchChunk(n)
+		b.Run(fmt.Sprintf("%dB", n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			for i := 0; i < b.N; i++ {
+				buf.Reset()
+				buf.WriteString(prefix)
+				if err := enc.Encode(v); err != nil { // appends '\n'
+					b.Fatal(err)
+				}
+				line := buf.Bytes()
+				line[len(line)-1] = '}'
+				if err := stream.write(line); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
