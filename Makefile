@@ -6,17 +6,26 @@ COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 15s
 
-.PHONY: build test test-go fuzz demo bench lint release clean
+.PHONY: build test test-go e2e test-npm fuzz demo bench lint release clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/shim
 
 # The test command CI runs (.ci/run): unit and integration tests with the
-# race detector, then a short run of every fuzz target on its corpus.
-test: test-go fuzz
+# race detector, the end-to-end interop suite (the official ACP TypeScript
+# client and A2A JavaScript server; needs Node.js >= 20 and npm), then a
+# short run of every fuzz target on its corpus; and the npm launcher packed
+# and run from its tarball on this platform.
+test: test-go e2e test-npm fuzz
 
 test-go:
 	$(GO) test -race -count=1 ./...
+
+e2e: build
+	SHIM_BIN=$(BIN) e2e/run.sh
+
+test-npm:
+	bash packaging/npm/test.sh
 
 # Each fuzz target runs for FUZZTIME; corpora live in the packages' testdata/fuzz.
 fuzz:
@@ -32,6 +41,20 @@ demo: build
 lint:
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+# Release: static binaries for linux, darwin and windows on amd64 and arm64,
+# packed as archives with SHA256SUMS, the ACP registry entry and the npm
+# packages, into dist/ (packaging/cmd/release). Reproducible: the build date
+# and every archive mtime are the commit time, never the clock.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
+RELEASE_LICENSE   ?= proprietary
+DIST              ?= dist
+
+release:
+	@case "$(VERSION)" in [0-9]*.[0-9]*.[0-9]*) ;; *) echo "usage: make release VERSION=x.y.z"; exit 2;; esac
+	@test -n "$(SOURCE_DATE_EPOCH)" || { echo "release: set SOURCE_DATE_EPOCH (no git commit to take the time from)"; exit 2; }
+	rm -rf $(DIST)
+	$(GO) run ./packaging/cmd/release all -version $(VERSION) -commit $(COMMIT) -epoch $(SOURCE_DATE_EPOCH) -license $(RELEASE_LICENSE) -out $(DIST)
 
 clean:
 	rm -rf bin dist
