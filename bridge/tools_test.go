@@ -342,3 +342,26 @@ func TestRealServerTools(t *testing.T) {
 		t.Errorf("tool updates:\n%s\n--- want\n%s", got, want)
 	}
 }
+
+// TestADKTools: Google ADK function_call / function_response data parts
+// become tool cards, and ADK thought texts thoughts.
+func TestADKTools(t *testing.T) {
+	root := t.TempDir()
+	_, ups, _ := runTools(t, root, func(w *sseWriter) {
+		w.status("t1", "TASK_STATE_WORKING", agentMsg(
+			map[string]any{"text": "Let me look.", "metadata": map[string]any{"adk_thought": true}},
+			map[string]any{"data": map[string]any{"id": "adk1", "name": "read_file", "args": map[string]any{"project": "p", "path": "a.go"}},
+				"metadata": map[string]any{"adk_type": "function_call"}}))
+		w.status("t1", "TASK_STATE_WORKING", agentMsg(
+			map[string]any{"data": map[string]any{"id": "adk1", "name": "read_file", "response": map[string]any{"result": "package a"}},
+				"metadata": map[string]any{"adk_type": "function_response"}}))
+	})
+	got := describeTools(ups, root)
+	want := strings.Join([]string{
+		`tool_call adk1 title="Read p/a.go" kind=read status=in_progress locations=[ROOT/a.go] rawInput=map[path:a.go project:p]`,
+		`tool_call_update adk1 status=completed content=["package a"] rawOutput="package a"`,
+	}, "\n")
+	if got != want {
+		t.Errorf("tool updates:\n%s\n--- want\n%s", got, want)
+	}
+}

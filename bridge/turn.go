@@ -729,8 +729,10 @@ func (t *turn) file(p *a2a.Part) {
 			}
 		}
 		t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: resourceLink{Type: "resource_link", URI: p.URL, Name: name, MimeType: p.MediaType}})
+		t.anyText = true
 	case len(p.Raw) > 0 && strings.HasPrefix(p.MediaType, "image/"):
 		t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: imageContent{Type: "image", Data: base64.StdEncoding.EncodeToString(p.Raw), MimeType: p.MediaType}})
+		t.anyText = true
 	case len(p.Raw) > 0:
 		name := p.Filename
 		if name == "" {

@@ -319,3 +319,75 @@ func lastRaw(ms []acptest.Message) []byte {
 	}
 	return ms[len(ms)-1].Raw
 }
+
+// TestStopReasons: completed → end_turn, canceled → cancelled, rejected →
+// refusal (with its reason shown).
+func TestStopReasons(t *testing.T) {
+	for _, tt := range []struct{ state, text, stop, shown string }{
+		{"TASK_STATE_COMPLETED", "", "end_turn", ""},
+		{"TASK_STATE_CANCELED", "", "cancelled", ""},
+		{"TASK_STATE_REJECTED", "I will not do that.", "refusal", "I will not do that."},
+	} {
+		t.Run(tt.state, func(t *testing.T) {
+			f := newFake(t)
+			f.stream = func(w *sseWriter, c rpcCall) {
+				w.task("t1", "TASK_STATE_SUBMITTED")
+				var m map[string]any
+				if tt.text != "" {
+					m = agentMsg(textPart(tt.text))
+				}
+				w.status("t1", tt.state, m)
+			}
+			s := startShim(t, f.url, nil, nil)
+			s.init(t)
+			id := s.newSession(t, "/tmp")
+			if got := stopReason(t, s.prompt(t, id, "hi")); got != tt.stop {
+				t.Errorf("stop %q, want %q", got, tt.stop)
+			}
+			if got := answer(s.Updates(id), "agent_message_chunk"); got != tt.shown {
+				t.Errorf("shown %q", got)
+			}
+		})
+	}
+}
+
+// TestFileParts: an artifact's url part becomes a resource_link, a raw
+// image an image block, other raw bytes a one-line note.
+func TestFileParts(t *testing.T) {
+	f := newFake(t)
+	f.stream = func(w *sseWriter, c rpcCall) {
+		w.task("t1", "TASK_STATE_SUBMITTED")
+		w.result(map[string]any{"artifactUpdate": map[string]any{"taskId": "t1", "contextId": w.ctx,
+			"artifact": map[string]any{"artifactId": "f", "parts": []any{
+				map[string]any{"url": "https://example.com/report.pdf", "mediaType": "application/pdf"},
+				map[string]any{"raw": "iVBORw0KGgo=", "mediaType": "image/png"},
+				map[string]any{"raw": "AAEC", "mediaType": "application/octet-stream", "filename": "blob.bin"},
+			}}}})
+		w.status("t1", "TASK_STATE_COMPLETED", nil)
+	}
+	s := startShim(t, f.url, nil, nil)
+	s.init(t)
+	id := s.newSession(t, "/tmp")
+	if got := stopReason(t, s.prompt(t, id, "hi")); got != "end_turn" {
+		t.Fatalf("stop %q", got)
+	}
+	var got []string
+	for _, u := range s.Updates(id) {
+		if u.Kind() == "agent_message_chunk" {
+			var c struct {
+				Content map[string]any `json:"content"`
+			}
+			_ = json.Unmarshal(u.Update, &c)
+			b, _ := json.Marshal(c.Content)
+			got = append(got, string(b))
+		}
+	}
+	want := []string{
+		`{"mimeType":"application/pdf","name":"report.pdf","type":"resource_link","uri":"https://example.com/report.pdf"}`,
+		`{"data":"iVBORw0KGgo=","mimeType":"image/png","type":"image"}`,
+		`{"text":"\n\n[blob.bin (application/octet-stream, 3 bytes) not shown]","type":"text"}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("chunks:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
