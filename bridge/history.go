@@ -85,8 +85,8 @@ func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
 	}
 	indexed := map[string]threads.Item{}
 	var items []threads.Item
-	if s.opts.Index != nil && s.opts.ServerKey != "" {
-		items, err = s.opts.Index.List(s.opts.ServerKey)
+	if s.opts.Index != nil && s.serverKey() != "" {
+		items, err = s.opts.Index.List(s.serverKey())
 		if err != nil {
 			s.log.Warn("thread index unreadable", "err", err)
 		}
@@ -329,8 +329,8 @@ func (s *Server) threadTurns(ctx context.Context, c *a2a.Client, id string) ([]p
 		s.log.Warn("the server's turns could not be read; reading its tasks", "session", id, "err", err)
 	}
 	var taskIDs []string
-	if s.opts.Index != nil && s.opts.ServerKey != "" {
-		e, _, ierr := s.opts.Index.Get(s.opts.ServerKey, id)
+	if s.opts.Index != nil && s.serverKey() != "" {
+		e, _, ierr := s.opts.Index.Get(s.serverKey(), id)
 		if ierr != nil {
 			s.log.Warn("thread index unreadable", "err", ierr)
 		}

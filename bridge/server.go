@@ -42,6 +42,10 @@ type Options struct {
 	ThreadsOnly bool
 	// ServerKey is the normalized URL: the thread index key.
 	ServerKey string
+	// CurrentKey, when set, gives the key as it is now (authenticate may
+	// switch to the URL of a login made after start); it wins over
+	// ServerKey.
+	CurrentKey func() string
 	// Index is the local thread index (nil: none).
 	Index *threads.Index
 	// RootOverrides are the --root flags; they always win.
@@ -348,12 +352,21 @@ func (s *Server) newSession(req *jsonrpc2.Request) (result any, err error, after
 	return newSessionResult{SessionID: id}, nil, nil
 }
 
+// serverKey is the normalized URL the thread index keys this agent by.
+func (s *Server) serverKey() string {
+	if s.opts.CurrentKey != nil {
+		return s.opts.CurrentKey()
+	}
+	return s.opts.ServerKey
+}
+
 // index updates the thread index; its failures are logged, never fatal.
 func (s *Server) index(id string, fn func(*threads.Entry)) {
-	if s.opts.Index == nil || s.opts.ServerKey == "" {
+	key := s.serverKey()
+	if s.opts.Index == nil || key == "" {
 		return
 	}
-	if err := s.opts.Index.Update(s.opts.ServerKey, id, fn); err != nil {
+	if err := s.opts.Index.Update(key, id, fn); err != nil {
 		s.log.Warn("thread index not updated", "err", err)
 	}
 }

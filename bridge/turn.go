@@ -365,8 +365,8 @@ func (t *turn) setTask(id string) {
 		// The cancel came before the server named the task.
 		go t.cancelTask(id, 5*time.Second)
 	}
-	if t.srv.opts.Index != nil && t.srv.opts.ServerKey != "" {
-		if err := t.srv.opts.Index.AddTask(t.srv.opts.ServerKey, t.sess.id, id); err != nil {
+	if t.srv.opts.Index != nil && t.srv.serverKey() != "" {
+		if err := t.srv.opts.Index.AddTask(t.srv.serverKey(), t.sess.id, id); err != nil {
 			t.srv.log.Warn("thread index not updated", "err", err)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shimdev/shim/threads"
 )
 
 // initialize lists shim-credentials (no type) first, then shim-login: as a
@@ -106,8 +108,17 @@ func TestAuthenticateReloads(t *testing.T) {
 	if got := f.requests()[n:]; len(got) == 0 || got[len(got)-1].RPC != "GetTask" || got[len(got)-1].Auth != "Bearer "+tok1 {
 		t.Fatalf("authenticate did not probe with the new token: %+v", got)
 	}
-	if m := call("session/new", newSessionParams()); m["result"] == nil {
+	m := call("session/new", newSessionParams())
+	if m["result"] == nil {
 		t.Fatalf("session/new after authenticate: %v", m)
+	}
+	// The thread is indexed under the URL the login stored, though shim
+	// started without one.
+	sid, _ := m["result"].(map[string]any)["sessionId"].(string)
+	key := strings.TrimSuffix(f.url(), "/")
+	items, err := threads.Open(e.state, nil).List(key)
+	if err != nil || len(items) != 1 || items[0].ID != sid {
+		t.Errorf("index under %s: %+v %v", key, items, err)
 	}
 
 	f.set(func(f *fakeA2A) { f.token = tok2 })
@@ -122,7 +133,7 @@ func TestAuthenticateReloads(t *testing.T) {
 		t.Fatalf("authenticate did not reload the token: %+v", got)
 	}
 
-	m := call("authenticate", map[string]any{"methodId": "shim-login"})
+	m = call("authenticate", map[string]any{"methodId": "shim-login"})
 	if msg, _ := rpcErrorOf(m)["message"].(string); errCode(m) != -32000 || !strings.Contains(msg, "run `shim login`") {
 		t.Fatalf("authenticate shim-login: %v", m)
 	}

@@ -276,6 +276,7 @@ func serveAction(c *cli.Context) error {
 		BusyTimeout:   busy,
 		ThreadsOnly:   flagBool(c, "threads-only"),
 		ServerKey:     key,
+		CurrentKey:    func() string { _, k := s.current(); return k },
 		Index:         threads.Open(stateDir(c), s.log),
 		Log:           s.log,
 		Connect:       func() (*a2a.Client, error) { return s.reload(c) },
