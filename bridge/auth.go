@@ -71,20 +71,33 @@ func (s *Server) agentName() string {
 }
 
 // remote returns the A2A client, building it on first use.
+// Building it may read the OS keyring (seconds when it hangs), so it holds
+// connectMu, not s.mu: initialize never waits for it.
 func (s *Server) remote() (*a2a.Client, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.client != nil {
-		return s.client, nil
+	c := s.client
+	s.mu.Unlock()
+	if c != nil {
+		return c, nil
 	}
 	if s.opts.Connect == nil {
 		return nil, authRequired("no agent URL is configured: run `shim login --url https://your-agent` in a terminal, or pass --url https://your-agent")
+	}
+	s.connectMu.Lock()
+	defer s.connectMu.Unlock()
+	s.mu.Lock()
+	c = s.client
+	s.mu.Unlock()
+	if c != nil {
+		return c, nil
 	}
 	c, err := s.opts.Connect()
 	if err != nil {
 		return nil, authRequired(err.Error())
 	}
+	s.mu.Lock()
 	s.client = c
+	s.mu.Unlock()
 	return c, nil
 }
 

@@ -68,6 +68,7 @@ type Server struct {
 	conn atomic.Pointer[jsonrpc2.Conn]
 	ctx  context.Context
 
+	connectMu   sync.Mutex
 	mu          sync.Mutex
 	client      *a2a.Client
 	authOK      bool
