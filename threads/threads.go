@@ -37,21 +37,17 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/shimdev/shim/internal/privfile"
 )
 
 const (
 	fileName = "threads.json"
 	version  = 1
-	fileMode = 0o600
-	dirMode  = 0o700
 )
 
 // ErrCorrupt is wrapped by the errors of reads that find an unreadable index
@@ -211,31 +207,40 @@ func (ix *Index) read() (*document, error) {
 	}
 	procMu.RLock()
 	defer procMu.RUnlock()
-	lk := flock.New(ix.path + ".lock")
-	if err := lk.RLock(); err != nil {
-		return nil, fmt.Errorf("threads: lock %s: %w", lk.Path(), err)
+	unlock, err := privfile.RLock(ix.path)
+	if err != nil {
+		return nil, fmt.Errorf("threads: lock %s.lock: %w", ix.path, err)
 	}
-	defer lk.Unlock()
+	defer unlock()
 	return readDocument(ix.path)
 }
 
-// write runs the locked read-modify-write cycle with apply as the change.
+// write runs the locked read-modify-write cycle with apply as the change:
+// modes put back, lock, stale temporary files removed, re-read (a corrupt
+// file moved aside), apply, atomic replace.
 func (ix *Index) write(apply func(*document)) error {
 	procMu.Lock()
 	defer procMu.Unlock()
-	if err := ix.ensureDir(); err != nil {
-		return err
+	if err := privfile.EnsureDir(ix.dir); err != nil {
+		return fmt.Errorf("threads: %w", err)
 	}
-	lk := flock.New(ix.path + ".lock")
-	if err := lk.Lock(); err != nil {
-		return fmt.Errorf("threads: lock %s: %w", lk.Path(), err)
+	unlock, err := privfile.Lock(ix.path)
+	if err != nil {
+		return fmt.Errorf("threads: lock %s.lock: %w", ix.path, err)
 	}
-	defer lk.Unlock()
+	defer unlock()
 
-	ix.removeStaleTemps()
+	// Under the exclusive lock no live writer owns a temporary file.
+	removed, errs := privfile.RemoveStaleTemps(ix.path, 0, time.Time{})
+	for _, p := range removed {
+		ix.log.Info("thread index: removed stale temp file", "path", p)
+	}
+	for _, err := range errs {
+		ix.log.Warn("thread index: cannot remove stale temp file", "err", err)
+	}
 	d, err := readDocument(ix.path)
 	if errors.Is(err, ErrCorrupt) {
-		aside, mvErr := ix.moveAside()
+		aside, mvErr := privfile.MoveAside(ix.path, ix.now())
 		if mvErr != nil {
 			return fmt.Errorf("threads: move aside unreadable index: %w", mvErr)
 		}
@@ -250,119 +255,10 @@ func (ix *Index) write(apply func(*document)) error {
 	if err != nil {
 		return err
 	}
-	return ix.replace(data)
-}
-
-// ensureDir creates the directory and puts its mode back to 0700.
-func (ix *Index) ensureDir() error {
-	if err := os.MkdirAll(ix.dir, dirMode); err != nil {
-		return fmt.Errorf("threads: %w", err)
-	}
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	fi, err := os.Stat(ix.dir)
-	if err != nil {
-		return fmt.Errorf("threads: %w", err)
-	}
-	if fi.Mode().Perm() != dirMode {
-		if err := os.Chmod(ix.dir, dirMode); err != nil {
-			return fmt.Errorf("threads: %w", err)
-		}
+	if err := privfile.Replace(ix.path, data, testHookBeforeRename); err != nil {
+		return fmt.Errorf("threads: write %s: %w", ix.path, err)
 	}
 	return nil
-}
-
-func (ix *Index) tempPrefix() string { return fileName + ".tmp-" }
-
-// removeStaleTemps deletes temporary files of writers that died before their
-// rename. It runs under the exclusive lock, so no live writer owns one.
-func (ix *Index) removeStaleTemps() {
-	des, err := os.ReadDir(ix.dir)
-	if err != nil {
-		return
-	}
-	for _, de := range des {
-		if !strings.HasPrefix(de.Name(), ix.tempPrefix()) {
-			continue
-		}
-		p := filepath.Join(ix.dir, de.Name())
-		if err := os.Remove(p); err != nil {
-			ix.log.Warn("thread index: cannot remove stale temp file", "path", p, "err", err)
-			continue
-		}
-		ix.log.Info("thread index: removed stale temp file", "path", p)
-	}
-}
-
-// moveAside renames the index to threads.json.corrupt-<unix time> (with a
-// numeric suffix if that name is taken) and returns the new path.
-func (ix *Index) moveAside() (string, error) {
-	base := ix.path + ".corrupt-" + strconv.FormatInt(ix.now().Unix(), 10)
-	aside := base
-	for n := 1; ; n++ {
-		if _, err := os.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
-			break
-		} else if err != nil {
-			return "", err
-		}
-		aside = base + "-" + strconv.Itoa(n)
-	}
-	if err := os.Rename(ix.path, aside); err != nil {
-		return "", err
-	}
-	if runtime.GOOS != "windows" {
-		_ = os.Chmod(aside, fileMode)
-	}
-	return aside, nil
-}
-
-// replace writes data to a 0600 temporary file in the index directory, syncs
-// it and renames it over the index.
-func (ix *Index) replace(data []byte) (err error) {
-	f, err := os.CreateTemp(ix.dir, ix.tempPrefix()+"*")
-	if err != nil {
-		return fmt.Errorf("threads: %w", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-			err = fmt.Errorf("threads: write %s: %w", ix.path, err)
-		}
-	}()
-	if err = f.Chmod(fileMode); err != nil {
-		return err
-	}
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if testHookBeforeRename != nil {
-		testHookBeforeRename(tmp)
-	}
-	if err = os.Rename(tmp, ix.path); err != nil {
-		return err
-	}
-	syncDir(ix.dir)
-	return nil
-}
-
-// syncDir makes a rename durable where the platform allows it.
-func syncDir(dir string) {
-	if runtime.GOOS == "windows" {
-		return
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
 }
 
 // document is the parsed file. extra holds unknown top-level fields.

@@ -10,17 +10,15 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/shimdev/shim/internal/privfile"
 )
 
 const (
 	// FileName is the name of the credentials file in the config dir.
 	FileName    = "credentials.json"
 	fileVersion = 1
-	fileMode    = 0o600
-	dirMode     = 0o700
 	tempPrefix  = FileName + ".tmp-"
 	// staleTemp is the age after which a temporary file is taken for one
 	// left by a writer that died before its rename.
@@ -156,19 +154,26 @@ func (d *document) encode() ([]byte, error) {
 // the directory 0700, takes the file lock, moves a corrupt file aside, and
 // replaces the file with a new 0600 one. The caller holds s.mu.
 func (s *Store) write(apply func(*document)) error {
-	if err := s.ensureDir(); err != nil {
-		return err
+	if s.Dir == "" {
+		return errors.New("credentials: no config dir")
 	}
-	unlock, err := lockFile(s.path() + ".lock")
+	if err := privfile.EnsureDir(s.Dir); err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	unlock, err := privfile.Lock(s.path())
 	if err != nil {
 		return fmt.Errorf("credentials: lock: %w", err)
 	}
 	defer unlock()
 
-	s.removeStaleTemps()
+	// Young temporary files are left alone: they may be a live writer's.
+	_, errs := privfile.RemoveStaleTemps(s.path(), staleTemp, s.clock())
+	for _, err := range errs {
+		s.log().Warn("credentials: cannot remove a stale temporary file", "err", err)
+	}
 	d, err := s.read()
 	if errors.Is(err, ErrCorrupt) {
-		aside, mvErr := s.moveAside()
+		aside, mvErr := privfile.MoveAside(s.path(), s.clock())
 		if mvErr != nil {
 			return fmt.Errorf("credentials: moving the unreadable credentials file aside: %w", mvErr)
 		}
@@ -183,53 +188,10 @@ func (s *Store) write(apply func(*document)) error {
 	if err != nil {
 		return err
 	}
-	return s.replace(data)
-}
-
-// ensureDir creates the config dir and puts its mode back to 0700.
-func (s *Store) ensureDir() error {
-	if s.Dir == "" {
-		return errors.New("credentials: no config dir")
-	}
-	if err := os.MkdirAll(s.Dir, dirMode); err != nil {
-		return fmt.Errorf("credentials: %w", err)
-	}
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	fi, err := os.Stat(s.Dir)
-	if err != nil {
-		return fmt.Errorf("credentials: %w", err)
-	}
-	if fi.Mode().Perm() != dirMode {
-		if err := os.Chmod(s.Dir, dirMode); err != nil {
-			return fmt.Errorf("credentials: %w", err)
-		}
+	if err := privfile.Replace(s.path(), data, nil); err != nil {
+		return fmt.Errorf("credentials: writing %s: %w", s.path(), err)
 	}
 	return nil
-}
-
-// removeStaleTemps deletes temporary files of writers that died before their
-// rename. Young ones are left alone: on platforms without the lock they may
-// belong to a live writer.
-func (s *Store) removeStaleTemps() {
-	des, err := os.ReadDir(s.Dir)
-	if err != nil {
-		return
-	}
-	now := s.clock()
-	for _, de := range des {
-		if !strings.HasPrefix(de.Name(), tempPrefix) {
-			continue
-		}
-		if fi, err := de.Info(); err != nil || now.Sub(fi.ModTime()) < staleTemp {
-			continue
-		}
-		p := filepath.Join(s.Dir, de.Name())
-		if err := os.Remove(p); err != nil {
-			s.log().Warn("credentials: cannot remove a stale temporary file", "path", p, "err", err)
-		}
-	}
 }
 
 func (s *Store) clock() time.Time {
@@ -237,67 +199,4 @@ func (s *Store) clock() time.Time {
 		return s.now()
 	}
 	return time.Now()
-}
-
-// moveAside renames the file to credentials.json.corrupt-<unix time> (with a
-// numeric suffix if that name is taken), keeps it 0600 and returns its path.
-func (s *Store) moveAside() (string, error) {
-	base := s.path() + ".corrupt-" + strconv.FormatInt(s.clock().Unix(), 10)
-	aside := base
-	for n := 1; ; n++ {
-		if _, err := os.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
-			break
-		} else if err != nil {
-			return "", err
-		}
-		aside = base + "-" + strconv.Itoa(n)
-	}
-	if err := os.Rename(s.path(), aside); err != nil {
-		return "", err
-	}
-	if runtime.GOOS != "windows" {
-		_ = os.Chmod(aside, fileMode)
-	}
-	return aside, nil
-}
-
-// replace writes data to a 0600 temporary file in the directory, syncs it
-// and renames it over the file.
-func (s *Store) replace(data []byte) (err error) {
-	f, err := os.CreateTemp(s.Dir, tempPrefix+"*")
-	if err != nil {
-		return fmt.Errorf("credentials: %w", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-			err = fmt.Errorf("credentials: writing %s: %w", s.path(), err)
-		}
-	}()
-	if runtime.GOOS != "windows" {
-		if err = f.Chmod(fileMode); err != nil {
-			return err
-		}
-	}
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, s.path()); err != nil {
-		return err
-	}
-	if runtime.GOOS != "windows" {
-		if d, err := os.Open(s.Dir); err == nil {
-			_ = d.Sync()
-			_ = d.Close()
-		}
-	}
-	return nil
 }

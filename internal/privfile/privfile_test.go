@@ -1,0 +1,117 @@
+package privfile
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestReplaceModesAndAside(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	path := filepath.Join(dir, "f.json")
+	if err := EnsureDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := EnsureDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	var sawTemp bool
+	if err := Replace(path, []byte("one"), func(tmp string) {
+		fi, err := os.Stat(tmp)
+		sawTemp = err == nil && filepath.Dir(tmp) == dir
+		if runtime.GOOS != "windows" && fi.Mode().Perm() != FileMode {
+			t.Errorf("temp mode %o", fi.Mode().Perm())
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !sawTemp {
+		t.Error("the data must go through a temporary file beside the target")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "one" {
+		t.Errorf("content %q", b)
+	}
+	if runtime.GOOS != "windows" {
+		fi, _ := os.Stat(dir)
+		if fi.Mode().Perm() != DirMode {
+			t.Errorf("dir mode %o", fi.Mode().Perm())
+		}
+		fi, _ = os.Stat(path)
+		if fi.Mode().Perm() != FileMode {
+			t.Errorf("file mode %o", fi.Mode().Perm())
+		}
+	}
+	now := time.Unix(1700000000, 0)
+	a1, err := MoveAside(path, now)
+	if err != nil || filepath.Base(a1) != "f.json.corrupt-1700000000" {
+		t.Fatalf("aside %q %v", a1, err)
+	}
+	_ = os.WriteFile(path, []byte("two"), 0o600)
+	a2, err := MoveAside(path, now)
+	if err != nil || filepath.Base(a2) != "f.json.corrupt-1700000000-1" {
+		t.Fatalf("second aside %q %v", a2, err)
+	}
+	if b, _ := os.ReadFile(a1); string(b) != "one" {
+		t.Errorf("the first file was overwritten: %q", b)
+	}
+}
+
+func TestRemoveStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.json")
+	old, young, other := filepath.Join(dir, "f.json.tmp-old"), filepath.Join(dir, "f.json.tmp-young"), filepath.Join(dir, "g.json.tmp-x")
+	for _, p := range []string{old, young, other} {
+		_ = os.WriteFile(p, nil, 0o600)
+	}
+	now := time.Now()
+	_ = os.Chtimes(old, now.Add(-time.Hour), now.Add(-time.Hour))
+	removed, errs := RemoveStaleTemps(path, time.Minute, now)
+	if len(errs) != 0 || len(removed) != 1 || removed[0] != old {
+		t.Fatalf("removed %v errs %v", removed, errs)
+	}
+	removed, _ = RemoveStaleTemps(path, 0, time.Time{})
+	if len(removed) != 1 || removed[0] != young {
+		t.Fatalf("with no age: removed %v", removed)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Error("another file's temp was removed")
+	}
+}
+
+func TestLockExcludes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.json")
+	var mu sync.Mutex
+	inside := 0
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 20; j++ {
+				unlock, err := Lock(path)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				inside++
+				if inside != 1 {
+					t.Error("two holders of the lock at once")
+				}
+				mu.Unlock()
+				time.Sleep(100 * time.Microsecond)
+				mu.Lock()
+				inside--
+				mu.Unlock()
+				unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}
