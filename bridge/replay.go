@@ -306,15 +306,7 @@ func (r *replayer) user(m *a2a.Message) {
 // card shows one tool call as a single tool_call in its final state.
 func (r *replayer) card(taskID string, c *replayCard, status string) {
 	c.emitted = true
-	name := c.name
-	if name == "" {
-		name = "tool"
-	}
-	title := toolview.Title(name, c.args)
-	if c.parent != "" {
-		title = toolview.ChildTitle(title)
-	}
-	u := toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: r.st.toolID(taskID, c.id), Title: title,
+	u := toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: r.st.toolID(taskID, c.id), Title: cardTitle(c.name, c.parent, c.args),
 		Kind: toolview.Kind(c.name), Status: status, RawInput: rawInput(c.args)}
 	u.Locations = acpLocations(toolview.Locations(c.name, c.args, r.res))
 	if toolview.Kind(c.name) == toolview.KindSearch {

@@ -141,15 +141,7 @@ func (t *turn) steersConsumed(items []a2a.SteerItem) {
 // agent never read is taken back from the queue and run as the next turn;
 // one folded in without a boundary frame gets its marker at the end.
 func (t *turn) settleSteers() *a2a.OutMessage {
-	t.mu.Lock()
-	var open []*pendingSteer
-	for _, p := range t.steers {
-		if !p.shown {
-			p.shown = true
-			open = append(open, p)
-		}
-	}
-	t.mu.Unlock()
+	open := t.takeOpenSteers()
 	var rerun []string
 	for _, p := range open {
 		ctx, cancel := context.WithTimeout(t.ctx, 20*time.Second)
@@ -179,16 +171,7 @@ func (s *Server) clientNameOf() string {
 // dropSteers takes back the steers of a turn that did not complete, so
 // that the server does not fold them into a later turn.
 func (t *turn) dropSteers() {
-	t.mu.Lock()
-	var open []*pendingSteer
-	for _, p := range t.steers {
-		if !p.shown {
-			p.shown = true
-			open = append(open, p)
-		}
-	}
-	t.mu.Unlock()
-	for _, p := range open {
+	for _, p := range t.takeOpenSteers() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		if _, err := t.client.Operator().Unsteer(ctx, t.sess.id, p.id); err != nil {
 			t.srv.log.Debug("steer not taken back", "id", p.id, "err", err)
@@ -199,3 +182,18 @@ func (t *turn) dropSteers() {
 
 // winBuffered is the detached output buffered and dropped (for tests).
 func (t *turn) winBuffered() (kept, dropped int) { return t.win.Buffered() }
+
+// takeOpenSteers returns the steers whose marker was not placed yet and
+// marks them settled.
+func (t *turn) takeOpenSteers() []*pendingSteer {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var open []*pendingSteer
+	for _, p := range t.steers {
+		if !p.shown {
+			p.shown = true
+			open = append(open, p)
+		}
+	}
+	return open
+}

@@ -105,13 +105,15 @@ func (c *toolCards) end(tc a2a.ToolCall, card *toolCard) {
 	c.t.emit(u)
 }
 
-func (c *toolCards) title(card *toolCard) string {
-	name := card.name
+func (c *toolCards) title(card *toolCard) string { return cardTitle(card.name, card.parent, card.args) }
+
+// cardTitle is the title of a tool card, live or replayed.
+func cardTitle(name, parent string, args toolview.Args) string {
 	if name == "" {
 		name = "tool"
 	}
-	title := toolview.Title(name, card.args)
-	if card.parent != "" {
+	title := toolview.Title(name, args)
+	if parent != "" {
 		title = toolview.ChildTitle(title)
 	}
 	return title
