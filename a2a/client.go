@@ -259,7 +259,11 @@ func (c *Client) Discover(ctx context.Context) (*Card, error) {
 		return nil, c.transportError(cardURL, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, httpError(resp.StatusCode, cardURL, resp.Header.Get("Content-Type"), body)
+		herr := httpError(resp.StatusCode, cardURL, resp.Header.Get("Content-Type"), body)
+		if herr.Unauthorized() {
+			return nil, herr
+		}
+		return nil, fmt.Errorf("no agent card (%w): check --url (and --slug), or pass --endpoint with the agent's JSON-RPC URL", herr)
 	}
 	card, err := parseCard(body, forced)
 	if err != nil {

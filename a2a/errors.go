@@ -71,7 +71,7 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("cannot reach %s after %d attempt(s): %v", e.URL, e.Attempts, e.Err)
+	return fmt.Sprintf("cannot reach %s after %d attempt(s): %v (is the agent running, and is --url right?)", e.URL, e.Attempts, e.Err)
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
