@@ -2,10 +2,12 @@ package bridge
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/examples/agent"
 	"github.com/shimdev/shim/internal/acptest"
 )
@@ -390,4 +392,79 @@ func TestFileParts(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("chunks:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// TestUsageUpdate: usage_update goes out only when the context window is
+// known (--context-window or a server-reported one), with the tokens in
+// context and the session's running cost.
+func TestUsageUpdate(t *testing.T) {
+	costFrame := func(w *sseWriter, id string, input int, cost float64, ctxParts ...any) {
+		parts := append([]any{textPart("answer")}, ctxParts...)
+		w.result(map[string]any{"artifactUpdate": map[string]any{"taskId": id, "contextId": w.ctx,
+			"artifact": map[string]any{"artifactId": id + "-answer", "parts": parts,
+				"metadata": map[string]any{"https://proto-labs.ai/a2a/ext/cost-v1": map[string]any{
+					"usage": map[string]any{"input_tokens": input, "output_tokens": 10}, "costUsd": cost}}}}})
+		w.status(id, "TASK_STATE_COMPLETED", nil)
+	}
+	usages := func(s *testShim, id string) []string {
+		var out []string
+		for _, u := range s.Updates(id) {
+			if u.Kind() == "usage_update" {
+				out = append(out, string(u.Update))
+			}
+		}
+		return out
+	}
+	t.Run("window unknown", func(t *testing.T) {
+		f := newFake(t)
+		f.stream = func(w *sseWriter, c rpcCall) { w.task("t1", "TASK_STATE_SUBMITTED"); costFrame(w, "t1", 1000, 0.5) }
+		s := startShim(t, f.url, nil, nil)
+		s.init(t)
+		id := s.newSession(t, "/tmp")
+		stopReason(t, s.prompt(t, id, "hi"))
+		if got := usages(s, id); len(got) != 0 {
+			t.Errorf("usage_update without a known window: %v", got)
+		}
+	})
+	t.Run("--context-window", func(t *testing.T) {
+		f := newFake(t)
+		n := 0
+		f.stream = func(w *sseWriter, c rpcCall) {
+			n++
+			id := fmt.Sprintf("t%d", n)
+			w.task(id, "TASK_STATE_SUBMITTED")
+			costFrame(w, id, 1000*n, 0.25)
+		}
+		s := startShim(t, f.url, func(o *Options, _ *a2a.Config) { o.ContextWindow = 200000 }, nil)
+		s.init(t)
+		id := s.newSession(t, "/tmp")
+		stopReason(t, s.prompt(t, id, "one"))
+		stopReason(t, s.prompt(t, id, "two"))
+		want := []string{
+			`{"sessionUpdate":"usage_update","used":1000,"size":200000,"cost":{"amount":0.25,"currency":"USD"}}`,
+			`{"sessionUpdate":"usage_update","used":2000,"size":200000,"cost":{"amount":0.5,"currency":"USD"}}`,
+		}
+		if got := usages(s, id); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+	t.Run("server-reported window", func(t *testing.T) {
+		f := newFake(t)
+		f.stream = func(w *sseWriter, c rpcCall) {
+			w.task("t1", "TASK_STATE_SUBMITTED")
+			costFrame(w, "t1", 1000, 0, map[string]any{"data": map[string]any{"contextTokens": 64000.0, "contextWindow": 128000},
+				"metadata": map[string]any{"mimeType": "application/vnd.protolabs.context-v1+json"}})
+		}
+		s := startShim(t, f.url, nil, nil)
+		s.init(t)
+		id := s.newSession(t, "/tmp")
+		stopReason(t, s.prompt(t, id, "hi"))
+		want := `{"sessionUpdate":"usage_update","used":64000,"size":128000}`
+		if got := usages(s, id); len(got) != 1 || got[0] != want {
+			t.Errorf("got %v", got)
+		}
+		if got := answer(s.Updates(id), "agent_message_chunk"); got != "answer" {
+			t.Errorf("the context-v1 part must not be shown: %q", got)
+		}
+	})
 }
