@@ -106,7 +106,7 @@ func (m *wireMeta) UnmarshalJSON(b []byte) error {
 
 type wirePart struct {
 	Kind       string          `json:"kind"`
-	Text       *string         `json:"text"`
+	Text       *wireText       `json:"text"`
 	Raw        string          `json:"raw"`
 	URL        string          `json:"url"`
 	Data       json.RawMessage `json:"data"`
@@ -234,7 +234,7 @@ func (p *wirePart) part() Part {
 	default:
 		out.Kind = PartText
 		if p.Text != nil {
-			out.Text = *p.Text
+			out.Text = string(*p.Text)
 		}
 	}
 	return out

@@ -1,17 +1,29 @@
 package a2a
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"sync"
 	"time"
-
-	"github.com/r3labs/sse/v2"
 )
 
+// The SSE reader is shim's own. It replaces r3labs/sse/v2's
+// EventStreamReader, which the design first named: that reader keeps a
+// bufio.Scanner whose buffer doubles to hold a whole event and, after every
+// read, scans all of it again for the end of the event, so an event of S
+// bytes costs time quadratic in S and about twice S of memory; a full
+// replace of a 100 MB answer took 20 s and most of shim's memory (see
+// BENCHMARKS.md). This one reads line by line: a long data line is copied
+// once, into a buffer of its exact size.
+
 // maxEventSize bounds one SSE event. A full-replace frame carries a whole
-// answer, so this is far above r3labs/sse's 64 KiB default.
+// answer, so this is far above any usual limit.
 const maxEventSize = 1 << 30
+
+// errEventTooLarge is returned for an event over maxEventSize.
+var errEventTooLarge = errors.New("a2a: an SSE event is larger than 1 GiB")
 
 // sseEvent is one server-sent event.
 type sseEvent struct {
@@ -20,51 +32,85 @@ type sseEvent struct {
 	Data  []byte
 }
 
-// sseReader reads events per the WHATWG rules on top of r3labs/sse's
-// event splitter: data lines joined with "\n", comments skipped, id, event
-// and retry fields, "\r\n", "\r" or "\n" line ends.
+// sseReader reads events per the WHATWG rules: data lines joined with
+// "\n", ":" comments skipped, id and event fields, "\r\n", "\r" or "\n" line
+// ends. An event cut by the end of the stream is still delivered, as the
+// complete JSON-RPC frame it usually is.
 type sseReader struct {
-	r *sse.EventStreamReader
+	br *bufio.Reader
 }
 
 func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{r: sse.NewEventStreamReader(r, maxEventSize)}
+	return &sseReader{br: bufio.NewReaderSize(&crReader{r: r}, 64<<10)}
+}
+
+// readLine returns the next line without its end. The line is valid until
+// the next call unless owned is set (a long line, copied once into a
+// buffer of its own).
+func (s *sseReader) readLine() (line []byte, owned bool, err error) {
+	frag, err := s.br.ReadSlice('\n')
+	if err == nil {
+		return frag[:len(frag)-1], false, nil
+	}
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		if len(frag) > 0 && errors.Is(err, io.EOF) {
+			return frag, false, nil // a last line with no end
+		}
+		return nil, false, err
+	}
+	// A line longer than the buffer: keep its pieces, then copy them once.
+	pieces := [][]byte{bytes.Clone(frag)}
+	total := len(frag)
+	for {
+		frag, err = s.br.ReadSlice('\n')
+		done := err == nil
+		if done {
+			frag = frag[:len(frag)-1]
+		}
+		total += len(frag)
+		if total > maxEventSize {
+			return nil, false, errEventTooLarge
+		}
+		pieces = append(pieces, bytes.Clone(frag))
+		if done || (err != nil && !errors.Is(err, bufio.ErrBufferFull)) {
+			break
+		}
+	}
+	line = make([]byte, 0, total)
+	for i, p := range pieces {
+		line = append(line, p...)
+		pieces[i] = nil
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, false, err
+	}
+	return line, true, nil
 }
 
 // Next returns the next event that has data or an event type; comment-only
 // blocks (keep-alives) are skipped.
 func (s *sseReader) Next() (sseEvent, error) {
-	for {
-		block, err := s.r.ReadEvent()
-		if err != nil {
-			return sseEvent{}, err
-		}
-		ev, ok := parseSSEBlock(block)
-		if ok {
-			return ev, nil
-		}
-	}
-}
-
-// parseSSEBlock parses the lines of one event block.
-func parseSSEBlock(block []byte) (sseEvent, bool) {
 	var ev sseEvent
 	var data []byte
 	hasData := false
-	for len(block) > 0 {
-		var line []byte
-		i := bytes.IndexAny(block, "\r\n")
-		if i < 0 {
-			line, block = block, nil
-		} else {
-			line = block[:i]
-			if block[i] == '\r' && i+1 < len(block) && block[i+1] == '\n' {
-				block = block[i+2:]
-			} else {
-				block = block[i+1:]
+	for {
+		line, owned, err := s.readLine()
+		if err != nil {
+			if errors.Is(err, io.EOF) && (hasData || ev.Event != "") {
+				ev.Data = data
+				return ev, nil
 			}
+			return sseEvent{}, err
 		}
-		if len(line) == 0 || line[0] == ':' {
+		if len(line) == 0 {
+			if hasData || ev.Event != "" {
+				ev.Data = data
+				return ev, nil
+			}
+			ev = sseEvent{}
+			continue
+		}
+		if line[0] == ':' {
 			continue
 		}
 		field, value := line, []byte(nil)
@@ -76,10 +122,17 @@ func parseSSEBlock(block []byte) (sseEvent, bool) {
 		}
 		switch string(field) {
 		case "data":
-			if hasData {
-				data = append(data, '\n')
+			switch {
+			case hasData:
+				if len(data)+1+len(value) > maxEventSize {
+					return sseEvent{}, errEventTooLarge
+				}
+				data = append(append(data, '\n'), value...)
+			case owned:
+				data = value // the long line's own buffer: no second copy
+			default:
+				data = append([]byte(nil), value...)
 			}
-			data = append(data, value...)
 			hasData = true
 		case "event":
 			ev.Event = string(value)
@@ -89,8 +142,55 @@ func parseSSEBlock(block []byte) (sseEvent, bool) {
 			}
 		}
 	}
-	ev.Data = data
-	return ev, hasData || ev.Event != ""
+}
+
+// parseSSEBlock parses the lines of one event block.
+func parseSSEBlock(block []byte) (sseEvent, bool) {
+	ev, err := newSSEReader(bytes.NewReader(block)).Next()
+	return ev, err == nil
+}
+
+// crReader turns every line end into "\n": "\r\n" and a lone "\r" alike
+// (a raw CR can only be a line end in SSE). A CR at the end of one read
+// whose LF starts the next read counts once.
+type crReader struct {
+	r      io.Reader
+	skipLF bool
+}
+
+func (c *crReader) Read(p []byte) (int, error) {
+	for {
+		n, err := c.r.Read(p)
+		b := p[:n]
+		if c.skipLF && len(b) > 0 {
+			c.skipLF = false
+			if b[0] == '\n' {
+				b = b[1:]
+			}
+		}
+		if bytes.IndexByte(b, '\r') < 0 {
+			n = copy(p, b)
+		} else {
+			w := 0
+			for i := 0; i < len(b); i++ {
+				ch := b[i]
+				if ch == '\r' {
+					ch = '\n'
+					if i+1 < len(b) && b[i+1] == '\n' {
+						i++
+					} else if i+1 == len(b) {
+						c.skipLF = true
+					}
+				}
+				p[w] = ch
+				w++
+			}
+			n = w
+		}
+		if n > 0 || err != nil {
+			return n, err
+		}
+	}
 }
 
 // stallReader cancels a stream that yields no byte for d.
