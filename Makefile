@@ -9,7 +9,7 @@ FUZZTIME ?= 15s
 .PHONY: build test test-go e2e test-npm fuzz demo bench lint release clean
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/shim
+	CGO_ENABLED=0 $(GO) build -trimpath -tags urfave_cli_no_docs -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/shim
 
 # The test command CI runs (.ci/run): unit and integration tests with the
 # race detector, the end-to-end interop suite (the official ACP TypeScript
@@ -37,6 +37,13 @@ fuzz:
 
 demo: build
 	$(GO) run ./examples/demo -shim $(BIN)
+
+# Benchmarks on this machine (not part of test or CI; a few minutes): cold
+# start next to two ACP agents from npm, throughput and added latency next
+# to a raw SSE reader, peak memory, replay, Go micro-benchmarks. Prints a
+# table and writes BENCHMARKS.md. PROFILE=1 adds pprof runs (bench/out/prof).
+bench: build
+	bench/run.sh $(BIN)
 
 lint:
 	$(GO) vet ./...

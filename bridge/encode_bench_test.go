@@ -68,13 +68,40 @@ func BenchmarkNotifyChunk(b *testing.B) {
 }
 
 // BenchmarkNotifyChunkDirect measures a proposal: the notification line
-// built with one json.Marshal of the params between a fixed prefix and
-// suffix, written by the same stdio stream (what Server.notify would do if
-// it bypassed jsonrpc2's encoder for session/update). The bytes written
-// differ from BenchmarkNotifyChunk's only by key order.
+// built with one json.Encoder pass over the params between a fixed prefix
+// and suffix, written by the same stdio stream (what Server.notify would do if
+// it bypassed jsonrpc2's encoder for session/update). It first checks
+// that the line is byte for byte what jsonrpc2 writes.
 func BenchmarkNotifyChunkDirect(b *testing.B) {
-	stream := newStdioStream(bytes.NewReader(nil), io.Discard, nil, slog.New(slog.DiscardHandler))
 	const prefix = `{"jsonrpc":"2.0","method":"session/update","params":`
+	direct := func(w io.Writer, v notification) {
+		var buf bytes.Buffer
+		buf.WriteString(prefix)
+		if err := json.NewEncoder(&buf).Encode(v); err != nil {
+			b.Fatal(err)
+		}
+		line := buf.Bytes()
+		line[len(line)-1] = '}'
+		if err := newStdioStream(bytes.NewReader(nil), w, nil, slog.New(slog.DiscardHandler)).write(line); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sample := notification{SessionID: "s-1", Update: chunkUpdate{SessionUpdate: uAgentMessage,
+		Content: text("<b>a & b</b>\n\"quoted\" \u2028 é")}}
+	var viaConn, viaDirect bytes.Buffer
+	pr, pw := io.Pipe()
+	conn := jsonrpc2.NewConn(context.Background(), newStdioStream(pr, &viaConn, nil, slog.New(slog.DiscardHandler)), benchNoHandler{})
+	if err := conn.Notify(context.Background(), mSessionUpdate, sample); err != nil {
+		b.Fatal(err)
+	}
+	conn.Close()
+	pw.Close()
+	direct(&viaDirect, sample)
+	if viaConn.String() != viaDirect.String() {
+		b.Fatalf("jsonrpc2 wrote\n%s\nthe direct encoding wrote\n%s", viaConn.String(), viaDirect.String())
+	}
+
+	stream := newStdioStream(bytes.NewReader(nil), io.Discard, nil, slog.New(slog.DiscardHandler))
 	for _, n := range benchChunkSizes {
 		v := benchChunk(n)
 		b.Run(fmt.Sprintf("%dB", n), func(b *testing.B) {
@@ -82,7 +109,6 @@ func BenchmarkNotifyChunkDirect(b *testing.B) {
 			b.ReportAllocs()
 			var buf bytes.Buffer
 			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
 			for i := 0; i < b.N; i++ {
 				buf.Reset()
 				buf.WriteString(prefix)

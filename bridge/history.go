@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -303,8 +302,13 @@ func (s *Server) register(id, cwd string, turns []pastTurn, named bool) *session
 		if e.Title == "" {
 			e.Title = title
 		}
+		known := make(map[string]bool, len(e.TaskIDs))
+		for _, id := range e.TaskIDs {
+			known[id] = true
+		}
 		for _, t := range turns {
-			if t.taskID != "" && !slices.Contains(e.TaskIDs, t.taskID) {
+			if t.taskID != "" && !known[t.taskID] {
+				known[t.taskID] = true
 				e.TaskIDs = append(e.TaskIDs, t.taskID)
 			}
 		}

@@ -63,10 +63,11 @@ type Options struct {
 
 // Server serves ACP on one connection.
 type Server struct {
-	opts Options
-	log  *slog.Logger
-	conn atomic.Pointer[jsonrpc2.Conn]
-	ctx  context.Context
+	opts   Options
+	log    *slog.Logger
+	conn   atomic.Pointer[jsonrpc2.Conn]
+	stream *stdioStream
+	ctx    context.Context
 
 	connectMu   sync.Mutex
 	mu          sync.Mutex
@@ -114,6 +115,7 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 		started(s)
 	}
 	stream := newStdioStream(in, out, nil, s.log)
+	s.stream = stream
 	conn := jsonrpc2.NewConn(ctx, stream, s,
 		jsonrpc2.SetLogger(log.New(slogWriter{s.log}, "", 0)))
 	s.conn.CompareAndSwap(nil, conn)
@@ -261,7 +263,7 @@ func (s *Server) reply(req *jsonrpc2.Request, result any, err error) {
 
 // notify sends one session/update.
 func (s *Server) notify(sessionID string, update any) {
-	if err := s.conn.Load().Notify(s.ctx, mSessionUpdate, notification{SessionID: sessionID, Update: update}); err != nil {
+	if err := s.stream.notify(mSessionUpdate, notification{SessionID: sessionID, Update: update}); err != nil {
 		s.log.Debug("update not delivered", "err", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // stdioStream is the ACP transport: one JSON value per line on each side.
@@ -16,17 +17,36 @@ import (
 // on the first ReadObject error, so a line that is not a JSON-RPC message
 // is answered here (-32700 or -32600) and reading goes on; only the end of
 // the input is returned as an error.
+//
+// Output is one writer: every message, a jsonrpc2 response or one of
+// shim's notifications, is appended whole to one queue in the order the
+// calls happen, and a goroutine writes whatever has queued with one write.
+// A caller blocks while the queue holds outMax bytes, so an editor that
+// reads slowly slows the turns down instead of growing memory.
 type stdioStream struct {
 	in  *bufio.Reader
 	out io.Writer
 	c   io.Closer
 	log *slog.Logger
 
-	wmu sync.Mutex
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []byte
+	spare   []byte
+	writing bool
+	closed  bool
+	err     error
+	done    chan struct{}
 }
 
+// outMax bounds the bytes waiting for the editor.
+const outMax = 256 << 10
+
 func newStdioStream(in io.Reader, out io.Writer, c io.Closer, log *slog.Logger) *stdioStream {
-	return &stdioStream{in: bufio.NewReaderSize(in, 64<<10), out: out, c: c, log: log}
+	s := &stdioStream{in: bufio.NewReaderSize(in, 64<<10), out: out, c: c, log: log, done: make(chan struct{})}
+	s.cond = sync.NewCond(&s.mu)
+	go s.writeLoop()
+	return s
 }
 
 // JSON-RPC error codes.
@@ -159,15 +179,100 @@ func (s *stdioStream) WriteObject(v any) error {
 	return s.write(b)
 }
 
-func (s *stdioStream) write(b []byte) error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	_, err := s.out.Write(append(b, '\n'))
-	return err
+// notify writes one notification, encoded once (jsonrpc2's own path
+// marshals the params four times over).
+func (s *stdioStream) notify(method string, params any) error {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","method":`)
+	m, _ := json.Marshal(method)
+	b.Write(m)
+	b.WriteString(`,"params":`)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(params); err != nil {
+		return err
+	}
+	b.Truncate(b.Len() - 1) // the encoder's newline
+	b.WriteByte('}')
+	return s.write(b.Bytes())
 }
 
-// Close closes the underlying input and output.
+// write queues one message line.
+func (s *stdioStream) write(b []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.queue) >= outMax && !s.closed && s.err == nil {
+		s.cond.Wait()
+	}
+	if s.err != nil {
+		return s.err
+	}
+	if s.closed {
+		return io.ErrClosedPipe
+	}
+	s.queue = append(append(s.queue, b...), '\n')
+	s.cond.Broadcast()
+	return nil
+}
+
+// writeLoop writes what has queued, all of it at once.
+func (s *stdioStream) writeLoop() {
+	defer close(s.done)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		for len(s.queue) == 0 && !s.closed {
+			s.cond.Wait()
+		}
+		if len(s.queue) == 0 {
+			return
+		}
+		buf := s.queue
+		s.queue, s.spare = s.spare[:0], nil
+		s.writing = true
+		s.mu.Unlock()
+		_, err := s.out.Write(buf)
+		s.mu.Lock()
+		s.writing = false
+		if cap(buf) <= 4*outMax {
+			s.spare = buf[:0]
+		}
+		if err != nil && s.err == nil {
+			s.err = err
+			s.queue = nil
+		}
+		s.cond.Broadcast()
+		if s.err != nil {
+			return
+		}
+	}
+}
+
+// flush waits, at most d, until everything queued was written.
+func (s *stdioStream) flush(d time.Duration) {
+	timer := time.AfterFunc(d, func() {
+		s.mu.Lock()
+		s.cond.Broadcast()
+		s.mu.Unlock()
+	})
+	defer timer.Stop()
+	deadline := time.Now().Add(d)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for (len(s.queue) > 0 || s.writing) && s.err == nil && time.Now().Before(deadline) {
+		s.cond.Wait()
+	}
+}
+
+// Close stops the output after what has queued is written (waiting at
+// most a moment: an editor that stopped reading must not hold shim up) and
+// closes the underlying input and output.
 func (s *stdioStream) Close() error {
+	s.flush(500 * time.Millisecond)
+	s.mu.Lock()
+	s.closed = true
+	s.cond.Broadcast()
+	s.mu.Unlock()
 	if s.c != nil {
 		return s.c.Close()
 	}

@@ -57,6 +57,7 @@ func FuzzStdioLine(f *testing.F) {
 				}
 			}
 		}
+		s.Close() // writes are asynchronous: wait for them
 		sc := bufio.NewScanner(&out)
 		sc.Buffer(nil, 1<<24)
 		for sc.Scan() {

@@ -135,7 +135,7 @@ func buildArchives(o options, platforms []packaging.Platform) error {
 	ldflags := packaging.LDFlags(o.version, o.commit, o.epoch)
 	for _, p := range platforms {
 		bin := filepath.Join(tmp, p.GOOS+"_"+p.GOARCH, p.Exe())
-		cmd := exec.Command(o.gobin, "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", bin, packaging.MainPackage)
+		cmd := exec.Command(o.gobin, "build", "-trimpath", "-buildvcs=false", "-tags", "urfave_cli_no_docs", "-ldflags", ldflags, "-o", bin, packaging.MainPackage)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.GOOS, "GOARCH="+p.GOARCH)
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		fmt.Printf("build %s\n", p)
