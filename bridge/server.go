@@ -139,15 +139,19 @@ func (w slogWriter) Write(p []byte) (int, error) {
 // CancelTask calls.
 func (s *Server) shutdown() {
 	s.mu.Lock()
-	var running []*turn
+	sessions := make([]*session, 0, len(s.sessions))
 	for _, sess := range s.sessions {
+		sessions = append(sessions, sess)
+	}
+	s.mu.Unlock()
+	var running []*turn
+	for _, sess := range sessions {
 		sess.mu.Lock()
 		if t := sess.current; t != nil {
 			running = append(running, t)
 		}
 		sess.mu.Unlock()
 	}
-	s.mu.Unlock()
 	done := make(chan struct{})
 	go func() {
 		var wg sync.WaitGroup

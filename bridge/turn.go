@@ -106,26 +106,34 @@ func (s *Server) prompt(req *jsonrpc2.Request) {
 	sess.mu.Lock()
 	first := !sess.prompted
 	sess.prompted = true
-	if sess.parkedTask != "" {
-		msg.TaskID = sess.parkedTask
+	parked := sess.parkedTask
+	sess.parkedTask = ""
+	bypass, minted, cwd := sess.bypass, sess.minted, sess.cwd
+	sess.mu.Unlock()
+	// No lock is held from here to the turn's start: the preamble may load
+	// the project roots over the network.
+	switch {
+	case parked != "":
+		msg.TaskID = parked
 		msg.Metadata = map[string]any{"hitl_resume": true}
-		sess.parkedTask = ""
-	} else if first && sess.minted && !s.opts.NoPreamble {
-		if pre := s.preamble(sess.cwd); pre != "" {
+	case first && minted && !s.opts.NoPreamble:
+		if pre := s.preamble(cwd); pre != "" {
 			msg.Parts = addPreamble(msg.Parts, pre)
 		}
 	}
-	if sess.bypass {
+	if bypass {
 		if msg.Metadata == nil {
 			msg.Metadata = map[string]any{}
 		}
 		msg.Metadata["bypass_permissions"] = true
 	}
 	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg, prompt: req,
-		prev: sess.current, done: make(chan struct{}), texts: map[string]*shownText{}, shownIDs: map[string]bool{}, statusText: newShownText()}
+		done: make(chan struct{}), texts: map[string]*shownText{}, shownIDs: map[string]bool{}, statusText: newShownText()}
 	t.tools = newToolCards(t)
 	t.win = steer.NewWindow(s.opts.SteerGrace, steerBufferMax, t.orphan)
 	t.ctx, t.cancel = context.WithCancel(s.ctx)
+	sess.mu.Lock()
+	t.prev = sess.current
 	sess.current = t
 	sess.mu.Unlock()
 
