@@ -1,0 +1,315 @@
+package main
+
+// The local A2A server the bench drives shim against: an A2A 1.0 card, a
+// JSON-RPC endpoint whose SendStreamingMessage streams what the prompt's
+// text asks for (so concurrent sessions can stream at once), and the one
+// operator route replay reads (/api/chat/sessions/{id}/turns). Every other
+// operator route answers 404, which shim reads as "absent".
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// streamSpec is what one SendStreamingMessage streams. The prompt carries
+// it as "bench:" followed by a URL query (n=…&size=…&pace=…&replace=1).
+type streamSpec struct {
+	n       int     // appended text chunks
+	size    int     // bytes of text per chunk; 0: a short numbered chunk
+	pace    float64 // chunks per second; 0: as fast as the socket takes them
+	replace bool    // end with one full replace of the whole text
+	stamp   bool    // each chunk's text starts with [t=<wall clock, ns>]
+	flush   bool    // flush every frame (always when paced)
+}
+
+func (s streamSpec) prompt() string {
+	v := url.Values{}
+	v.Set("n", strconv.Itoa(s.n))
+	v.Set("size", strconv.Itoa(s.size))
+	v.Set("pace", strconv.FormatFloat(s.pace, 'f', -1, 64))
+	if s.replace {
+		v.Set("replace", "1")
+	}
+	if s.stamp {
+		v.Set("stamp", "1")
+	}
+	if s.flush {
+		v.Set("flush", "1")
+	}
+	return "bench:" + v.Encode()
+}
+
+func parseSpec(text string) (streamSpec, bool) {
+	i := strings.Index(text, "bench:")
+	if i < 0 {
+		return streamSpec{}, false
+	}
+	q := strings.Fields(text[i+len("bench:"):])
+	if len(q) == 0 {
+		return streamSpec{}, false
+	}
+	v, err := url.ParseQuery(q[0])
+	if err != nil {
+		return streamSpec{}, false
+	}
+	var s streamSpec
+	s.n, _ = strconv.Atoi(v.Get("n"))
+	s.size, _ = strconv.Atoi(v.Get("size"))
+	s.pace, _ = strconv.ParseFloat(v.Get("pace"), 64)
+	s.replace = v.Get("replace") == "1"
+	s.stamp = v.Get("stamp") == "1"
+	s.flush = v.Get("flush") == "1" || s.pace > 0
+	return s, true
+}
+
+// a2aServer is the bench's agent.
+type a2aServer struct {
+	ln   net.Listener
+	srv  *http.Server
+	base string
+
+	// The thread /turns serves (any session id): every turn, and whether
+	// ?limit= is honoured (the newest limit turns, as protoAgent does) or
+	// ignored (every turn, the worst case).
+	mu        sync.Mutex
+	turnsAll  []byte
+	turnCount int
+	honour    bool
+}
+
+func newA2AServer() (*a2aServer, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := &a2aServer{ln: ln, base: "http://" + ln.Addr().String()}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/agent-card.json", s.card)
+	mux.HandleFunc("POST /a2a", s.rpc)
+	mux.HandleFunc("GET /api/chat/sessions/{id}/turns", s.turns)
+	mux.HandleFunc("/", http.NotFound)
+	s.srv = &http.Server{Handler: mux}
+	go s.srv.Serve(ln)
+	return s, nil
+}
+
+func (s *a2aServer) close() { s.srv.Close() }
+
+func (s *a2aServer) card(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"name": "bench agent", "description": "shim's bench server", "version": "1.0.0",
+		"capabilities": map[string]any{"streaming": true},
+		"supportedInterfaces": []map[string]any{{
+			"url": s.base + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0",
+		}},
+		"defaultInputModes": []string{"text/plain"}, "defaultOutputModes": []string{"text/plain"},
+		"skills": []any{},
+	})
+}
+
+type rpcReq struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Message struct {
+			ContextID string `json:"contextId"`
+			Parts     []struct {
+				Text string `json:"text"`
+			} `json:"parts"`
+		} `json:"message"`
+	} `json:"params"`
+}
+
+func (s *a2aServer) rpc(w http.ResponseWriter, r *http.Request) {
+	var req rpcReq
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	id := string(req.ID)
+	if id == "" {
+		id = "null"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	switch req.Method {
+	case "SendStreamingMessage":
+		var text string
+		for _, p := range req.Params.Message.Parts {
+			text += p.Text
+		}
+		spec, ok := parseSpec(text)
+		if !ok {
+			spec = streamSpec{n: 3}
+		}
+		s.stream(w, id, req.Params.Message.ContextID, spec)
+	case "CancelTask":
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"id":"x","contextId":"x","status":{"state":"TASK_STATE_CANCELED"}}}`, id)
+	default: // GetTask (shim's credential probe) and anything else: no such task.
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32001,"message":"Task not found"}}`, id)
+	}
+}
+
+// chunkBlock is the text of a sized chunk: printable, with one newline.
+func chunkBlock(size int) []byte {
+	const alphabet = "the quick brown fox jumps over the lazy dog 0123456789 "
+	b := make([]byte, size)
+	for i := range b {
+		b[i] = alphabet[i%len(alphabet)]
+	}
+	if size > 0 {
+		b[size-1] = '\n'
+	}
+	return b
+}
+
+// jsonText escapes s for a JSON string (without the quotes).
+func jsonText(s []byte) []byte {
+	q, _ := json.Marshal(string(s))
+	return q[1 : len(q)-1]
+}
+
+// stream writes one task's frames as SSE. With flush (and always when
+// paced) each frame is flushed as it is written, as A2A servers do;
+// without, frames go through a 64 KiB buffer flushed when full, so the
+// server is never the bottleneck.
+func (s *a2aServer) stream(w http.ResponseWriter, id, ctxID string, spec streamSpec) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	fl := w.(http.Flusher)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	taskID := "task-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	head := `data: {"jsonrpc":"2.0","id":` + id + `,"result":`
+	frame := func(body string) {
+		bw.WriteString(head)
+		bw.WriteString(body)
+		bw.WriteString("}\n\n")
+	}
+	frame(`{"task":{"id":"` + taskID + `","contextId":"` + ctxID + `","status":{"state":"TASK_STATE_WORKING"}}}`)
+	bw.Flush()
+	fl.Flush()
+
+	pre := []byte(head + `{"artifactUpdate":{"taskId":"` + taskID + `","contextId":"` + ctxID +
+		`","artifact":{"artifactId":"answer","parts":[{"text":"`)
+	post := []byte(`"}]},"append":true}}}` + "\n\n")
+	block := jsonText(chunkBlock(spec.size))
+	var num []byte
+	start := time.Now()
+	interval := time.Duration(0)
+	if spec.pace > 0 {
+		interval = time.Duration(float64(time.Second) / spec.pace)
+	}
+	for i := 0; i < spec.n; i++ {
+		if interval > 0 {
+			if d := time.Until(start.Add(time.Duration(i) * interval)); d > 0 {
+				time.Sleep(d)
+			}
+		}
+		bw.Write(pre)
+		if spec.stamp {
+			num = append(num[:0], "[t="...)
+			num = strconv.AppendInt(num, int64(now()), 10)
+			num = append(num, "] "...)
+			bw.Write(num)
+		}
+		if spec.size > 0 {
+			bw.Write(block)
+		} else {
+			num = append(num[:0], "chunk "...)
+			num = strconv.AppendInt(num, int64(i), 10)
+			num = append(num, ' ')
+			bw.Write(num)
+		}
+		bw.Write(post)
+		if spec.flush {
+			if bw.Flush() != nil {
+				return
+			}
+			fl.Flush()
+		}
+	}
+	if spec.replace {
+		// One frame carrying the whole text again: a full replace, written
+		// block by block so the server never holds it.
+		bw.WriteString(head + `{"artifactUpdate":{"taskId":"` + taskID + `","contextId":"` + ctxID +
+			`","artifact":{"artifactId":"answer","parts":[{"text":"`)
+		for i := 0; i < spec.n; i++ {
+			if spec.size > 0 {
+				bw.Write(block)
+			} else {
+				num = append(num[:0], "chunk "...)
+				num = strconv.AppendInt(num, int64(i), 10)
+				num = append(num, ' ')
+				bw.Write(num)
+			}
+		}
+		bw.WriteString(`"}]},"lastChunk":true}}}` + "\n\n")
+	}
+	frame(`{"statusUpdate":{"taskId":"` + taskID + `","contextId":"` + ctxID + `","status":{"state":"TASK_STATE_COMPLETED"},"final":true}}`)
+	bw.Flush()
+	fl.Flush()
+}
+
+// setTurns prepares the thread of n turns /turns serves.
+func (s *a2aServer) setTurns(n int, honourLimit bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.turnCount != n || s.turnsAll == nil {
+		s.turnsAll = buildTurnsFrom(0, n)
+		s.turnCount = n
+	}
+	s.honour = honourLimit
+}
+
+func (s *a2aServer) turns(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	all, honour, n := s.turnsAll, s.honour, s.turnCount
+	s.mu.Unlock()
+	if all == nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"turns":[],"reason":"no such session"}`))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if honour {
+		if limit, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil && limit > 0 && limit < n {
+			w.Write(buildTurnsFrom(n-limit, n))
+			return
+		}
+	}
+	w.Write(all)
+}
+
+// buildTurnsFrom renders turns [from, to) of a thread in the shape of
+// protoagent-wire.md §3.3: the user's text, a tool call started and
+// completed, the answer as an artifact and as text.
+func buildTurnsFrom(from, to int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"turns":[`)
+	for i := from; i < to; i++ {
+		if i > from {
+			b.WriteByte(',')
+		}
+		answer := fmt.Sprintf("Turn %d: the README says hello. It explains how to build the project, run its tests and "+
+			"where the configuration lives; the function you asked about is in src/main.go line %d.", i, i%400+1)
+		fmt.Fprintf(&b, `{"task_id":"t%d","state":"TASK_STATE_COMPLETED","last_updated":"2026-09-24T10:00:00",`+
+			`"text":%q,"status":{"state":"TASK_STATE_COMPLETED"},`+
+			`"artifacts":[{"artifactId":"t%d-answer","parts":[{"text":%q}]}],"history":[`+
+			`{"role":"ROLE_USER","parts":[{"text":"Question %d: what does the README say about building?"}]},`+
+			`{"role":"ROLE_AGENT","parts":[],"metadata":{"https://proto-labs.ai/a2a/ext/tool-call-v1":{"toolCallId":"c%d","name":"read_file","phase":"started","args":"{\"project\": \"p\", \"path\": \"README.md\", \"offset\": 3}"}}},`+
+			`{"role":"ROLE_AGENT","parts":[],"metadata":{"https://proto-labs.ai/a2a/ext/tool-call-v1":{"toolCallId":"c%d","name":"read_file","phase":"completed","result":"# Project\nhello\n"}}}`+
+			`]}`, i, answer, i, answer, i, i, i)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
