@@ -216,6 +216,8 @@ func dataPart(mime string, v map[string]any) *a2a.Part {
 	return p
 }
 
+// textOf is the user's text, without the editor-context preamble shim
+// puts before a first prompt.
 func textOf(m *a2a.Message) string {
 	if m == nil {
 		return ""
@@ -224,7 +226,13 @@ func textOf(m *a2a.Message) string {
 	for _, p := range m.Parts {
 		b.WriteString(p.Text())
 	}
-	return b.String()
+	s := b.String()
+	if strings.HasPrefix(s, "[Context:") {
+		if _, rest, ok := strings.Cut(s, "]\n\n"); ok {
+			s = rest
+		}
+	}
+	return s
 }
 
 // Describe is a one-line summary for logs.

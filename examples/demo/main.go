@@ -45,10 +45,11 @@ func main() {
 	if err == nil {
 		defer os.RemoveAll(state)
 	}
-	fmt.Printf("# shim: %s --url %s\n\n", *shim, *url)
+	fmt.Printf("# shim: %s --url %s --root demo=%s\n\n", *shim, *url, cwd)
 	err = harness.Run(harness.Options{
-		Shim:    *shim,
-		Args:    []string{"--url", *url, "--state-dir", state, "--config-dir", state, "--keyring", "off"},
+		Shim: *shim,
+		// The project root makes tool locations absolute, clickable paths.
+		Args:    []string{"--url", *url, "--state-dir", state, "--config-dir", state, "--keyring", "off", "--root", "demo=" + cwd},
 		CWD:     cwd,
 		Prompts: prompts,
 		Approve: *approve,
