@@ -331,23 +331,9 @@ func (d *document) encode() ([]byte, error) {
 		return nil, fmt.Errorf("threads: encode: %w", err)
 	}
 	b.Write(servers)
-	keys := make([]string, 0, len(d.extra))
-	for k := range d.extra {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		name, _ := json.Marshal(k)
-		b.WriteByte(',')
-		b.Write(name)
-		b.WriteByte(':')
-		b.Write(d.extra[k])
-	}
-	b.WriteByte('}')
-	var out bytes.Buffer
-	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
+	out, err := privfile.Encode(b.Bytes(), d.extra)
+	if err != nil {
 		return nil, fmt.Errorf("threads: encode: %w", err)
 	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
+	return out, nil
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/shimdev/shim/internal/privfile"
@@ -129,25 +128,11 @@ func (d *document) encode() ([]byte, error) {
 	}
 	b.WriteString(`,"tokens":`)
 	b.Write(tokens)
-	keys := make([]string, 0, len(d.extra))
-	for k := range d.extra {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		name, _ := json.Marshal(k)
-		b.WriteByte(',')
-		b.Write(name)
-		b.WriteByte(':')
-		b.Write(d.extra[k])
-	}
-	b.WriteByte('}')
-	var out bytes.Buffer
-	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
+	out, err := privfile.Encode(b.Bytes(), d.extra)
+	if err != nil {
 		return nil, errors.New("credentials: cannot encode the file")
 	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
+	return out, nil
 }
 
 // write runs the read-modify-write cycle with apply as the change: it makes

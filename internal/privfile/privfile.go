@@ -6,11 +6,14 @@
 package privfile
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -159,4 +162,31 @@ func MoveAside(path string, now time.Time) (string, error) {
 		_ = os.Chmod(aside, FileMode)
 	}
 	return aside, nil
+}
+
+// Encode finishes a JSON object whose known members are already in head
+// (an object's opening brace and members, without the closing one): it
+// appends the unknown top-level members a reader kept, in name order, and
+// indents the whole, one newline at the end.
+func Encode(head []byte, extra map[string]json.RawMessage) ([]byte, error) {
+	b := bytes.NewBuffer(head)
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		name, _ := json.Marshal(k)
+		b.WriteByte(',')
+		b.Write(name)
+		b.WriteByte(':')
+		b.Write(extra[k])
+	}
+	b.WriteByte('}')
+	var out bytes.Buffer
+	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
 }
