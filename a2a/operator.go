@@ -380,3 +380,28 @@ func (o *Operator) Claim(ctx context.Context, cwd string) (*Handoff, error) {
 	}
 	return h, nil
 }
+
+// Check asks one operator API path with a GET, as shim doctor does, and
+// returns the HTTP status; it goes through the same rules as every call
+// (the token only to --url's origin, never over plain http to another
+// machine, no redirect followed with it).
+func (o *Operator) Check(ctx context.Context, path string) (int, error) {
+	if o.c.base == nil {
+		return 0, ErrAbsent
+	}
+	target := o.c.base.String() + path
+	d := V10
+	if card := o.c.KnownCard(); card != nil {
+		d = card.Dialect
+	}
+	req, err := o.c.newRequest(ctx, http.MethodGet, target, nil, d)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := o.c.unary.Do(req)
+	if err != nil {
+		return 0, o.c.transportError(target, err)
+	}
+	_, _ = readBody(resp)
+	return resp.StatusCode, nil
+}

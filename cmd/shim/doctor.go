@@ -6,10 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -182,7 +180,7 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 		t.row("server APIs", vSkip, "no --url, only --endpoint")
 		return
 	}
-	s.checkAPIs(ctx, t, client.Base(), tok, card.Dialect)
+	s.checkAPIs(ctx, t, client)
 }
 
 func insecureAdvice(key string) string {
@@ -199,51 +197,21 @@ func sourceName(src, file string) string {
 	return src
 }
 
-// checkAPIs asks each optional operator API route with a harmless GET.
-// The token goes with it exactly as with A2A calls: only to --url's
-// origin, never over plain http to another machine.
-func (s *settings) checkAPIs(ctx context.Context, t *doctorTable, base, tok string, d a2a.Dialect) {
-	bu, err := url.Parse(base)
-	if err != nil {
-		return
-	}
-	if tok != "" && bu.Scheme == "http" && !a2a.IsLoopback(bu.Hostname()) && !s.allowInsecure {
-		t.row("server APIs", vSkip, "plain http with a token refused")
-		return
-	}
-	hc := &http.Client{
-		Timeout:       10 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+// checkAPIs asks each optional operator API route with a harmless GET,
+// through the a2a client's own rules for the token.
+func (s *settings) checkAPIs(ctx context.Context, t *doctorTable, client *a2a.Client) {
+	op := client.Operator()
 	probeID := "shim-doctor-" + randomHex(6)
 	for _, api := range optionalAPIs {
-		target := base + strings.ReplaceAll(api.path, "{probe}", probeID)
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
-		if err != nil {
-			t.row("api "+api.name, vWarn, err.Error())
-			continue
-		}
-		req.Header.Set("Accept", "application/json")
-		req.Header.Set("User-Agent", "shim/"+versionOrDev())
-		if d == a2a.V10 {
-			req.Header.Set("A2A-Version", "1.0")
-		}
-		if tok != "" {
-			req.Header.Set("Authorization", "Bearer "+tok)
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			var ue *url.Error
-			if errors.As(err, &ue) {
-				err = ue.Err
-			}
-			t.row("api "+api.name, vWarn, fmt.Sprintf("GET %s: %v", strings.TrimPrefix(target, base), err))
-			continue
-		}
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-		resp.Body.Close()
+		p := strings.ReplaceAll(api.path, "{probe}", probeID)
+		code, err := op.Check(ctx, p)
 		path := strings.SplitN(api.path, "?", 2)[0]
-		switch code := resp.StatusCode; {
+		switch {
+		case errors.Is(err, a2a.ErrInsecure):
+			t.row("server APIs", vSkip, "plain http with a token refused")
+			return
+		case err != nil:
+			t.row("api "+api.name, vWarn, fmt.Sprintf("GET %s: %v", p, err))
 		case code/100 == 2:
 			t.row("api "+api.name, vOK, fmt.Sprintf("%s answers", path))
 		case code == http.StatusMethodNotAllowed && api.postOnly:
