@@ -397,13 +397,18 @@ func parseCard(body []byte, forced Dialect) (*Card, error) {
 // or on an unroutable host, gets its path put under --url's origin.
 func (c *Client) rebase(endpoint string) string {
 	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" {
-		// A relative endpoint: resolve it against the base.
-		ref, err2 := url.Parse(endpoint)
-		if err2 != nil {
-			return c.base.String()
+	if err != nil {
+		return c.base.String()
+	}
+	if u.Host == "" {
+		// A relative endpoint: resolve it under the base (its path and
+		// the /agents/<slug> prefix included).
+		dir := *c.base
+		dir.Path = strings.TrimSuffix(dir.Path, "/") + "/"
+		if strings.HasPrefix(u.Path, "/") {
+			u.Path = c.underBase(u.Path)
 		}
-		return c.base.ResolveReference(ref).String()
+		return dir.ResolveReference(u).String()
 	}
 	host := u.Hostname()
 	unroutable := host == "0.0.0.0" || host == "::" || (IsLoopback(host) && !IsLoopback(c.base.Hostname()))
@@ -411,11 +416,22 @@ func (c *Client) rebase(endpoint string) string {
 		return endpoint
 	}
 	nu := *c.base
-	nu.Path, nu.RawPath = u.Path, u.RawPath
+	nu.Path, nu.RawPath = c.underBase(u.Path), ""
 	nu.RawQuery = u.RawQuery
 	c.log.Info("the agent card names another origin for its endpoint; using the --url origin instead",
 		"card", origin(u), "using", nu.String())
 	return nu.String()
+}
+
+// underBase puts an endpoint path under the base's path (a hub's
+// /agents/<slug> prefix, a proxy's path), unless it is already there: a
+// fleet member behind a hub names its own address, not the hub's path.
+func (c *Client) underBase(p string) string {
+	prefix := strings.TrimSuffix(c.base.Path, "/")
+	if prefix == "" || p == prefix || strings.HasPrefix(p, prefix+"/") {
+		return p
+	}
+	return prefix + "/" + strings.TrimPrefix(p, "/")
 }
 
 // newRequest builds a request with shim's headers; the token goes only to
@@ -583,7 +599,8 @@ func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength 
 	}
 	var all []Task
 	token := ""
-	for page := 0; page < 50; page++ {
+	seen := map[string]bool{}
+	for page := 0; page < 10000; page++ {
 		p := map[string]any{"contextId": contextID, "pageSize": 100, "includeArtifacts": true}
 		if historyLength >= 0 {
 			p["historyLength"] = historyLength
@@ -605,9 +622,10 @@ func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength 
 			Token2 string `json:"next_page_token"`
 		}
 		_ = json.Unmarshal(raw, &next)
-		if token = first(next.Token, next.Token2); token == "" || len(tasks) == 0 {
+		if token = first(next.Token, next.Token2); token == "" || len(tasks) == 0 || seen[token] {
 			break
 		}
+		seen[token] = true
 	}
 	return all, nil
 }
