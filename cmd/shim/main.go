@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -30,13 +31,32 @@ func versionString() string {
 		}
 	}
 	if c == "" {
-		c = "unknown"
+		c = buildCommit(v)
 	}
 	s := fmt.Sprintf("shim %s (commit %s, %s", v, c, runtime.Version())
 	if date != "" {
 		s += ", built " + date
 	}
 	return s + ")"
+}
+
+// buildCommit finds the commit of a binary not stamped by the release
+// build: the VCS revision Go records for a build in a checkout, or the
+// hash a pseudo-version (go install …@<commit>) ends with.
+func buildCommit(version string) string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, kv := range bi.Settings {
+			if kv.Key == "vcs.revision" && len(kv.Value) >= 12 {
+				return kv.Value[:12]
+			}
+		}
+	}
+	if i := strings.LastIndexByte(version, '-'); i >= 0 && len(version)-i-1 == 12 {
+		if h := version[i+1:]; strings.Trim(h, "0123456789abcdef") == "" {
+			return h
+		}
+	}
+	return "unknown"
 }
 
 // exitError carries a process exit code with its message.
