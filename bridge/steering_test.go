@@ -66,12 +66,18 @@ func steerConsumed(w *sseWriter, taskID, id, text string) {
 // prompt's channel.
 func sendNow(t *testing.T, s *testShim, id string, first chan acptest.Message, text string) chan acptest.Message {
 	t.Helper()
-	s.Notify("session/cancel", map[string]any{"sessionId": id})
-	if got := stopReason(t, s.Wait(first, "the cancelled prompt")); got != "cancelled" {
-		t.Fatalf("the cancelled prompt answered %q", got)
-	}
+	cancelPrompt(t, s, id, first)
 	ch, _ := s.Start("session/prompt", promptArgs(id, text))
 	return ch
+}
+
+// cancelPrompt cancels the running prompt, which must answer "cancelled".
+func cancelPrompt(t *testing.T, s *testShim, id string, prompt chan acptest.Message) {
+	t.Helper()
+	s.Notify("session/cancel", map[string]any{"sessionId": id})
+	if got := stopReason(t, s.Wait(prompt, "the cancelled prompt")); got != "cancelled" {
+		t.Fatalf("the cancelled prompt answered %q", got)
+	}
 }
 
 func waitText(t *testing.T, s *testShim, text string) {
@@ -279,18 +285,10 @@ func TestSteerFallbacks(t *testing.T) {
 		id := s.newSession(t, "/tmp")
 		first, _ := s.Start("session/prompt", promptArgs(id, "first"))
 		waitText(t, s, "first answer")
-		s.Notify("session/cancel", map[string]any{"sessionId": id})
-		if got := stopReason(t, s.Wait(first, "first")); got != "cancelled" {
-			t.Fatalf("stop %q", got)
-		}
+		cancelPrompt(t, s, id, first)
 		close(gate)
 		// Wait until the first turn has finished on shim's side.
-		srvSess := func() *turn {
-			s2 := s.server().session(id)
-			s2.mu.Lock()
-			defer s2.mu.Unlock()
-			return s2.current
-		}()
+		srvSess := currentTurn(s.server().session(id))
 		select {
 		case <-srvSess.done:
 		case <-time.After(20 * time.Second):
@@ -315,10 +313,7 @@ func TestSteerFallbacks(t *testing.T) {
 		id := s.newSession(t, "/tmp")
 		first, _ := s.Start("session/prompt", promptArgs(id, "first"))
 		waitText(t, s, "first answer")
-		s.Notify("session/cancel", map[string]any{"sessionId": id})
-		if got := stopReason(t, s.Wait(first, "first")); got != "cancelled" {
-			t.Fatalf("stop %q", got)
-		}
+		cancelPrompt(t, s, id, first)
 		waitCalls(t, f, "CancelTask", 1)
 		if c := f.callsOf("CancelTask"); len(c) != 1 || c[0].Params["id"] != "t1" {
 			t.Errorf("CancelTask %v", c)
@@ -353,10 +348,7 @@ func TestSteerApprovalInWindow(t *testing.T) {
 	id := s.newSession(t, "/tmp")
 	first, _ := s.Start("session/prompt", promptArgs(id, "build it"))
 	waitText(t, s, "Working.")
-	s.Notify("session/cancel", map[string]any{"sessionId": id})
-	if got := stopReason(t, s.Wait(first, "first")); got != "cancelled" {
-		t.Fatalf("stop %q", got)
-	}
+	cancelPrompt(t, s, id, first)
 	close(detached)
 	// The park arrives while detached: nobody may be asked yet. Give it
 	// ample time to (wrongly) ask.
@@ -409,10 +401,7 @@ func TestSteerBufferBounded(t *testing.T) {
 	id := s.newSession(t, "/tmp")
 	first, _ := s.Start("session/prompt", promptArgs(id, "go"))
 	waitText(t, s, "start ")
-	s.Notify("session/cancel", map[string]any{"sessionId": id})
-	if got := stopReason(t, s.Wait(first, "first")); got != "cancelled" {
-		t.Fatalf("stop %q", got)
-	}
+	cancelPrompt(t, s, id, first)
 	close(cancelled)
 	// Let the detached turn read the whole burst before the steer: 8
 	// chunks fill the head half of the 1 MiB buffer, the latest 7 chunks
@@ -420,11 +409,7 @@ func TestSteerBufferBounded(t *testing.T) {
 	wantDropped := 49 * len(chunk)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		sess := s.server().session(id)
-		sess.mu.Lock()
-		cur := sess.current
-		sess.mu.Unlock()
-		kept, dropped := cur.winBuffered()
+		kept, dropped := currentTurn(s.server().session(id)).winBuffered()
 		if dropped == wantDropped && kept == 15*len(chunk)+len("END") {
 			break
 		}
