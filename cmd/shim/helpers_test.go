@@ -186,8 +186,8 @@ type fakeA2A struct {
 	// quotes it (Go's JSON escaping) and whose data quotes it with every
 	// non-ASCII character escaped (as Python writes JSON).
 	echoAll bool
-	card   string         // the endpoint the card names (default: its own /a2a)
-	reqs   []seenReq
+	card    string // the endpoint the card names (default: its own /a2a)
+	reqs    []seenReq
 }
 
 func newFakeA2A(t *testing.T, prefix, token string) *fakeA2A {
