@@ -14,12 +14,14 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/credentials"
 	"github.com/shimdev/shim/bridge"
+	"github.com/shimdev/shim/internal/redact"
 	"github.com/shimdev/shim/roots"
 	"github.com/shimdev/shim/threads"
 )
@@ -36,9 +38,10 @@ type settings struct {
 	log           *slog.Logger
 	trace         io.Writer
 
-	mu  sync.Mutex
-	url string // the agent URL in use: --url, else the last login's
-	key string // its normalized form (with the slug): index and keyring key
+	mu          sync.Mutex
+	url         string // the agent URL in use: --url, else the last login's
+	key         string // its normalized form (with the slug): index and keyring key
+	warnedShort bool   // a token too short to redact well was warned about
 }
 
 // errNoURL is what every command that needs a server says without one.
@@ -145,6 +148,16 @@ func (s *settings) resolveToken(c *cli.Context, key string) (token, source strin
 		return "", "", tokenError(err)
 	}
 	addSecret(token)
+	if n := utf8.RuneCountInString(token); token != "" && n < redact.MinLen {
+		s.mu.Lock()
+		warned := s.warnedShort
+		s.warnedShort = true
+		s.mu.Unlock()
+		if !warned {
+			s.log.Warn(fmt.Sprintf("the token from %s has %d characters, fewer than %d: too short to redact from logs "+
+				"and output without mangling other text; use the whole token", source, n, redact.MinLen))
+		}
+	}
 	return token, source, nil
 }
 
