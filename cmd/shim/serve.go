@@ -21,6 +21,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/credentials"
 	"github.com/shimdev/shim/bridge"
+	"github.com/shimdev/shim/internal/privfile"
 	"github.com/shimdev/shim/internal/redact"
 	"github.com/shimdev/shim/roots"
 	"github.com/shimdev/shim/threads"
@@ -263,12 +264,18 @@ func serveAction(c *cli.Context) error {
 		return err
 	}
 	if tf := flagString(c, "trace-frames"); tf != "" {
-		f, err := os.OpenFile(expandHome(tf), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-		if err != nil {
+		// Never through a link (it could point anywhere the user can
+		// write), and 0600 even when the file was there before.
+		f, err := privfile.OpenAppend(expandHome(tf))
+		switch {
+		case errors.Is(err, privfile.ErrNotRegular):
+			s.log.Error("--trace-frames: the path is a symbolic link or not a regular file; tracing is off", "path", expandHome(tf))
+		case err != nil:
 			return fmt.Errorf("--trace-frames: %w", err)
+		default:
+			defer f.Close()
+			s.trace = f
 		}
-		defer f.Close()
-		s.trace = f
 	}
 	var overrides []roots.Root
 	for _, spec := range flagSlice(c, "root") {
