@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -176,5 +177,22 @@ func TestWriter(t *testing.T) {
 	log.Warn("refused", "err", fmt.Errorf("server said %q", "tökén-ünï-çødé"))
 	if leaks(out.String(), "tökén-ünï-çødé") || !strings.Contains(out.String(), Mask) {
 		t.Errorf("got %s", out.String())
+	}
+}
+
+// The ACP stream's cost: a 64 KiB line without the secret, with a
+// bearer-shaped token and with one of special characters registered.
+func BenchmarkLineWriter(b *testing.B) {
+	line := append(bytes.Repeat([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"text":"hello world "}}`), 840), '\n')
+	for _, s := range []string{"tok-0123456789abcdef", `a&b<c>d"e\f`} {
+		b.Run(s, func(b *testing.B) {
+			var r Registry
+			r.Add(s)
+			w := &LineWriter{w: io.Discard, reg: &r}
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				_, _ = w.Write(line)
+			}
+		})
 	}
 }
