@@ -22,6 +22,8 @@ import (
 
 	"github.com/hashicorp/go-cleanhttp"
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/shimdev/shim/internal/redact"
 )
 
 // Dialect is the A2A protocol version spoken with the server.
@@ -115,6 +117,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Transport == nil {
 		cfg.Transport = cleanhttp.DefaultPooledTransport()
 	}
+	// Whatever a server echoes of the token is redacted wherever the
+	// process writes it.
+	redact.Add(cfg.Token)
 	c := &Client{cfg: cfg, log: cfg.Log}
 	raw := cfg.URL
 	if raw == "" {
@@ -137,7 +142,7 @@ func New(cfg Config) (*Client, error) {
 		c.base = u
 	}
 	if cfg.Trace != nil {
-		c.trace = &tracer{w: cfg.Trace, token: cfg.Token}
+		c.trace = &tracer{w: cfg.Trace}
 	}
 	noRedirect := func(req *http.Request, via []*http.Request) error {
 		if cfg.Token != "" {
@@ -843,20 +848,17 @@ func NewID() string {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// tracer appends raw frames as JSON lines, the token redacted.
+// tracer appends raw frames as JSON lines, every secret redacted.
 type tracer struct {
-	mu    sync.Mutex
-	w     io.Writer
-	token string
+	mu sync.Mutex
+	w  io.Writer
 }
 
 func (t *tracer) frame(dir, method string, raw []byte) {
 	if t == nil {
 		return
 	}
-	if t.token != "" {
-		raw = bytes.ReplaceAll(raw, []byte(t.token), []byte("[REDACTED]"))
-	}
+	raw = redact.Default.JSON(raw)
 	line := struct {
 		Time   string          `json:"time"`
 		Dir    string          `json:"dir"`
@@ -870,6 +872,7 @@ func (t *tracer) frame(dir, method string, raw []byte) {
 		line.Text = strings.ToValidUTF8(string(raw), "?")
 	}
 	b, _ := json.Marshal(line)
+	b = redact.Default.Bytes(b)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	_, _ = t.w.Write(append(b, '\n'))

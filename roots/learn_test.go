@@ -39,9 +39,9 @@ func TestLearn(t *testing.T) {
 			want:  []Root{{"d", abs("/x/d")}},
 		},
 		{
-			name:  "tilde expanded",
+			name:  "tilde expanded; the home directory itself refused",
 			input: "- a [rw] ~/dev/a\n- h [rw] ~\n",
-			want:  []Root{{"a", filepath.Join(home, "dev", "a")}, {"h", home}},
+			want:  []Root{{"a", filepath.Join(home, "dev", "a")}},
 		},
 		{
 			name:  "markdown decoration, colon, path with spaces",

@@ -6,7 +6,9 @@
 // the roots the server reports (through a Loader, first wins for a
 // duplicated name), and roots learned from a list_projects tool result.
 // A leading ~ is expanded against this machine's home directory; after
-// expansion only absolute paths are kept.
+// expansion only absolute paths are kept. A root from the server (loaded
+// or learned) that is the file system root or the home directory itself
+// is refused and logged: only an override may name one.
 //
 // The package is a leaf: it imports nothing of this module. The HTTP calls
 // behind a Loader belong to the caller.
@@ -293,10 +295,51 @@ func (m *Map) normalizeOne(r Root, source string) (Root, bool) {
 		return Root{}, false
 	}
 	if !filepath.IsAbs(path) {
-		m.log.Debug("roots: root with a relative path dropped", "source", source, "name", name, "path", r.Path)
+		if source == "override" {
+			m.log.Debug("roots: root with a relative path dropped", "source", source, "name", name, "path", r.Path)
+		} else {
+			m.log.Warn("roots: refused a root from the server: not an absolute path", "source", source, "name", name, "path", r.Path)
+		}
 		return Root{}, false
 	}
-	return Root{Name: name, Path: filepath.Clean(path)}, true
+	path = filepath.Clean(path)
+	if source != "override" {
+		if why := m.tooWide(path); why != "" {
+			m.log.Warn("roots: refused a root from the server: "+why, "source", source, "name", name, "path", r.Path)
+			return Root{}, false
+		}
+	}
+	return Root{Name: name, Path: path}, true
+}
+
+// tooWide says why a root from the server would expose too much of this
+// machine (the file system root or the home directory itself, as written
+// or once links are evaluated), or "" when it does not. Only --root may
+// name such a directory.
+func (m *Map) tooWide(path string) string {
+	paths := []string{path}
+	if real, err := filepath.EvalSymlinks(path); err == nil && real != path {
+		paths = append(paths, real)
+	}
+	homes := []string{}
+	if m.home != "" {
+		h := filepath.Clean(m.home)
+		homes = append(homes, h)
+		if real, err := filepath.EvalSymlinks(h); err == nil && real != h {
+			homes = append(homes, real)
+		}
+	}
+	for _, p := range paths {
+		if filepath.Dir(p) == p {
+			return "it is the file system root"
+		}
+		for _, h := range homes {
+			if p == h {
+				return "it is the home directory itself"
+			}
+		}
+	}
+	return ""
 }
 
 // rebuildLocked merges the three sources into merged and byName. m.mu must

@@ -139,7 +139,9 @@ func TestParseOverride(t *testing.T) {
 }
 
 // TestHomeExpansion: ~ and ~/x are expanded against home in overrides and
-// loaded paths; relative results are dropped with a debug log.
+// loaded paths; relative results are dropped, with a debug log for an
+// override and a warning for a root from the server. Only an override may
+// be the home directory itself.
 func TestHomeExpansion(t *testing.T) {
 	home := abs("/home/u")
 	rec := &logRecorder{}
@@ -164,7 +166,7 @@ func TestHomeExpansion(t *testing.T) {
 		"o3":     abs("/srv/o3"),
 		"orel":   "",
 		"l1":     filepath.Join(home, "dev", "l1"),
-		"l2":     home,
+		"l2":     "",
 		"lrel":   "",
 		"ltilde": "",
 	}
@@ -174,9 +176,12 @@ func TestHomeExpansion(t *testing.T) {
 			t.Errorf("Lookup(%q) = %q, %v; want %q", name, got, ok, path)
 		}
 	}
-	for _, name := range []string{"orel", "lrel", "ltilde"} {
-		if !rec.has(slog.LevelDebug, "relative", name) {
-			t.Errorf("no debug log for the dropped root %q", name)
+	if !rec.has(slog.LevelDebug, "relative", "orel") {
+		t.Errorf("no debug log for the dropped root %q", "orel")
+	}
+	for _, name := range []string{"lrel", "ltilde"} {
+		if !rec.has(slog.LevelWarn, "refused", "not an absolute path", name) {
+			t.Errorf("no warning for the refused root %q", name)
 		}
 	}
 
@@ -369,8 +374,8 @@ func TestContaining(t *testing.T) {
 		{"deep", abs("/r/sub/deep")},
 		{"root", abs("/root")},
 		{"alias", abs("/r")}, // same path as r: r has priority
+		{"top", abs("/")},    // only --root may name the file system root
 	}, nil, "", nil)
-	m.Learn("- top [rw] " + abs("/") + "\n")
 	tests := []struct {
 		dir  string
 		want string // root name, "" for none

@@ -202,7 +202,7 @@ func items(sessions map[string]Entry) []Item {
 // read returns the stored document under a shared lock. A missing file (or
 // directory) is an empty document and creates nothing.
 func (ix *Index) read() (*document, error) {
-	if _, err := os.Stat(ix.path); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(ix.path); errors.Is(err, fs.ErrNotExist) {
 		return newDocument(), nil
 	}
 	procMu.RLock()
@@ -224,11 +224,15 @@ func (ix *Index) write(apply func(*document)) error {
 	if err := privfile.EnsureDir(ix.dir); err != nil {
 		return fmt.Errorf("threads: %w", err)
 	}
-	unlock, err := privfile.Lock(ix.path)
+	unlock, lockAside, err := privfile.Lock(ix.path, ix.now)
 	if err != nil {
 		return fmt.Errorf("threads: lock %s.lock: %w", ix.path, err)
 	}
 	defer unlock()
+	if lockAside != "" {
+		ix.log.Warn("thread index: the lock file was not a regular file; moved aside and made a new one",
+			"path", ix.path+".lock", "movedTo", lockAside)
+	}
 
 	// Under the exclusive lock no live writer owns a temporary file.
 	removed, errs := privfile.RemoveStaleTemps(ix.path, 0, time.Time{})
@@ -274,9 +278,13 @@ func newDocument() *document {
 // readDocument reads and parses the file at path. A missing file is an
 // empty document; an unparsable one is an error wrapping ErrCorrupt.
 func readDocument(path string) (*document, error) {
-	data, err := os.ReadFile(path)
+	data, _, err := privfile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return newDocument(), nil
+	}
+	if errors.Is(err, privfile.ErrNotRegular) {
+		// Moved aside like a corrupt file: a link is never followed.
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("threads: %w", err)

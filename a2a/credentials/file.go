@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -47,15 +46,19 @@ func newDocument() *document { return &document{tokens: make(map[string]string)}
 // caller holds s.mu.
 func (s *Store) read() (*document, error) {
 	p := s.path()
-	data, err := os.ReadFile(p)
+	data, fi, err := privfile.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return newDocument(), nil
+	}
+	if errors.Is(err, privfile.ErrNotRegular) {
+		// Moved aside like a corrupt file: a link is never followed.
+		return nil, fmt.Errorf("%w %s: not a regular file (a symbolic link?); `shim login` moves it aside and starts a new one", ErrCorrupt, p)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("credentials: %w", err)
 	}
 	if runtime.GOOS != "windows" {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		if fi.Mode().Perm()&0o077 != 0 {
 			s.log().Warn("the credentials file is readable by others; its mode goes back to 0600 on the next write",
 				"path", p, "mode", fmt.Sprintf("%#o", fi.Mode().Perm()))
 		}
@@ -145,11 +148,15 @@ func (s *Store) write(apply func(*document)) error {
 	if err := privfile.EnsureDir(s.Dir); err != nil {
 		return fmt.Errorf("credentials: %w", err)
 	}
-	unlock, err := privfile.Lock(s.path())
+	unlock, lockAside, err := privfile.Lock(s.path(), s.clock)
 	if err != nil {
 		return fmt.Errorf("credentials: lock: %w", err)
 	}
 	defer unlock()
+	if lockAside != "" {
+		s.log().Warn("credentials: the lock file was not a regular file; moved aside and made a new one",
+			"path", s.path()+".lock", "movedTo", lockAside)
+	}
 
 	// Young temporary files are left alone: they may be a live writer's.
 	_, errs := privfile.RemoveStaleTemps(s.path(), staleTemp, s.clock())

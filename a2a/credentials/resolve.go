@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/shimdev/shim/internal/redact"
 )
 
 // Sources are the places a token may be given before the stored ones: the
@@ -50,6 +52,7 @@ func (s *Store) Resolve(url string, src Sources) (token, source string, err erro
 			}
 		}
 		t = strings.TrimSpace(t)
+		redact.Add(t)
 		if err := CheckToken(t); err != nil {
 			return "", "", fmt.Errorf("%w (from %s)", err, g.source)
 		}

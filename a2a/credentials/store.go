@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/shimdev/shim/internal/redact"
 )
 
 // Mode says whether the OS keyring is used (--keyring, SHIM_KEYRING).
@@ -109,6 +111,7 @@ func (s *Store) Save(url, token string) (where string, err error) {
 	if err := CheckToken(token); err != nil {
 		return "", err
 	}
+	redact.Add(token)
 	kr, mode, err := s.keyring()
 	if err != nil {
 		return "", err
@@ -172,6 +175,7 @@ func (s *Store) Token(url string) (token, source string, err error) {
 		t, kerr := kr.Get(Service, url)
 		switch {
 		case kerr == nil && t != "":
+			redact.Add(t)
 			return t, SourceKeyring, nil
 		case kerr == nil, errors.Is(kerr, ErrNotFound):
 		case mode == ModeOn:
@@ -185,6 +189,7 @@ func (s *Store) Token(url string) (token, source string, err error) {
 		return "", "", err
 	}
 	if t := d.tokens[url]; t != "" {
+		redact.Add(t)
 		return t, SourceFile, nil
 	}
 	return "", "", nil

@@ -185,7 +185,7 @@ func TestHelpSaysWhatToDo(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"--help"}, []string{"shim login --url", "shim doctor", "--token-file"}},
+		{[]string{"--help"}, []string{"shim login --url", "shim doctor", "--token-file", "other local users can read it in the process list"}},
 		{[]string{"login", "--help"}, []string{`echo "$TOKEN" | shim login --url URL`, "not echoed", "401/403", "exit status is 1", "credentials.json"}},
 		{[]string{"logout", "--help"}, []string{"forget"}},
 		{[]string{"doctor", "--help"}, []string{"FAIL", "absent", "Exits 1"}},

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -180,8 +181,13 @@ type fakeA2A struct {
 	refuse int            // when set, every request gets this status
 	api    map[string]int // operator API path → status (absent: 404)
 	echo   bool           // a prompt saying "fail" gets an error quoting the Authorization header
-	card   string         // the endpoint the card names (default: its own /a2a)
-	reqs   []seenReq
+	// echoAll: a prompt saying "fail-task" gets a task that fails with a
+	// status text quoting the token; "fail-error" an error whose message
+	// quotes it (Go's JSON escaping) and whose data quotes it with every
+	// non-ASCII character escaped (as Python writes JSON).
+	echoAll bool
+	card    string // the endpoint the card names (default: its own /a2a)
+	reqs    []seenReq
 }
 
 func newFakeA2A(t *testing.T, prefix, token string) *fakeA2A {
@@ -225,7 +231,7 @@ func (f *fakeA2A) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	f.reqs = append(f.reqs, seenReq{Method: r.Method, Path: r.URL.RequestURI(), Auth: r.Header.Get("Authorization"), RPC: rpc.Method})
-	token, refuse, echo, endpoint := f.token, f.refuse, f.echo, f.card
+	token, refuse, echo, endpoint, echoAll := f.token, f.refuse, f.echo, f.card, f.echoAll
 	status, hasAPI := f.api[apiKey(strings.TrimPrefix(r.URL.Path, f.prefix))]
 	f.mu.Unlock()
 	if refuse != 0 {
@@ -261,13 +267,13 @@ func (f *fakeA2A) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(status)
 		fmt.Fprint(w, `{}`)
 	case r.Method == http.MethodPost && path == "/a2a":
-		f.rpc(w, rpc.ID, rpc.Method, rpc.Params, r.Header.Get("Authorization"), echo)
+		f.rpc(w, rpc.ID, rpc.Method, rpc.Params, r.Header.Get("Authorization"), echo, echoAll)
 	default:
 		http.NotFound(w, r)
 	}
 }
 
-func (f *fakeA2A) rpc(w http.ResponseWriter, id json.RawMessage, method string, params map[string]any, auth string, echo bool) {
+func (f *fakeA2A) rpc(w http.ResponseWriter, id json.RawMessage, method string, params map[string]any, auth string, echo, echoAll bool) {
 	reply := func(result any, code int, msg string) {
 		w.Header().Set("Content-Type", "application/json")
 		out := map[string]any{"jsonrpc": "2.0", "id": id}
@@ -293,7 +299,15 @@ func (f *fakeA2A) rpc(w http.ResponseWriter, id json.RawMessage, method string, 
 			s, _ := pm["text"].(string)
 			text += s
 		}
-		if strings.Contains(text, "fail") {
+		tok := strings.TrimPrefix(auth, "Bearer ")
+		if echoAll && strings.Contains(text, "fail-error") {
+			w.Header().Set("Content-Type", "application/json")
+			msg, _ := json.Marshal("bad credentials: " + tok)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":%s,"data":{"detail":%s}}}`+"\n",
+				id, msg, strconv.QuoteToASCII("you sent "+tok))
+			return
+		}
+		if strings.Contains(text, "fail") && !(echoAll && strings.Contains(text, "fail-task")) {
 			detail := "the model is down"
 			if echo {
 				detail = "bad credentials: " + auth
@@ -308,6 +322,12 @@ func (f *fakeA2A) rpc(w http.ResponseWriter, id json.RawMessage, method string, 
 			w.(http.Flusher).Flush()
 		}
 		frame(map[string]any{"task": map[string]any{"id": "t1", "contextId": ctx, "status": map[string]any{"state": "TASK_STATE_WORKING"}}})
+		if echoAll && strings.Contains(text, "fail-task") {
+			frame(map[string]any{"statusUpdate": map[string]any{"taskId": "t1", "contextId": ctx, "status": map[string]any{
+				"state": "TASK_STATE_FAILED", "message": map[string]any{"messageId": "m1", "role": "ROLE_AGENT",
+					"parts": []any{map[string]any{"text": "the token " + tok + " was refused"}}}}}})
+			return
+		}
 		frame(map[string]any{"artifactUpdate": map[string]any{"taskId": "t1", "contextId": ctx,
 			"artifact": map[string]any{"artifactId": "a1", "parts": []any{map[string]any{"text": "hello from the fake"}}}}})
 		frame(map[string]any{"statusUpdate": map[string]any{"taskId": "t1", "contextId": ctx, "status": map[string]any{"state": "TASK_STATE_COMPLETED"}}})

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ import (
 // server fails with an error that quotes the Authorization header back.
 // The token appears nowhere: not on stderr, not in the trace (which holds
 // the frames), not on any stdout line, not in the error the editor gets
-// (which says [REDACTED] where the server quoted it).
+// (which says [redacted] where the server quoted it).
 func TestTokenNeverLeaks(t *testing.T) {
 	tok := "tok-leak-" + strings.ToLower(rand.Text())
 	f := newFakeA2A(t, "", tok)
@@ -36,7 +37,7 @@ func TestTokenNeverLeaks(t *testing.T) {
 	m := p.call(t, 6, "session/prompt", map[string]any{"sessionId": sid,
 		"prompt": []any{map[string]any{"type": "text", "text": "please fail"}}})
 	msg, _ := rpcErrorOf(m)["message"].(string)
-	if m["error"] == nil || !strings.Contains(msg, "bad credentials: Bearer [REDACTED]") {
+	if m["error"] == nil || !strings.Contains(msg, "bad credentials: Bearer [redacted]") {
 		t.Fatalf("the failing prompt: %v", m)
 	}
 	p.stdin.Close()
@@ -87,7 +88,7 @@ func TestTokenNeverLeaks(t *testing.T) {
 	if frames < 6 || !methods["SendStreamingMessage"] || !methods["GetTask"] {
 		t.Errorf("the trace holds %d frames of %v; want the probe and both prompts", frames, methods)
 	}
-	if !bytes.Contains(b, []byte("[REDACTED]")) {
+	if !bytes.Contains(b, []byte("[redacted]")) {
 		t.Errorf("the trace does not show the server's echo, redacted:\n%s", b)
 	}
 }
@@ -96,4 +97,81 @@ func bufioReadAll(p *proc) ([]byte, error) {
 	var out bytes.Buffer
 	_, err := out.ReadFrom(bufio.NewReader(p.stdout))
 	return out.Bytes(), err
+}
+
+// Tokens of every shape a server may echo: JSON's and HTML's special
+// characters, non-ASCII characters, one of 8 characters (the shortest
+// login takes). The server quotes each back in a failed task's status
+// text, in an error message and in the error's data (ASCII-escaped); the
+// token reaches neither stdout (where every line stays valid JSON), nor
+// stderr, nor the trace, in any form.
+func TestOddTokensNeverLeak(t *testing.T) {
+	for _, tok := range []string{`a&b<c>d"e\f`, "tökén-ünï-çødé", "short9ch"} {
+		t.Run(tok, func(t *testing.T) {
+			f := newFakeA2A(t, "", tok)
+			f.set(func(f *fakeA2A) { f.echoAll = true })
+			e := newShimEnv(t)
+			e.vars = append(e.vars, "SHIM_TOKEN="+tok)
+			trace := filepath.Join(t.TempDir(), "frames.jsonl")
+			p := e.start(t, "--url", f.url(), "--log-level", "debug", "--trace-frames", trace)
+			if m := session(t, p, false); m["result"] == nil {
+				t.Fatalf("session: %v\n%s", m, p.logs())
+			}
+			sid := p.call(t, 4, "session/new", newSessionParams())["result"].(map[string]any)["sessionId"]
+			for i, text := range []string{"please fail-task", "please fail-error"} {
+				m := p.call(t, 5+i, "session/prompt", map[string]any{"sessionId": sid,
+					"prompt": []any{map[string]any{"type": "text", "text": text}}})
+				if m["error"] == nil {
+					t.Fatalf("%s: %v", text, m)
+				}
+				if b, _ := json.Marshal(m); !bytes.Contains(b, []byte("[redacted]")) {
+					t.Errorf("%s: the error does not show the echo, redacted: %s", text, b)
+				}
+			}
+			p.stdin.Close()
+			done := make(chan error, 1)
+			go func() { done <- p.cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("shim did not exit")
+			}
+			rest, _ := bufioReadAll(p)
+			p.mu.Lock()
+			stdout := bytes.Join(append(p.lines, rest), nil)
+			p.mu.Unlock()
+			tr, err := os.ReadFile(trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(tr, []byte("[redacted]")) {
+				t.Errorf("the trace does not show the echo, redacted:\n%s", tr)
+			}
+			for where, out := range map[string]string{"stdout": string(stdout), "stderr": p.logs(), "trace": string(tr)} {
+				for _, form := range tokenForms(tok) {
+					if strings.Contains(out, form) {
+						t.Errorf("%s holds the token as %q:\n%s", where, form, out)
+					}
+				}
+			}
+		})
+	}
+}
+
+// tokenForms is what encoders make of a token: raw, JSON with and without
+// HTML escaping, JSON with non-ASCII escaped, Go-quoted.
+func tokenForms(tok string) []string {
+	html, _ := json.Marshal(tok)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(tok)
+	plain := strings.TrimSpace(b.String())
+	ascii := strconv.QuoteToASCII(tok)
+	goq := strconv.Quote(tok)
+	var out []string
+	for _, q := range []string{string(html), plain, ascii, goq} {
+		out = append(out, q[1:len(q)-1])
+	}
+	return append(out, tok)
 }

@@ -9,12 +9,14 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/credentials"
+	"github.com/shimdev/shim/internal/redact"
 )
 
 // console is what `shim login` talks through: stdin, where its prompts go,
@@ -128,6 +130,11 @@ func askToken(con *console, key string) (string, error) {
 	if err := credentials.CheckToken(token); err != nil {
 		return "", &exitError{code: 2, msg: strings.TrimPrefix(err.Error(), "credentials: ") +
 			": give the token alone (one line, no spaces or quotes) and run `shim login` again"}
+	}
+	if n := utf8.RuneCountInString(token); n < redact.MinLen {
+		return "", &exitError{code: 2, msg: fmt.Sprintf("the token has %d characters; shim takes no secret shorter than %d "+
+			"(too short to keep out of logs and output without mangling other text); nothing was stored: "+
+			"give the whole token and run `shim login` again", n, redact.MinLen)}
 	}
 	return token, nil
 }

@@ -400,3 +400,70 @@ func TestKeyringReal(t *testing.T) {
 		t.Fatalf("keyring after logout: %v, want not found", err)
 	}
 }
+
+// `shim login` takes no secret shorter than 8 characters (counted as
+// characters, not bytes): it says so, exits non-zero, sends nothing and
+// stores nothing.
+func TestLoginRefusesShortSecret(t *testing.T) {
+	for _, tok := range []string{"abc1234", "ééééééé"} {
+		f := newFakeA2A(t, "", "")
+		e := newShimEnv(t)
+		r := e.run(t, tok+"\n", "login", "--url", f.url())
+		if r.code == 0 || !strings.Contains(r.stderr, "7 characters") || !strings.Contains(r.stderr, "shorter than 8") ||
+			!strings.Contains(r.stderr, "nothing was stored") {
+			t.Errorf("%q: exit %d\n%s", tok, r.code, r.stderr)
+		}
+		if _, tokens := e.credentialsFile(t); len(tokens) != 0 {
+			t.Errorf("%q: stored %v", tok, tokens)
+		}
+		if reqs := f.requests(); len(reqs) != 0 {
+			t.Errorf("%q: the server was asked %+v", tok, reqs)
+		}
+	}
+	f := newFakeA2A(t, "", "short9ch")
+	e := newShimEnv(t)
+	if r := e.run(t, "short9ch\n", "login", "--url", f.url()); r.code != 0 {
+		t.Errorf("8 characters: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// A secret shorter than 8 characters given by a flag or a variable is
+// used, and warned about once on stderr, however often it is read.
+func TestShortTokenWarnedOnce(t *testing.T) {
+	const tok = "abc1234"
+	for _, how := range []string{"SHIM_TOKEN", "--token"} {
+		t.Run(how, func(t *testing.T) {
+			f := newFakeA2A(t, "", tok)
+			e := newShimEnv(t)
+			args := []string{"--url", f.url()}
+			if how == "--token" {
+				args = append(args, "--token", tok)
+			} else {
+				e.vars = append(e.vars, "SHIM_TOKEN="+tok)
+			}
+			p := e.start(t, args...)
+			if m := session(t, p, true); m["result"] == nil {
+				t.Fatalf("session: %v\n%s", m, p.logs())
+			}
+			// authenticate reads the token again.
+			if m := p.call(t, 4, "authenticate", map[string]any{"methodId": "shim-credentials"}); m["result"] == nil {
+				t.Fatalf("authenticate: %v", m)
+			}
+			if m := p.call(t, 5, "session/new", newSessionParams()); m["result"] == nil {
+				t.Fatalf("session/new: %v", m)
+			}
+			auths := 0
+			for _, a := range f.auths() {
+				if a == "Bearer "+tok {
+					auths++
+				}
+			}
+			if auths < 2 {
+				t.Fatalf("the token was sent %d times; want it used", auths)
+			}
+			if n := strings.Count(p.logs(), "fewer than 8"); n != 1 || !strings.Contains(p.logs(), "from "+how) {
+				t.Errorf("warned %d times:\n%s", n, p.logs())
+			}
+		})
+	}
+}

@@ -141,7 +141,7 @@ func commonFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "url", EnvVars: []string{"SHIM_URL"}, Usage: "base `URL` of the remote agent (an instance or a hub); default: the URL of the last `shim login`"},
 		&cli.StringFlag{Name: "endpoint", EnvVars: []string{"SHIM_ENDPOINT"}, Usage: "JSON-RPC endpoint `URL`, skipping agent card discovery"},
-		&cli.StringFlag{Name: "token", Usage: "bearer `TOKEN` (env SHIM_TOKEN; prefer `shim login` or --token-file)"},
+		&cli.StringFlag{Name: "token", Usage: "bearer `TOKEN` (env SHIM_TOKEN); discouraged: other local users can read it in the process list, so prefer `shim login` or --token-file"},
 		&cli.StringFlag{Name: "token-file", Usage: "`FILE` holding the bearer token, trimmed, ~ expanded (env SHIM_TOKEN_FILE)"},
 		&cli.StringFlag{Name: "slug", EnvVars: []string{"SHIM_SLUG"}, Usage: "reach fleet member `SLUG` through a hub: every path gets the prefix /agents/SLUG"},
 		&cli.StringSliceFlag{Name: "root", Usage: "local absolute root of project NAME, as `NAME=PATH` (~ expanded; repeatable; always wins)"},

@@ -14,12 +14,15 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/credentials"
 	"github.com/shimdev/shim/bridge"
+	"github.com/shimdev/shim/internal/privfile"
+	"github.com/shimdev/shim/internal/redact"
 	"github.com/shimdev/shim/roots"
 	"github.com/shimdev/shim/threads"
 )
@@ -36,9 +39,10 @@ type settings struct {
 	log           *slog.Logger
 	trace         io.Writer
 
-	mu  sync.Mutex
-	url string // the agent URL in use: --url, else the last login's
-	key string // its normalized form (with the slug): index and keyring key
+	mu          sync.Mutex
+	url         string // the agent URL in use: --url, else the last login's
+	key         string // its normalized form (with the slug): index and keyring key
+	warnedShort bool   // a token too short to redact well was warned about
 }
 
 // errNoURL is what every command that needs a server says without one.
@@ -145,6 +149,16 @@ func (s *settings) resolveToken(c *cli.Context, key string) (token, source strin
 		return "", "", tokenError(err)
 	}
 	addSecret(token)
+	if n := utf8.RuneCountInString(token); token != "" && n < redact.MinLen {
+		s.mu.Lock()
+		warned := s.warnedShort
+		s.warnedShort = true
+		s.mu.Unlock()
+		if !warned {
+			s.log.Warn(fmt.Sprintf("the token from %s has %d characters, fewer than %d: too short to redact from logs "+
+				"and output without mangling other text; use the whole token", source, n, redact.MinLen))
+		}
+	}
 	return token, source, nil
 }
 
@@ -250,12 +264,18 @@ func serveAction(c *cli.Context) error {
 		return err
 	}
 	if tf := flagString(c, "trace-frames"); tf != "" {
-		f, err := os.OpenFile(expandHome(tf), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-		if err != nil {
+		// Never through a link (it could point anywhere the user can
+		// write), and 0600 even when the file was there before.
+		f, err := privfile.OpenAppend(expandHome(tf))
+		switch {
+		case errors.Is(err, privfile.ErrNotRegular):
+			s.log.Error("--trace-frames: the path is a symbolic link or not a regular file; tracing is off", "path", expandHome(tf))
+		case err != nil:
 			return fmt.Errorf("--trace-frames: %w", err)
+		default:
+			defer f.Close()
+			s.trace = f
 		}
-		defer f.Close()
-		s.trace = f
 	}
 	var overrides []roots.Root
 	for _, spec := range flagSlice(c, "root") {

@@ -3,12 +3,19 @@
 // an advisory lock shared by every process, replaced atomically through a
 // synced temporary file, and moved aside, never overwritten, when it cannot
 // be read. The thread index and the credentials file both use it.
+//
+// No file is followed through a symbolic link: files are opened with
+// O_NOFOLLOW, modes are set on the opened descriptor (never by path), and
+// a file or lock that is a link or another non-regular file is an error
+// wrapping [ErrNotRegular] (the writers move it aside: the link itself is
+// renamed, its target never touched).
 package privfile
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -47,20 +54,152 @@ func EnsureDir(dir string) error {
 	return nil
 }
 
-// Lock takes the exclusive advisory lock of path (on path + ".lock"),
-// which excludes other processes and other callers in this one.
-func Lock(path string) (unlock func(), err error) {
-	lk := flock.New(path + ".lock")
-	if err := lk.Lock(); err != nil {
-		return nil, err
-	}
-	return func() { _ = lk.Unlock() }, nil
+// ErrNotRegular is wrapped by the errors for a path that is a symbolic link
+// or another file that is not a regular one.
+var ErrNotRegular = errors.New("not a regular file (a symbolic link?)")
+
+// notRegular is the error for path.
+func notRegular(op, path string) error {
+	return &fs.PathError{Op: op, Path: path, Err: ErrNotRegular}
 }
 
-// RLock takes the shared lock of path, for readers.
+// OpenNoFollow opens path with flag (and perm when it creates the file),
+// never through a symbolic link: a link, or a file that is not regular,
+// is an error wrapping ErrNotRegular, and nothing is opened or created.
+func OpenNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	if windows {
+		if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+			return nil, notRegular("open", path)
+		}
+	}
+	f, err := os.OpenFile(path, flag|noFollow, perm)
+	if err != nil {
+		// ELOOP on Linux and macOS, EMLINK on FreeBSD, ENXIO for a FIFO
+		// without a reader: whatever the errno, the path says why.
+		if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
+			return nil, notRegular("open", path)
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		_ = f.Close()
+		return nil, notRegular("open", path)
+	}
+	return f, nil
+}
+
+// ReadFile reads path (see OpenNoFollow) and returns its content and what
+// the opened file's fstat says (its mode, never a link target's).
+func ReadFile(path string) ([]byte, fs.FileInfo, error) {
+	f, err := OpenNoFollow(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, fi, nil
+}
+
+// OpenAppend opens path for appending, creating it 0600, and puts the
+// mode of an existing file back to 0600 through the opened descriptor. A
+// path that is a link or not a regular file is an error wrapping
+// ErrNotRegular, and the link and its target are left as they are.
+func OpenAppend(path string) (*os.File, error) {
+	f, err := OpenNoFollow(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, FileMode)
+	if err != nil {
+		return nil, err
+	}
+	if !windows {
+		if fi, err := f.Stat(); err == nil && fi.Mode().Perm() != FileMode {
+			if err := f.Chmod(FileMode); err != nil {
+				_ = f.Close()
+				return nil, err
+			}
+		}
+	}
+	return f, nil
+}
+
+// lockFlag opens a lock file without following a link at its name.
+const lockFlag = os.O_CREATE | os.O_RDONLY | noFollow
+
+// newLock returns the lock of path, on path + ".lock".
+func newLock(path string) *flock.Flock {
+	return flock.New(path+".lock", flock.SetFlag(lockFlag), flock.SetPermissions(FileMode))
+}
+
+// checkLock fails when the lock file just opened (and locked) is not a
+// regular file, or when its name is a link (Windows has no O_NOFOLLOW).
+func checkLock(lk *flock.Flock, path string) error {
+	if fi, err := lk.Stat(); err == nil && !fi.Mode().IsRegular() {
+		return notRegular("lock", path+".lock")
+	}
+	if fi, err := os.Lstat(path + ".lock"); err == nil && !fi.Mode().IsRegular() {
+		return notRegular("lock", path+".lock")
+	}
+	return nil
+}
+
+// lockErr is the error of a lock that could not be taken: ErrNotRegular
+// when the lock file is a link or not a regular file.
+func lockErr(err error, path string) error {
+	if fi, lerr := os.Lstat(path + ".lock"); lerr == nil && !fi.Mode().IsRegular() {
+		return notRegular("lock", path+".lock")
+	}
+	return err
+}
+
+// Lock takes the exclusive advisory lock of path (on path + ".lock"),
+// which excludes other processes and other callers in this one. A lock
+// file that is a symbolic link or not a regular file is moved aside like
+// a corrupt file (the link itself renamed, at now(); its target untouched)
+// and a new one made; aside is where it went ("" when nothing was moved).
+func Lock(path string, now func() time.Time) (unlock func(), aside string, err error) {
+	for try := 0; ; try++ {
+		lk := newLock(path)
+		err := lk.Lock()
+		if err == nil {
+			err = checkLock(lk, path)
+			if err != nil {
+				_ = lk.Unlock()
+			}
+		} else {
+			err = lockErr(err, path)
+		}
+		if err == nil {
+			return func() { _ = lk.Unlock() }, aside, nil
+		}
+		if !errors.Is(err, ErrNotRegular) || try > 0 {
+			return nil, aside, err
+		}
+		if aside, err = MoveAside(path+".lock", now()); err != nil {
+			return nil, "", err
+		}
+	}
+}
+
+// RLock takes the shared lock of path, for readers. A lock file that is a
+// link or not a regular file is an error wrapping ErrNotRegular; readers
+// leave it in place (the next Lock moves it aside).
 func RLock(path string) (unlock func(), err error) {
-	lk := flock.New(path + ".lock")
+	lk := newLock(path)
 	if err := lk.RLock(); err != nil {
+		return nil, lockErr(err, path)
+	}
+	if err := checkLock(lk, path); err != nil {
+		_ = lk.Unlock()
 		return nil, err
 	}
 	return func() { _ = lk.Unlock() }, nil
@@ -143,7 +282,8 @@ func RemoveStaleTemps(path string, minAge time.Duration, now time.Time) (removed
 }
 
 // MoveAside renames path to <path>.corrupt-<unix time> (with a numeric
-// suffix when that name is taken), keeps it 0600 and returns its path.
+// suffix when that name is taken), keeps it 0600 and returns its path. A
+// symbolic link is renamed itself; no mode change reaches its target.
 func MoveAside(path string, now time.Time) (string, error) {
 	base := path + ".corrupt-" + strconv.FormatInt(now.Unix(), 10)
 	aside := base
@@ -159,7 +299,10 @@ func MoveAside(path string, now time.Time) (string, error) {
 		return "", err
 	}
 	if !windows {
-		_ = os.Chmod(aside, FileMode)
+		if f, err := OpenNoFollow(aside, os.O_RDONLY, 0); err == nil {
+			_ = f.Chmod(FileMode)
+			_ = f.Close()
+		}
 	}
 	return aside, nil
 }

@@ -94,7 +94,7 @@ func TestLockExcludes(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := 0; j < 20; j++ {
-				unlock, err := Lock(path)
+				unlock, _, err := Lock(path, time.Now)
 				if err != nil {
 					t.Error(err)
 					return
