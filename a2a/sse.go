@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -15,15 +16,45 @@ import (
 // read, scans all of it again for the end of the event, so an event of S
 // bytes costs time quadratic in S and about twice S of memory; a full
 // replace of a 100 MB answer took 20 s and most of shim's memory (see
-// BENCHMARKS.md). This one reads line by line: a long data line is copied
-// once, into a buffer of its exact size.
+// BENCHMARKS.md). This one reads line by line and appends each piece of a
+// data line straight to the event's buffer, whose growth is capped so that
+// the old and the new buffer together never exceed twice maxEventSize.
 
-// maxEventSize bounds one SSE event. A full-replace frame carries a whole
-// answer, so this is far above any usual limit.
-const maxEventSize = 1 << 30
+// maxEventSize bounds one SSE event's data and one non-SSE response body
+// (SPEC §13), counted on the decoded bytes: the transport has already
+// inflated a compressed body when the reader sees it. A full-replace frame
+// carries a whole answer, so this is far above any usual limit. Tests
+// lower it.
+var maxEventSize = 64 << 20
 
-// errEventTooLarge is returned for an event over maxEventSize.
-var errEventTooLarge = errors.New("a2a: an SSE event is larger than 1 GiB")
+// ErrTooLarge is what a response over the limits of SPEC §13 is (errors.Is):
+// an SSE event over 64 MiB, a response body over 64 MiB, or a read past a
+// ReadBudget.
+var ErrTooLarge = errors.New("a2a: the server's answer is too large")
+
+// tooLargeError says which limit a response went past.
+type tooLargeError struct {
+	what  string
+	limit int64
+}
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("the server sent %s over %s, the limit; the stream was broken", e.what, sizeString(e.limit))
+}
+
+func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+// sizeString writes a byte count in MiB when it is a whole number of them.
+func sizeString(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func errEventTooLarge() error {
+	return &tooLargeError{what: "an SSE event", limit: int64(maxEventSize)}
+}
 
 // sseEvent is one server-sent event.
 type sseEvent struct {
@@ -35,66 +66,85 @@ type sseEvent struct {
 // sseReader reads events per the WHATWG rules: data lines joined with
 // "\n", ":" comments skipped, id and event fields, "\r\n", "\r" or "\n" line
 // ends. An event cut by the end of the stream is still delivered, as the
-// complete JSON-RPC frame it usually is.
+// complete JSON-RPC frame it usually is. Comments and unknown fields are
+// skipped as they are read, never kept, whatever their length.
 type sseReader struct {
-	br *bufio.Reader
+	br  *bufio.Reader
+	err error // a read error met inside a line, returned by the next read
 }
 
 func newSSEReader(r io.Reader) *sseReader {
 	return &sseReader{br: bufio.NewReaderSize(&crReader{r: r}, 64<<10)}
 }
 
-// readLine returns the next line without its end. The line is valid until
-// the next call unless owned is set (a long line, copied once into a
-// buffer of its own).
-func (s *sseReader) readLine() (line []byte, owned bool, err error) {
-	frag, err := s.br.ReadSlice('\n')
-	if err == nil {
+// fragment returns the next piece of a line, valid until the next call;
+// more reports that the line goes on.
+func (s *sseReader) fragment() (frag []byte, more bool, err error) {
+	if s.err != nil {
+		err, s.err = s.err, nil
+		return nil, false, err
+	}
+	frag, err = s.br.ReadSlice('\n')
+	switch {
+	case err == nil:
 		return frag[:len(frag)-1], false, nil
+	case errors.Is(err, bufio.ErrBufferFull):
+		return frag, true, nil
+	case len(frag) > 0:
+		s.err = err // a last line with no end; the error comes next
+		return frag, false, nil
 	}
-	if !errors.Is(err, bufio.ErrBufferFull) {
-		if len(frag) > 0 && errors.Is(err, io.EOF) {
-			return frag, false, nil // a last line with no end
-		}
-		return nil, false, err
-	}
-	// A line longer than the buffer: keep its pieces, then copy them once.
-	pieces := [][]byte{bytes.Clone(frag)}
-	total := len(frag)
+	return nil, false, err
+}
+
+// rest reads the rest of a line, giving each piece to fn (nil: skip them).
+// A read error ends the line; the next fragment returns it.
+func (s *sseReader) rest(fn func([]byte) error) error {
 	for {
-		frag, err = s.br.ReadSlice('\n')
-		done := err == nil
-		if done {
-			frag = frag[:len(frag)-1]
+		frag, more, err := s.fragment()
+		if err != nil {
+			s.err = err
+			return nil
 		}
-		total += len(frag)
-		if total > maxEventSize {
-			return nil, false, errEventTooLarge
+		if fn != nil {
+			if err := fn(frag); err != nil {
+				return err
+			}
 		}
-		pieces = append(pieces, bytes.Clone(frag))
-		if done || (err != nil && !errors.Is(err, bufio.ErrBufferFull)) {
-			break
+		if !more {
+			return nil
 		}
 	}
-	line = make([]byte, 0, total)
-	for i, p := range pieces {
-		line = append(line, p...)
-		pieces[i] = nil
+}
+
+// appendCapped appends p to buf, growing it at most to limit so that the
+// old and the new array together stay under twice the limit.
+func appendCapped(buf, p []byte, limit int) ([]byte, error) {
+	need := len(buf) + len(p)
+	if need > limit {
+		return buf, errEventTooLarge()
 	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, false, err
+	if need > cap(buf) {
+		c := min(max(2*cap(buf), need, 512), limit)
+		if len(buf) == 0 {
+			c = need // one line in one piece: its exact size
+		}
+		nb := make([]byte, len(buf), c)
+		copy(nb, buf)
+		buf = nb
 	}
-	return line, true, nil
+	return append(buf, p...), nil
 }
 
 // Next returns the next event that has data or an event type; comment-only
-// blocks (keep-alives) are skipped.
+// blocks (keep-alives) are skipped. An event whose fields add up to more
+// than maxEventSize is an error that breaks the stream.
 func (s *sseReader) Next() (sseEvent, error) {
 	var ev sseEvent
-	var data []byte
+	var data, value []byte
 	hasData := false
 	for {
-		line, owned, err := s.readLine()
+		frag, more, err := s.fragment()
 		if err != nil {
 			if errors.Is(err, io.EOF) && (hasData || ev.Event != "") {
 				ev.Data = data
@@ -102,7 +152,7 @@ func (s *sseReader) Next() (sseEvent, error) {
 			}
 			return sseEvent{}, err
 		}
-		if len(line) == 0 {
+		if len(frag) == 0 && !more {
 			if hasData || ev.Event != "" {
 				ev.Data = data
 				return ev, nil
@@ -110,30 +160,72 @@ func (s *sseReader) Next() (sseEvent, error) {
 			ev = sseEvent{}
 			continue
 		}
-		if line[0] == ':' {
+		c := bytes.IndexByte(frag, ':')
+		var field string
+		switch {
+		case c == 0:
+			field = "" // a comment
+		case c > 0:
+			field = string(frag[:c])
+		case more:
+			field = "" // a field name longer than the buffer: none shim knows
+		default:
+			field = string(frag)
+		}
+		if field != "data" && field != "event" && field != "id" {
+			if more {
+				if err := s.rest(nil); err != nil {
+					return sseEvent{}, err
+				}
+			}
 			continue
 		}
-		field, value := line, []byte(nil)
-		if c := bytes.IndexByte(line, ':'); c >= 0 {
-			field, value = line[:c], line[c+1:]
-			if len(value) > 0 && value[0] == ' ' {
-				value = value[1:]
-			}
+		first := frag[len(frag):]
+		if c > 0 {
+			first = frag[c+1:]
 		}
-		switch string(field) {
-		case "data":
-			switch {
-			case hasData:
-				if len(data)+1+len(value) > maxEventSize {
-					return sseEvent{}, errEventTooLarge
+		// One leading space is stripped, even when it starts the next piece.
+		strip := true
+		add := func(dst []byte, p []byte, limit int) ([]byte, error) {
+			if strip && len(p) > 0 {
+				strip = false
+				if p[0] == ' ' {
+					p = p[1:]
 				}
-				data = append(append(data, '\n'), value...)
-			case owned:
-				data = value // the long line's own buffer: no second copy
-			default:
-				data = append([]byte(nil), value...)
+			}
+			return appendCapped(dst, p, limit)
+		}
+		if field == "data" {
+			if hasData {
+				if data, err = appendCapped(data, []byte{'\n'}, maxEventSize); err != nil {
+					return sseEvent{}, err
+				}
 			}
 			hasData = true
+			if data, err = add(data, first, maxEventSize); err != nil {
+				return sseEvent{}, err
+			}
+			if more {
+				if err := s.rest(func(p []byte) (err error) { data, err = add(data, p, maxEventSize); return err }); err != nil {
+					return sseEvent{}, err
+				}
+			}
+			if data == nil {
+				data = []byte{}
+			}
+			continue
+		}
+		// event and id: the value counts against what the data left.
+		limit := maxEventSize - len(data)
+		if value, err = add(value[:0], first, limit); err != nil {
+			return sseEvent{}, err
+		}
+		if more {
+			if err := s.rest(func(p []byte) (err error) { value, err = add(value, p, limit); return err }); err != nil {
+				return sseEvent{}, err
+			}
+		}
+		switch field {
 		case "event":
 			ev.Event = string(value)
 		case "id":
