@@ -491,7 +491,7 @@ func (t *turn) consume(stream *a2a.Stream) (outcome, consumeResult, error) {
 				}
 				return outcome{}, consumedError, err
 			}
-			if a2a.IsUnauthorized(err) {
+			if a2a.IsUnauthorized(err) || errors.Is(err, a2a.ErrTooLarge) {
 				return outcome{err: t.srv.callError(err, t.task())}, consumedEnd, nil
 			}
 			if errors.Is(err, io.EOF) {

@@ -1,0 +1,61 @@
+package bridge
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/shimdev/shim/a2a"
+)
+
+// TestHostileStreamFailsTurn: a stream whose event goes past the SSE
+// limit (short data lines, never a blank line) fails that turn visibly,
+// -32603 with data.state "failed" and the reason in the message, without
+// reattaching to it; a turn of another session on the same server ends
+// normally.
+func TestHostileStreamFailsTurn(t *testing.T) {
+	const limit = 1 << 20
+	t.Cleanup(a2a.SetMaxEventSize(limit))
+	f := newFake(t)
+	f.stream = func(w *sseWriter, c rpcCall) {
+		if !strings.Contains(c.text(), "hostile") {
+			w.task("t-ok", "TASK_STATE_WORKING")
+			w.artifact("t-ok", "a1", "fine", false)
+			w.status("t-ok", "TASK_STATE_COMPLETED", nil)
+			return
+		}
+		w.task("t-bad", "TASK_STATE_WORKING")
+		line := "data: " + strings.Repeat("x", 26) + "\n"
+		for n := 0; n < 16*limit; n += len(line) {
+			if _, err := io.WriteString(w.w, line); err != nil {
+				return
+			}
+		}
+		w.flush()
+	}
+	s := startShim(t, f.url, nil, nil)
+	s.init(t)
+	bad, good := s.newSession(t, "/tmp"), s.newSession(t, "/tmp")
+	ch, _ := s.Start("session/prompt", promptArgs(bad, "hostile"))
+	if got := stopReason(t, s.prompt(t, good, "hello")); got != "end_turn" {
+		t.Errorf("the other session's turn: %q", got)
+	}
+	if a := answer(s.Updates(good), "agent_message_chunk"); a != "fine" {
+		t.Errorf("the other session's answer: %q", a)
+	}
+	m := s.Wait(ch, "the hostile prompt")
+	if m.Error == nil || m.Error.Code != -32603 {
+		t.Fatalf("want -32603, got %+v", m)
+	}
+	var d struct {
+		State string `json:"state"`
+	}
+	_ = json.Unmarshal(m.Error.Data, &d)
+	if d.State != "failed" || !strings.Contains(m.Error.Message, "1 MiB") {
+		t.Errorf("want state failed and the limit in the message: %s %s", m.Error.Message, m.Error.Data)
+	}
+	if n := len(f.callsOf("SubscribeToTask")); n != 0 {
+		t.Errorf("reattached %d times to a stream broken for its size", n)
+	}
+}
