@@ -84,25 +84,17 @@ func bodyLimit(resp *http.Response) (int64, *ReadBudget) {
 
 // readBody reads a whole response body of at most bodyLimit bytes (counted
 // decoded: the transport inflates a compressed body before this sees it),
-// in a buffer that grows to at most the limit.
+// in chunks joined once at the end.
 func readBody(resp *http.Response) ([]byte, error) {
 	defer resp.Body.Close()
 	limit, b := bodyLimit(resp)
-	size := int64(512)
-	if n := resp.ContentLength; n > 0 {
-		size = min(n, limit) + 1
-	}
-	buf := make([]byte, 0, min(size, limit+1))
+	var c chunks
+	buf := make([]byte, 32<<10)
+	tooLarge := func() error { return overBudget(b, limit) }
 	for {
-		if len(buf) == cap(buf) {
-			nb := make([]byte, len(buf), min(max(2*int64(cap(buf)), 512), limit+1))
-			copy(nb, buf)
-			buf = nb
-		}
-		n, err := resp.Body.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if int64(len(buf)) > limit {
-			return nil, overBudget(b, limit)
+		n, err := resp.Body.Read(buf)
+		if werr := c.write(buf[:n], int(min(limit, int64(maxEventSize))), tooLarge); werr != nil {
+			return nil, werr
 		}
 		if errors.Is(err, io.EOF) {
 			break
@@ -113,10 +105,14 @@ func readBody(resp *http.Response) ([]byte, error) {
 	}
 	if b != nil {
 		b.mu.Lock()
-		b.bytes -= int64(len(buf))
+		b.bytes -= int64(c.n)
 		b.mu.Unlock()
 	}
-	return buf, nil
+	out := c.bytes()
+	if out == nil {
+		out = []byte{}
+	}
+	return out, nil
 }
 
 // overBudget is the error of a body over limit: the budget's when it set

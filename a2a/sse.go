@@ -36,10 +36,15 @@ var ErrTooLarge = errors.New("a2a: the server's answer is too large")
 type tooLargeError struct {
 	what  string
 	limit int64
+	broke bool // a stream was broken for it
 }
 
 func (e *tooLargeError) Error() string {
-	return fmt.Sprintf("the server sent %s over %s, the limit; the stream was broken", e.what, sizeString(e.limit))
+	s := fmt.Sprintf("the server sent %s over %s, the limit", e.what, sizeString(e.limit))
+	if e.broke {
+		s += "; the stream was broken"
+	}
+	return s
 }
 
 func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
@@ -53,7 +58,7 @@ func sizeString(n int64) string {
 }
 
 func errEventTooLarge() error {
-	return &tooLargeError{what: "an SSE event", limit: int64(maxEventSize)}
+	return &tooLargeError{what: "an SSE event", limit: int64(maxEventSize), broke: true}
 }
 
 // sseEvent is one server-sent event.
@@ -136,25 +141,78 @@ func appendCapped(buf, p []byte, limit int) ([]byte, error) {
 	return append(buf, p...), nil
 }
 
+// chunks collects bytes in pieces of at most 1 MiB, so that growing never
+// copies what was read: a body or an event cut at the limit has held the
+// limit once, and a whole one is copied once into a buffer of its size
+// (twice its size at the moment of the copy, never more).
+type chunks struct {
+	bufs [][]byte
+	n    int
+}
+
+const chunkMax = 1 << 20
+
+// write appends p, or fails with errTooLarge past limit.
+func (c *chunks) write(p []byte, limit int, errTooLarge func() error) error {
+	if c.n+len(p) > limit {
+		return errTooLarge()
+	}
+	c.n += len(p)
+	for len(p) > 0 {
+		k := len(c.bufs) - 1
+		if k < 0 || len(c.bufs[k]) == cap(c.bufs[k]) {
+			size := max(len(p), 512)
+			if k >= 0 {
+				size = max(size, 2*cap(c.bufs[k]))
+			}
+			c.bufs = append(c.bufs, make([]byte, 0, min(size, chunkMax)))
+			k++
+		}
+		m := min(len(p), cap(c.bufs[k])-len(c.bufs[k]))
+		c.bufs[k] = append(c.bufs[k], p[:m]...)
+		p = p[m:]
+	}
+	return nil
+}
+
+// bytes returns what was written, in one buffer; c is empty after.
+func (c *chunks) bytes() []byte {
+	var out []byte
+	switch len(c.bufs) {
+	case 0:
+	case 1:
+		out = c.bufs[0]
+	default:
+		out = make([]byte, 0, c.n)
+		for i, b := range c.bufs {
+			out = append(out, b...)
+			c.bufs[i] = nil
+		}
+	}
+	c.bufs, c.n = nil, 0
+	return out
+}
+
 // Next returns the next event that has data or an event type; comment-only
 // blocks (keep-alives) are skipped. An event whose fields add up to more
 // than maxEventSize is an error that breaks the stream.
 func (s *sseReader) Next() (sseEvent, error) {
 	var ev sseEvent
-	var data, value []byte
+	var data chunks
+	var value []byte
 	hasData := false
 	for {
 		frag, more, err := s.fragment()
 		if err != nil {
 			if errors.Is(err, io.EOF) && (hasData || ev.Event != "") {
-				ev.Data = data
+				ev.Data = eventData(&data, hasData)
 				return ev, nil
 			}
 			return sseEvent{}, err
 		}
 		if len(frag) == 0 && !more {
 			if hasData || ev.Event != "" {
-				ev.Data = data
+				ev.Data = eventData(&data, hasData)
 				return ev, nil
 			}
 			ev = sseEvent{}
@@ -186,42 +244,39 @@ func (s *sseReader) Next() (sseEvent, error) {
 		}
 		// One leading space is stripped, even when it starts the next piece.
 		strip := true
-		add := func(dst []byte, p []byte, limit int) ([]byte, error) {
+		trim := func(p []byte) []byte {
 			if strip && len(p) > 0 {
 				strip = false
 				if p[0] == ' ' {
 					p = p[1:]
 				}
 			}
-			return appendCapped(dst, p, limit)
+			return p
 		}
 		if field == "data" {
 			if hasData {
-				if data, err = appendCapped(data, []byte{'\n'}, maxEventSize); err != nil {
+				if err := data.write([]byte{'\n'}, maxEventSize, errEventTooLarge); err != nil {
 					return sseEvent{}, err
 				}
 			}
 			hasData = true
-			if data, err = add(data, first, maxEventSize); err != nil {
+			if err := data.write(trim(first), maxEventSize, errEventTooLarge); err != nil {
 				return sseEvent{}, err
 			}
 			if more {
-				if err := s.rest(func(p []byte) (err error) { data, err = add(data, p, maxEventSize); return err }); err != nil {
+				if err := s.rest(func(p []byte) error { return data.write(trim(p), maxEventSize, errEventTooLarge) }); err != nil {
 					return sseEvent{}, err
 				}
-			}
-			if data == nil {
-				data = []byte{}
 			}
 			continue
 		}
 		// event and id: the value counts against what the data left.
-		limit := maxEventSize - len(data)
-		if value, err = add(value[:0], first, limit); err != nil {
+		limit := maxEventSize - data.n
+		if value, err = appendCapped(value[:0], trim(first), limit); err != nil {
 			return sseEvent{}, err
 		}
 		if more {
-			if err := s.rest(func(p []byte) (err error) { value, err = add(value, p, limit); return err }); err != nil {
+			if err := s.rest(func(p []byte) (err error) { value, err = appendCapped(value, trim(p), limit); return err }); err != nil {
 				return sseEvent{}, err
 			}
 		}
@@ -234,6 +289,16 @@ func (s *sseReader) Next() (sseEvent, error) {
 			}
 		}
 	}
+}
+
+// eventData is an event's data: empty, not nil, for data lines with
+// nothing in them.
+func eventData(c *chunks, hasData bool) []byte {
+	b := c.bytes()
+	if b == nil && hasData {
+		b = []byte{}
+	}
+	return b
 }
 
 // parseSSEBlock parses the lines of one event block.
