@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"strconv"
@@ -60,18 +61,58 @@ const (
 	codeNotFound       = -32002
 )
 
-// ReadObject reads the next valid JSON-RPC message into v.
+// lineMax bounds one stdin line (SPEC §13). Tests lower it.
+var lineMax = 64 << 20
+
+// ReadObject reads the next valid JSON-RPC message into v. A line over
+// lineMax is answered -32600 "message too large" and skipped without being
+// kept.
 func (s *stdioStream) ReadObject(v any) error {
 	for {
-		line, err := s.in.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			if s.accept(bytes.TrimSpace(line), v) {
+		line, tooLarge, err := s.readLine()
+		if tooLarge {
+			s.log.Warn("a stdin line is over the limit; skipped", "limit", lineMax)
+			s.writeError(nil, codeInvalidRequest, "message too large")
+		} else if line = bytes.TrimSpace(line); len(line) > 0 {
+			if s.accept(line, v) {
 				return nil
 			}
 		}
 		if err != nil {
 			return err
 		}
+	}
+}
+
+// readLine reads one line in pieces and joins them once. A line over
+// lineMax reports tooLarge; its rest is read and dropped.
+func (s *stdioStream) readLine() (line []byte, tooLarge bool, err error) {
+	var pieces [][]byte
+	n := 0
+	for {
+		frag, err := s.in.ReadSlice('\n')
+		full := errors.Is(err, bufio.ErrBufferFull)
+		if n+len(bytes.TrimRight(frag, "\r\n")) > lineMax {
+			for full {
+				_, err = s.in.ReadSlice('\n')
+				full = errors.Is(err, bufio.ErrBufferFull)
+			}
+			return nil, true, err
+		}
+		n += len(frag)
+		if !full && len(pieces) == 0 {
+			return bytes.Clone(frag), false, err
+		}
+		pieces = append(pieces, bytes.Clone(frag))
+		if full {
+			continue
+		}
+		line = make([]byte, 0, n)
+		for i, p := range pieces {
+			line = append(line, p...)
+			pieces[i] = nil
+		}
+		return line, false, err
 	}
 }
 

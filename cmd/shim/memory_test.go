@@ -162,3 +162,34 @@ func TestHostileStreamMemory(t *testing.T) {
 		})
 	}
 }
+
+// TestStdinLineMemory: a 256 MiB stdin line is answered -32600 "message
+// too large" (id null) and skipped without being kept (peak RSS under the
+// 64 MiB line limit plus shim's base); the next line is served.
+func TestStdinLineMemory(t *testing.T) {
+	linuxOnly(t)
+	const bound = 64*mib + 64*mib
+	p := startProc(t)
+	go func() {
+		_, _ = io.WriteString(p.stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"`)
+		block := []byte(strings.Repeat("p", 64<<10))
+		for n := 0; n < 256*mib; n += len(block) {
+			if _, err := p.stdin.Write(block); err != nil {
+				return
+			}
+		}
+		_, _ = io.WriteString(p.stdin, "\"}}\n")
+	}()
+	m := p.next(t, nil)
+	if e := rpcErrorOf(m); e == nil || e["code"] != float64(-32600) || e["message"] != "message too large" || m["id"] != nil {
+		t.Fatalf("want -32600 message too large with id null, got %v", m)
+	}
+	if m := p.call(t, 2, "initialize", initParams(false)); m["result"] == nil {
+		t.Fatalf("the next line: %v", m)
+	}
+	peak := vmHWM(t, p.cmd.Process.Pid)
+	t.Logf("peak RSS %d MiB", peak/mib)
+	if peak > bound {
+		t.Errorf("peak RSS %d MiB, over the %d MiB bound", peak/mib, bound/mib)
+	}
+}
