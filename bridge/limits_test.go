@@ -2,8 +2,11 @@ package bridge
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/shimdev/shim/a2a"
@@ -93,5 +96,77 @@ func TestStdinLineCap(t *testing.T) {
 	m := s.Call("initialize", map[string]any{"protocolVersion": 1, "pad": pad})
 	if m.Error != nil {
 		t.Fatalf("the next line: %v", m.Error)
+	}
+}
+
+// endlessPages answers ListTasks with pages that never run dry, newest
+// task first: page n holds task t<n>, its answer padded with pad bytes of
+// metadata the replay does not show.
+type endlessPages struct {
+	f     *fakeAgent
+	ctx   string
+	pad   int
+	calls atomic.Int64
+}
+
+func (l *endlessPages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/a2a" {
+		l.f.ServeHTTP(w, r)
+		return
+	}
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params map[string]any  `json:"params"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	if req.Method != "ListTasks" {
+		writeRPC(w, req.ID, nil, &rpcErr{Code: -32001, Message: "Task not found"})
+		return
+	}
+	n := l.calls.Add(1) - 1
+	tk := taskResult(fmt.Sprintf("t%d", n), l.ctx, "TASK_STATE_COMPLETED", fmt.Sprintf("answer %d", n), "")
+	tk["metadata"] = map[string]any{"pad": strings.Repeat("p", l.pad)}
+	writeRPC(w, req.ID, map[string]any{"tasks": []any{tk}, "nextPageToken": fmt.Sprintf("page-%d", n+1)}, nil)
+}
+
+// TestLoadBudget: a session/load against ListTasks pages that never run
+// dry reads at most 100 pages, or 64 MiB (lowered here to 4 MiB), answers,
+// and replays the newest turns it read after one "(earlier turns not
+// shown)".
+func TestLoadBudget(t *testing.T) {
+	old := loadBytesMax
+	loadBytesMax = 4 << 20
+	t.Cleanup(func() { loadBytesMax = old })
+	for _, tc := range []struct {
+		name      string
+		pad       int
+		pagesMost int64
+	}{{"endless pages", 0, 100}, {"big pages", 256 << 10, 16}} {
+		t.Run(tc.name, func(t *testing.T) {
+			const id = "chat-zed-7-b"
+			f := &fakeAgent{t: t, name: "Fake Agent"}
+			lp := &endlessPages{f: f, ctx: id, pad: tc.pad}
+			f.url = startFake(t, lp)
+			s := startShim(t, f.url, nil, nil)
+			s.init(t)
+			if m := s.Call("session/load", loadArgs(id, "/w")); m.Error != nil {
+				t.Fatalf("load: %v", m.Error)
+			}
+			calls := lp.calls.Load()
+			if calls > tc.pagesMost || calls < tc.pagesMost-2 {
+				t.Errorf("%d ListTasks pages read, want at most %d", calls, tc.pagesMost)
+			}
+			ups := s.Updates(id)
+			if len(ups) == 0 || ups[0].Kind() != "agent_message_chunk" || ups[0].Text() != "(earlier turns not shown)" {
+				t.Fatalf("the replay must start with the cut marker: %v", ups)
+			}
+			if n := strings.Count(answer(ups, "agent_message_chunk"), "(earlier turns not shown)"); n != 1 {
+				t.Errorf("the marker %d times", n)
+			}
+			if last := ups[len(ups)-1].Text(); last != "answer 0" {
+				t.Errorf("the newest turn must come last: %q", last)
+			}
+		})
 	}
 }
