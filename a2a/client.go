@@ -501,7 +501,9 @@ type rpcRequest struct {
 }
 
 func (c *Client) encode(method string, params any) []byte {
-	b, _ := json.Marshal(rpcRequest{JSONRPC: "2.0", ID: c.seq.Add(1), Method: method, Params: params})
+	var longs []*longText
+	collectLong(params, &longs)
+	b, _ := marshalSpliced(rpcRequest{JSONRPC: "2.0", ID: c.seq.Add(1), Method: method, Params: params}, longs)
 	return b
 }
 

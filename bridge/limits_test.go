@@ -170,3 +170,40 @@ func TestLoadBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestPromptTextUnquote: prompt text is unquoted as encoding/json does:
+// escapes, surrogate pairs, lone surrogates and invalid UTF-8.
+func TestPromptTextUnquote(t *testing.T) {
+	for _, raw := range []string{`"plain"`, `"a\"b\\c\/d\b\f\n\r\t"`, `"\u00e9\u65e5 \ud83d\ude00 \ud83d x \ude00"`, "\"bad \xff\xfe é\"", `""`, `null`} {
+		var want string
+		_ = json.Unmarshal([]byte(raw), &want)
+		var got promptBlock
+		if err := json.Unmarshal([]byte(`{"type":"text","text":`+raw+`}`), &got); err != nil || got.err != nil {
+			t.Fatalf("%s: %v %v", raw, err, got.err)
+		}
+		if got.c.Text != want || got.c.Type != "text" {
+			t.Errorf("%s: got %q, want %q", raw, got.c.Text, want)
+		}
+	}
+}
+
+// TestBigPromptParked: a prompt line over the parking size (its params
+// kept aside from jsonrpc2) reaches the agent unchanged.
+func TestBigPromptParked(t *testing.T) {
+	f := newFake(t)
+	f.stream = func(w *sseWriter, c rpcCall) {
+		w.task("t1", "TASK_STATE_WORKING")
+		w.status("t1", "TASK_STATE_COMPLETED", nil)
+	}
+	s := startShim(t, f.url, nil, nil)
+	s.init(t)
+	sid := s.newSession(t, "/tmp")
+	text := strings.Repeat("big \"text\" ünïcode\n\x01 ", (2<<20)/20)
+	if got := stopReason(t, s.prompt(t, sid, text)); got != "end_turn" {
+		t.Fatalf("prompt: %q", got)
+	}
+	calls := f.callsOf("SendStreamingMessage")
+	if len(calls) != 1 || calls[0].text() != text {
+		t.Fatalf("the agent got %d prompts, the text unchanged: %v", len(calls), len(calls) == 1 && calls[0].text() == text)
+	}
+}

@@ -116,7 +116,7 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 	}
 	stream := newStdioStream(in, out, nil, s.log)
 	s.stream = stream
-	conn := jsonrpc2.NewConn(ctx, stream, s,
+	conn := jsonrpc2.NewConn(ctx, stream, stream.handler(s),
 		jsonrpc2.SetLogger(log.New(slogWriter{s.log}, "", 0)))
 	s.conn.CompareAndSwap(nil, conn)
 	select {

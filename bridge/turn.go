@@ -85,6 +85,7 @@ func (s *Server) prompt(req *jsonrpc2.Request) {
 		return
 	}
 	parts, userText, err := promptMessage(p.Prompt)
+	p.Prompt, req.Params = nil, nil // a big prompt's JSON is not kept for the turn
 	if err != nil {
 		s.reply(req, nil, rpcError(codeInvalidParams, "Invalid params: "+err.Error(), nil))
 		return

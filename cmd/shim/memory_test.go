@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -191,5 +192,74 @@ func TestStdinLineMemory(t *testing.T) {
 	t.Logf("peak RSS %d MiB", peak/mib)
 	if peak > bound {
 		t.Errorf("peak RSS %d MiB, over the %d MiB bound", peak/mib, bound/mib)
+	}
+}
+
+// TestBigPromptMemory: a valid 60 MiB session/prompt is converted into
+// the A2A message and sent whole, shim's peak resident memory growing by
+// at most 4× the prompt's size.
+func TestBigPromptMemory(t *testing.T) {
+	linuxOnly(t)
+	const size = 60 * mib
+	var got atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			json.NewEncoder(w).Encode(map[string]any{"name": "Big", "capabilities": map[string]any{"streaming": true},
+				"supportedInterfaces": []any{map[string]any{"url": "http://" + r.Host + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}}})
+			return
+		}
+		if r.URL.Path != "/a2a" {
+			http.NotFound(w, r)
+			return
+		}
+		head := make([]byte, 4096)
+		n, _ := io.ReadFull(r.Body, head)
+		rest, _ := io.Copy(io.Discard, r.Body)
+		got.Store(int64(n) + rest)
+		id := "1"
+		if _, after, ok := strings.Cut(string(head[:n]), `"id":`); ok {
+			id, _, _ = strings.Cut(after, ",")
+		}
+		if !strings.Contains(string(head[:n]), `"SendStreamingMessage"`) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32001,"message":"Task not found"}}`, id)
+			return
+		}
+		ctx := ""
+		if _, after, ok := strings.Cut(string(head[:n]), `"contextId":"`); ok {
+			ctx, _, _ = strings.Cut(after, `"`)
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"statusUpdate\":{\"taskId\":\"t\",\"contextId\":%q,\"status\":{\"state\":\"TASK_STATE_COMPLETED\"}}}}\n\n", id, ctx)
+	}))
+	t.Cleanup(srv.Close)
+	p := startProc(t, "--url", srv.URL, "--log-level", "info", "--no-preamble")
+	p.call(t, 1, "initialize", initParams(false))
+	sid := p.call(t, 2, "session/new", newSessionParams())["result"].(map[string]any)["sessionId"].(string)
+	base := vmHWM(t, p.cmd.Process.Pid)
+	go func() {
+		fmt.Fprintf(p.stdin, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"`, sid)
+		block := []byte(strings.Repeat("words, and \\\"quoted\\\" words\\n ", (64<<10)/32))
+		for n := 0; n < size; n += len(block) {
+			if _, err := p.stdin.Write(block); err != nil {
+				return
+			}
+		}
+		io.WriteString(p.stdin, "\"}]}}\n")
+	}()
+	m := p.next(t, map[string]string{"3": "session/prompt"})
+	for m["method"] != nil {
+		m = p.next(t, map[string]string{"3": "session/prompt"})
+	}
+	if r, _ := m["result"].(map[string]any); r["stopReason"] != "end_turn" {
+		t.Fatalf("prompt: %v", m)
+	}
+	if got.Load() < size*9/10 {
+		t.Errorf("the server got %d bytes of a %d-byte prompt", got.Load(), size)
+	}
+	peak := vmHWM(t, p.cmd.Process.Pid)
+	t.Logf("peak RSS %d MiB (%d MiB before the prompt) for a %d MiB prompt", peak/mib, base/mib, size/mib)
+	if grew := peak - base; grew > 4*size {
+		t.Errorf("converting a %d MiB prompt grew shim's peak RSS by %d MiB, over 4×", size/mib, grew/mib)
 	}
 }
