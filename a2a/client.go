@@ -485,13 +485,9 @@ func (c *Client) setHeaders(req *http.Request, d Dialect) error {
 	return nil
 }
 
-func readBody(resp *http.Response) ([]byte, error) {
-	defer resp.Body.Close()
-	return io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-}
-
 func (c *Client) transportError(target string, err error) error {
-	if errors.Is(err, ErrInsecure) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, ErrInsecure) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, ErrTooLarge) || errors.Is(err, ErrBudget) {
 		return err
 	}
 	var ue *url.Error
@@ -510,7 +506,9 @@ type rpcRequest struct {
 }
 
 func (c *Client) encode(method string, params any) []byte {
-	b, _ := json.Marshal(rpcRequest{JSONRPC: "2.0", ID: c.seq.Add(1), Method: method, Params: params})
+	var longs []*longText
+	collectLong(params, &longs)
+	b, _ := marshalSpliced(rpcRequest{JSONRPC: "2.0", ID: c.seq.Add(1), Method: method, Params: params}, longs)
 	return b
 }
 
@@ -518,6 +516,9 @@ func (c *Client) encode(method string, params any) []byte {
 func (c *Client) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	card, err := c.Discover(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := takeRequest(ctx); err != nil {
 		return nil, err
 	}
 	body := c.encode(method, params)
@@ -593,7 +594,16 @@ func (c *Client) CancelTask(ctx context.Context, id string) error {
 	return err
 }
 
-// ListTasks lists the tasks of a context (1.0 servers only).
+// listPagesMax bounds the pages ListTasks reads when its context carries
+// no ReadBudget of its own.
+const listPagesMax = 100
+
+// ListTasks lists the tasks of a context (1.0 servers only), following
+// nextPageToken. It draws on the context's ReadBudget, or on one of 64 MiB
+// and 100 pages when there is none: a server whose pages never run dry
+// cannot hold it. When the budget or the size limit cuts the listing, it
+// returns the tasks read so far with an error that is ErrBudget or
+// ErrTooLarge.
 func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength int) ([]Task, error) {
 	card, err := c.Discover(ctx)
 	if err != nil {
@@ -602,10 +612,13 @@ func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength 
 	if card.Dialect != V10 {
 		return nil, ErrUnsupported
 	}
+	if budgetOf(ctx) == nil {
+		ctx = WithReadBudget(ctx, NewReadBudget(int64(maxEventSize), listPagesMax))
+	}
 	var all []Task
 	token := ""
 	seen := map[string]bool{}
-	for page := 0; page < 10000; page++ {
+	for {
 		p := map[string]any{"contextId": contextID, "pageSize": 100, "includeArtifacts": true}
 		if historyLength >= 0 {
 			p["historyLength"] = historyLength
@@ -615,6 +628,9 @@ func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength 
 		}
 		raw, err := c.call(ctx, "ListTasks", c.params(card, p))
 		if err != nil {
+			if len(all) > 0 && (errors.Is(err, ErrBudget) || errors.Is(err, ErrTooLarge)) {
+				return all, err
+			}
 			return nil, err
 		}
 		tasks, err := decodeTaskList(raw)
@@ -784,6 +800,8 @@ func (s *Stream) Next() (Event, error) {
 				return Event{}, context.Canceled
 			case errors.Is(err, io.EOF):
 				return Event{}, io.EOF
+			case errors.Is(err, ErrTooLarge):
+				return Event{}, err
 			}
 			return Event{}, fmt.Errorf("a2a: the stream broke: %w", err)
 		}

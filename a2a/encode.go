@@ -1,6 +1,15 @@
 package a2a
 
-import "encoding/base64"
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"unicode/utf8"
+)
 
 // encodeMessage builds a user message for the dialect.
 func encodeMessage(d Dialect, m OutMessage) map[string]any {
@@ -65,7 +74,11 @@ func encodePart(d Dialect, p Part) map[string]any {
 			out["kind"] = "data"
 		}
 	default:
-		out["text"] = p.Text
+		if len(p.Text) > longTextMin {
+			out["text"] = newLongText(p.Text)
+		} else {
+			out["text"] = p.Text
+		}
 		if d == V03 {
 			out["kind"] = "text"
 		}
@@ -83,4 +96,164 @@ func (r rawJSON) MarshalJSON() ([]byte, error) {
 		return []byte("{}"), nil
 	}
 	return r, nil
+}
+
+// A text part longer than longTextMin is left out of json.Marshal, which
+// would grow its buffer by doubling and copy the result once more (about
+// 4× the text), and escaped straight into a body of its exact size.
+const longTextMin = 64 << 10
+
+// longText stands for a long text in the value given to json.Marshal.
+type longText struct {
+	s  string
+	id string
+}
+
+func (l *longText) MarshalJSON() ([]byte, error) { return []byte(`"` + l.id + `"`), nil }
+
+var longSeq atomic.Int64
+
+func newLongText(s string) *longText {
+	return &longText{s: s, id: "shim-long-text-" + longNonce + "-" + strconv.FormatInt(longSeq.Add(1), 10)}
+}
+
+var longNonce = randomHex(8)
+
+// collectLong finds the long texts of an encoded message.
+func collectLong(v any, out *[]*longText) {
+	switch x := v.(type) {
+	case *longText:
+		*out = append(*out, x)
+	case map[string]any:
+		for _, e := range x {
+			collectLong(e, out)
+		}
+	case []map[string]any:
+		for _, e := range x {
+			collectLong(e, out)
+		}
+	case []any:
+		for _, e := range x {
+			collectLong(e, out)
+		}
+	}
+}
+
+// marshalSpliced marshals v with its long texts escaped in place.
+func marshalSpliced(v any, longs []*longText) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil || len(longs) == 0 {
+		return b, err
+	}
+	type spot struct {
+		at, n int
+		s     string
+	}
+	spots := make([]spot, 0, len(longs))
+	size := len(b)
+	for _, l := range longs {
+		ph := `"` + l.id + `"`
+		at := bytes.Index(b, []byte(ph))
+		if at < 0 {
+			continue
+		}
+		spots = append(spots, spot{at: at, n: len(ph), s: l.s})
+		size += jsonStringLen(l.s) - len(ph)
+	}
+	slices.SortFunc(spots, func(a, b spot) int { return a.at - b.at })
+	if size >= 8<<20 {
+		// What the caller decoded the text from (a prompt's request line)
+		// is garbage by now; collecting it first lets the body reuse its
+		// memory instead of growing the process by as much again.
+		runtime.GC()
+	}
+	out := make([]byte, 0, size)
+	prev := 0
+	for _, sp := range spots {
+		out = append(out, b[prev:sp.at]...)
+		out = appendJSONString(out, sp.s)
+		prev = sp.at + sp.n
+	}
+	return append(out, b[prev:]...), nil
+}
+
+// jsonStringLen is the length of s as a JSON string, as appendJSONString
+// writes it.
+func jsonStringLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			case c < 0x20:
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
+			n += 6
+		} else {
+			n += size
+		}
+		i += size
+	}
+	return n
+}
+
+// appendJSONString appends s as a JSON string, escaped as encoding/json
+// does without HTML escaping (invalid UTF-8 becomes U+FFFD).
+func appendJSONString(dst []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(append(dst, s[start:i]...), `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(append(dst, s[start:]...), '"')
 }

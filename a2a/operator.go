@@ -51,6 +51,9 @@ func (o *Operator) do(ctx context.Context, family, method, path string, body any
 	if o.c.base == nil {
 		return 0, nil, ErrAbsent
 	}
+	if err := takeRequest(ctx); err != nil {
+		return 0, nil, err
+	}
 	var b []byte
 	if body != nil {
 		b, _ = json.Marshal(body)

@@ -41,7 +41,7 @@ func TestRebaseUnderHub(t *testing.T) {
 func TestListTasksPages(t *testing.T) {
 	for _, loop := range []bool{false, true} {
 		t.Run(fmt.Sprint("repeating token ", loop), func(t *testing.T) {
-			const pages = 120
+			const pages = 90
 			var calls int
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				var req struct {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -15,15 +16,50 @@ import (
 // read, scans all of it again for the end of the event, so an event of S
 // bytes costs time quadratic in S and about twice S of memory; a full
 // replace of a 100 MB answer took 20 s and most of shim's memory (see
-// BENCHMARKS.md). This one reads line by line: a long data line is copied
-// once, into a buffer of its exact size.
+// BENCHMARKS.md). This one reads line by line and appends each piece of a
+// data line straight to the event's buffer, whose growth is capped so that
+// the old and the new buffer together never exceed twice maxEventSize.
 
-// maxEventSize bounds one SSE event. A full-replace frame carries a whole
-// answer, so this is far above any usual limit.
-const maxEventSize = 1 << 30
+// maxEventSize bounds one SSE event's data and one non-SSE response body
+// (SPEC §13), counted on the decoded bytes: the transport has already
+// inflated a compressed body when the reader sees it. A full-replace frame
+// carries a whole answer, so this is far above any usual limit. Tests
+// lower it.
+var maxEventSize = 64 << 20
 
-// errEventTooLarge is returned for an event over maxEventSize.
-var errEventTooLarge = errors.New("a2a: an SSE event is larger than 1 GiB")
+// ErrTooLarge is what a response over the limits of SPEC §13 is (errors.Is):
+// an SSE event over 64 MiB, a response body over 64 MiB, or a read past a
+// ReadBudget.
+var ErrTooLarge = errors.New("a2a: the server's answer is too large")
+
+// tooLargeError says which limit a response went past.
+type tooLargeError struct {
+	what  string
+	limit int64
+	broke bool // a stream was broken for it
+}
+
+func (e *tooLargeError) Error() string {
+	s := fmt.Sprintf("the server sent %s over %s, the limit", e.what, sizeString(e.limit))
+	if e.broke {
+		s += "; the stream was broken"
+	}
+	return s
+}
+
+func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+// sizeString writes a byte count in MiB when it is a whole number of them.
+func sizeString(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func errEventTooLarge() error {
+	return &tooLargeError{what: "an SSE event", limit: int64(maxEventSize), broke: true}
+}
 
 // sseEvent is one server-sent event.
 type sseEvent struct {
@@ -35,105 +71,216 @@ type sseEvent struct {
 // sseReader reads events per the WHATWG rules: data lines joined with
 // "\n", ":" comments skipped, id and event fields, "\r\n", "\r" or "\n" line
 // ends. An event cut by the end of the stream is still delivered, as the
-// complete JSON-RPC frame it usually is.
+// complete JSON-RPC frame it usually is. Comments and unknown fields are
+// skipped as they are read, never kept, whatever their length.
 type sseReader struct {
-	br *bufio.Reader
+	br  *bufio.Reader
+	err error // a read error met inside a line, returned by the next read
 }
 
 func newSSEReader(r io.Reader) *sseReader {
 	return &sseReader{br: bufio.NewReaderSize(&crReader{r: r}, 64<<10)}
 }
 
-// readLine returns the next line without its end. The line is valid until
-// the next call unless owned is set (a long line, copied once into a
-// buffer of its own).
-func (s *sseReader) readLine() (line []byte, owned bool, err error) {
-	frag, err := s.br.ReadSlice('\n')
-	if err == nil {
+// fragment returns the next piece of a line, valid until the next call;
+// more reports that the line goes on.
+func (s *sseReader) fragment() (frag []byte, more bool, err error) {
+	if s.err != nil {
+		err, s.err = s.err, nil
+		return nil, false, err
+	}
+	frag, err = s.br.ReadSlice('\n')
+	switch {
+	case err == nil:
 		return frag[:len(frag)-1], false, nil
+	case errors.Is(err, bufio.ErrBufferFull):
+		return frag, true, nil
+	case len(frag) > 0:
+		s.err = err // a last line with no end; the error comes next
+		return frag, false, nil
 	}
-	if !errors.Is(err, bufio.ErrBufferFull) {
-		if len(frag) > 0 && errors.Is(err, io.EOF) {
-			return frag, false, nil // a last line with no end
-		}
-		return nil, false, err
-	}
-	// A line longer than the buffer: keep its pieces, then copy them once.
-	pieces := [][]byte{bytes.Clone(frag)}
-	total := len(frag)
+	return nil, false, err
+}
+
+// rest reads the rest of a line, giving each piece to fn (nil: skip them).
+// A read error ends the line; the next fragment returns it.
+func (s *sseReader) rest(fn func([]byte) error) error {
 	for {
-		frag, err = s.br.ReadSlice('\n')
-		done := err == nil
-		if done {
-			frag = frag[:len(frag)-1]
+		frag, more, err := s.fragment()
+		if err != nil {
+			s.err = err
+			return nil
 		}
-		total += len(frag)
-		if total > maxEventSize {
-			return nil, false, errEventTooLarge
+		if fn != nil {
+			if err := fn(frag); err != nil {
+				return err
+			}
 		}
-		pieces = append(pieces, bytes.Clone(frag))
-		if done || (err != nil && !errors.Is(err, bufio.ErrBufferFull)) {
-			break
+		if !more {
+			return nil
 		}
 	}
-	line = make([]byte, 0, total)
-	for i, p := range pieces {
-		line = append(line, p...)
-		pieces[i] = nil
+}
+
+// appendCapped appends p to buf, growing it at most to limit so that the
+// old and the new array together stay under twice the limit.
+func appendCapped(buf, p []byte, limit int) ([]byte, error) {
+	need := len(buf) + len(p)
+	if need > limit {
+		return buf, errEventTooLarge()
 	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, false, err
+	if need > cap(buf) {
+		c := min(max(2*cap(buf), need, 512), limit)
+		if len(buf) == 0 {
+			c = need // one line in one piece: its exact size
+		}
+		nb := make([]byte, len(buf), c)
+		copy(nb, buf)
+		buf = nb
 	}
-	return line, true, nil
+	return append(buf, p...), nil
+}
+
+// chunks collects bytes in pieces of at most 1 MiB, so that growing never
+// copies what was read: a body or an event cut at the limit has held the
+// limit once, and a whole one is copied once into a buffer of its size
+// (twice its size at the moment of the copy, never more).
+type chunks struct {
+	bufs [][]byte
+	n    int
+}
+
+const chunkMax = 1 << 20
+
+// write appends p, or fails with errTooLarge past limit.
+func (c *chunks) write(p []byte, limit int, errTooLarge func() error) error {
+	if c.n+len(p) > limit {
+		return errTooLarge()
+	}
+	c.n += len(p)
+	for len(p) > 0 {
+		k := len(c.bufs) - 1
+		if k < 0 || len(c.bufs[k]) == cap(c.bufs[k]) {
+			size := max(len(p), 512)
+			if k >= 0 {
+				size = max(size, 2*cap(c.bufs[k]))
+			}
+			c.bufs = append(c.bufs, make([]byte, 0, min(size, chunkMax)))
+			k++
+		}
+		m := min(len(p), cap(c.bufs[k])-len(c.bufs[k]))
+		c.bufs[k] = append(c.bufs[k], p[:m]...)
+		p = p[m:]
+	}
+	return nil
+}
+
+// bytes returns what was written, in one buffer; c is empty after.
+func (c *chunks) bytes() []byte {
+	var out []byte
+	switch len(c.bufs) {
+	case 0:
+	case 1:
+		out = c.bufs[0]
+	default:
+		out = make([]byte, 0, c.n)
+		for i, b := range c.bufs {
+			out = append(out, b...)
+			c.bufs[i] = nil
+		}
+	}
+	c.bufs, c.n = nil, 0
+	return out
 }
 
 // Next returns the next event that has data or an event type; comment-only
-// blocks (keep-alives) are skipped.
+// blocks (keep-alives) are skipped. An event whose fields add up to more
+// than maxEventSize is an error that breaks the stream.
 func (s *sseReader) Next() (sseEvent, error) {
 	var ev sseEvent
-	var data []byte
+	var data chunks
+	var value []byte
 	hasData := false
 	for {
-		line, owned, err := s.readLine()
+		frag, more, err := s.fragment()
 		if err != nil {
 			if errors.Is(err, io.EOF) && (hasData || ev.Event != "") {
-				ev.Data = data
+				ev.Data = eventData(&data, hasData)
 				return ev, nil
 			}
 			return sseEvent{}, err
 		}
-		if len(line) == 0 {
+		if len(frag) == 0 && !more {
 			if hasData || ev.Event != "" {
-				ev.Data = data
+				ev.Data = eventData(&data, hasData)
 				return ev, nil
 			}
 			ev = sseEvent{}
 			continue
 		}
-		if line[0] == ':' {
+		c := bytes.IndexByte(frag, ':')
+		var field string
+		switch {
+		case c == 0:
+			field = "" // a comment
+		case c > 0:
+			field = string(frag[:c])
+		case more:
+			field = "" // a field name longer than the buffer: none shim knows
+		default:
+			field = string(frag)
+		}
+		if field != "data" && field != "event" && field != "id" {
+			if more {
+				if err := s.rest(nil); err != nil {
+					return sseEvent{}, err
+				}
+			}
 			continue
 		}
-		field, value := line, []byte(nil)
-		if c := bytes.IndexByte(line, ':'); c >= 0 {
-			field, value = line[:c], line[c+1:]
-			if len(value) > 0 && value[0] == ' ' {
-				value = value[1:]
-			}
+		first := frag[len(frag):]
+		if c > 0 {
+			first = frag[c+1:]
 		}
-		switch string(field) {
-		case "data":
-			switch {
-			case hasData:
-				if len(data)+1+len(value) > maxEventSize {
-					return sseEvent{}, errEventTooLarge
+		// One leading space is stripped, even when it starts the next piece.
+		strip := true
+		trim := func(p []byte) []byte {
+			if strip && len(p) > 0 {
+				strip = false
+				if p[0] == ' ' {
+					p = p[1:]
 				}
-				data = append(append(data, '\n'), value...)
-			case owned:
-				data = value // the long line's own buffer: no second copy
-			default:
-				data = append([]byte(nil), value...)
+			}
+			return p
+		}
+		if field == "data" {
+			if hasData {
+				if err := data.write([]byte{'\n'}, maxEventSize, errEventTooLarge); err != nil {
+					return sseEvent{}, err
+				}
 			}
 			hasData = true
+			if err := data.write(trim(first), maxEventSize, errEventTooLarge); err != nil {
+				return sseEvent{}, err
+			}
+			if more {
+				if err := s.rest(func(p []byte) error { return data.write(trim(p), maxEventSize, errEventTooLarge) }); err != nil {
+					return sseEvent{}, err
+				}
+			}
+			continue
+		}
+		// event and id: the value counts against what the data left.
+		limit := maxEventSize - data.n
+		if value, err = appendCapped(value[:0], trim(first), limit); err != nil {
+			return sseEvent{}, err
+		}
+		if more {
+			if err := s.rest(func(p []byte) (err error) { value, err = appendCapped(value, trim(p), limit); return err }); err != nil {
+				return sseEvent{}, err
+			}
+		}
+		switch field {
 		case "event":
 			ev.Event = string(value)
 		case "id":
@@ -142,6 +289,16 @@ func (s *sseReader) Next() (sseEvent, error) {
 			}
 		}
 	}
+}
+
+// eventData is an event's data: empty, not nil, for data lines with
+// nothing in them.
+func eventData(c *chunks, hasData bool) []byte {
+	b := c.bytes()
+	if b == nil && hasData {
+		b = []byte{}
+	}
+	return b
 }
 
 // parseSSEBlock parses the lines of one event block.

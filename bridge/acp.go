@@ -114,8 +114,8 @@ type listResult struct {
 }
 
 type promptParams struct {
-	SessionID string            `json:"sessionId"`
-	Prompt    []json.RawMessage `json:"prompt"`
+	SessionID string        `json:"sessionId"`
+	Prompt    []promptBlock `json:"prompt"`
 }
 
 // contentIn is a prompt content block as the client sends it.

@@ -3,52 +3,66 @@ package bridge
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
-
-	"github.com/shimdev/shim/a2a"
 )
 
 // TestSlowEditorBoundedMemory: the agent streams 16 MiB as fast as it can
 // while the editor reads shim's stdout slowly; shim's memory stays bounded
 // (it stops reading the stream while stdout is full) and every byte of the
-// answer arrives.
+// answer arrives, in order. Memory is shim's own: the built binary's peak
+// resident set (VmHWM), the fake server being in this test process.
 func TestSlowEditorBoundedMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("streams 16 MiB")
 	}
+	if runtime.GOOS != "linux" {
+		t.Skip("VmHWM is read from /proc")
+	}
 	const chunks, size = 128, 128 << 10
-	chunk := strings.Repeat("z", size)
+	chunk := func(i int) string {
+		return fmt.Sprintf("%06d", i) + strings.Repeat(string(rune('a'+i%26)), size-6)
+	}
 	f := newFake(t)
 	f.stream = func(w *sseWriter, c rpcCall) {
 		w.task("t1", "TASK_STATE_SUBMITTED")
 		for i := 0; i < chunks; i++ {
-			w.artifact("t1", "a1", chunk, i > 0)
+			w.artifact("t1", "a1", chunk(i), i > 0)
 		}
 		w.status("t1", "TASK_STATE_COMPLETED", nil)
 	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	cfg := a2a.Config{URL: f.url, Stall: 30 * time.Second}
-	go func() {
-		_ = Serve(context.Background(), inR, outW, Options{Version: "test",
-			Connect: func() (*a2a.Client, error) { return a2a.New(cfg) }})
-		outW.Close()
-	}()
-	defer inW.Close()
+	cmd := exec.Command(shimBinary(t), "--url", f.url, "--state-dir", t.TempDir(), "--config-dir", t.TempDir(),
+		"--keyring", "off", "--stall", "30s")
+	cmd.Env = append(os.Environ(), "SHIM_URL=", "SHIM_TOKEN=", "SHIM_TOKEN_FILE=")
+	inW, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 
 	send := func(s string) {
 		if _, err := io.WriteString(inW, s+"\n"); err != nil {
 			t.Fatal(err)
 		}
 	}
+	var got strings.Builder
 	r := bufio.NewReaderSize(&slowDiscard{r: outR}, 1<<20)
 	readUntilID := func(id int) []byte {
 		for {
@@ -57,13 +71,24 @@ func TestSlowEditorBoundedMemory(t *testing.T) {
 				t.Fatalf("reading: %v", err)
 			}
 			var m struct {
-				ID *int `json:"id"`
+				ID     *int `json:"id"`
+				Params struct {
+					Update struct {
+						Kind    string `json:"sessionUpdate"`
+						Content struct {
+							Text string `json:"text"`
+						} `json:"content"`
+					} `json:"update"`
+				} `json:"params"`
 			}
-			if bytes.HasPrefix(line, []byte(`{"id":`)) || !bytes.Contains(line[:min(len(line), 64)], []byte("session/update")) {
-				_ = json.Unmarshal(line, &m)
-				if m.ID != nil && *m.ID == id {
-					return line
-				}
+			if err := json.Unmarshal(line, &m); err != nil {
+				t.Fatalf("stdout line: %v", err)
+			}
+			if m.ID != nil && *m.ID == id {
+				return line
+			}
+			if m.Params.Update.Kind == "agent_message_chunk" {
+				got.WriteString(m.Params.Update.Content.Text)
 			}
 		}
 	}
@@ -76,38 +101,71 @@ func TestSlowEditorBoundedMemory(t *testing.T) {
 		} `json:"result"`
 	}
 	_ = json.Unmarshal(readUntilID(2), &ns)
-
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapInuse
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	go func() {
-		var ms runtime.MemStats
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-		}
-	}()
+	base := vmHWM(t, cmd.Process.Pid)
 	send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, ns.Result.SessionID))
 	res := readUntilID(3)
-	close(stop)
 	if !bytes.Contains(res, []byte("end_turn")) {
 		t.Fatalf("prompt: %s", res)
 	}
-	grew := int64(peak.Load()) - int64(base)
-	t.Logf("heap grew by %d MiB at most while 16 MiB streamed", grew>>20)
-	if grew > 10<<20 {
-		t.Errorf("memory not bounded: the heap grew by %d MiB while 16 MiB streamed to a slow editor", grew>>20)
+	peak := vmHWM(t, cmd.Process.Pid)
+	t.Logf("shim's peak RSS %d MiB (%d MiB before the prompt) while 16 MiB streamed", peak>>20, base>>20)
+	var want strings.Builder
+	for i := 0; i < chunks; i++ {
+		want.WriteString(chunk(i))
 	}
+	if got.Len() != want.Len() || got.String() != want.String() {
+		t.Errorf("the answer arrived changed: %d bytes of %d", got.Len(), want.Len())
+	}
+	if grew := peak - base; grew > 12<<20 {
+		t.Errorf("memory not bounded: shim's peak RSS grew by %d MiB while 16 MiB streamed to a slow editor", grew>>20)
+	}
+}
+
+var (
+	shimOnce sync.Once
+	shimPath string
+	shimErr  error
+)
+
+// shimBinary builds cmd/shim once per test run.
+func shimBinary(t *testing.T) string {
+	t.Helper()
+	shimOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "shim-bridge-bin-")
+		if err != nil {
+			shimErr = err
+			return
+		}
+		shimPath = filepath.Join(dir, "shim")
+		out, err := exec.Command("go", "build", "-o", shimPath, "github.com/shimdev/shim/cmd/shim").CombinedOutput()
+		if err != nil {
+			shimErr = fmt.Errorf("building shim: %v\n%s", err, out)
+		}
+	})
+	if shimErr != nil {
+		t.Fatal(shimErr)
+	}
+	return shimPath
+}
+
+// vmHWM is a process's peak resident set, in bytes.
+func vmHWM(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM in /proc status")
+	return 0
 }
 
 // slowDiscard reads slowly: 32 KiB per millisecond at most.

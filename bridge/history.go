@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -232,19 +233,19 @@ func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool
 		return nil, unknownThread(id)
 	}
 	existing := s.session(id)
-	turns, err := s.threadTurns(s.ctx, c, id)
+	turns, cut, err := s.threadTurns(s.ctx, c, id)
 	if err != nil {
 		if replay {
 			return nil, s.callError(err, "")
 		}
 		s.log.Warn("the thread's turns could not be read; resuming without them", "session", id, "err", err)
 	}
-	if replay && len(turns) == 0 && existing == nil {
+	if replay && len(turns) == 0 && !cut && existing == nil {
 		return nil, unknownThread(id)
 	}
 	sess := s.register(id, p.CWD, turns, len(turns) > 0)
 	if replay {
-		s.newReplayer(sess, func(u any) { s.notify(id, u) }).replay(turns, true)
+		s.replayLoaded(sess, turns, cut, true, func(u any) { s.notify(id, u) })
 		return struct{}{}, nil
 	}
 	// Resume: the editor has the history; only a pending park is news,
@@ -319,16 +320,41 @@ func (s *Server) register(id, cwd string, turns []pastTurn, named bool) *session
 	return sess
 }
 
+// What one session/load reads at most (SPEC §13), and what the replay
+// says first when that cut the history. Tests lower loadBytesMax.
+var loadBytesMax int64 = 64 << 20
+
+const (
+	loadPagesMax    = 100
+	earlierNotShown = "(earlier turns not shown)"
+)
+
+// cutShort reports an error that means the load budget or a size limit
+// cut the history.
+func cutShort(err error) bool {
+	return errors.Is(err, a2a.ErrBudget) || errors.Is(err, a2a.ErrTooLarge)
+}
+
 // threadTurns reads a thread's turns, oldest first: from the operator API's
 // /turns when the server has it, else from A2A: GetTask with history of
-// the task ids the index recorded, else ListTasks by contextId (1.0).
-func (s *Server) threadTurns(ctx context.Context, c *a2a.Client, id string) ([]pastTurn, error) {
-	ts, err := c.Operator().Turns(ctx, id)
+// the task ids the index recorded, else ListTasks by contextId (1.0). It
+// reads at most loadBytesMax and loadPagesMax requests, newest turns first;
+// cut reports that older turns were left out.
+func (s *Server) threadTurns(ctx context.Context, c *a2a.Client, id string) (out []pastTurn, cut bool, err error) {
+	budget := func() context.Context {
+		return a2a.WithReadBudget(ctx, a2a.NewReadBudget(loadBytesMax, loadPagesMax))
+	}
+	bctx := budget()
+	ts, err := c.Operator().Turns(bctx, id)
 	switch {
 	case err == nil:
-		return turnsFromOperator(ts), nil
+		return turnsFromOperator(ts), false, nil
 	case a2a.IsUnauthorized(err), ctx.Err() != nil:
-		return nil, err
+		return nil, false, err
+	case cutShort(err):
+		// /turns is one answer: too big, it is read from the tasks instead.
+		s.log.Warn("the server's turns are too large; reading its tasks", "session", id, "err", err)
+		cut, bctx = true, budget()
 	case !errors.Is(err, a2a.ErrAbsent):
 		s.log.Warn("the server's turns could not be read; reading its tasks", "session", id, "err", err)
 	}
@@ -340,16 +366,22 @@ func (s *Server) threadTurns(ctx context.Context, c *a2a.Client, id string) ([]p
 		}
 		taskIDs = e.TaskIDs
 	}
-	var out []pastTurn
-	for _, tid := range taskIDs {
-		task, err := c.GetTask(ctx, tid, -1)
+	// The newest recorded tasks first, so that a cut drops the oldest.
+recorded:
+	for i := len(taskIDs) - 1; i >= 0; i-- {
+		tid := taskIDs[i]
+		task, err := c.GetTask(bctx, tid, -1)
 		if err != nil {
 			var rpc *a2a.RPCError
-			if errors.As(err, &rpc) {
+			switch {
+			case cutShort(err):
+				cut = true
+				break recorded
+			case errors.As(err, &rpc):
 				s.log.Debug("a recorded task is gone", "task", tid, "err", err)
 				continue
 			}
-			return nil, err
+			return nil, false, err
 		}
 		if task.ContextID != "" && task.ContextID != id {
 			continue
@@ -357,9 +389,13 @@ func (s *Server) threadTurns(ctx context.Context, c *a2a.Client, id string) ([]p
 		out = append(out, turnFromTask(task))
 	}
 	if len(out) > 0 {
-		return out, nil
+		slices.Reverse(out)
+		return out, cut, nil
 	}
-	tasks, err := c.ListTasks(ctx, id, -1)
+	tasks, err := c.ListTasks(bctx, id, -1)
+	if cutShort(err) {
+		cut, err = true, nil
+	}
 	switch {
 	case err == nil:
 		for _, t := range reverseTasks(tasks) {
@@ -369,11 +405,19 @@ func (s *Server) threadTurns(ctx context.Context, c *a2a.Client, id string) ([]p
 		}
 	case errors.Is(err, a2a.ErrUnsupported):
 	case a2a.IsUnauthorized(err), ctx.Err() != nil:
-		return nil, err
+		return nil, false, err
 	default:
 		s.log.Debug("ListTasks failed", "context", id, "err", err)
 	}
-	return out, nil
+	return out, cut, nil
+}
+
+// replayLoaded shows loaded turns, first saying when older ones were cut.
+func (s *Server) replayLoaded(sess *session, turns []pastTurn, cut, park bool, emit func(any)) {
+	if cut {
+		emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(earlierNotShown)})
+	}
+	s.newReplayer(sess, emit).replay(turns, park)
 }
 
 // claimHandoff asks the operator API for a console hand-off matching cwd;
@@ -417,11 +461,11 @@ func (s *Server) openHandoff(c *a2a.Client, cwd string, h *a2a.Handoff) (any, fu
 // showHandoff replays a claimed session and opens the console's file.
 func (s *Server) showHandoff(c *a2a.Client, sess *session, h *a2a.Handoff) {
 	id := sess.id
-	turns, err := s.threadTurns(s.ctx, c, id)
+	turns, cut, err := s.threadTurns(s.ctx, c, id)
 	if err != nil {
 		s.log.Warn("the claimed session's turns could not be read", "session", id, "err", err)
 	}
-	s.newReplayer(sess, func(u any) { s.notify(id, u) }).replay(turns, true)
+	s.replayLoaded(sess, turns, cut, true, func(u any) { s.notify(id, u) })
 	if h.Title != "" {
 		s.notify(id, sessionInfoUpdate{SessionUpdate: uSessionInfo, Title: h.Title})
 	}
@@ -512,8 +556,8 @@ func (t *turn) waitIdle() (outcome, bool) {
 		}
 	}
 	// Show what finished meanwhile.
-	if turns, err := s.threadTurns(t.ctx, t.client, id); err == nil {
-		s.newReplayer(t.sess, t.emit).replay(turns, false)
+	if turns, cut, err := s.threadTurns(t.ctx, t.client, id); err == nil {
+		s.replayLoaded(t.sess, turns, cut, false, t.emit)
 	} else {
 		s.log.Debug("turns finished meanwhile not read", "session", id, "err", err)
 	}

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/shimdev/shim/a2a"
 )
@@ -40,44 +43,176 @@ func mintContextID(prefix string, now time.Time) string {
 	return prefix + "-" + strconv.FormatInt(now.UnixMilli(), 10) + "-" + hex.EncodeToString(b)
 }
 
+// promptBlock is one prompt content block, decoded straight from the
+// request (no copy of its JSON is kept); a block that does not decode
+// keeps its error for promptMessage to report.
+type promptBlock struct {
+	c   contentIn
+	err error
+}
+
+func (b *promptBlock) UnmarshalJSON(data []byte) error {
+	var w struct {
+		*contentIn
+		Text jsonText `json:"text"`
+	}
+	w.contentIn = &b.c
+	b.err = json.Unmarshal(data, &w)
+	b.c.Text = string(w.Text)
+	return nil
+}
+
+// jsonText is a JSON string unquoted into one buffer that becomes the
+// string (encoding/json unquotes into a buffer and then copies it).
+type jsonText string
+
+func (t *jsonText) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		return nil
+	}
+	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
+		return fmt.Errorf("text: not a string")
+	}
+	body := data[1 : len(data)-1]
+	var b strings.Builder
+	b.Grow(len(body))
+	for len(body) > 0 {
+		j := bytes.IndexByte(body, '\\')
+		if j < 0 {
+			j = len(body)
+		}
+		writeValidUTF8(&b, body[:j])
+		body = body[j:]
+		if len(body) < 2 {
+			break
+		}
+		switch c := body[1]; c {
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, n := unquoteU(body)
+			b.WriteRune(r)
+			body = body[n:]
+			continue
+		default: // '"', '\\', '/'
+			b.WriteByte(c)
+		}
+		body = body[2:]
+	}
+	*t = jsonText(b.String())
+	return nil
+}
+
+// unquoteU reads a \uXXXX escape (a surrogate pair as one rune) at the
+// start of b and returns the rune and the bytes it took.
+func unquoteU(b []byte) (rune, int) {
+	hex4 := func(b []byte) rune {
+		if len(b) < 6 {
+			return -1
+		}
+		v, err := strconv.ParseUint(string(b[2:6]), 16, 16)
+		if err != nil {
+			return -1
+		}
+		return rune(v)
+	}
+	r := hex4(b)
+	if r < 0 {
+		return utf8.RuneError, min(len(b), 6)
+	}
+	if utf16.IsSurrogate(r) {
+		if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
+			if r2 := utf16.DecodeRune(r, hex4(b[6:])); r2 != utf8.RuneError {
+				return r2, 12
+			}
+		}
+		return utf8.RuneError, 6
+	}
+	return r, 6
+}
+
+// writeValidUTF8 writes p with each invalid byte as U+FFFD, as
+// encoding/json does.
+func writeValidUTF8(b *strings.Builder, p []byte) {
+	if utf8.Valid(p) {
+		b.Write(p)
+		return
+	}
+	for len(p) > 0 {
+		r, n := utf8.DecodeRune(p)
+		if r == utf8.RuneError && n == 1 {
+			b.WriteString("\uFFFD")
+		} else {
+			b.Write(p[:n])
+		}
+		p = p[n:]
+	}
+}
+
+// userTextMax bounds the user's text kept for the title.
+const userTextMax = 4 << 10
+
 // promptMessage turns ACP prompt content into the parts of one A2A user
-// message, and returns the user's own text (for the title).
-func promptMessage(blocks []json.RawMessage) (parts []a2a.Part, userText string, err error) {
-	var textBuf strings.Builder
+// message, and returns the start of the user's own text (for the title).
+// A lone text block becomes its part without a copy: a prompt of S bytes
+// is not held twice here.
+func promptMessage(blocks []promptBlock) (parts []a2a.Part, userText string, err error) {
+	var pending []string // text for the next text part, joined once
 	var user strings.Builder
 	flush := func() {
-		if textBuf.Len() > 0 {
-			parts = append(parts, a2a.Part{Kind: a2a.PartText, Text: textBuf.String()})
-			textBuf.Reset()
+		if len(pending) > 0 {
+			parts = append(parts, a2a.Part{Kind: a2a.PartText, Text: strings.Join(pending, "")})
+			pending = nil
 		}
 	}
-	for _, raw := range blocks {
-		var c contentIn
-		if err := json.Unmarshal(raw, &c); err != nil {
-			return nil, "", fmt.Errorf("prompt content: %v", err)
+	addUser := func(s string) {
+		if n := userTextMax - user.Len(); n > 0 {
+			user.WriteString(s[:min(len(s), n)])
 		}
+	}
+	endsInNewline := func() bool {
+		for i := len(pending) - 1; i >= 0; i-- {
+			if p := pending[i]; p != "" {
+				return strings.HasSuffix(p, "\n")
+			}
+		}
+		return true
+	}
+	for i := range blocks {
+		if blocks[i].err != nil {
+			return nil, "", fmt.Errorf("prompt content: %v", blocks[i].err)
+		}
+		c := &blocks[i].c
 		switch c.Type {
 		case "text":
-			textBuf.WriteString(c.Text)
-			user.WriteString(c.Text)
+			pending = append(pending, c.Text)
+			addUser(c.Text)
 		case "resource_link":
 			name := c.Name
 			if name == "" {
 				name = c.URI
 			}
-			textBuf.WriteString("[@" + name + "](" + c.URI + ")")
-			user.WriteString("@" + name)
+			pending = append(pending, "[@"+name+"]("+c.URI+")")
+			addUser("@" + name)
 		case "resource":
 			if c.Resource == nil {
 				continue
 			}
 			if c.Resource.Text != nil {
-				if textBuf.Len() > 0 && !strings.HasSuffix(textBuf.String(), "\n") {
-					textBuf.WriteString("\n")
+				if !endsInNewline() {
+					pending = append(pending, "\n")
 				}
-				fmt.Fprintf(&textBuf, "<file uri=%q>\n%s\n</file>\n", c.Resource.URI, *c.Resource.Text)
+				pending = append(pending, fmt.Sprintf("<file uri=%q>\n", c.Resource.URI), *c.Resource.Text, "\n</file>\n")
 			} else {
-				fmt.Fprintf(&textBuf, "\n[attached binary resource %s (%s) not forwarded]\n", c.Resource.URI, orUnknown(c.Resource.MimeType))
+				pending = append(pending, fmt.Sprintf("\n[attached binary resource %s (%s) not forwarded]\n", c.Resource.URI, orUnknown(c.Resource.MimeType)))
 			}
 		case "image":
 			data, derr := base64.StdEncoding.DecodeString(c.Data)
@@ -87,7 +222,7 @@ func promptMessage(blocks []json.RawMessage) (parts []a2a.Part, userText string,
 			flush()
 			parts = append(parts, a2a.Part{Kind: a2a.PartFile, Raw: data, MediaType: c.MimeType})
 		default:
-			fmt.Fprintf(&textBuf, "\n[%s content not forwarded: the remote agent does not accept it]\n", orUnknown(c.Type))
+			pending = append(pending, fmt.Sprintf("\n[%s content not forwarded: the remote agent does not accept it]\n", orUnknown(c.Type)))
 		}
 	}
 	flush()
@@ -116,8 +251,15 @@ func addPreamble(parts []a2a.Part, preamble string) []a2a.Part {
 }
 
 // titleOf is a thread title: the first 80 characters of the user's text,
-// whitespace collapsed, "…" when cut.
+// whitespace collapsed, "…" when cut. Only the start of s is looked at.
 func titleOf(s string) string {
-	s = strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
-	return cut(s, 80)
+	var fields []string
+	n := 0
+	for f := range strings.FieldsFuncSeq(s, unicode.IsSpace) {
+		fields = append(fields, f)
+		if n += len(f) + 1; n > 4*80 {
+			break
+		}
+	}
+	return cut(strings.Join(fields, " "), 80)
 }

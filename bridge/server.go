@@ -116,7 +116,7 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 	}
 	stream := newStdioStream(in, out, nil, s.log)
 	s.stream = stream
-	conn := jsonrpc2.NewConn(ctx, stream, s,
+	conn := jsonrpc2.NewConn(ctx, stream, stream.handler(s),
 		jsonrpc2.SetLogger(log.New(slogWriter{s.log}, "", 0)))
 	s.conn.CompareAndSwap(nil, conn)
 	select {
@@ -308,6 +308,8 @@ func (s *Server) callError(err error, taskID string) *jsonrpc2.Error {
 		return rpcError(codeInternal, err.Error(), map[string]any{"state": "insecure"})
 	case errors.As(err, &rpc):
 		return rpcError(codeInternal, name+": "+rpc.Message, stateData("failed", taskID, rpc.Message))
+	case errors.Is(err, a2a.ErrTooLarge):
+		return rpcError(codeInternal, name+": "+err.Error(), stateData("failed", taskID, err.Error()))
 	case errors.As(err, &unreachable), errors.As(err, &herr):
 		return rpcError(codeInternal, name+" is unreachable: "+err.Error(), stateData("unreachable", taskID, err.Error()))
 	}

@@ -3,12 +3,20 @@ package bridge
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
+	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // stdioStream is the ACP transport: one JSON value per line on each side.
@@ -28,6 +36,11 @@ type stdioStream struct {
 	out io.Writer
 	c   io.Closer
 	log *slog.Logger
+
+	// parked holds the params of the big request just read (see accept).
+	parked    json.RawMessage
+	nonceOnce sync.Once
+	nonce     []byte
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -60,18 +73,64 @@ const (
 	codeNotFound       = -32002
 )
 
-// ReadObject reads the next valid JSON-RPC message into v.
+// lineMax bounds one stdin line (SPEC §13). Tests lower it.
+var lineMax = 64 << 20
+
+// ReadObject reads the next valid JSON-RPC message into v. A line over
+// lineMax is answered -32600 "message too large" and skipped without being
+// kept.
 func (s *stdioStream) ReadObject(v any) error {
 	for {
-		line, err := s.in.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			if s.accept(bytes.TrimSpace(line), v) {
+		line, tooLarge, err := s.readLine()
+		if tooLarge {
+			s.log.Warn("a stdin line is over the limit; skipped", "limit", lineMax)
+			s.writeError(nil, codeInvalidRequest, "message too large")
+		} else if line = bytes.TrimSpace(line); len(line) > 0 {
+			if s.accept(line, v) {
 				return nil
 			}
 		}
 		if err != nil {
 			return err
 		}
+	}
+}
+
+// readLine reads one line in pieces and joins them once. A line over
+// lineMax reports tooLarge; its rest is read and dropped.
+func (s *stdioStream) readLine() (line []byte, tooLarge bool, err error) {
+	var pieces [][]byte
+	n := 0
+	for {
+		frag, err := s.in.ReadSlice('\n')
+		full := errors.Is(err, bufio.ErrBufferFull)
+		if n+len(bytes.TrimRight(frag, "\r\n")) > lineMax {
+			for full {
+				_, err = s.in.ReadSlice('\n')
+				full = errors.Is(err, bufio.ErrBufferFull)
+			}
+			return nil, true, err
+		}
+		n += len(frag)
+		if !full && len(pieces) == 0 {
+			return bytes.Clone(frag), false, err
+		}
+		pieces = append(pieces, bytes.Clone(frag))
+		if full {
+			continue
+		}
+		line = make([]byte, 0, n)
+		for i, p := range pieces {
+			line = append(line, p...)
+			pieces[i] = nil
+		}
+		if n >= bigLine {
+			// The pieces are garbage now; collecting them at once lets
+			// decoding the line reuse their memory instead of growing the
+			// process by as much again.
+			runtime.GC()
+		}
+		return line, false, err
 	}
 }
 
@@ -125,11 +184,147 @@ func (s *stdioStream) accept(line []byte, v any) bool {
 		s.writeError(id, codeInvalidRequest, "Invalid Request: neither a request nor a response")
 		return false
 	}
+	if e.Method != nil && len(line) > parkMin {
+		// jsonrpc2 decodes params into interfaces and marshals them back
+		// (5× a big prompt): it gets a placeholder instead, and the
+		// handler the params themselves, a slice of the line.
+		if start, end, ok := paramsSpan(line); ok && line[start] == '{' {
+			small := make([]byte, 0, len(line)-(end-start)+len(s.placeholder()))
+			small = append(append(append(small, line[:start]...), s.placeholder()...), line[end:]...)
+			if err := json.Unmarshal(small, v); err != nil {
+				s.writeError(id, codeInvalidRequest, "Invalid Request: "+err.Error())
+				return false
+			}
+			s.parked = json.RawMessage(line[start:end])
+			return true
+		}
+	}
 	if err := json.Unmarshal(line, v); err != nil {
 		s.writeError(id, codeInvalidRequest, "Invalid Request: "+err.Error())
 		return false
 	}
 	return true
+}
+
+// bigLine is the line size after which reading collects the garbage.
+const bigLine = 8 << 20
+
+// parkMin is the line size from which params are parked.
+const parkMin = 1 << 20
+
+// placeholder is what jsonrpc2 sees as the params of a parked request.
+func (s *stdioStream) placeholder() []byte {
+	s.nonceOnce.Do(func() {
+		b := make([]byte, 12)
+		_, _ = rand.Read(b)
+		s.nonce = []byte(`{"$shim-parked-params":"` + hex.EncodeToString(b) + `"}`)
+	})
+	return s.nonce
+}
+
+// handler gives h the parked params back. jsonrpc2 calls it on the
+// reading goroutine right after ReadObject, so one slot is enough.
+func (s *stdioStream) handler(h jsonrpc2.Handler) jsonrpc2.Handler {
+	return parkedHandler{s: s, h: h}
+}
+
+type parkedHandler struct {
+	s *stdioStream
+	h jsonrpc2.Handler
+}
+
+func (p parkedHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if parked := p.s.parked; parked != nil {
+		p.s.parked = nil
+		if req.Params != nil && bytes.Equal(*req.Params, p.s.placeholder()) {
+			req.Params = &parked
+		}
+	}
+	p.h.Handle(ctx, conn, req)
+}
+
+// paramsSpan finds the value of the top-level "params" key (the last one,
+// as encoding/json keeps) of a valid JSON object.
+func paramsSpan(b []byte) (start, end int, ok bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return 0, 0, false
+	}
+	i++
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return start, end, ok
+		}
+		k := i
+		i = skipString(b, i)
+		key := b[k:i]
+		i = skipSpace(b, i) + 1 // the colon
+		i = skipSpace(b, i)
+		v := i
+		i = skipValue(b, i)
+		if string(key) == `"params"` {
+			start, end, ok = v, i, true
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != ',' {
+			return start, end, ok
+		}
+		i++
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// skipValue returns the index after the value starting at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[i])) {
+		i++
+	}
+	return i
 }
 
 // validID accepts what jsonrpc2 can echo back unchanged: absent, null, a

@@ -85,6 +85,7 @@ func (s *Server) prompt(req *jsonrpc2.Request) {
 		return
 	}
 	parts, userText, err := promptMessage(p.Prompt)
+	p.Prompt, req.Params = nil, nil // a big prompt's JSON is not kept for the turn
 	if err != nil {
 		s.reply(req, nil, rpcError(codeInvalidParams, "Invalid params: "+err.Error(), nil))
 		return
@@ -491,7 +492,7 @@ func (t *turn) consume(stream *a2a.Stream) (outcome, consumeResult, error) {
 				}
 				return outcome{}, consumedError, err
 			}
-			if a2a.IsUnauthorized(err) {
+			if a2a.IsUnauthorized(err) || errors.Is(err, a2a.ErrTooLarge) {
 				return outcome{err: t.srv.callError(err, t.task())}, consumedEnd, nil
 			}
 			if errors.Is(err, io.EOF) {

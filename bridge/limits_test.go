@@ -1,0 +1,209 @@
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/internal/acptest"
+)
+
+// TestHostileStreamFailsTurn: a stream whose event goes past the SSE
+// limit (short data lines, never a blank line) fails that turn visibly,
+// -32603 with data.state "failed" and the reason in the message, without
+// reattaching to it; a turn of another session on the same server ends
+// normally.
+func TestHostileStreamFailsTurn(t *testing.T) {
+	const limit = 1 << 20
+	t.Cleanup(a2a.SetMaxEventSize(limit))
+	f := newFake(t)
+	f.stream = func(w *sseWriter, c rpcCall) {
+		if !strings.Contains(c.text(), "hostile") {
+			w.task("t-ok", "TASK_STATE_WORKING")
+			w.artifact("t-ok", "a1", "fine", false)
+			w.status("t-ok", "TASK_STATE_COMPLETED", nil)
+			return
+		}
+		w.task("t-bad", "TASK_STATE_WORKING")
+		line := "data: " + strings.Repeat("x", 26) + "\n"
+		for n := 0; n < 16*limit; n += len(line) {
+			if _, err := io.WriteString(w.w, line); err != nil {
+				return
+			}
+		}
+		w.flush()
+	}
+	s := startShim(t, f.url, nil, nil)
+	s.init(t)
+	bad, good := s.newSession(t, "/tmp"), s.newSession(t, "/tmp")
+	ch, _ := s.Start("session/prompt", promptArgs(bad, "hostile"))
+	if got := stopReason(t, s.prompt(t, good, "hello")); got != "end_turn" {
+		t.Errorf("the other session's turn: %q", got)
+	}
+	if a := answer(s.Updates(good), "agent_message_chunk"); a != "fine" {
+		t.Errorf("the other session's answer: %q", a)
+	}
+	m := s.Wait(ch, "the hostile prompt")
+	if m.Error == nil || m.Error.Code != -32603 {
+		t.Fatalf("want -32603, got %+v", m)
+	}
+	var d struct {
+		State string `json:"state"`
+	}
+	_ = json.Unmarshal(m.Error.Data, &d)
+	if d.State != "failed" || !strings.Contains(m.Error.Message, "1 MiB") {
+		t.Errorf("want state failed and the limit in the message: %s %s", m.Error.Message, m.Error.Data)
+	}
+	if n := len(f.callsOf("SubscribeToTask")); n != 0 {
+		t.Errorf("reattached %d times to a stream broken for its size", n)
+	}
+}
+
+// TestStdinLineCap: a line over the limit is answered -32600 "message too
+// large" with a null id, whatever it holds; the rest of it is skipped and
+// the next line, just under the limit, is served.
+func TestStdinLineCap(t *testing.T) {
+	old := lineMax
+	lineMax = 1 << 20
+	t.Cleanup(func() { lineMax = old })
+	s := startShim(t, "", nil, nil)
+	big := `{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":1,"pad":"` + strings.Repeat("p", 3<<20) + `"}}`
+	s.WriteLine([]byte(big))
+	s.WaitFor("the -32600 answer", func(ms []acptest.Message) bool {
+		for _, m := range ms {
+			if m.Error != nil {
+				return true
+			}
+		}
+		return false
+	})
+	var e *acptest.Message
+	for _, m := range s.Messages() {
+		if m.Error != nil {
+			e = &m
+			break
+		}
+	}
+	if e.Error.Code != -32600 || e.Error.Message != "message too large" || string(e.ID) != "null" {
+		t.Fatalf("want -32600 message too large with id null, got %+v id %s", e.Error, e.ID)
+	}
+	pad := strings.Repeat("q", (1<<20)-200)
+	m := s.Call("initialize", map[string]any{"protocolVersion": 1, "pad": pad})
+	if m.Error != nil {
+		t.Fatalf("the next line: %v", m.Error)
+	}
+}
+
+// endlessPages answers ListTasks with pages that never run dry, newest
+// task first: page n holds task t<n>, its answer padded with pad bytes of
+// metadata the replay does not show.
+type endlessPages struct {
+	f     *fakeAgent
+	ctx   string
+	pad   int
+	calls atomic.Int64
+}
+
+func (l *endlessPages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/a2a" {
+		l.f.ServeHTTP(w, r)
+		return
+	}
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params map[string]any  `json:"params"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	if req.Method != "ListTasks" {
+		writeRPC(w, req.ID, nil, &rpcErr{Code: -32001, Message: "Task not found"})
+		return
+	}
+	n := l.calls.Add(1) - 1
+	tk := taskResult(fmt.Sprintf("t%d", n), l.ctx, "TASK_STATE_COMPLETED", fmt.Sprintf("answer %d", n), "")
+	tk["metadata"] = map[string]any{"pad": strings.Repeat("p", l.pad)}
+	writeRPC(w, req.ID, map[string]any{"tasks": []any{tk}, "nextPageToken": fmt.Sprintf("page-%d", n+1)}, nil)
+}
+
+// TestLoadBudget: a session/load against ListTasks pages that never run
+// dry reads at most 100 pages, or 64 MiB (lowered here to 4 MiB), answers,
+// and replays the newest turns it read after one "(earlier turns not
+// shown)".
+func TestLoadBudget(t *testing.T) {
+	old := loadBytesMax
+	loadBytesMax = 4 << 20
+	t.Cleanup(func() { loadBytesMax = old })
+	for _, tc := range []struct {
+		name      string
+		pad       int
+		pagesMost int64
+	}{{"endless pages", 0, 100}, {"big pages", 256 << 10, 16}} {
+		t.Run(tc.name, func(t *testing.T) {
+			const id = "chat-zed-7-b"
+			f := &fakeAgent{t: t, name: "Fake Agent"}
+			lp := &endlessPages{f: f, ctx: id, pad: tc.pad}
+			f.url = startFake(t, lp)
+			s := startShim(t, f.url, nil, nil)
+			s.init(t)
+			if m := s.Call("session/load", loadArgs(id, "/w")); m.Error != nil {
+				t.Fatalf("load: %v", m.Error)
+			}
+			calls := lp.calls.Load()
+			if calls > tc.pagesMost || calls < tc.pagesMost-2 {
+				t.Errorf("%d ListTasks pages read, want at most %d", calls, tc.pagesMost)
+			}
+			ups := s.Updates(id)
+			if len(ups) == 0 || ups[0].Kind() != "agent_message_chunk" || ups[0].Text() != "(earlier turns not shown)" {
+				t.Fatalf("the replay must start with the cut marker: %v", ups)
+			}
+			if n := strings.Count(answer(ups, "agent_message_chunk"), "(earlier turns not shown)"); n != 1 {
+				t.Errorf("the marker %d times", n)
+			}
+			if last := ups[len(ups)-1].Text(); last != "answer 0" {
+				t.Errorf("the newest turn must come last: %q", last)
+			}
+		})
+	}
+}
+
+// TestPromptTextUnquote: prompt text is unquoted as encoding/json does:
+// escapes, surrogate pairs, lone surrogates and invalid UTF-8.
+func TestPromptTextUnquote(t *testing.T) {
+	for _, raw := range []string{`"plain"`, `"a\"b\\c\/d\b\f\n\r\t"`, `"\u00e9\u65e5 \ud83d\ude00 \ud83d x \ude00"`, "\"bad \xff\xfe é\"", `""`, `null`} {
+		var want string
+		_ = json.Unmarshal([]byte(raw), &want)
+		var got promptBlock
+		if err := json.Unmarshal([]byte(`{"type":"text","text":`+raw+`}`), &got); err != nil || got.err != nil {
+			t.Fatalf("%s: %v %v", raw, err, got.err)
+		}
+		if got.c.Text != want || got.c.Type != "text" {
+			t.Errorf("%s: got %q, want %q", raw, got.c.Text, want)
+		}
+	}
+}
+
+// TestBigPromptParked: a prompt line over the parking size (its params
+// kept aside from jsonrpc2) reaches the agent unchanged.
+func TestBigPromptParked(t *testing.T) {
+	f := newFake(t)
+	f.stream = func(w *sseWriter, c rpcCall) {
+		w.task("t1", "TASK_STATE_WORKING")
+		w.status("t1", "TASK_STATE_COMPLETED", nil)
+	}
+	s := startShim(t, f.url, nil, nil)
+	s.init(t)
+	sid := s.newSession(t, "/tmp")
+	text := strings.Repeat("big \"text\" ünïcode\n\x01 ", (2<<20)/20)
+	if got := stopReason(t, s.prompt(t, sid, text)); got != "end_turn" {
+		t.Fatalf("prompt: %q", got)
+	}
+	calls := f.callsOf("SendStreamingMessage")
+	if len(calls) != 1 || calls[0].text() != text {
+		t.Fatalf("the agent got %d prompts, the text unchanged: %v", len(calls), len(calls) == 1 && calls[0].text() == text)
+	}
+}
