@@ -66,6 +66,7 @@ type Server struct {
 	opts   Options
 	log    *slog.Logger
 	conn   atomic.Pointer[jsonrpc2.Conn]
+	callID atomic.Uint64 // the last id of shim's own calls to the client
 	stream *stdioStream
 	ctx    context.Context
 
