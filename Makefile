@@ -54,7 +54,7 @@ lint:
 # packages, into dist/ (packaging/cmd/release). Reproducible: the build date
 # and every archive mtime are the commit time, never the clock.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
-RELEASE_LICENSE   ?= proprietary
+RELEASE_LICENSE   ?= Apache-2.0
 DIST              ?= dist
 
 release:
