@@ -144,7 +144,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "token", Usage: "bearer `TOKEN` (env SHIM_TOKEN; prefer `shim login` or --token-file)"},
 		&cli.StringFlag{Name: "token-file", Usage: "`FILE` holding the bearer token, trimmed, ~ expanded (env SHIM_TOKEN_FILE)"},
 		&cli.StringFlag{Name: "slug", EnvVars: []string{"SHIM_SLUG"}, Usage: "reach fleet member `SLUG` through a hub: every path gets the prefix /agents/SLUG"},
-		&cli.StringSliceFlag{Name: "root", Usage: "local absolute root of project NAME, as `NAME=PATH` (~ expanded; repeatable; always wins)"},
+		&cli.StringSliceFlag{Name: "root", Usage: "local root of project NAME, as `NAME=PATH` (~ expanded, a relative PATH taken in the directory shim starts in; repeatable; always wins)"},
 		&cli.StringFlag{Name: "context-prefix", Usage: "`PREFIX` of minted context ids (default chat-<client>, e.g. chat-zed)"},
 		&cli.StringFlag{Name: "steer-grace", EnvVars: []string{"SHIM_STEER_GRACE"}, Value: "1.5s", Usage: "`DURATION` after a cancel in which a new prompt steers the running turn; 0 disables steering"},
 		&cli.BoolFlag{Name: "threads-only", Usage: "list and load only threads whose id has this shim's prefix"},

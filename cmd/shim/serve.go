@@ -257,13 +257,10 @@ func serveAction(c *cli.Context) error {
 		defer f.Close()
 		s.trace = f
 	}
-	var overrides []roots.Root
-	for _, spec := range flagSlice(c, "root") {
-		r, err := roots.ParseOverride(spec)
-		if err != nil {
-			return fmt.Errorf("--root %q: %w", spec, err)
-		}
-		overrides = append(overrides, r)
+	wd, _ := os.Getwd()
+	overrides, err := rootOverrides(flagSlice(c, "root"), wd)
+	if err != nil {
+		return err
 	}
 	_, key := s.current()
 	opts := bridge.Options{
@@ -289,4 +286,26 @@ func serveAction(c *cli.Context) error {
 	// ACP messages quote server errors and answers: a server that echoes
 	// the token must not get it onto stdout (editors log this stream).
 	return bridge.Serve(ctx, os.Stdin, newJSONRedactor(os.Stdout), opts)
+}
+
+// rootOverrides parses the --root flags. A relative PATH is taken in dir,
+// the working directory shim was started in: editors start it in the
+// project, so `--root app=.` names the project itself.
+func rootOverrides(specs []string, dir string) ([]roots.Root, error) {
+	var out []roots.Root
+	for _, spec := range specs {
+		given := spec
+		if name, path, ok := strings.Cut(spec, "="); ok && dir != "" {
+			path = strings.TrimSpace(path)
+			if path != "" && path != "~" && !strings.HasPrefix(path, "~/") && !strings.HasPrefix(path, `~\`) && !filepath.IsAbs(path) {
+				spec = name + "=" + filepath.Join(dir, path)
+			}
+		}
+		r, err := roots.ParseOverride(spec)
+		if err != nil {
+			return nil, fmt.Errorf("--root %q: %w", given, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
