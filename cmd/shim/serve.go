@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/credentials"
@@ -283,6 +284,9 @@ func serveAction(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s.log.Debug("serving ACP on stdio", "url", key)
+	if term.IsTerminal(int(os.Stdin.Fd())) {
+		fmt.Fprint(c.App.ErrWriter, terminalNotice)
+	}
 	// ACP messages quote server errors and answers: a server that echoes
 	// the token must not get it onto stdout (editors log this stream).
 	return bridge.Serve(ctx, os.Stdin, newJSONRedactor(os.Stdout), opts)
@@ -309,3 +313,12 @@ func rootOverrides(specs []string, dir string) ([]roots.Root, error) {
 	}
 	return out, nil
 }
+
+// terminalNotice is said on stderr when stdin is a terminal: someone typed
+// `shim` by hand.
+const terminalNotice = `shim: this is an ACP agent: it speaks JSON-RPC on stdin/stdout and is started by an editor
+(Zed, JetBrains, Neovim, Emacs), which sends it the messages. Put "shim --url https://your-agent"
+in the editor's agent settings (shim --help, and the README's "Use it from Zed" and
+examples/editors/ for each editor); "shim doctor" checks a setup from here.
+Serving ACP on this terminal now; Ctrl-D ends.
+`
