@@ -57,6 +57,10 @@ type Options struct {
 	Connect func() (*a2a.Client, error)
 	// Logout forgets the stored token.
 	Logout func() error
+	// RefusedAdvice, when set, says what to do about a token the server
+	// refused (it depends on where the token came from); the default
+	// says to run `shim login`.
+	RefusedAdvice func() string
 	// Log receives diagnostics (stderr).
 	Log *slog.Logger
 }
@@ -304,13 +308,19 @@ func (s *Server) callError(err error, taskID string) *jsonrpc2.Error {
 	var herr *a2a.HTTPError
 	switch {
 	case a2a.IsUnauthorized(err):
-		return authRequired("the server refused the token (" + err.Error() + ")")
+		return authRequired("the server refused the token (" + err.Error() + "): " + s.refusedAdvice())
 	case errors.Is(err, a2a.ErrInsecure):
 		return rpcError(codeInternal, err.Error(), map[string]any{"state": "insecure"})
 	case errors.As(err, &rpc):
 		return rpcError(codeInternal, name+": "+rpc.Message, stateData("failed", taskID, rpc.Message))
-	case errors.As(err, &unreachable), errors.As(err, &herr):
-		return rpcError(codeInternal, name+" is unreachable: "+err.Error(), stateData("unreachable", taskID, err.Error()))
+	case errors.As(err, &unreachable):
+		return rpcError(codeInternal, name+" is unreachable: "+err.Error()+" (is the agent running, and is --url right?)", stateData("unreachable", taskID, err.Error()))
+	case errors.Is(err, a2a.ErrNoCard):
+		// It answered, but not as an agent.
+		return rpcError(codeInternal, name+": "+err.Error()+": check --url (and --slug), or pass --endpoint with the agent's JSON-RPC URL",
+			stateData("unreachable", taskID, err.Error()))
+	case errors.As(err, &herr):
+		return rpcError(codeInternal, name+": "+err.Error(), stateData("unreachable", taskID, err.Error()))
 	}
 	return rpcError(codeInternal, name+": "+err.Error(), stateData("unknown", taskID, err.Error()))
 }

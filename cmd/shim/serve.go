@@ -37,9 +37,10 @@ type settings struct {
 	log           *slog.Logger
 	trace         io.Writer
 
-	mu  sync.Mutex
-	url string // the agent URL in use: --url, else the last login's
-	key string // its normalized form (with the slug): index and keyring key
+	mu     sync.Mutex
+	url    string // the agent URL in use: --url, else the last login's
+	key    string // its normalized form (with the slug): index and keyring key
+	source string // where the token in use came from ("" for none)
 }
 
 // errNoURL is what every command that needs a server says without one.
@@ -94,8 +95,11 @@ func loadSettings(c *cli.Context) (*settings, error) {
 // urlError explains a URL that cannot be used.
 func urlError(u string, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "credentials: ")
-	if strings.Contains(msg, "slug") {
+	switch {
+	case errors.Is(err, credentials.ErrBadSlug):
 		return fmt.Errorf("--slug: %s", msg)
+	case errors.Is(err, credentials.ErrNoScheme):
+		return fmt.Errorf("--url: %s", msg)
 	}
 	return fmt.Errorf("--url: %s (write it as https://host[:port][/path])", msg)
 }
@@ -175,6 +179,12 @@ func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2a.Client, e
 	if err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	s.source = src
+	if tok == "" {
+		s.source = ""
+	}
+	s.mu.Unlock()
 	if tok != "" {
 		s.log.Debug("bearer token found", "source", src, "url", key)
 	} else {
@@ -279,6 +289,11 @@ func serveAction(c *cli.Context) error {
 		Log:           s.log,
 		Connect:       func() (*a2a.Client, error) { return s.reload(c) },
 		Logout:        s.forget,
+		RefusedAdvice: func() string {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return refusedAdvice(s.source)
+		},
 	}
 	opts.RootOverrides, opts.Home = overrides, homeDir()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -31,7 +31,7 @@ import (
 
 type options struct {
 	version, commit, license, licenseFile, out, readme, platforms, gobin string
-	epoch                                                   int64
+	epoch                                                                int64
 }
 
 func main() {
