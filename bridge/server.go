@@ -260,6 +260,7 @@ func (s *Server) reply(req *jsonrpc2.Request, result any, err error) {
 		if !errors.As(err, &rerr) {
 			rerr = rpcError(codeInternal, err.Error(), nil)
 		}
+		s.logFailure(req.Method, rerr)
 		if werr := s.conn.Load().ReplyWithError(s.ctx, req.ID, rerr); werr != nil {
 			s.log.Debug("reply failed", "err", werr)
 		}
@@ -267,6 +268,25 @@ func (s *Server) reply(req *jsonrpc2.Request, result any, err error) {
 	}
 	if werr := s.conn.Load().Reply(s.ctx, req.ID, result); werr != nil {
 		s.log.Debug("reply failed", "err", werr)
+	}
+}
+
+// logFailure puts a failure the editor is told about into the log too
+// (editors show ACP errors briefly, if at all; the recipes point at the
+// log): failed turns, an unreachable agent, a refused token, a busy
+// timeout at warn, once, before the answer; a malformed request at debug.
+func (s *Server) logFailure(method string, e *jsonrpc2.Error) {
+	var data struct {
+		State string `json:"state"`
+	}
+	if e.Data != nil {
+		_ = json.Unmarshal(*e.Data, &data)
+	}
+	switch e.Code {
+	case codeInternal, codeAuthRequired:
+		s.log.Warn("request failed", "method", method, "code", e.Code, "state", data.State, "err", e.Message)
+	default:
+		s.log.Debug("request refused", "method", method, "code", e.Code, "err", e.Message)
 	}
 }
 

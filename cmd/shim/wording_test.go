@@ -90,3 +90,51 @@ func TestWordingRefusedEnvToken(t *testing.T) {
 		t.Errorf("auth probe row %q\nwant %q", row, want)
 	}
 }
+
+// TestFailuresLogged: in editor mode each failure the editor is told about
+// is also logged once on stderr at warn (the log the recipes point at),
+// tokens redacted.
+func TestFailuresLogged(t *testing.T) {
+	tok := "tok-logged-0123456789"
+	f := newFakeA2A(t, "", tok)
+	f.set(func(f *fakeA2A) { f.echo = true })
+	e := newShimEnv(t)
+	p := e.start(t, "--url", f.url(), "--token", tok)
+	p.call(t, 1, "initialize", initParams(false))
+	m := p.call(t, 2, "session/new", newSessionParams())
+	sid, _ := m["result"].(map[string]any)["sessionId"].(string)
+	m = p.call(t, 3, "session/prompt", map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": "please fail"}}})
+	if rpcErrorOf(m) == nil {
+		t.Fatalf("prompt: %v", m)
+	}
+	// An agent that answers 404 to everything, and a refused token.
+	bad := answering(t, 404, "text/plain", "nope")
+	p2 := e.start(t, "--url", bad)
+	p2.call(t, 1, "initialize", initParams(false))
+	p2.call(t, 2, "session/new", newSessionParams())
+	p3 := e.start(t, "--url", f.url(), "--token", "tok-wrong-0123456789")
+	p3.call(t, 1, "initialize", initParams(false))
+	p3.call(t, 2, "session/new", newSessionParams())
+	for _, c := range []struct {
+		p    *proc
+		want string
+	}{
+		{p, "method=session/prompt code=-32603 state=failed"},
+		{p2, "method=session/new code=-32603 state=unreachable"},
+		{p3, "method=session/new code=-32000"},
+	} {
+		logs := c.p.logs()
+		var warns []string
+		for _, l := range strings.Split(logs, "\n") {
+			if strings.Contains(l, "level=WARN") && strings.Contains(l, "request failed") {
+				warns = append(warns, l)
+			}
+		}
+		if len(warns) != 1 || !strings.Contains(warns[0], c.want) {
+			t.Errorf("want one warn line with %q, got %q\nlog:\n%s", c.want, warns, logs)
+		}
+		if strings.Contains(logs, tok) {
+			t.Errorf("the token reached the log:\n%s", logs)
+		}
+	}
+}
