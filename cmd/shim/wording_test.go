@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // answering serves every request with one status, content type and body.
@@ -123,7 +124,8 @@ func TestFailuresLogged(t *testing.T) {
 		{p2, "method=session/new code=-32603 state=unreachable"},
 		{p3, "method=session/new code=-32000"},
 	} {
-		logs := c.p.logs()
+		// stderr is its own pipe: wait for the line to be read.
+		logs := c.p.waitLogs(t, "request failed")
 		var warns []string
 		for _, l := range strings.Split(logs, "\n") {
 			if strings.Contains(l, "level=WARN") && strings.Contains(l, "request failed") {
@@ -137,4 +139,15 @@ func TestFailuresLogged(t *testing.T) {
 			t.Errorf("the token reached the log:\n%s", logs)
 		}
 	}
+}
+
+// waitLogs waits until stderr holds want (the process wrote it before its
+// answer, but the two pipes are read apart), then returns the log.
+func (p *proc) waitLogs(t *testing.T, want string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(p.logs(), want) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return p.logs()
 }
