@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -58,4 +61,30 @@ func TestDemoTellsTheWholeStory(t *testing.T) {
 	if !strings.Contains(stderr.String(), `level=WARN msg="request failed" method=session/prompt`) {
 		t.Errorf("shim's log does not say the turn failed:\n%s", stderr.String())
 	}
+
+	// make demo-agent: the agent alone, with what to paste and to run.
+	srv := exec.Command(demo, "-serve", "127.0.0.1:0")
+	pipe, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	sc := bufio.NewScanner(pipe)
+	var head []string
+	for sc.Scan() && !strings.HasPrefix(sc.Text(), "Prompts that show") {
+		head = append(head, sc.Text())
+	}
+	text := strings.Join(head, "\n")
+	m := regexp.MustCompile(`shim doctor --url (http://127\.0\.0\.1:\d+)`).FindStringSubmatch(text)
+	if m == nil || !strings.Contains(text, `"args": ["--url", "`+m[1]+`"]`) || !strings.Contains(text, `"type": "custom"`) {
+		t.Fatalf("demo -serve printed:\n%s", text)
+	}
+	resp, err := http.Get(m[1] + "/.well-known/agent-card.json")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the served agent's card: %v %v", resp, err)
+	}
+	resp.Body.Close()
 }
