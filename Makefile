@@ -6,7 +6,7 @@ COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME ?= 15s
 
-.PHONY: build test test-go e2e test-npm fuzz demo bench lint release clean
+.PHONY: build test check-node demo-deps test-go e2e test-npm fuzz demo demo-agent bench lint release clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -tags urfave_cli_no_docs -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/shim
@@ -16,7 +16,13 @@ build:
 # client and A2A JavaScript server; needs Node.js >= 20 and npm), then a
 # short run of every fuzz target on its corpus; and the npm launcher packed
 # and run from its tarball on this platform.
-test: test-go e2e test-npm fuzz
+test: check-node test-go e2e test-npm fuzz
+
+# Fails at once, before the Go run, when the end-to-end suite cannot run.
+check-node:
+	@command -v node >/dev/null 2>&1 || { echo "make test needs Node.js >= 20 and npm for the end-to-end suite (e2e/): node is not on the PATH"; exit 1; }
+	@command -v npm >/dev/null 2>&1 || { echo "make test needs npm (with Node.js >= 20) for the end-to-end suite (e2e/): npm is not on the PATH"; exit 1; }
+	@node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' || { echo "make test needs Node.js >= 20 for the end-to-end suite (e2e/); this is node $$(node --version)"; exit 1; }
 
 test-go:
 	$(GO) test -race -count=1 ./...
@@ -35,8 +41,28 @@ fuzz:
 		$(GO) test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) $$pkg; \
 	done
 
-demo: build
-	$(GO) run ./examples/demo -shim $(BIN)
+# The demo: shim and the demo program (agent + Zed-like harness) built in
+# one go, then run. A first run downloads the Go modules first.
+DEMO_BIN ?= bin/shim-demo
+DEMO_ADDR ?= 127.0.0.1:7870
+
+demo-deps:
+	@echo "demo: fetching the Go modules (first run only)…"
+	@$(GO) mod download
+	@echo "demo: building shim, the demo agent and the harness (a first build compiles every dependency: about 3 minutes on 2 CPUs)…"
+
+# Built with shim's own settings, so the two builds share compiled packages.
+DEMO_BUILD = CGO_ENABLED=0 $(GO) build -trimpath -tags urfave_cli_no_docs -o $(DEMO_BIN) ./examples/demo
+
+demo: demo-deps build
+	@$(DEMO_BUILD)
+	@$(DEMO_BIN) -shim $(BIN)
+
+# The demo agent alone, for a real editor: prints its URL, the Zed settings
+# to paste and the shim doctor line; runs until Ctrl-C.
+demo-agent: demo-deps build
+	@$(DEMO_BUILD)
+	@$(DEMO_BIN) -serve $(DEMO_ADDR)
 
 # Benchmarks on this machine (not part of test or CI; a few minutes): cold
 # start next to two ACP agents from npm, throughput and added latency next
@@ -54,7 +80,7 @@ lint:
 # packages, into dist/ (packaging/cmd/release). Reproducible: the build date
 # and every archive mtime are the commit time, never the clock.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
-RELEASE_LICENSE   ?= proprietary
+RELEASE_LICENSE   ?= Apache-2.0
 DIST              ?= dist
 
 release:

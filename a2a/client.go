@@ -265,15 +265,18 @@ func (c *Client) Discover(ctx context.Context) (*Card, error) {
 	}
 	if resp.StatusCode != http.StatusOK {
 		herr := httpError(resp.StatusCode, cardURL, resp.Header.Get("Content-Type"), body)
+		herr.Want = "an agent card"
 		if herr.Unauthorized() {
 			return nil, herr
 		}
-		return nil, fmt.Errorf("no agent card (%w): check --url (and --slug), or pass --endpoint with the agent's JSON-RPC URL", herr)
+		return nil, fmt.Errorf("%w: %w", ErrNoCard, herr)
 	}
 	card, err := parseCard(body, forced)
 	if err != nil {
 		if !json.Valid(body) {
-			return nil, httpError(resp.StatusCode, cardURL, resp.Header.Get("Content-Type"), body)
+			herr := httpError(resp.StatusCode, cardURL, resp.Header.Get("Content-Type"), body)
+			herr.Want = "an agent card"
+			return nil, fmt.Errorf("%w: %w", ErrNoCard, herr)
 		}
 		return nil, fmt.Errorf("agent card at %s: %w", cardURL, err)
 	}

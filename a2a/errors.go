@@ -36,23 +36,35 @@ type HTTPError struct {
 	HTML bool
 	// Detail is the page title or the start of the body.
 	Detail string
+	// Want names what the request asked for ("an agent card"); empty:
+	// A2A JSON.
+	Want string
 }
 
+// Error says what the server answered; the advice belongs to the caller.
 func (e *HTTPError) Error() string {
 	switch {
 	case e.Unauthorized():
-		return fmt.Sprintf("HTTP %d from %s: the server refused the token (run `shim login`)", e.StatusCode, e.URL)
+		return fmt.Sprintf("%s answered HTTP %d: the credentials were refused", e.URL, e.StatusCode)
 	case e.HTML:
-		msg := fmt.Sprintf("HTTP %d from %s: got an HTML page, not A2A JSON (a proxy or web server answered)", e.StatusCode, e.URL)
+		want := e.Want
+		if want == "" {
+			want = "A2A JSON"
+		}
+		msg := fmt.Sprintf("%s answered an HTML page, not %s (HTTP %d; a proxy or web server answered)", e.URL, want, e.StatusCode)
 		if e.Detail != "" {
 			msg += ": " + e.Detail
 		}
 		return msg
 	case e.Detail != "":
-		return fmt.Sprintf("HTTP %d from %s: %s", e.StatusCode, e.URL, e.Detail)
+		return fmt.Sprintf("%s answered HTTP %d: %s", e.URL, e.StatusCode, e.Detail)
 	}
-	return fmt.Sprintf("HTTP %d from %s", e.StatusCode, e.URL)
+	return fmt.Sprintf("%s answered HTTP %d", e.URL, e.StatusCode)
 }
+
+// ErrNoCard wraps the answer of a server that gave no agent card at
+// --url: the URL (or slug) is wrong, or the agent is elsewhere.
+var ErrNoCard = errors.New("no agent card")
 
 // Unauthorized reports a 401 or 403.
 func (e *HTTPError) Unauthorized() bool { return e.StatusCode == 401 || e.StatusCode == 403 }
@@ -71,7 +83,7 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("cannot reach %s after %d attempt(s): %v (is the agent running, and is --url right?)", e.URL, e.Attempts, e.Err)
+	return fmt.Sprintf("cannot reach %s after %d attempt(s): %v", e.URL, e.Attempts, e.Err)
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }

@@ -124,8 +124,8 @@ func (s *Server) ensureAuth(ctx context.Context) (*a2a.Client, error) {
 			if where == "" {
 				where = h.URL
 			}
-			return nil, authRequired(fmt.Sprintf("the agent at %s refused the request (HTTP %d): the token is missing, wrong or expired. "+
-				"Run `shim login` in a terminal to store a valid token, then sign in again", where, h.StatusCode))
+			return nil, authRequired(fmt.Sprintf("the agent at %s refused the request (HTTP %d): the token is missing, wrong or expired; %s",
+				where, h.StatusCode, s.refusedAdvice()))
 		}
 		return nil, s.callError(err, "")
 	}
@@ -165,4 +165,14 @@ func (s *Server) logout() (any, error) {
 	s.client, s.authOK = nil, false
 	s.mu.Unlock()
 	return struct{}{}, nil
+}
+
+// refusedAdvice says what to do about a refused token.
+func (s *Server) refusedAdvice() string {
+	if s.opts.RefusedAdvice != nil {
+		if a := s.opts.RefusedAdvice(); a != "" {
+			return a
+		}
+	}
+	return "run `shim login` in a terminal to store a valid token, then sign in again"
 }

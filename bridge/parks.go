@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"strings"
 
+	"github.com/sourcegraph/jsonrpc2"
+
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/bridge/toolview"
 	"github.com/shimdev/shim/steer"
@@ -171,7 +173,7 @@ func (t *turn) askPermission(cardID, title string, rawIn any, offerSession bool)
 	var resp permissionResponse
 	ctx, cancel := context.WithCancel(t.ctx)
 	defer cancel()
-	if err := conn.Call(ctx, mRequestPermission, req, &resp); err != nil {
+	if err := t.srv.call(ctx, conn, mRequestPermission, req, &resp); err != nil {
 		t.srv.log.Info("permission request failed; denying", "err", err)
 		return optDeny
 	}
@@ -293,4 +295,11 @@ func randHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// call sends a request to the client with an id of shim's own counter,
+// starting at 1: jsonrpc2.Conn numbers from 0, and some clients take id 0
+// for a missing id.
+func (s *Server) call(ctx context.Context, conn *jsonrpc2.Conn, method string, params, result any) error {
+	return conn.Call(ctx, method, params, result, jsonrpc2.PickID(jsonrpc2.ID{Num: s.callID.Add(1)}))
 }

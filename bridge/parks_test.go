@@ -473,3 +473,24 @@ func TestRealServerApproval(t *testing.T) {
 		})
 	}
 }
+
+// TestPermissionIDsStartAtOne: shim's own calls to the client never use
+// JSON-RPC id 0 (some clients treat it as absent); they count from 1.
+func TestPermissionIDsStartAtOne(t *testing.T) {
+	f := approvalAgent(t)
+	perms := &permissions{}
+	s := startShim(t, f.url, nil, perms.handler)
+	s.init(t)
+	id := s.newSession(t, "/tmp")
+	stopReason(t, s.prompt(t, id, "run the tests"))
+	s.prompt(t, id, "again")
+	var ids []string
+	for _, m := range s.Messages() {
+		if m.Method == "session/request_permission" {
+			ids = append(ids, string(m.ID))
+		}
+	}
+	if fmt.Sprint(ids) != "[1 2]" {
+		t.Errorf("permission request ids %v, want [1 2]", ids)
+	}
+}

@@ -57,6 +57,10 @@ type Options struct {
 	Connect func() (*a2a.Client, error)
 	// Logout forgets the stored token.
 	Logout func() error
+	// RefusedAdvice, when set, says what to do about a token the server
+	// refused (it depends on where the token came from); the default
+	// says to run `shim login`.
+	RefusedAdvice func() string
 	// Log receives diagnostics (stderr).
 	Log *slog.Logger
 }
@@ -66,6 +70,7 @@ type Server struct {
 	opts   Options
 	log    *slog.Logger
 	conn   atomic.Pointer[jsonrpc2.Conn]
+	callID atomic.Uint64 // the last id of shim's own calls to the client
 	stream *stdioStream
 	ctx    context.Context
 
@@ -255,6 +260,7 @@ func (s *Server) reply(req *jsonrpc2.Request, result any, err error) {
 		if !errors.As(err, &rerr) {
 			rerr = rpcError(codeInternal, err.Error(), nil)
 		}
+		s.logFailure(req.Method, rerr)
 		if werr := s.conn.Load().ReplyWithError(s.ctx, req.ID, rerr); werr != nil {
 			s.log.Debug("reply failed", "err", werr)
 		}
@@ -262,6 +268,25 @@ func (s *Server) reply(req *jsonrpc2.Request, result any, err error) {
 	}
 	if werr := s.conn.Load().Reply(s.ctx, req.ID, result); werr != nil {
 		s.log.Debug("reply failed", "err", werr)
+	}
+}
+
+// logFailure puts a failure the editor is told about into the log too
+// (editors show ACP errors briefly, if at all; the recipes point at the
+// log): failed turns, an unreachable agent, a refused token, a busy
+// timeout at warn, once, before the answer; a malformed request at debug.
+func (s *Server) logFailure(method string, e *jsonrpc2.Error) {
+	var data struct {
+		State string `json:"state"`
+	}
+	if e.Data != nil {
+		_ = json.Unmarshal(*e.Data, &data)
+	}
+	switch e.Code {
+	case codeInternal, codeAuthRequired:
+		s.log.Warn("request failed", "method", method, "code", e.Code, "state", data.State, "err", e.Message)
+	default:
+		s.log.Debug("request refused", "method", method, "code", e.Code, "err", e.Message)
 	}
 }
 
@@ -303,15 +328,21 @@ func (s *Server) callError(err error, taskID string) *jsonrpc2.Error {
 	var herr *a2a.HTTPError
 	switch {
 	case a2a.IsUnauthorized(err):
-		return authRequired("the server refused the token (" + err.Error() + ")")
+		return authRequired("the server refused the token (" + err.Error() + "): " + s.refusedAdvice())
 	case errors.Is(err, a2a.ErrInsecure):
 		return rpcError(codeInternal, err.Error(), map[string]any{"state": "insecure"})
 	case errors.As(err, &rpc):
 		return rpcError(codeInternal, name+": "+rpc.Message, stateData("failed", taskID, rpc.Message))
 	case errors.Is(err, a2a.ErrTooLarge):
 		return rpcError(codeInternal, name+": "+err.Error(), stateData("failed", taskID, err.Error()))
-	case errors.As(err, &unreachable), errors.As(err, &herr):
-		return rpcError(codeInternal, name+" is unreachable: "+err.Error(), stateData("unreachable", taskID, err.Error()))
+	case errors.As(err, &unreachable):
+		return rpcError(codeInternal, name+" is unreachable: "+err.Error()+" (is the agent running, and is --url right?)", stateData("unreachable", taskID, err.Error()))
+	case errors.Is(err, a2a.ErrNoCard):
+		// It answered, but not as an agent.
+		return rpcError(codeInternal, name+": "+err.Error()+": check --url (and --slug), or pass --endpoint with the agent's JSON-RPC URL",
+			stateData("unreachable", taskID, err.Error()))
+	case errors.As(err, &herr):
+		return rpcError(codeInternal, name+": "+err.Error(), stateData("unreachable", taskID, err.Error()))
 	}
 	return rpcError(codeInternal, name+": "+err.Error(), stateData("unknown", taskID, err.Error()))
 }

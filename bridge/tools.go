@@ -153,6 +153,9 @@ func rawInput(a toolview.Args) any {
 // rootResolver resolves tool paths against the project roots: a named
 // project against its root (reloading the map once for an unknown name),
 // a path with no project against the session cwd when a root is known.
+// With no root known, an absolute path inside the session cwd (what an
+// agent on this machine reports) is still resolved, never one that leaves
+// the cwd.
 type rootResolver struct {
 	m   *roots.Map
 	cwd string
@@ -170,7 +173,10 @@ func (r rootResolver) Resolve(project, path string) (string, bool) {
 		return r.m.Resolve(project, path)
 	}
 	if !r.m.Known() {
-		return "", false
+		if !filepath.IsAbs(path) || !filepath.IsAbs(r.cwd) || filepath.Dir(r.cwd) == r.cwd {
+			return "", false
+		}
+		return r.m.ResolveUnder(r.cwd, path)
 	}
 	if filepath.IsAbs(path) {
 		root, ok := r.m.Containing(path)

@@ -365,3 +365,56 @@ func TestADKTools(t *testing.T) {
 		t.Errorf("tool updates:\n%s\n--- want\n%s", got, want)
 	}
 }
+
+// TestCwdLocationsWithoutRoots: with no root known (no --root, no roots
+// API), an absolute path inside the session's cwd is still a location (a
+// same-machine agent reports such paths); one that leaves the cwd (.., a
+// symlink out, elsewhere) and a relative path are not.
+func TestCwdLocationsWithoutRoots(t *testing.T) {
+	cwd, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(cwd, "out")); err != nil {
+		t.Fatal(err)
+	}
+	f := newFake(t)
+	f.stream = func(w *sseWriter, c rpcCall) {
+		w.task("t1", "TASK_STATE_SUBMITTED")
+		for i, p := range []string{
+			filepath.Join(cwd, "src", "a.go"),
+			cwd + "/src/../../elsewhere.txt",
+			filepath.Join(cwd, "out", "secret.txt"),
+			filepath.Join(outside, "b.txt"),
+			"src/a.go",
+		} {
+			args, _ := json.Marshal(map[string]any{"path": p, "offset": 3})
+			toolFrame(w, map[string]any{"toolCallId": fmt.Sprintf("c%d", i+1), "name": "read_file", "phase": "started", "args": string(args)})
+		}
+		w.status("t1", "TASK_STATE_COMPLETED", nil)
+	}
+	s := startShim(t, f.url, nil, nil)
+	s.init(t)
+	id := s.newSession(t, cwd)
+	if got := stopReason(t, s.prompt(t, id, "go")); got != "end_turn" {
+		t.Fatalf("stop %q", got)
+	}
+	var got []string
+	for _, u := range toolUpdates(t, s.Updates(id)) {
+		if u["sessionUpdate"] != "tool_call" {
+			continue
+		}
+		ls, _ := u["locations"].([]any)
+		var ps []string
+		for _, l := range ls {
+			lm := l.(map[string]any)
+			ps = append(ps, fmt.Sprintf("%s:%v", strings.Replace(lm["path"].(string), cwd, "CWD", 1), lm["line"]))
+		}
+		got = append(got, fmt.Sprintf("%s=%v", u["toolCallId"], ps))
+	}
+	want := "[c1=[CWD/src/a.go:3] c2=[] c3=[] c4=[] c5=[]]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("locations %v\nwant %s", got, want)
+	}
+}

@@ -134,11 +134,15 @@ type File struct {
 	Data []byte
 }
 
-// ArchiveFiles are the entries of p's archive: the binary, then README.md.
-func ArchiveFiles(p Platform, binary, readme []byte) []File {
+// ArchiveFiles are the entries of p's archive: the binary, then README.md
+// and LICENSE (each left out when nil).
+func ArchiveFiles(p Platform, binary, readme, license []byte) []File {
 	files := []File{{Name: p.Exe(), Mode: 0o755, Data: binary}}
 	if readme != nil {
 		files = append(files, File{Name: "README.md", Mode: 0o644, Data: readme})
+	}
+	if license != nil {
+		files = append(files, File{Name: "LICENSE", Mode: 0o644, Data: license})
 	}
 	return files
 }
@@ -368,6 +372,10 @@ func mustAsset(name string) []byte {
 	return b
 }
 
+// License is the SPDX id of shim's licence (the LICENSE file), the
+// release's default.
+const License = "Apache-2.0"
+
 // NPMLicense is the npm spelling of an SPDX license id ("proprietary" is "UNLICENSED").
 func NPMLicense(license string) string {
 	if license == "" || strings.EqualFold(license, "proprietary") {
@@ -406,7 +414,7 @@ func LauncherPackage(version, license string) NPMPackage {
 		License:              NPMLicense(license),
 		Repository:           map[string]string{"type": "git", "url": "git+" + Repository + ".git"},
 		Bin:                  map[string]string{"shim": "bin/shim.js"},
-		Files:                []string{"bin/shim.js", "README.md"},
+		Files:                []string{"bin/shim.js", "README.md", "LICENSE"},
 		Engines:              map[string]string{"node": ">=16"},
 		OptionalDependencies: deps,
 	}
@@ -422,7 +430,7 @@ func PlatformPackage(version, license string, p Platform) NPMPackage {
 		Description:     fmt.Sprintf("The %s binary of shim; installed by %s/shim", p, NPMScope),
 		License:         NPMLicense(license),
 		Repository:      map[string]string{"type": "git", "url": "git+" + Repository + ".git"},
-		Files:           []string{"bin/" + p.Exe(), "README.md"},
+		Files:           []string{"bin/" + p.Exe(), "README.md", "LICENSE"},
 		OS:              []string{p.NodeOS},
 		CPU:             []string{p.NodeCPU},
 		PreferUnplugged: true,

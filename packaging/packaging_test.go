@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +39,7 @@ func fakeSums(version string) map[string]string {
 // registry's Python CI sees it.
 func agentJSON(t *testing.T, version string, sums map[string]string) (raw []byte, doc map[string]any) {
 	t.Helper()
-	a, err := packaging.NewAgent(version, "proprietary", sums)
+	a, err := packaging.NewAgent(version, packaging.License, sums)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,6 +98,9 @@ func TestAgentJSONPassesRegistryChecks(t *testing.T) {
 		if s, _ := doc[k].(string); s == "" {
 			t.Errorf("field %q missing (the issue wants it)", k)
 		}
+	}
+	if doc["license"] != "Apache-2.0" {
+		t.Errorf("license %v, want Apache-2.0", doc["license"])
 	}
 	id, _ := doc["id"].(string)
 	if !regexp.MustCompile(`^[a-z][a-z0-9-]*$`).MatchString(id) || id != packaging.RegistryID {
@@ -212,7 +216,7 @@ func TestIconFollowsRegistryRules(t *testing.T) {
 func TestArchivesAreReproducible(t *testing.T) {
 	for _, goos := range []string{"linux", "windows"} {
 		p, _ := packaging.Find(goos, "amd64")
-		files := packaging.ArchiveFiles(p, []byte("binary\x00bytes"), []byte("# readme\n"))
+		files := packaging.ArchiveFiles(p, []byte("binary\x00bytes"), []byte("# readme\n"), []byte("Apache License\n"))
 		var a, b bytes.Buffer
 		if err := packaging.WriteArchive(&a, files, testEpoch, goos == "windows"); err != nil {
 			t.Fatal(err)
@@ -239,8 +243,8 @@ func TestArchivesAreReproducible(t *testing.T) {
 				t.Errorf("%s: %s owner %s, want 0:0 with no names", goos, e.name, e.owner)
 			}
 		}
-		if names := entryNames(listArchive(t, path)); names != p.Exe()+",README.md" {
-			t.Errorf("%s: entries %s, want %s,README.md", goos, names, p.Exe())
+		if names := entryNames(listArchive(t, path)); names != p.Exe()+",README.md,LICENSE" {
+			t.Errorf("%s: entries %s, want %s,README.md,LICENSE", goos, names, p.Exe())
 		}
 	}
 	if got := string(packaging.FormatSums(map[string]string{"b": strings.Repeat("1", 64), "a": strings.Repeat("2", 64)})); got != strings.Repeat("2", 64)+"  a\n"+strings.Repeat("1", 64)+"  b\n" {
@@ -275,7 +279,7 @@ func TestReleaseBinaryAnswersInitializeLikeRegistryCI(t *testing.T) {
 		t.Fatal(err)
 	}
 	var archive bytes.Buffer
-	if err := packaging.WriteArchive(&archive, packaging.ArchiveFiles(p, data, []byte("readme\n")), testEpoch, p.GOOS == "windows"); err != nil {
+	if err := packaging.WriteArchive(&archive, packaging.ArchiveFiles(p, data, []byte("readme\n"), nil), testEpoch, p.GOOS == "windows"); err != nil {
 		t.Fatal(err)
 	}
 	archivePath := filepath.Join(dir, p.Archive(version))
@@ -423,8 +427,8 @@ func authType(m map[string]any) string {
 // dependencies, the platform packages' os/cpu and the launcher's table agree.
 func TestNPMPackagesCoverEveryPlatform(t *testing.T) {
 	const version = "1.2.3"
-	l := packaging.LauncherPackage(version, "proprietary")
-	if l.Bin["shim"] != "bin/shim.js" || l.License != "UNLICENSED" {
+	l := packaging.LauncherPackage(version, packaging.License)
+	if l.Bin["shim"] != "bin/shim.js" || l.License != "Apache-2.0" || !slices.Contains(l.Files, "LICENSE") {
 		t.Errorf("launcher bin %v license %q", l.Bin, l.License)
 	}
 	js := string(packaging.Launcher())
@@ -435,11 +439,11 @@ func TestNPMPackagesCoverEveryPlatform(t *testing.T) {
 		if l.OptionalDependencies[p.NPMName()] != version {
 			t.Errorf("launcher optionalDependencies[%s] = %q, want %s", p.NPMName(), l.OptionalDependencies[p.NPMName()], version)
 		}
-		pp := packaging.PlatformPackage(version, "MIT", p)
+		pp := packaging.PlatformPackage(version, packaging.License, p)
 		if len(pp.OS) != 1 || pp.OS[0] != p.NodeOS || len(pp.CPU) != 1 || pp.CPU[0] != p.NodeCPU || pp.Bin != nil {
 			t.Errorf("%s: os %v cpu %v bin %v", pp.Name, pp.OS, pp.CPU, pp.Bin)
 		}
-		if pp.Files[0] != "bin/"+p.Exe() || pp.License != "MIT" {
+		if pp.Files[0] != "bin/"+p.Exe() || pp.License != "Apache-2.0" || !slices.Contains(pp.Files, "LICENSE") {
 			t.Errorf("%s: files %v license %q", pp.Name, pp.Files, pp.License)
 		}
 		if want := fmt.Sprintf("%q: %q", p.NodeOS+"-"+p.NodeCPU, p.NPMName()); !strings.Contains(js, want) {
@@ -501,5 +505,24 @@ func listArchive(t *testing.T, path string) []entry {
 			t.Fatal(err)
 		}
 		out = append(out, entry{name: h.Name, mtime: h.ModTime, owner: fmt.Sprintf("%d:%d:%s:%s", h.Uid, h.Gid, h.Uname, h.Gname)})
+	}
+}
+
+// TestLicenseFile: the repository's LICENSE is the Apache License 2.0 that
+// the release and the packages name.
+func TestLicenseFile(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(b)), " ")
+	for _, want := range []string{"Apache License Version 2.0, January 2004", "http://www.apache.org/licenses/",
+		"END OF TERMS AND CONDITIONS", "APPENDIX: How to apply the Apache License to your work."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("LICENSE lacks %q", want)
+		}
+	}
+	if packaging.License != "Apache-2.0" {
+		t.Errorf("License = %q", packaging.License)
 	}
 }

@@ -43,6 +43,11 @@ func Normalize(rawURL, slug string) (string, error) {
 		return "", errors.New("credentials: empty URL")
 	}
 	u, err := url.Parse(raw)
+	if !strings.Contains(raw, "://") && (err != nil || (!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"))) && !strings.Contains(raw, "@") {
+		// "localhost:7870" parses as scheme "localhost": say what is missing.
+		return "", fmt.Errorf("credentials: %q has no http:// or https://; write it as https://%s (or http://%s for an agent on this machine)%w",
+			raw, raw, raw, quiet(ErrNoScheme))
+	}
 	if err != nil {
 		// url.Error repeats the whole URL, user information included.
 		var ue *url.Error
@@ -84,17 +89,32 @@ func Normalize(rawURL, slug string) (string, error) {
 	return scheme + "://" + host + path, nil
 }
 
+// ErrBadSlug is wrapped by Normalize's error for a slug it cannot use.
+var ErrBadSlug = errors.New("bad slug")
+
+// ErrNoScheme is wrapped by Normalize's error for a URL written without
+// http:// or https:// ("localhost:7870", "agent.example").
+var ErrNoScheme = errors.New("no http:// or https://")
+
 func checkSlug(slug string) error {
 	if slug == "." || slug == ".." {
-		return fmt.Errorf("credentials: slug %q is not a name", slug)
+		return fmt.Errorf("credentials: slug %q is not a name%w", slug, quiet(ErrBadSlug))
 	}
 	for _, r := range slug {
 		if r <= ' ' || r == 0x7f || strings.ContainsRune(`/\%?#`, r) {
-			return fmt.Errorf("credentials: slug %q: no '/', '\\', '%%', '?', '#', spaces or control characters", slug)
+			return fmt.Errorf("credentials: slug %q: no '/', '\\', '%%', '?', '#', spaces or control characters%w", slug, quiet(ErrBadSlug))
 		}
 	}
 	return nil
 }
+
+// quietErr wraps a sentinel without adding to the message.
+type quietErr struct{ err error }
+
+func (q quietErr) Error() string { return "" }
+func (q quietErr) Unwrap() error { return q.err }
+
+func quiet(err error) error { return quietErr{err} }
 
 // checkNormalized fails unless url is its own normalized form, so that a
 // token is never stored or looked up under a key that another spelling of

@@ -1,6 +1,7 @@
 package credentials
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -35,8 +36,11 @@ func TestNormalize(t *testing.T) {
 		{"loopback ip", "http://127.0.0.1:7870/", "", "http://127.0.0.1:7870", ""},
 
 		{"empty", "", "", "", "empty URL"},
-		{"no scheme", "agent.example:7870", "", "", "not http or https"},
-		{"bare host", "agent.example", "", "", "not http or https"},
+		{"no scheme", "agent.example:7870", "", "", `"agent.example:7870" has no http:// or https://; write it as https://agent.example:7870`},
+		{"bare host", "agent.example", "", "", "has no http:// or https://"},
+		{"localhost without a scheme", "localhost:7870", "", "", `"localhost:7870" has no http:// or https://; write it as https://localhost:7870 (or http://localhost:7870 for an agent on this machine)`},
+		{"IP without a scheme", "127.0.0.1:7870", "", "", "write it as https://127.0.0.1:7870"},
+		{"other scheme", "ftp://agent.example", "", "", `URL scheme "ftp" is not http or https`},
 		{"ftp", "ftp://agent.example", "", "", "not http or https"},
 		{"ws", "wss://agent.example", "", "", "not http or https"},
 		{"no host", "https://", "", "", "no host"},
@@ -95,5 +99,18 @@ func TestCheckNormalizedRefusesOtherSpellings(t *testing.T) {
 		if err := checkNormalized(u); err == nil {
 			t.Errorf("checkNormalized(%q) = nil, want an error", u)
 		}
+	}
+}
+
+// TestNormalizeErrorKinds: callers choose their advice by error kind.
+func TestNormalizeErrorKinds(t *testing.T) {
+	if _, err := Normalize("localhost:7870", ""); !errors.Is(err, ErrNoScheme) {
+		t.Errorf("no scheme: %v", err)
+	}
+	if _, err := Normalize("https://a.example", "a/b"); !errors.Is(err, ErrBadSlug) || errors.Is(err, ErrNoScheme) {
+		t.Errorf("bad slug: %v", err)
+	}
+	if _, err := Normalize("https://a.example", "ok"); err != nil {
+		t.Errorf("good slug: %v", err)
 	}
 }

@@ -163,11 +163,13 @@ func TestBadTokenAuthRequired(t *testing.T) {
 	p.call(t, 1, "initialize", initParams(false))
 	m := p.call(t, 2, "session/new", newSessionParams())
 	reason, _ := errData(m)["reason"].(string)
-	if errCode(m) != -32000 || !strings.Contains(reason, "HTTP 401") || !strings.Contains(reason, "shim login") || !strings.Contains(reason, f.url()) {
+	// `shim login` cannot override --token: the advice names the flag.
+	advice := "the token from --token was refused; fix it or remove it"
+	if errCode(m) != -32000 || !strings.Contains(reason, "HTTP 401") || !strings.Contains(reason, advice) || strings.Contains(reason, "run `shim login`") || !strings.Contains(reason, f.url()) {
 		t.Fatalf("session/new: %v", m)
 	}
 	m = p.call(t, 3, "session/list", map[string]any{"cwd": "/tmp"})
-	if reason, _ := errData(m)["reason"].(string); errCode(m) != -32000 || !strings.Contains(reason, "shim login") {
+	if reason, _ := errData(m)["reason"].(string); errCode(m) != -32000 || !strings.Contains(reason, advice) || strings.Contains(reason, "run `shim login`") {
 		t.Fatalf("session/list: %v", m)
 	}
 }

@@ -130,11 +130,11 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 		skipRest("plain http refused")
 		return
 	case a2a.IsUnauthorized(err):
-		t.row("agent card", vFail, fmt.Sprintf("the server refused the request (HTTP %d): run `shim login` to store a valid token", statusOf(err)))
+		t.row("agent card", vFail, fmt.Sprintf("the server refused the request (HTTP %d): %s", statusOf(err), refusedAdvice(src)))
 		skipRest("the card could not be read")
 		return
 	case err != nil:
-		t.row("agent card", vFail, fmt.Sprintf("%v: check --url (and --slug), or pass --endpoint to skip the card", err))
+		t.row("agent card", vFail, cardAdvice(err))
 		skipRest("the card could not be read")
 		return
 	}
@@ -163,6 +163,8 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 
 	perr := client.Probe(ctx)
 	switch {
+	case perr == nil && tok == "":
+		t.row("auth probe", vOK, "no token was sent, and the server answered GetTask on a task that cannot exist: this agent accepts calls without one")
 	case perr == nil:
 		t.row("auth probe", vOK, "the server answered GetTask on a task that cannot exist: the token works")
 	case a2a.IsUnauthorized(perr):
@@ -170,7 +172,7 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 		if tok == "" {
 			what = "the request (no token was sent)"
 		}
-		t.row("auth probe", vFail, fmt.Sprintf("the server refused %s (HTTP %d): run `shim login` to store a valid one", what, statusOf(perr)))
+		t.row("auth probe", vFail, fmt.Sprintf("the server refused %s (HTTP %d): %s", what, statusOf(perr), refusedAdvice(src)))
 	case errors.Is(perr, a2a.ErrInsecure):
 		t.row("auth probe", vFail, insecureAdvice(key))
 	default:
@@ -181,6 +183,32 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 		return
 	}
 	s.checkAPIs(ctx, t, client)
+}
+
+// cardAdvice says what a failed card fetch got and what to check, once,
+// chosen by the kind of error.
+func cardAdvice(err error) string {
+	var unreachable *a2a.UnreachableError
+	switch {
+	case errors.Is(err, a2a.ErrNoCard):
+		return fmt.Sprintf("%v: check --url (and --slug), or pass --endpoint to skip the card", err)
+	case errors.As(err, &unreachable):
+		return fmt.Sprintf("%v: is the agent running, and is --url right?", err)
+	}
+	return err.Error()
+}
+
+// refusedAdvice says what to do about a refused token, by where it came
+// from: a token given by flag or variable wins over the one `shim login`
+// stores, so logging in again cannot help.
+func refusedAdvice(src string) string {
+	switch src {
+	case credentials.SourceFlagToken, credentials.SourceFlagTokenFile, credentials.SourceEnvToken, credentials.SourceEnvTokenFile:
+		return fmt.Sprintf("the token from %s was refused; fix it or remove it (it wins over the token `shim login` stores)", src)
+	case "":
+		return "run `shim login` to store a token"
+	}
+	return "run `shim login` to store a valid one"
 }
 
 func insecureAdvice(key string) string {

@@ -104,7 +104,7 @@ func TestDoctor(t *testing.T) {
 		}
 		rows := doctorRows(t, r.stdout)
 		wantRow(t, rows, "agent card", "ok")
-		wantRow(t, rows, "auth probe", "FAIL the server refused the token (HTTP 401): run `shim login`")
+		wantRow(t, rows, "auth probe", "FAIL the server refused the token (HTTP 401): the token from --token was refused; fix it or remove it (it wins over the token `shim login` stores)")
 		for check, v := range rows {
 			if strings.HasPrefix(v, "FAIL") && check != "auth probe" {
 				t.Errorf("row %q also failed: %q", check, v)
@@ -126,8 +126,8 @@ func TestDoctor(t *testing.T) {
 		rows := doctorRows(t, r.stdout)
 		wantRow(t, rows, "agent card", "FAIL cannot reach")
 		wantRow(t, rows, "auth probe", "skip")
-		if !strings.Contains(rows["agent card"], "--endpoint") {
-			t.Errorf("the card row does not suggest --endpoint: %q", rows["agent card"])
+		if !strings.HasSuffix(rows["agent card"], ": is the agent running, and is --url right?") {
+			t.Errorf("the card row does not say what to check: %q", rows["agent card"])
 		}
 	})
 }

@@ -192,7 +192,9 @@ type fakeA2A struct {
 
 func newFakeA2A(t *testing.T, prefix, token string) *fakeA2A {
 	f := &fakeA2A{t: t, prefix: prefix, token: token, api: map[string]int{}}
-	f.srv = httptest.NewServer(f)
+	// Set f.srv before the server runs: ServeHTTP reads it.
+	f.srv = httptest.NewUnstartedServer(f)
+	f.srv.Start()
 	t.Cleanup(f.srv.Close)
 	return f
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -100,14 +101,16 @@ func newApp() *cli.App {
 			"Sign in once:      shim login --url https://your-agent   (prompts for the token; or pipe it in)\n" +
 			"Check the setup:   shim doctor                           (a table of checks; exit 1 on a failure)\n\n" +
 			"The token is taken from --token, --token-file, SHIM_TOKEN, SHIM_TOKEN_FILE, then the one\n" +
-			"`shim login` stored for the URL. Every flag can also be given after the command name.",
+			"`shim login` stored for the URL. Flags may also come after the command name: those the\n" +
+			"command uses (`shim <command> --help` lists them).",
 		Version:              versionString(),
 		HideVersion:          false,
 		Flags:                flags,
 		Action:               serveAction,
+		OnUsageError:         usageError,
 		EnableBashCompletion: false,
 		Commands: []*cli.Command{
-			{Name: "acp", Usage: "serve ACP on stdin/stdout (the same as no command)", Flags: flags, Action: serveAction},
+			{Name: "acp", Usage: "serve ACP on stdin/stdout (the same as no command)", Flags: commonFlags(), Action: serveAction, OnUsageError: usageError},
 			{Name: "login", Usage: "store a bearer token for an agent URL (prompts on a terminal; else reads the token from stdin)",
 				UsageText: "shim login [--url URL] [--slug SLUG] [--keyring auto|on|off]\n" +
 					"echo \"$TOKEN\" | shim login --url URL",
@@ -117,24 +120,60 @@ func newApp() *cli.App {
 					"reached gets the token stored anyway, with a warning. The token goes to the OS keyring\n" +
 					"(service \"shim\", account = the normalized URL), or to <config-dir>/credentials.json (mode 0600)\n" +
 					"with --keyring off or when no keyring answers. Editors then run `shim` with no --url.",
-				Flags: flags, Action: loginAction},
+				Flags: flagsNamed(loginFlags...), Action: loginAction, OnUsageError: usageError},
 			{Name: "logout", Usage: "forget the stored token for an agent URL",
 				UsageText:   "shim logout [--url URL] [--slug SLUG]",
 				Description: "Removes the token stored by `shim login` for URL (default: the URL of the last login) from\nthe OS keyring and from the credentials file.",
-				Flags:       flags, Action: logoutAction},
-			{Name: "threads", Usage: "list the local thread index (id, cwd, title, updated), newest first", Flags: flags, Action: threadsAction},
+				Flags:       flagsNamed(logoutFlags...), Action: logoutAction, OnUsageError: usageError},
+			{Name: "threads", Usage: "list the local thread index (id, cwd, title, updated), newest first",
+				Flags: flagsNamed(threadsFlags...), Action: threadsAction, OnUsageError: usageError},
 			{Name: "doctor", Usage: "check the agent card, dialect, endpoint, token, optional server APIs and state-dir permissions",
 				UsageText: "shim doctor [--url URL] [--slug SLUG] [--token-file FILE]",
 				Description: "Prints one row per check with its verdict: ok, absent (an optional server API the server\n" +
 					"does not offer; not a problem), warn, skip, or FAIL. Exits 1 when a check a session needs\n" +
 					"fails, and the FAIL row says what to do.",
-				Flags: flags, Action: doctorAction},
+				Flags: flagsNamed(doctorFlags...), Action: doctorAction, OnUsageError: usageError},
 			{Name: "version", Usage: "print the version, commit and Go version", Action: func(c *cli.Context) error {
 				fmt.Fprintln(c.App.Writer, versionString())
 				return nil
 			}},
 		},
 	}
+}
+
+// The flags each command reads (besides serving, which reads them all).
+var (
+	loginFlags   = []string{"url", "endpoint", "slug", "a2a-version", "allow-insecure-http", "keyring", "config-dir", "log-level"}
+	logoutFlags  = []string{"url", "slug", "keyring", "config-dir", "log-level"}
+	threadsFlags = []string{"url", "slug", "state-dir", "config-dir", "keyring", "log-level"}
+	doctorFlags  = []string{"url", "endpoint", "token", "token-file", "slug", "a2a-version", "allow-insecure-http",
+		"state-dir", "config-dir", "keyring", "log-level"}
+)
+
+// flagsNamed returns fresh definitions of the named flags, in the order of
+// commonFlags.
+func flagsNamed(names ...string) []cli.Flag {
+	var out []cli.Flag
+	for _, f := range commonFlags() {
+		if slices.Contains(names, f.Names()[0]) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// usageError is a bad command line in one line, with where to look,
+// instead of the whole help.
+func usageError(c *cli.Context, err error, isSubcommand bool) error {
+	help := "shim --help"
+	if c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name {
+		help = "shim " + c.Command.Name + " --help"
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		msg = "unknown flag --" + strings.TrimPrefix(name, "-")
+	}
+	return &exitError{code: 2, msg: fmt.Sprintf("%s (see `%s`)", msg, help)}
 }
 
 func commonFlags() []cli.Flag {
@@ -144,7 +183,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "token", Usage: "bearer `TOKEN` (env SHIM_TOKEN); discouraged: other local users can read it in the process list, so prefer `shim login` or --token-file"},
 		&cli.StringFlag{Name: "token-file", Usage: "`FILE` holding the bearer token, trimmed, ~ expanded (env SHIM_TOKEN_FILE)"},
 		&cli.StringFlag{Name: "slug", EnvVars: []string{"SHIM_SLUG"}, Usage: "reach fleet member `SLUG` through a hub: every path gets the prefix /agents/SLUG"},
-		&cli.StringSliceFlag{Name: "root", Usage: "local absolute root of project NAME, as `NAME=PATH` (~ expanded; repeatable; always wins)"},
+		&cli.StringSliceFlag{Name: "root", Usage: "local root of project NAME, as `NAME=PATH` (~ expanded, a relative PATH taken in the directory shim starts in; repeatable; always wins)"},
 		&cli.StringFlag{Name: "context-prefix", Usage: "`PREFIX` of minted context ids (default chat-<client>, e.g. chat-zed)"},
 		&cli.StringFlag{Name: "steer-grace", EnvVars: []string{"SHIM_STEER_GRACE"}, Value: "1.5s", Usage: "`DURATION` after a cancel in which a new prompt steers the running turn; 0 disables steering"},
 		&cli.BoolFlag{Name: "threads-only", Usage: "list and load only threads whose id has this shim's prefix"},

@@ -62,8 +62,15 @@ func startProc(t *testing.T, args ...string) *proc {
 // startCmd starts the binary with env and args, stdin and stdout piped.
 func startCmd(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
+	return startCmdIn(t, "", env, args...)
+}
+
+// startCmdIn is startCmd with the process started in dir.
+func startCmdIn(t *testing.T, dir string, env []string, args ...string) *proc {
+	t.Helper()
 	cmd := exec.Command(shimBin, args...)
 	cmd.Env = env
+	cmd.Dir = dir
 	p := &proc{cmd: cmd, stderr: &strings.Builder{}}
 	cmd.Stderr = lockedWriter{p}
 	var err error

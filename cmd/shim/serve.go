@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/credentials"
@@ -42,6 +43,7 @@ type settings struct {
 	mu          sync.Mutex
 	url         string // the agent URL in use: --url, else the last login's
 	key         string // its normalized form (with the slug): index and keyring key
+	source      string // where the token in use came from ("" for none)
 	warnedShort bool   // a token too short to redact well was warned about
 }
 
@@ -97,8 +99,11 @@ func loadSettings(c *cli.Context) (*settings, error) {
 // urlError explains a URL that cannot be used.
 func urlError(u string, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "credentials: ")
-	if strings.Contains(msg, "slug") {
+	switch {
+	case errors.Is(err, credentials.ErrBadSlug):
 		return fmt.Errorf("--slug: %s", msg)
+	case errors.Is(err, credentials.ErrNoScheme):
+		return fmt.Errorf("--url: %s", msg)
 	}
 	return fmt.Errorf("--url: %s (write it as https://host[:port][/path])", msg)
 }
@@ -188,6 +193,12 @@ func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2a.Client, e
 	if err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	s.source = src
+	if tok == "" {
+		s.source = ""
+	}
+	s.mu.Unlock()
 	if tok != "" {
 		s.log.Debug("bearer token found", "source", src, "url", key)
 	} else {
@@ -277,13 +288,10 @@ func serveAction(c *cli.Context) error {
 			s.trace = f
 		}
 	}
-	var overrides []roots.Root
-	for _, spec := range flagSlice(c, "root") {
-		r, err := roots.ParseOverride(spec)
-		if err != nil {
-			return fmt.Errorf("--root %q: %w", spec, err)
-		}
-		overrides = append(overrides, r)
+	wd, _ := os.Getwd()
+	overrides, err := rootOverrides(flagSlice(c, "root"), wd)
+	if err != nil {
+		return err
 	}
 	_, key := s.current()
 	opts := bridge.Options{
@@ -301,12 +309,51 @@ func serveAction(c *cli.Context) error {
 		Log:           s.log,
 		Connect:       func() (*a2a.Client, error) { return s.reload(c) },
 		Logout:        s.forget,
+		RefusedAdvice: func() string {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return refusedAdvice(s.source)
+		},
 	}
 	opts.RootOverrides, opts.Home = overrides, homeDir()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s.log.Debug("serving ACP on stdio", "url", key)
+	if term.IsTerminal(int(os.Stdin.Fd())) {
+		fmt.Fprint(c.App.ErrWriter, terminalNotice)
+	}
 	// ACP messages quote server errors and answers: a server that echoes
 	// the token must not get it onto stdout (editors log this stream).
 	return bridge.Serve(ctx, os.Stdin, newJSONRedactor(os.Stdout), opts)
 }
+
+// rootOverrides parses the --root flags. A relative PATH is taken in dir,
+// the working directory shim was started in: editors start it in the
+// project, so `--root app=.` names the project itself.
+func rootOverrides(specs []string, dir string) ([]roots.Root, error) {
+	var out []roots.Root
+	for _, spec := range specs {
+		given := spec
+		if name, path, ok := strings.Cut(spec, "="); ok && dir != "" {
+			path = strings.TrimSpace(path)
+			if path != "" && path != "~" && !strings.HasPrefix(path, "~/") && !strings.HasPrefix(path, `~\`) && !filepath.IsAbs(path) {
+				spec = name + "=" + filepath.Join(dir, path)
+			}
+		}
+		r, err := roots.ParseOverride(spec)
+		if err != nil {
+			return nil, fmt.Errorf("--root %q: %w", given, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// terminalNotice is said on stderr when stdin is a terminal: someone typed
+// `shim` by hand.
+const terminalNotice = `shim: this is an ACP agent: it speaks JSON-RPC on stdin/stdout and is started by an editor
+(Zed, JetBrains, Neovim, Emacs), which sends it the messages. Put "shim --url https://your-agent"
+in the editor's agent settings (shim --help, and the README's "Use it from Zed" and
+examples/editors/ for each editor); "shim doctor" checks a setup from here.
+Serving ACP on this terminal now; Ctrl-D ends.
+`

@@ -11,7 +11,8 @@
 //	question  the task parks in input-required with a question; the next
 //	          message on that task is the answer
 //	approve   the task parks on a hitl-v1 approval of a shell command
-//	slow      the answer streams slowly (for cancel tests)
+//	slow      the answer streams slowly (for cancel tests and Send Now; the
+//	          agent takes steers on /api/chat/sessions/{id}/steer)
 //	tool      the answer is preceded by a read_file tool call
 //	anything else: a short streamed answer that quotes the prompt
 package agent
@@ -83,6 +84,17 @@ func NewHandler(baseURL string, opts Options) http.Handler {
 		mux.Handle("/a2a", a2asrv.NewJSONRPCHandler(handler))
 		mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewStaticAgentCardHandler(card))
 	}
+	// A steering queue (the operator API shim posts Send Now's text to):
+	// the demo takes every steer, and shim runs what is still queued at
+	// the end of the turn as the next turn.
+	mux.HandleFunc("POST /api/chat/sessions/{id}/steer", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"ok": true}`)
+	})
+	mux.HandleFunc("DELETE /api/chat/sessions/{id}/steer/{steer}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"removed": true}`)
+	})
 	return mux
 }
 

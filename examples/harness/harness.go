@@ -27,6 +27,9 @@ type Options struct {
 	CWD string
 	// Prompts are sent one after another in one session.
 	Prompts []string
+	// Steps, when set, are run after Prompts: prompts that may fail and
+	// Send Now.
+	Steps []Step
 	// Approve answers permission requests with the first allow option
 	// (otherwise they are denied).
 	Approve bool
@@ -89,15 +92,65 @@ func Run(o Options) error {
 	if err := json.Unmarshal(res, &ns); err != nil || ns.SessionID == "" {
 		return fmt.Errorf("session/new gave no sessionId: %s", res)
 	}
+	steps := make([]Step, 0, len(o.Prompts)+len(o.Steps))
 	for _, p := range o.Prompts {
-		if _, err := c.call("session/prompt", map[string]any{
-			"sessionId": ns.SessionID,
-			"prompt":    []any{map[string]any{"type": "text", "text": p}},
-		}, o.Timeout); err != nil {
+		steps = append(steps, Step{Prompt: p})
+	}
+	for _, st := range append(steps, o.Steps...) {
+		if err := c.step(ns.SessionID, st, o.Timeout); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Step is one prompt of a session.
+type Step struct {
+	// Note, when set, is printed as a "#" line before the step.
+	Note   string
+	Prompt string
+	// MayFail: an error answer is shown, and the run goes on.
+	MayFail bool
+	// SendNow, when set, is sent the way Zed's Send Now does once the
+	// prompt's answer has started streaming: session/cancel, then this
+	// prompt at once (inside shim's grace window, it steers the turn).
+	SendNow string
+}
+
+func (c *conn) step(sessionID string, st Step, timeout time.Duration) error {
+	if st.Note != "" {
+		c.printf("\n# %s\n", st.Note)
+	}
+	prompt := func(text string) map[string]any {
+		return map[string]any{"sessionId": sessionID, "prompt": []any{map[string]any{"type": "text", "text": text}}}
+	}
+	if st.SendNow == "" {
+		_, err := c.call("session/prompt", prompt(st.Prompt), timeout)
+		if err != nil && st.MayFail {
+			return nil
+		}
+		return err
+	}
+	started := make(chan struct{})
+	c.mu.Lock()
+	c.onChunk = func() { close(started) }
+	c.mu.Unlock()
+	first := make(chan error, 1)
+	go func() { _, err := c.call("session/prompt", prompt(st.Prompt), timeout); first <- err }()
+	select {
+	case <-started:
+	case err := <-first:
+		return fmt.Errorf("the turn to interrupt ended before it streamed: %v", err)
+	case <-time.After(timeout):
+		return errors.New("the turn to interrupt never streamed")
+	}
+	c.printf("→ session/cancel (Send Now)\n")
+	c.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sessionID}})
+	_, err := c.call("session/prompt", prompt(st.SendNow), timeout)
+	if ferr := <-first; ferr != nil {
+		return ferr
+	}
+	return err
 }
 
 type message struct {
@@ -121,6 +174,8 @@ type conn struct {
 	mu      sync.Mutex
 	seq     int
 	waiters map[string]chan message
+	// onChunk, when set, runs once at the next agent_message_chunk.
+	onChunk func()
 }
 
 func (c *conn) printf(format string, args ...any) {
@@ -202,6 +257,15 @@ func (c *conn) printUpdate(params json.RawMessage) {
 	}
 	_ = json.Unmarshal(params, &p)
 	kind, _ := p.Update["sessionUpdate"].(string)
+	if kind == "agent_message_chunk" {
+		c.mu.Lock()
+		f := c.onChunk
+		c.onChunk = nil
+		c.mu.Unlock()
+		if f != nil {
+			defer f()
+		}
+	}
 	if content, ok := p.Update["content"].(map[string]any); ok && content["type"] == "text" {
 		c.printf("← %s %q\n", kind, content["text"])
 		return

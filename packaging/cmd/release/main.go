@@ -30,8 +30,8 @@ import (
 )
 
 type options struct {
-	version, commit, license, out, readme, platforms, gobin string
-	epoch                                                   int64
+	version, commit, license, licenseFile, out, readme, platforms, gobin string
+	epoch                                                                int64
 }
 
 func main() {
@@ -51,7 +51,8 @@ func run(args []string) error {
 	fs.StringVar(&o.version, "version", "", "release version x.y.z (required)")
 	fs.StringVar(&o.commit, "commit", "unknown", "commit stamped into the binaries")
 	fs.Int64Var(&o.epoch, "epoch", -1, "commit time, Unix seconds: the build date and archive mtimes (required for all)")
-	fs.StringVar(&o.license, "license", "proprietary", "SPDX license id for agent.json and package.json")
+	fs.StringVar(&o.license, "license", packaging.License, "SPDX license id for agent.json and package.json")
+	fs.StringVar(&o.licenseFile, "license-file", "LICENSE", "licence text packed beside the binary and into the npm packages (empty: none)")
 	fs.StringVar(&o.out, "out", "dist", "output directory")
 	fs.StringVar(&o.readme, "readme", "README.md", "file packed beside the binary (empty: none)")
 	fs.StringVar(&o.platforms, "platforms", "all", "all, host, or a list like linux/amd64,darwin/arm64")
@@ -117,12 +118,13 @@ func selectPlatforms(spec string) ([]packaging.Platform, error) {
 // buildArchives builds each platform's binary and packs it; SHA256SUMS lists
 // every archive in the output directory.
 func buildArchives(o options, platforms []packaging.Platform) error {
-	var readme []byte
-	if o.readme != "" {
-		var err error
-		if readme, err = os.ReadFile(o.readme); err != nil {
-			return err
-		}
+	readme, err := readOptional(o.readme)
+	if err != nil {
+		return err
+	}
+	license, err := readOptional(o.licenseFile)
+	if err != nil {
+		return err
 	}
 	tmp, err := os.MkdirTemp("", "shim-release-")
 	if err != nil {
@@ -147,7 +149,7 @@ func buildArchives(o options, platforms []packaging.Platform) error {
 			return err
 		}
 		var buf bytes.Buffer
-		if err := packaging.WriteArchive(&buf, packaging.ArchiveFiles(p, data, readme), o.epoch, p.GOOS == "windows"); err != nil {
+		if err := packaging.WriteArchive(&buf, packaging.ArchiveFiles(p, data, readme, license), o.epoch, p.GOOS == "windows"); err != nil {
 			return err
 		}
 		if err := packaging.WriteFile(filepath.Join(o.out, p.Archive(o.version)), buf.Bytes(), 0o644); err != nil {
@@ -214,6 +216,10 @@ func writeNPM(o options, platforms []packaging.Platform) error {
 			"    npx -y @shimdev/shim --url https://your-agent\n\n" +
 			"See " + packaging.Repository + " for the editor settings.\n")
 	}
+	license, err := readOptional(o.licenseFile)
+	if err != nil {
+		return err
+	}
 	launcher := filepath.Join(root, "shim")
 	pj, err := packaging.MarshalIndent(packaging.LauncherPackage(o.version, o.license))
 	if err != nil {
@@ -226,7 +232,11 @@ func writeNPM(o options, platforms []packaging.Platform) error {
 		"package.json": {pj, 0o644},
 		"bin/shim.js":  {packaging.Launcher(), 0o755},
 		"README.md":    {readme(packaging.NPMScope + "/shim"), 0o644},
+		"LICENSE":      {license, 0o644},
 	} {
+		if f.data == nil {
+			continue
+		}
 		if err := packaging.WriteFile(filepath.Join(launcher, name), f.data, f.mode); err != nil {
 			return err
 		}
@@ -247,10 +257,23 @@ func writeNPM(o options, platforms []packaging.Platform) error {
 		if err := packaging.WriteFile(filepath.Join(dir, "README.md"), readme(p.NPMName()), 0o644); err != nil {
 			return err
 		}
+		if license != nil {
+			if err := packaging.WriteFile(filepath.Join(dir, "LICENSE"), license, 0o644); err != nil {
+				return err
+			}
+		}
 		if err := packaging.WriteFile(filepath.Join(dir, "bin", p.Exe()), bin, 0o755); err != nil {
 			return err
 		}
 	}
 	fmt.Printf("wrote npm packages to %s (launcher + %d platform)\n", root, len(platforms))
 	return nil
+}
+
+// readOptional reads path; an empty path is no file (nil).
+func readOptional(path string) ([]byte, error) {
+	if path == "" {
+		return nil, nil
+	}
+	return os.ReadFile(path)
 }

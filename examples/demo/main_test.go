@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bufio"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestDemoTellsTheWholeStory runs `make demo`'s program against the built
+// shim: every part of the story shows, the failed turn does not fail the
+// run, and the transcript names no local directory.
+func TestDemoTellsTheWholeStory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds shim")
+	}
+	dir := t.TempDir()
+	shim, demo := filepath.Join(dir, "shim"), filepath.Join(dir, "demo")
+	for bin, pkg := range map[string]string{shim: "../../cmd/shim", demo: "."} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	// As `make demo` runs it: in the checkout, with a relative -shim.
+	cmd := exec.Command(demo, "-shim", "./shim")
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("demo: %v\n%s\n%s", err, out, stderr.String())
+	}
+	got := string(out)
+	for _, want := range []string{
+		`← agent_thought_chunk "Thinking about: Where is the request handler?"`,
+		`← agent_message_chunk "You asked: Where "`,
+		`"locations":[{"line":1,"path":"$PROJECT/README.md"}]`,
+		`← session/request_permission "Approve shell command?" → approve`,
+		`← agent_message_chunk "You answered: approved. "`,
+		`← agent_message_chunk "**Input needed:** Which branch?"`,
+		`← agent_message_chunk "You answered: main. "`,
+		"→ session/cancel (Send Now)",
+		`← session/prompt result {"stopReason":"cancelled"}`,
+		`← agent_thought_chunk "Thinking about: Also check the tests"`,
+		"← session/prompt error -32603: Demo Agent: The usage limit has been reached",
+		`"usage":{"totalTokens":1285`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the transcript lacks %q", want)
+		}
+	}
+	for _, local := range []string{os.TempDir(), dir} {
+		if strings.Contains(got, local) {
+			t.Errorf("the transcript names the local directory %s", local)
+		}
+	}
+	if !strings.Contains(stderr.String(), `level=WARN msg="request failed" method=session/prompt`) {
+		t.Errorf("shim's log does not say the turn failed:\n%s", stderr.String())
+	}
+
+	// make demo-agent: the agent alone, with what to paste and to run.
+	srv := exec.Command(demo, "-serve", "127.0.0.1:0")
+	pipe, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	sc := bufio.NewScanner(pipe)
+	var head []string
+	for sc.Scan() && !strings.HasPrefix(sc.Text(), "Prompts that show") {
+		head = append(head, sc.Text())
+	}
+	text := strings.Join(head, "\n")
+	m := regexp.MustCompile(`shim doctor --url (http://127\.0\.0\.1:\d+)`).FindStringSubmatch(text)
+	if m == nil || !strings.Contains(text, `"args": ["--url", "`+m[1]+`"]`) || !strings.Contains(text, `"type": "custom"`) {
+		t.Fatalf("demo -serve printed:\n%s", text)
+	}
+	resp, err := http.Get(m[1] + "/.well-known/agent-card.json")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the served agent's card: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}
