@@ -50,7 +50,9 @@ type turn struct {
 	// final is the outcome once the turn ended.
 	final *outcome
 
-	// Only the turn's own goroutine touches the fields below.
+	// Only the turn's own goroutine touches the fields below. texts and
+	// shownIDs are keyed by artifactKey: artifact ids are unique per task,
+	// and a new task of the same turn (a re-run steer) starts afresh.
 	texts        map[string]*shownText
 	shownIDs     map[string]bool
 	statusText   *shownText
@@ -671,10 +673,11 @@ func (t *turn) artifact(a *a2a.Artifact, appendMode bool) {
 	if len(textParts) == 0 {
 		return
 	}
-	st := t.texts[a.ID]
+	key := t.artifactKey(a.ID)
+	st := t.texts[key]
 	if st == nil {
 		st = newShownText()
-		t.texts[a.ID] = st
+		t.texts[key] = st
 	}
 	joined := strings.Join(textParts, "")
 	var show string
@@ -686,14 +689,17 @@ func (t *turn) artifact(a *a2a.Artifact, appendMode bool) {
 	t.showArtifactText(a.ID, show)
 }
 
+// artifactKey names an artifact of the turn's current task.
+func (t *turn) artifactKey(id string) string { return t.task() + "\x00" + id }
+
 // showArtifactText shows new text of an artifact; the first text of a
 // second artifact is preceded by a blank line.
 func (t *turn) showArtifactText(id, s string) {
 	if s == "" {
 		return
 	}
-	if !t.shownIDs[id] {
-		t.shownIDs[id] = true
+	if key := t.artifactKey(id); !t.shownIDs[key] {
+		t.shownIDs[key] = true
 		if t.anyText {
 			s = "\n\n" + s
 		}
