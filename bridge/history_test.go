@@ -310,7 +310,8 @@ const preambleFor = "[Context: the user is talking to you from Zed opened on you
 // TestListOperator: session/list from the operator API: cwd filtering
 // (rows with no recorded cwd listed under the asked one), titles from the
 // server, the index, or the first user message fetched from /turns and
-// written back; updatedAt in RFC 3339 with a zone; --threads-only.
+// written back; updatedAt in RFC 3339 with a zone, keeping the server's
+// precision (microseconds, milliseconds, none); --threads-only.
 func TestListOperator(t *testing.T) {
 	for _, only := range []bool{false, true} {
 		t.Run(map[bool]string{false: "all", true: "threads-only"}[only], func(t *testing.T) {
@@ -318,8 +319,8 @@ func TestListOperator(t *testing.T) {
 			api.sessions = []map[string]any{
 				{"session_id": "chat-zed-1-aaa", "last_updated": "2026-09-24T10:22:10.986764", "turn_count": 3},
 				{"session_id": "chat-zed-2-bbb", "last_updated": "2026-09-24T10:00:00", "turn_count": 1},
-				{"session_id": "chat-zed-3-ccc", "last_updated": "2026-09-24T09:30:00", "turn_count": 1},
-				{"session_id": "chat-9-x", "title": "Server title", "last_updated": "2026-09-24T09:00:00+02:00", "turn_count": 3},
+				{"session_id": "chat-zed-3-ccc", "last_updated": "2026-09-24T09:30:00.120", "turn_count": 1},
+				{"session_id": "chat-9-x", "title": "Server title", "last_updated": "2026-09-24T09:00:00.500+02:00", "turn_count": 3},
 				{"session_id": "chat-zed-4-ddd", "last_updated": "2026-09-23T08:00:00", "turn_count": 1},
 			}
 			api.setTurns("chat-zed-3-ccc", opTurn("t0", "TASK_STATE_COMPLETED", "ok", nil, "ok",
@@ -336,9 +337,9 @@ func TestListOperator(t *testing.T) {
 			s.init(t)
 			got := listSessions(t, s, "/work/p")
 			want := []map[string]any{
-				{"sessionId": "chat-zed-1-aaa", "cwd": "/work/p", "title": "Index title", "updatedAt": "2026-09-24T10:22:10Z"},
-				{"sessionId": "chat-zed-3-ccc", "cwd": "/work/p", "title": "Read the README", "updatedAt": "2026-09-24T09:30:00Z"},
-				{"sessionId": "chat-9-x", "cwd": "/work/p", "title": "Server title", "updatedAt": "2026-09-24T07:00:00Z"},
+				{"sessionId": "chat-zed-1-aaa", "cwd": "/work/p", "title": "Index title", "updatedAt": "2026-09-24T10:22:10.986764Z"},
+				{"sessionId": "chat-zed-3-ccc", "cwd": "/work/p", "title": "Read the README", "updatedAt": "2026-09-24T09:30:00.120Z"},
+				{"sessionId": "chat-9-x", "cwd": "/work/p", "title": "Server title", "updatedAt": "2026-09-24T07:00:00.500Z"},
 				{"sessionId": "chat-zed-4-ddd", "cwd": "/work/p", "title": "Fix the bug", "updatedAt": "2026-09-23T08:00:00Z"},
 			}
 			if only {
