@@ -210,6 +210,7 @@ func (t *turn) run(title string) {
 		e.UpdatedAt = now
 	})
 	out := t.drive()
+	t.tools.settle(cardStatus(out))
 	t.usageUpdate()
 	t.finish(out)
 }
@@ -221,6 +222,26 @@ func (t *turn) emit(update any) {
 	if t.win.Route(bufferItem(update)) {
 		t.srv.notify(t.sess.id, update)
 	}
+}
+
+// emitSettled is emit for the update that settles an open card: a turn
+// given up after its grace window still ends its cards in the editor
+// (unless the session was closed).
+func (t *turn) emitSettled(update any) {
+	registered := t.srv.session(t.sess.id) == t.sess
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.win.Route(bufferItem(update)) || (registered && t.win.State() == steer.Orphaned) {
+		t.srv.notify(t.sess.id, update)
+	}
+}
+
+// cardStatus is the status the cards still open at the turn's end get.
+func cardStatus(out outcome) string {
+	if out.err == nil && out.stop == stopEndTurn {
+		return "completed"
+	}
+	return "failed"
 }
 
 // usageUpdate reports the context use when the window is known.
