@@ -526,6 +526,11 @@ func (t *turn) consume(stream *a2a.Stream) (outcome, consumeResult, error) {
 			t.srv.log.Debug("ignoring a frame of another context", "context", ev.ContextID)
 			continue
 		}
+		if known := t.task(); known != "" && ev.TaskID != "" && ev.TaskID != known {
+			// Another client's turn on the same thread.
+			t.srv.log.Debug("ignoring a frame of another task", "task", ev.TaskID, "turn task", known)
+			continue
+		}
 		if out, done := t.handle(ev); done {
 			return out, consumedEnd, nil
 		}
