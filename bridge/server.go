@@ -227,6 +227,8 @@ func (s *Server) handleSession(req *jsonrpc2.Request, p sessionParams) {
 		s.prompt(req)
 	case mSessionCancel:
 		s.cancel(p.SessionID)
+		// A notification; sent by mistake as a request, it gets null.
+		s.reply(req, nil, nil)
 	case mSessionLoad, mSessionResume:
 		res, err := s.loadSession(req, p, req.Method == mSessionLoad)
 		s.reply(req, res, err)

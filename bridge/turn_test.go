@@ -362,6 +362,39 @@ func TestCancel(t *testing.T) {
 	}
 }
 
+// TestCancelAsRequest: session/cancel sent by mistake as a request (with
+// an id) still cancels the turn, and gets a null result.
+func TestCancelAsRequest(t *testing.T) {
+	f := newFake(t)
+	release := make(chan struct{})
+	defer close(release)
+	f.stream = func(w *sseWriter, c rpcCall) {
+		w.task("t1", "TASK_STATE_SUBMITTED")
+		w.artifact("t1", "a1", "Working on it", false)
+		select {
+		case <-release:
+		case <-time.After(20 * time.Second):
+		}
+	}
+	s := startShim(t, f.url, nil, nil)
+	s.init(t)
+	id := s.newSession(t, "/tmp")
+	ch, _ := s.Start("session/prompt", promptArgs(id, "hi"))
+	waitText(t, s, "Working on it")
+	cancel, _ := s.Start("session/cancel", map[string]any{"sessionId": id})
+	if got := stopReason(t, s.Wait(ch, "the cancelled prompt")); got != "cancelled" {
+		t.Fatalf("stop %q", got)
+	}
+	res := s.Wait(cancel, "session/cancel sent as a request")
+	if res.Error != nil || string(res.Result) != "null" {
+		t.Errorf("session/cancel answered %s", res.Raw)
+	}
+	// Unknown sessions too: a request always gets its answer.
+	if res := s.Call("session/cancel", map[string]any{"sessionId": "nope"}); res.Error != nil || string(res.Result) != "null" {
+		t.Errorf("session/cancel of an unknown session answered %s", res.Raw)
+	}
+}
+
 func lastRaw(ms []acptest.Message) []byte {
 	if len(ms) == 0 {
 		return nil
