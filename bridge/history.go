@@ -79,6 +79,9 @@ func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
 	if req.Params != nil {
 		_ = json.Unmarshal(*req.Params, &p)
 	}
+	if err := checkCWD(mSessionList, p.CWD, false); err != nil {
+		return nil, err
+	}
 	c, err := s.remote()
 	if err != nil {
 		return nil, err
@@ -233,6 +236,9 @@ func (s *Server) prefixOrDefault() string {
 func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool) (any, error) {
 	if p.SessionID == "" {
 		return nil, rpcError(codeInvalidParams, "Invalid params: "+req.Method+" needs {sessionId, cwd}", nil)
+	}
+	if err := checkCWD(req.Method, p.CWD, false); err != nil {
+		return nil, err
 	}
 	c, err := s.ensureAuth(s.ctx)
 	if err != nil {

@@ -1076,3 +1076,38 @@ func TestRealServerLoad(t *testing.T) {
 		})
 	}
 }
+
+// TestRelativeCWD: a cwd that is not absolute is invalid params, in
+// session/new (where it is required) and in load, resume and list where
+// one is given; nothing reaches the server for it.
+func TestRelativeCWD(t *testing.T) {
+	f := newFake(t)
+	answering(f, "ok")
+	s := startShim(t, f.url, nil, nil)
+	s.init(t)
+	for _, c := range []struct {
+		method string
+		params map[string]any
+	}{
+		{"session/new", map[string]any{"cwd": "work/p", "mcpServers": []any{}}},
+		{"session/new", map[string]any{"cwd": "./p", "mcpServers": []any{}}},
+		{"session/new", map[string]any{"cwd": "", "mcpServers": []any{}}},
+		{"session/load", loadArgs("chat-zed-1-aaa", "p")},
+		{"session/resume", loadArgs("chat-zed-1-aaa", "../p")},
+		{"session/list", map[string]any{"cwd": "p"}},
+	} {
+		m := s.Call(c.method, c.params)
+		if m.Error == nil || m.Error.Code != -32602 {
+			t.Errorf("%s %v: %s", c.method, c.params, m.Raw)
+		}
+	}
+	if n := len(f.callsOf("GetTask")); n != 0 {
+		t.Errorf("%d GetTask calls for invalid params", n)
+	}
+	if m := s.Call("session/list", map[string]any{}); m.Error != nil {
+		t.Errorf("session/list with no cwd: %v", m.Error)
+	}
+	if id := s.newSession(t, "/work/p"); id == "" {
+		t.Error("an absolute cwd was refused")
+	}
+}
