@@ -350,11 +350,18 @@ func TestSteerApprovalInWindow(t *testing.T) {
 	waitText(t, s, "Working.")
 	cancelPrompt(t, s, id, first)
 	close(detached)
-	// The park arrives while detached: nobody may be asked yet. Give it
-	// ample time to (wrongly) ask.
-	time.Sleep(300 * time.Millisecond)
+	// The park arrives while detached: nobody may be asked yet. Wait until
+	// shim says the approval waits for an adopting prompt (or, wrongly,
+	// asked already).
+	deadline := time.Now().Add(20 * time.Second)
+	for !s.logged("the approval waits for a prompt to adopt the turn") && perms.count() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if perms.count() != 0 {
 		t.Fatalf("asked while detached")
+	}
+	if !s.logged("the approval waits for a prompt to adopt the turn") {
+		t.Fatalf("the park was never read while detached")
 	}
 	second, _ := s.Start("session/prompt", promptArgs(id, "and run make"))
 	if got := stopReason(t, s.Wait(second, "second")); got != "end_turn" {
