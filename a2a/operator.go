@@ -177,10 +177,13 @@ func orderedRoots(raw json.RawMessage) []ProjectRoot {
 
 // SessionRow is one thread the server lists.
 type SessionRow struct {
-	ID        string
-	Title     string
-	Updated   time.Time
-	TurnCount int
+	ID      string
+	Title   string
+	Updated time.Time
+	// UpdatedDigits is how many fractional-second digits the server gave
+	// (its precision, kept when the time is shown).
+	UpdatedDigits int
+	TurnCount     int
 }
 
 // Sessions lists the server's chat sessions, newest first.
@@ -202,7 +205,8 @@ func (o *Operator) Sessions(ctx context.Context) ([]SessionRow, error) {
 	}
 	out := make([]SessionRow, 0, len(r.Sessions))
 	for _, s := range r.Sessions {
-		out = append(out, SessionRow{ID: s.ID, Title: s.Title, Updated: ParseTime(s.LastUpdated), TurnCount: int(s.TurnCount)})
+		out = append(out, SessionRow{ID: s.ID, Title: s.Title, Updated: ParseTime(s.LastUpdated),
+			UpdatedDigits: FracDigits(s.LastUpdated), TurnCount: int(s.TurnCount)})
 	}
 	return out, nil
 }
@@ -219,6 +223,23 @@ func ParseTime(s string) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// FracDigits is the number of fractional-second digits of a timestamp
+// ParseTime reads (0 when it has none).
+func FracDigits(s string) int {
+	const secs = len("2006-01-02T15:04:05")
+	if len(s) <= secs || s[secs] != '.' {
+		return 0
+	}
+	n := 0
+	for _, c := range s[secs+1:] {
+		if c < '0' || c > '9' {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // SessionSummary is the busy signal of one session.

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/internal/acptest"
@@ -64,15 +63,41 @@ func authMethods(t *testing.T, s *testShim, caps map[string]any) []map[string]an
 	return r.AuthMethods
 }
 
+// eventLog is an ordered record of what the test and shim did.
+type eventLog struct {
+	mu sync.Mutex
+	ev []string
+}
+
+func (l *eventLog) add(e string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ev = append(l.ev, e)
+}
+
+func (l *eventLog) events() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.ev...)
+}
+
+// loggingTransport records each request that reaches the network.
+type loggingTransport struct{ log *eventLog }
+
+func (l loggingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	l.log.add("network " + r.URL.Path)
+	return nil, errors.New("no network in this test")
+}
+
 // initialize's auth methods (SPEC §4.1), validated against the ACP schema
-// by the test client, and no Connect or network call from initialize.
+// by the test client, and no Connect or network call from initialize:
+// the first connect and the first request come after the session/new that
+// follows (requests are read in order), so the test sees them happen.
 func TestInitializeAuthMethods(t *testing.T) {
-	var connects atomic.Int64
-	tr := &countingTransport{}
+	log := &eventLog{}
 	s := startShim(t, "https://agent.example", func(o *Options, c *a2a.Config) {
-		c.Transport = tr
-		connect := o.Connect
-		o.Connect = func() (*a2a.Client, error) { connects.Add(1); return connect() }
+		c.Transport = loggingTransport{log}
+		o.Connect = func() (*a2a.Client, error) { log.add("connect"); return a2a.New(*c) }
 	}, nil)
 	legacy := authMethods(t, s, map[string]any{})
 	if len(legacy) != 2 || legacy[0]["id"] != "shim-credentials" || legacy[0]["type"] != nil {
@@ -88,9 +113,13 @@ func TestInitializeAuthMethods(t *testing.T) {
 	if len(term) != 2 || term[1]["type"] != "terminal" || term[1]["id"] != "shim-login" || term[1]["_meta"] != nil {
 		t.Fatalf("terminal shim-login %v", term)
 	}
-	time.Sleep(100 * time.Millisecond)
-	if connects.Load() != 0 || tr.n.Load() != 0 {
-		t.Fatalf("initialize connected (%d) or reached the network (%d)", connects.Load(), tr.n.Load())
+	log.add("session/new sent")
+	if m := s.Call("session/new", map[string]any{"cwd": "/tmp", "mcpServers": []any{}}); m.Error == nil {
+		t.Fatalf("session/new reached a network that does not exist: %s", m.Raw)
+	}
+	ev := log.events()
+	if len(ev) < 3 || ev[0] != "session/new sent" || ev[1] != "connect" || !strings.HasPrefix(ev[2], "network ") {
+		t.Fatalf("initialize connected or reached the network: %q", ev)
 	}
 }
 

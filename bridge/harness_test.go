@@ -41,8 +41,16 @@ type testShim struct {
 	stdin io.WriteCloser
 	done  chan struct{}
 	logs  *strings.Builder
+	sink  logSink
 	srv   chan *Server
 	delay *atomic.Int64
+}
+
+// logged reports whether shim's log has a line containing text so far.
+func (s *testShim) logged(text string) bool {
+	s.sink.mu <- struct{}{}
+	defer func() { <-s.sink.mu }()
+	return strings.Contains(s.sink.buf.String(), text)
 }
 
 // server returns the in-process server.
@@ -90,7 +98,8 @@ func startShim(t *testing.T, url string, mod func(*Options, *a2a.Config), h acpt
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	buf := &strings.Builder{}
-	log := slog.New(slog.NewTextHandler(logSink{mu: make(chan struct{}, 1), buf: buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	sink := logSink{mu: make(chan struct{}, 1), buf: buf}
+	log := slog.New(slog.NewTextHandler(sink, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg := a2a.Config{URL: url, Stall: 10 * time.Second, RetryWait: 10 * time.Millisecond, Log: log}
 	home, _ := os.UserHomeDir()
 	opts := Options{Version: "test", Executable: "/usr/local/bin/shim", Log: log, Home: home}
@@ -100,7 +109,7 @@ func startShim(t *testing.T, url string, mod func(*Options, *a2a.Config), h acpt
 	if opts.Connect == nil && url != "" {
 		opts.Connect = func() (*a2a.Client, error) { return a2a.New(cfg) }
 	}
-	s := &testShim{stdin: inW, done: make(chan struct{}), logs: buf, srv: make(chan *Server, 1), delay: &atomic.Int64{}}
+	s := &testShim{stdin: inW, done: make(chan struct{}), logs: buf, sink: sink, srv: make(chan *Server, 1), delay: &atomic.Int64{}}
 	go func() {
 		defer close(s.done)
 		_ = serve(context.Background(), inR, outW, opts, func(srv *Server) { s.srv <- srv })

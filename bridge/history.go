@@ -70,6 +70,7 @@ type listRow struct {
 	cwd     string
 	title   string
 	updated time.Time
+	digits  int // fractional-second digits of updated to show
 	taskIDs []string
 	fetched bool // the title was fetched and must be written back
 }
@@ -78,6 +79,9 @@ func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
 	var p listParams
 	if req.Params != nil {
 		_ = json.Unmarshal(*req.Params, &p)
+	}
+	if err := checkCWD(mSessionList, p.CWD, false); err != nil {
+		return nil, err
 	}
 	c, err := s.remote()
 	if err != nil {
@@ -105,7 +109,7 @@ func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
 			if title == "" {
 				title = it.Title
 			}
-			rows = append(rows, &listRow{id: r.ID, cwd: it.CWD, title: title, updated: r.Updated, taskIDs: it.TaskIDs})
+			rows = append(rows, &listRow{id: r.ID, cwd: it.CWD, title: title, updated: r.Updated, digits: r.UpdatedDigits, taskIDs: it.TaskIDs})
 		}
 	case a2a.IsUnauthorized(err):
 		return nil, s.callError(err, "")
@@ -136,11 +140,21 @@ func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
 	for _, r := range kept {
 		info := sessionInfo{SessionID: r.id, CWD: r.cwd, Title: r.title}
 		if !r.updated.IsZero() {
-			info.UpdatedAt = r.updated.UTC().Format(time.RFC3339)
+			info.UpdatedAt = rfc3339(r.updated, r.digits)
 		}
 		out = append(out, info)
 	}
 	return listResult{Sessions: out}, nil
+}
+
+// rfc3339 formats t in UTC with a zone and digits fractional-second
+// digits (the precision the server gave; at most nanoseconds).
+func rfc3339(t time.Time, digits int) string {
+	layout := "2006-01-02T15:04:05"
+	if digits > 0 {
+		layout += "." + strings.Repeat("0", min(digits, 9))
+	}
+	return t.UTC().Format(layout + "Z07:00")
 }
 
 // fillTitles fetches the first user message of the rows with no title, a
@@ -223,6 +237,9 @@ func (s *Server) prefixOrDefault() string {
 func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool) (any, error) {
 	if p.SessionID == "" {
 		return nil, rpcError(codeInvalidParams, "Invalid params: "+req.Method+" needs {sessionId, cwd}", nil)
+	}
+	if err := checkCWD(req.Method, p.CWD, false); err != nil {
+		return nil, err
 	}
 	c, err := s.ensureAuth(s.ctx)
 	if err != nil {

@@ -310,7 +310,8 @@ const preambleFor = "[Context: the user is talking to you from Zed opened on you
 // TestListOperator: session/list from the operator API: cwd filtering
 // (rows with no recorded cwd listed under the asked one), titles from the
 // server, the index, or the first user message fetched from /turns and
-// written back; updatedAt in RFC 3339 with a zone; --threads-only.
+// written back; updatedAt in RFC 3339 with a zone, keeping the server's
+// precision (microseconds, milliseconds, none); --threads-only.
 func TestListOperator(t *testing.T) {
 	for _, only := range []bool{false, true} {
 		t.Run(map[bool]string{false: "all", true: "threads-only"}[only], func(t *testing.T) {
@@ -318,8 +319,8 @@ func TestListOperator(t *testing.T) {
 			api.sessions = []map[string]any{
 				{"session_id": "chat-zed-1-aaa", "last_updated": "2026-09-24T10:22:10.986764", "turn_count": 3},
 				{"session_id": "chat-zed-2-bbb", "last_updated": "2026-09-24T10:00:00", "turn_count": 1},
-				{"session_id": "chat-zed-3-ccc", "last_updated": "2026-09-24T09:30:00", "turn_count": 1},
-				{"session_id": "chat-9-x", "title": "Server title", "last_updated": "2026-09-24T09:00:00+02:00", "turn_count": 3},
+				{"session_id": "chat-zed-3-ccc", "last_updated": "2026-09-24T09:30:00.120", "turn_count": 1},
+				{"session_id": "chat-9-x", "title": "Server title", "last_updated": "2026-09-24T09:00:00.500+02:00", "turn_count": 3},
 				{"session_id": "chat-zed-4-ddd", "last_updated": "2026-09-23T08:00:00", "turn_count": 1},
 			}
 			api.setTurns("chat-zed-3-ccc", opTurn("t0", "TASK_STATE_COMPLETED", "ok", nil, "ok",
@@ -336,9 +337,9 @@ func TestListOperator(t *testing.T) {
 			s.init(t)
 			got := listSessions(t, s, "/work/p")
 			want := []map[string]any{
-				{"sessionId": "chat-zed-1-aaa", "cwd": "/work/p", "title": "Index title", "updatedAt": "2026-09-24T10:22:10Z"},
-				{"sessionId": "chat-zed-3-ccc", "cwd": "/work/p", "title": "Read the README", "updatedAt": "2026-09-24T09:30:00Z"},
-				{"sessionId": "chat-9-x", "cwd": "/work/p", "title": "Server title", "updatedAt": "2026-09-24T07:00:00Z"},
+				{"sessionId": "chat-zed-1-aaa", "cwd": "/work/p", "title": "Index title", "updatedAt": "2026-09-24T10:22:10.986764Z"},
+				{"sessionId": "chat-zed-3-ccc", "cwd": "/work/p", "title": "Read the README", "updatedAt": "2026-09-24T09:30:00.120Z"},
+				{"sessionId": "chat-9-x", "cwd": "/work/p", "title": "Server title", "updatedAt": "2026-09-24T07:00:00.500Z"},
 				{"sessionId": "chat-zed-4-ddd", "cwd": "/work/p", "title": "Fix the bug", "updatedAt": "2026-09-23T08:00:00Z"},
 			}
 			if only {
@@ -1073,5 +1074,40 @@ func TestRealServerLoad(t *testing.T) {
 				t.Errorf("the prompt after load did not continue the thread: %+v", e)
 			}
 		})
+	}
+}
+
+// TestRelativeCWD: a cwd that is not absolute is invalid params, in
+// session/new (where it is required) and in load, resume and list where
+// one is given; nothing reaches the server for it.
+func TestRelativeCWD(t *testing.T) {
+	f := newFake(t)
+	answering(f, "ok")
+	s := startShim(t, f.url, nil, nil)
+	s.init(t)
+	for _, c := range []struct {
+		method string
+		params map[string]any
+	}{
+		{"session/new", map[string]any{"cwd": "work/p", "mcpServers": []any{}}},
+		{"session/new", map[string]any{"cwd": "./p", "mcpServers": []any{}}},
+		{"session/new", map[string]any{"cwd": "", "mcpServers": []any{}}},
+		{"session/load", loadArgs("chat-zed-1-aaa", "p")},
+		{"session/resume", loadArgs("chat-zed-1-aaa", "../p")},
+		{"session/list", map[string]any{"cwd": "p"}},
+	} {
+		m := s.Call(c.method, c.params)
+		if m.Error == nil || m.Error.Code != -32602 {
+			t.Errorf("%s %v: %s", c.method, c.params, m.Raw)
+		}
+	}
+	if n := len(f.callsOf("GetTask")); n != 0 {
+		t.Errorf("%d GetTask calls for invalid params", n)
+	}
+	if m := s.Call("session/list", map[string]any{}); m.Error != nil {
+		t.Errorf("session/list with no cwd: %v", m.Error)
+	}
+	if id := s.newSession(t, "/work/p"); id == "" {
+		t.Error("an absolute cwd was refused")
 	}
 }

@@ -193,6 +193,9 @@ func (t *turn) askPermission(cardID, title string, rawIn any, offerSession bool)
 // it (an approval that parks inside the grace window is asked of the
 // adopting prompt); false when nobody will.
 func (t *turn) waitForPrompt() bool {
+	if st := t.win.State(); st == steer.Detached || st == steer.Adopting {
+		t.srv.log.Debug("the approval waits for a prompt to adopt the turn", "session", t.sess.id, "window", st)
+	}
 	return t.win.Wait(t.ctx.Done()) == steer.Attached && !t.isCancelled()
 }
 

@@ -10,6 +10,8 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -232,6 +234,8 @@ func (s *Server) handleSession(req *jsonrpc2.Request, p sessionParams) {
 		s.prompt(req)
 	case mSessionCancel:
 		s.cancel(p.SessionID)
+		// A notification; sent by mistake as a request, it gets null.
+		s.reply(req, nil, nil)
 	case mSessionLoad, mSessionResume:
 		res, err := s.loadSession(req, p, req.Method == mSessionLoad)
 		s.reply(req, res, err)
@@ -366,6 +370,9 @@ func (s *Server) newSession(req *jsonrpc2.Request) (result any, err error, after
 	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
 		return nil, rpcError(codeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}", nil), nil
 	}
+	if err := checkCWD(mSessionNew, p.CWD, true); err != nil {
+		return nil, err, nil
+	}
 	c, err := s.ensureAuth(s.ctx)
 	if err != nil {
 		return nil, err, nil
@@ -390,6 +397,15 @@ func (s *Server) newSession(req *jsonrpc2.Request) (result any, err error, after
 		e.UpdatedAt = time.Now()
 	})
 	return newSessionResult{SessionID: id}, nil, nil
+}
+
+// checkCWD refuses a cwd that is not absolute (an empty one only when the
+// method requires a cwd).
+func checkCWD(method, cwd string, required bool) error {
+	if (cwd == "" && !required) || filepath.IsAbs(cwd) {
+		return nil
+	}
+	return rpcError(codeInvalidParams, "Invalid params: "+method+" needs an absolute cwd, got "+strconv.Quote(cwd), nil)
 }
 
 // serverKey is the normalized URL the thread index keys this agent by.

@@ -350,11 +350,18 @@ func TestSteerApprovalInWindow(t *testing.T) {
 	waitText(t, s, "Working.")
 	cancelPrompt(t, s, id, first)
 	close(detached)
-	// The park arrives while detached: nobody may be asked yet. Give it
-	// ample time to (wrongly) ask.
-	time.Sleep(300 * time.Millisecond)
+	// The park arrives while detached: nobody may be asked yet. Wait until
+	// shim says the approval waits for an adopting prompt (or, wrongly,
+	// asked already).
+	deadline := time.Now().Add(20 * time.Second)
+	for !s.logged("the approval waits for a prompt to adopt the turn") && perms.count() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if perms.count() != 0 {
 		t.Fatalf("asked while detached")
+	}
+	if !s.logged("the approval waits for a prompt to adopt the turn") {
+		t.Fatalf("the park was never read while detached")
 	}
 	second, _ := s.Start("session/prompt", promptArgs(id, "and run make"))
 	if got := stopReason(t, s.Wait(second, "second")); got != "end_turn" {
@@ -441,5 +448,43 @@ func waitCalls(t *testing.T, f *fakeAgent, method string, n int) {
 	deadline := time.Now().Add(20 * time.Second)
 	for len(f.callsOf(method)) < n && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestSteerRerunSameArtifactID: a steer still pending at turn end runs as
+// a new task in the same turn; its answer is shown even when it reuses the
+// first task's artifact id (what was shown is per task).
+func TestSteerRerunSameArtifactID(t *testing.T) {
+	f := newFake(t)
+	api := newSteerAPI()
+	api.removed = true
+	f.operator = api
+	f.stream = func(w *sseWriter, c rpcCall) {
+		if c.text() == "look at B instead" {
+			w.task("t2", "TASK_STATE_SUBMITTED")
+			w.artifact("t2", "answer", "B", false)
+			w.artifact("t2", "answer", "B answer.", false)
+			w.status("t2", "TASK_STATE_COMPLETED", nil)
+			return
+		}
+		w.task("t1", "TASK_STATE_SUBMITTED")
+		w.artifact("t1", "answer", "A answer, longer than B's.", false)
+		select {
+		case <-api.posts:
+		case <-time.After(20 * time.Second):
+		}
+		w.status("t1", "TASK_STATE_COMPLETED", nil)
+	}
+	s := startShim(t, f.url, withGrace(10*time.Second), nil)
+	s.init(t)
+	id := s.newSession(t, "/tmp")
+	first, _ := s.Start("session/prompt", promptArgs(id, "look at A"))
+	waitText(t, s, "A answer")
+	second := sendNow(t, s, id, first, "look at B instead")
+	if got := stopReason(t, s.Wait(second, "the steering prompt")); got != "end_turn" {
+		t.Fatalf("stop %q", got)
+	}
+	if got, want := answer(s.Updates(id), "agent_message_chunk"), "A answer, longer than B's.\n\nB answer."; got != want {
+		t.Errorf("text %q, want %q", got, want)
 	}
 }

@@ -105,6 +105,19 @@ func (c *toolCards) end(tc a2a.ToolCall, card *toolCard) {
 	c.t.emit(u)
 }
 
+// settle ends every card still open as the turn ends (no card outlives its
+// turn): status is completed for a turn that ends end_turn, else failed.
+func (c *toolCards) settle(status string) {
+	for _, id := range c.order {
+		card := c.open[id]
+		if card.ended {
+			continue
+		}
+		card.ended = true
+		c.t.emitSettled(toolCallUpdate{SessionUpdate: uToolUpdate, ToolCallID: id, Status: status})
+	}
+}
+
 func (c *toolCards) title(card *toolCard) string { return cardTitle(card.name, card.parent, card.args) }
 
 // cardTitle is the title of a tool card, live or replayed.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/examples/agent"
@@ -98,7 +99,8 @@ func TestToolCards(t *testing.T) {
 		toolFrame(w, map[string]any{"toolCallId": "c6", "name": "edit_file", "phase": "started",
 			"args": `{"project": "p", "path": "b.txt", "old_string": "one", "new_string": "two"}`})
 		toolFrame(w, map[string]any{"toolCallId": "c6", "name": "edit_file", "phase": "completed", "result": "ok"})
-		// A path that leaves the root gets no location.
+		// A path that leaves the root gets no location. The server never
+		// ends the call: the completed turn does.
 		toolFrame(w, map[string]any{"toolCallId": "c7", "name": "read_file", "phase": "started", "args": `{"project": "p", "path": "../outside.txt"}`})
 	})
 	got := describeTools(ups, root)
@@ -117,6 +119,7 @@ func TestToolCards(t *testing.T) {
 		`tool_call c6 title="Edit p/b.txt" kind=edit status=in_progress locations=[ROOT/b.txt] rawInput=map[new_string:two old_string:one path:b.txt project:p]`,
 		`tool_call_update c6 status=completed content=[diff ROOT/b.txt "one"→"two" "ok"] rawOutput="ok"`,
 		`tool_call c7 title="Read p/../outside.txt" kind=read status=in_progress rawInput=map[path:../outside.txt project:p]`,
+		`tool_call_update c7 status=completed`,
 	}, "\n")
 	if got != want {
 		t.Errorf("tool updates:\n%s\n--- want\n%s", got, want)
@@ -417,4 +420,125 @@ func TestCwdLocationsWithoutRoots(t *testing.T) {
 	if fmt.Sprint(got) != want {
 		t.Errorf("locations %v\nwant %s", got, want)
 	}
+}
+
+// cardStatusBefore is the last status the updates give the card id among
+// the messages before the response with respID ("" when none).
+func cardStatusBefore(ms []acptest.Message, cardID, respID string) string {
+	status := ""
+	for _, m := range ms {
+		if m.Method == "" && string(m.ID) == respID {
+			break
+		}
+		if m.Method != "session/update" {
+			continue
+		}
+		var u struct {
+			Update struct {
+				ToolCallID string `json:"toolCallId"`
+				Status     string `json:"status"`
+			} `json:"update"`
+		}
+		_ = json.Unmarshal(m.Params, &u)
+		if u.Update.ToolCallID == cardID && u.Update.Status != "" {
+			status = u.Update.Status
+		}
+	}
+	return status
+}
+
+// TestNoCardOutlivesItsTurn (SPEC §5): a card still open when the turn
+// ends is settled before the prompt's answer: completed when the turn ends
+// end_turn (completed, or parked on a question, or after an approval whose
+// resume never ends the card), failed otherwise (failed, rejected, a lost
+// stream that could not be read back); a turn cancelled after the grace
+// window fails its cards too.
+func TestNoCardOutlivesItsTurn(t *testing.T) {
+	started := func(w *sseWriter) {
+		w.task("t1", "TASK_STATE_SUBMITTED")
+		toolFrame(w, map[string]any{"toolCallId": "c1", "name": "run_command", "phase": "started", "args": `{"command": "npm test"}`})
+		toolFrame(w, map[string]any{"toolCallId": "c2", "name": "read_file", "phase": "started", "args": `{"path": "a.go"}`})
+		toolFrame(w, map[string]any{"toolCallId": "c2", "name": "read_file", "phase": "completed", "result": "package a"})
+	}
+	cases := []struct {
+		name, stop, want string
+		script           func(w *sseWriter, c rpcCall)
+	}{
+		{"approval", "end_turn", "completed", func(w *sseWriter, c rpcCall) {
+			if tid, _ := c.message()["taskId"].(string); tid != "" {
+				w.artifact(tid, "a1", "Ran the tests.", false)
+				w.status(tid, "TASK_STATE_COMPLETED", nil)
+				return
+			}
+			started(w)
+			parkApproval(w, "t1", "Approve shell command?", "npm test")
+		}},
+		{"question", "end_turn", "completed", func(w *sseWriter, c rpcCall) {
+			started(w)
+			w.status("t1", "TASK_STATE_INPUT_REQUIRED", agentMsg(textPart("Which suite?")))
+		}},
+		{"failed", "", "failed", func(w *sseWriter, c rpcCall) {
+			started(w)
+			w.status("t1", "TASK_STATE_FAILED", agentMsg(textPart("boom")))
+		}},
+		{"rejected", "refusal", "failed", func(w *sseWriter, c rpcCall) {
+			started(w)
+			w.status("t1", "TASK_STATE_REJECTED", agentMsg(textPart("no")))
+		}},
+		{"lost", "", "failed", func(w *sseWriter, c rpcCall) { started(w) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			f.stream = tc.script
+			perms := &permissions{replies: []func() (any, *acptest.RPCError){func() (any, *acptest.RPCError) { return selected("approve") }}}
+			s := startShim(t, f.url, nil, perms.handler)
+			s.init(t)
+			id := s.newSession(t, "/tmp")
+			ch, rid := s.Start("session/prompt", promptArgs(id, "run the tests"))
+			res := s.Wait(ch, "prompt")
+			if tc.stop == "" {
+				if res.Error == nil {
+					t.Fatalf("want an error, got %s", res.Result)
+				}
+			} else if got := stopReason(t, res); got != tc.stop {
+				t.Fatalf("stop %q", got)
+			}
+			ms := s.Messages()
+			if got := cardStatusBefore(ms, "c1", rid); got != tc.want {
+				t.Errorf("c1 ended %q before the answer, want %q", got, tc.want)
+			}
+			if got := cardStatusBefore(ms, "c2", rid); got != "completed" {
+				t.Errorf("c2 (ended by the server) %q", got)
+			}
+			n := 0
+			for _, u := range toolUpdates(t, s.Updates(id)) {
+				if u["toolCallId"] == "c2" && u["status"] != nil {
+					n++
+				}
+			}
+			if n != 2 {
+				t.Errorf("a card the server ended was settled again: %d status updates for c2", n)
+			}
+		})
+	}
+	t.Run("cancelled", func(t *testing.T) {
+		f := newFake(t)
+		release := make(chan struct{})
+		defer close(release)
+		f.stream = func(w *sseWriter, c rpcCall) {
+			started(w)
+			select {
+			case <-release:
+			case <-time.After(20 * time.Second):
+			}
+		}
+		s := startShim(t, f.url, withGrace(0), nil)
+		s.init(t)
+		id := s.newSession(t, "/tmp")
+		ch, _ := s.Start("session/prompt", promptArgs(id, "run the tests"))
+		s.WaitFor("c2 completed", func(ms []acptest.Message) bool { return cardStatusBefore(ms, "c2", "none") == "completed" })
+		cancelPrompt(t, s, id, ch)
+		s.WaitFor("c1 failed", func(ms []acptest.Message) bool { return cardStatusBefore(ms, "c1", "none") == "failed" })
+	})
 }

@@ -50,7 +50,9 @@ type turn struct {
 	// final is the outcome once the turn ended.
 	final *outcome
 
-	// Only the turn's own goroutine touches the fields below.
+	// Only the turn's own goroutine touches the fields below. texts and
+	// shownIDs are keyed by artifactKey: artifact ids are unique per task,
+	// and a new task of the same turn (a re-run steer) starts afresh.
 	texts        map[string]*shownText
 	shownIDs     map[string]bool
 	statusText   *shownText
@@ -209,6 +211,7 @@ func (t *turn) run(title string) {
 		e.UpdatedAt = now
 	})
 	out := t.drive()
+	t.tools.settle(cardStatus(out))
 	t.usageUpdate()
 	t.finish(out)
 }
@@ -220,6 +223,26 @@ func (t *turn) emit(update any) {
 	if t.win.Route(bufferItem(update)) {
 		t.srv.notify(t.sess.id, update)
 	}
+}
+
+// emitSettled is emit for the update that settles an open card: a turn
+// given up after its grace window still ends its cards in the editor
+// (unless the session was closed).
+func (t *turn) emitSettled(update any) {
+	registered := t.srv.session(t.sess.id) == t.sess
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.win.Route(bufferItem(update)) || (registered && t.win.State() == steer.Orphaned) {
+		t.srv.notify(t.sess.id, update)
+	}
+}
+
+// cardStatus is the status the cards still open at the turn's end get.
+func cardStatus(out outcome) string {
+	if out.err == nil && out.stop == stopEndTurn {
+		return "completed"
+	}
+	return "failed"
 }
 
 // usageUpdate reports the context use when the window is known.
@@ -504,6 +527,11 @@ func (t *turn) consume(stream *a2a.Stream) (outcome, consumeResult, error) {
 			t.srv.log.Debug("ignoring a frame of another context", "context", ev.ContextID)
 			continue
 		}
+		if known := t.task(); known != "" && ev.TaskID != "" && ev.TaskID != known {
+			// Another client's turn on the same thread.
+			t.srv.log.Debug("ignoring a frame of another task", "task", ev.TaskID, "turn task", known)
+			continue
+		}
 		if out, done := t.handle(ev); done {
 			return out, consumedEnd, nil
 		}
@@ -672,10 +700,11 @@ func (t *turn) artifact(a *a2a.Artifact, appendMode bool) {
 	if len(textParts) == 0 {
 		return
 	}
-	st := t.texts[a.ID]
+	key := t.artifactKey(a.ID)
+	st := t.texts[key]
 	if st == nil {
 		st = newShownText()
-		t.texts[a.ID] = st
+		t.texts[key] = st
 	}
 	joined := strings.Join(textParts, "")
 	var show string
@@ -687,14 +716,17 @@ func (t *turn) artifact(a *a2a.Artifact, appendMode bool) {
 	t.showArtifactText(a.ID, show)
 }
 
+// artifactKey names an artifact of the turn's current task.
+func (t *turn) artifactKey(id string) string { return t.task() + "\x00" + id }
+
 // showArtifactText shows new text of an artifact; the first text of a
 // second artifact is preceded by a blank line.
 func (t *turn) showArtifactText(id, s string) {
 	if s == "" {
 		return
 	}
-	if !t.shownIDs[id] {
-		t.shownIDs[id] = true
+	if key := t.artifactKey(id); !t.shownIDs[key] {
+		t.shownIDs[key] = true
 		if t.anyText {
 			s = "\n\n" + s
 		}

@@ -206,6 +206,53 @@ func TestForeignContext(t *testing.T) {
 	}
 }
 
+// TestForeignTask: once the turn's task is known, frames of another task
+// of the same context (another client's turn on the thread) are ignored:
+// no text, thought or card of theirs, and their end does not end the turn.
+// The task an approval resumes is the turn's own.
+func TestForeignTask(t *testing.T) {
+	f := newFake(t)
+	f.stream = func(w *sseWriter, c rpcCall) {
+		if tid, _ := c.message()["taskId"].(string); tid != "" {
+			w.artifact("t9", "x", "LEAKED AFTER RESUME", false)
+			w.artifact(tid, "a1", " Resumed.", true)
+			w.status(tid, "TASK_STATE_COMPLETED", nil)
+			return
+		}
+		w.task("t1", "TASK_STATE_SUBMITTED")
+		w.artifact("t1", "a1", "Mine.", false)
+		w.artifact("t9", "x", "LEAKED TEXT", false)
+		w.status("t9", "TASK_STATE_WORKING", agentMsg(textPart("their thought")))
+		w.status("t9", "TASK_STATE_WORKING", map[string]any{"role": "ROLE_AGENT", "messageId": "m",
+			"metadata": map[string]any{toolExt: map[string]any{"toolCallId": "x1", "name": "read_file", "phase": "started"}}})
+		w.status("t9", "TASK_STATE_COMPLETED", nil)
+		w.artifact("t1", "a1", " Still mine.", true)
+		parkApproval(w, "t1", "Approve shell command?", "make")
+	}
+	perms := &permissions{replies: []func() (any, *acptest.RPCError){func() (any, *acptest.RPCError) { return selected("approve") }}}
+	s := startShim(t, f.url, nil, perms.handler)
+	s.init(t)
+	id := s.newSession(t, "/tmp")
+	if got := stopReason(t, s.prompt(t, id, "hi")); got != "end_turn" {
+		t.Fatalf("stop %q", got)
+	}
+	ups := s.Updates(id)
+	if got := answer(ups, "agent_message_chunk"); got != "Mine. Still mine. Resumed." {
+		t.Errorf("text %q", got)
+	}
+	if got := answer(ups, "agent_thought_chunk"); got != "" {
+		t.Errorf("thoughts %q", got)
+	}
+	for _, u := range toolUpdates(t, ups) {
+		if u["toolCallId"] == "x1" {
+			t.Errorf("a card of another task: %v", u)
+		}
+	}
+	if perms.count() != 1 {
+		t.Errorf("the turn's own park was not asked: %d", perms.count())
+	}
+}
+
 // TestTextMapping: leading blank lines are dropped, a final replace adds
 // only the unseen suffix, a diverging replace adds nothing, a second
 // artifact starts after a blank line, a completed status text is shown
@@ -312,6 +359,39 @@ func TestCancel(t *testing.T) {
 	}
 	if got := answer(s.Updates(id), "agent_message_chunk"); got != "Working on itnext" {
 		t.Errorf("text %q", got)
+	}
+}
+
+// TestCancelAsRequest: session/cancel sent by mistake as a request (with
+// an id) still cancels the turn, and gets a null result.
+func TestCancelAsRequest(t *testing.T) {
+	f := newFake(t)
+	release := make(chan struct{})
+	defer close(release)
+	f.stream = func(w *sseWriter, c rpcCall) {
+		w.task("t1", "TASK_STATE_SUBMITTED")
+		w.artifact("t1", "a1", "Working on it", false)
+		select {
+		case <-release:
+		case <-time.After(20 * time.Second):
+		}
+	}
+	s := startShim(t, f.url, nil, nil)
+	s.init(t)
+	id := s.newSession(t, "/tmp")
+	ch, _ := s.Start("session/prompt", promptArgs(id, "hi"))
+	waitText(t, s, "Working on it")
+	cancel, _ := s.Start("session/cancel", map[string]any{"sessionId": id})
+	if got := stopReason(t, s.Wait(ch, "the cancelled prompt")); got != "cancelled" {
+		t.Fatalf("stop %q", got)
+	}
+	res := s.Wait(cancel, "session/cancel sent as a request")
+	if res.Error != nil || string(res.Result) != "null" {
+		t.Errorf("session/cancel answered %s", res.Raw)
+	}
+	// Unknown sessions too: a request always gets its answer.
+	if res := s.Call("session/cancel", map[string]any{"sessionId": "nope"}); res.Error != nil || string(res.Result) != "null" {
+		t.Errorf("session/cancel of an unknown session answered %s", res.Raw)
 	}
 }
 

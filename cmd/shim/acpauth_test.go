@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/shimdev/shim/threads"
 )
@@ -15,14 +14,15 @@ import (
 // initialize lists shim-credentials (no type) first, then shim-login: as a
 // terminal method when the client advertises auth.terminal, else in the
 // legacy _meta form with the absolute path of the running binary. It
-// makes no network call.
+// makes no network call: the first request the server sees comes after
+// the session/new that follows it (stdin is read in order).
 func TestInitializeAuthMethods(t *testing.T) {
-	f := newFakeA2A(t, "", "")
 	exe, err := filepath.EvalSymlinks(shimBin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, terminal := range []bool{false, true} {
+		f := newFakeA2A(t, "", "")
 		e := newShimEnv(t)
 		p := e.start(t, "--url", f.url())
 		m := p.call(t, 1, "initialize", initParams(terminal))
@@ -59,10 +59,22 @@ func TestInitializeAuthMethods(t *testing.T) {
 				t.Errorf("legacy auth method %v, want _meta.terminal-auth %v", second, want)
 			}
 		}
-	}
-	time.Sleep(300 * time.Millisecond)
-	if got := f.requests(); len(got) != 0 {
-		t.Fatalf("initialize made network calls: %+v", got)
+		if got := f.requests(); len(got) != 0 {
+			t.Fatalf("initialize made network calls: %+v", got)
+		}
+		if m := p.call(t, 2, "session/new", newSessionParams()); m["error"] != nil {
+			t.Fatalf("session/new: %v", m)
+		}
+		// Exactly what session/new does: the card, the auth probe, the
+		// hand-off claim; anything more came from initialize.
+		var got []string
+		for _, r := range f.requests() {
+			got = append(got, r.Method+" "+r.Path+" "+r.RPC)
+		}
+		want := []string{"GET /.well-known/agent-card.json ", "POST /a2a GetTask", "POST /api/editor/handoff/claim "}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("requests up to session/new's answer: %q, want %q", got, want)
+		}
 	}
 }
 

@@ -140,6 +140,14 @@ func (v *Validator) AgentLine(line []byte, methodOf func(id string) string) erro
 			return fmt.Errorf("response to unknown request id %s", m.ID)
 		}
 		def, ok := v.Def("agent", method, "Response")
+		if _, notif := v.Def("agent", method, "Notification"); !ok && notif {
+			// A notification sent by mistake as a request (session/cancel
+			// with an id) is answered with a null result.
+			if string(m.Result) != "null" {
+				return fmt.Errorf("the answer to %s sent as a request must be null: %s", method, m.Result)
+			}
+			return nil
+		}
 		if !ok {
 			return fmt.Errorf("no schema definition for the %s response", method)
 		}

@@ -12,7 +12,7 @@ func TestValidatorCatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	methods := map[string]string{"1": "initialize", "2": "session/prompt", "3": "session/new"}
+	methods := map[string]string{"1": "initialize", "2": "session/prompt", "3": "session/new", "4": "session/cancel"}
 	of := func(id string) string { return methods[id] }
 	tests := []struct {
 		line string
@@ -32,6 +32,8 @@ func TestValidatorCatches(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"a"},"options":[{"optionId":"approve","name":"Allow once","kind":"allow_once"}]}}`, true},
 		{`{"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"s","options":[]}}`, false},
 		{`{"id":2,"result":{"stopReason":"end_turn"}}`, false},
+		{`{"jsonrpc":"2.0","id":4,"result":null}`, true},
+		{`{"jsonrpc":"2.0","id":4,"result":{}}`, false},
 	}
 	for _, tt := range tests {
 		err := v.AgentLine([]byte(tt.line), of)
