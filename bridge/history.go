@@ -12,13 +12,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shimdev/shim/acp"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/threads"
@@ -46,13 +45,13 @@ func busyPoll() time.Duration {
 	return 2 * time.Second
 }
 
-func (s *Server) closeSession(p sessionParams) (any, error) {
+func (s *Server) closeSession(p acp.SessionParams) (any, error) {
 	s.mu.Lock()
 	sess := s.sessions[p.SessionID]
 	delete(s.sessions, p.SessionID)
 	s.mu.Unlock()
 	if sess == nil {
-		return nil, rpcError(codeInvalidParams, "Invalid params: unknown session "+p.SessionID, nil)
+		return nil, acp.NewError(acp.CodeInvalidParams, "Invalid params: unknown session "+p.SessionID, nil)
 	}
 	s.forgetThread(p.SessionID)
 	sess.mu.Lock()
@@ -75,12 +74,12 @@ type listRow struct {
 	fetched bool // the title was fetched and must be written back
 }
 
-func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
-	var p listParams
+func (s *Server) listSessions(req *acp.Request) (any, error) {
+	var p acp.ListParams
 	if req.Params != nil {
 		_ = json.Unmarshal(*req.Params, &p)
 	}
-	if err := checkCWD(mSessionList, p.CWD, false); err != nil {
+	if err := checkCWD(acp.MethodSessionList, p.CWD, false); err != nil {
 		return nil, err
 	}
 	c, err := s.remote()
@@ -136,15 +135,15 @@ func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
 		kept = append(kept, r)
 	}
 	s.fillTitles(c, kept, operator)
-	out := make([]sessionInfo, 0, len(kept))
+	out := make([]acp.SessionInfo, 0, len(kept))
 	for _, r := range kept {
-		info := sessionInfo{SessionID: r.id, CWD: r.cwd, Title: r.title}
+		info := acp.SessionInfo{SessionID: r.id, CWD: r.cwd, Title: r.title}
 		if !r.updated.IsZero() {
 			info.UpdatedAt = rfc3339(r.updated, r.digits)
 		}
 		out = append(out, info)
 	}
-	return listResult{Sessions: out}, nil
+	return acp.ListResult{Sessions: out}, nil
 }
 
 // rfc3339 formats t in UTC with a zone and digits fractional-second
@@ -234,9 +233,9 @@ func (s *Server) prefixOrDefault() string {
 
 // loadSession answers session/load (replay true) and session/resume. It
 // runs on the session's queue, so the prompts that follow wait for it.
-func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool) (any, error) {
+func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool) (any, error) {
 	if p.SessionID == "" {
-		return nil, rpcError(codeInvalidParams, "Invalid params: "+req.Method+" needs {sessionId, cwd}", nil)
+		return nil, acp.NewError(acp.CodeInvalidParams, "Invalid params: "+req.Method+" needs {sessionId, cwd}", nil)
 	}
 	if err := checkCWD(req.Method, p.CWD, false); err != nil {
 		return nil, err
@@ -262,7 +261,7 @@ func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool
 	}
 	sess := s.register(id, p.CWD, turns, len(turns) > 0)
 	if replay {
-		s.replayLoaded(sess, turns, cut, true, func(u any) { s.notify(id, u) })
+		s.replayLoaded(sess, turns, cut, true, func(u acp.Update) { s.notify(id, u) })
 		return struct{}{}, nil
 	}
 	// Resume: the editor has the history; only a pending park is news,
@@ -277,14 +276,14 @@ func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool
 		sess.parkedTask = last.taskID
 		sess.mu.Unlock()
 		s.queue(id).push(func() {
-			s.notify(id, chunkUpdate{SessionUpdate: uAgentMessage, Content: text(parkQuestion(last.status.Message))})
+			s.notify(id, acp.AgentMessageChunk{Content: acp.Text(parkQuestion(last.status.Message))})
 		})
 	}
 	return struct{}{}, nil
 }
 
 func unknownThread(id string) error {
-	return rpcError(codeNotFound, "Resource not found: unknown thread "+id, map[string]any{"sessionId": id})
+	return acp.NewError(acp.CodeNotFound, "Resource not found: unknown thread "+id, map[string]any{"sessionId": id})
 }
 
 // currentTurn is the session's latest turn.
@@ -430,9 +429,9 @@ recorded:
 }
 
 // replayLoaded shows loaded turns, first saying when older ones were cut.
-func (s *Server) replayLoaded(sess *session, turns []pastTurn, cut, park bool, emit func(any)) {
+func (s *Server) replayLoaded(sess *session, turns []pastTurn, cut, park bool, emit func(acp.Update)) {
 	if cut {
-		emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(earlierNotShown)})
+		emit(acp.AgentMessageChunk{Content: acp.Text(earlierNotShown)})
 	}
 	s.newReplayer(sess, emit).replay(turns, park)
 }
@@ -472,7 +471,7 @@ func (s *Server) openHandoff(c *a2a.Client, cwd string, h *a2a.Handoff) (any, fu
 		<-ready
 		s.showHandoff(c, sess, h)
 	})
-	return newSessionResult{SessionID: id}, func() { close(ready) }
+	return acp.NewSessionResult{SessionID: id}, func() { close(ready) }
 }
 
 // showHandoff replays a claimed session and opens the console's file.
@@ -482,25 +481,25 @@ func (s *Server) showHandoff(c *a2a.Client, sess *session, h *a2a.Handoff) {
 	if err != nil {
 		s.log.Warn("the claimed session's turns could not be read", "session", id, "err", err)
 	}
-	s.replayLoaded(sess, turns, cut, true, func(u any) { s.notify(id, u) })
+	s.replayLoaded(sess, turns, cut, true, func(u acp.Update) { s.notify(id, u) })
 	if h.Title != "" {
-		s.notify(id, sessionInfoUpdate{SessionUpdate: uSessionInfo, Title: h.Title})
+		s.notify(id, acp.SessionInfoUpdate{Title: h.Title})
 	}
 	if h.Path == "" {
 		return
 	}
 	b := make([]byte, 3)
 	_, _ = rand.Read(b)
-	u := toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: "handoff-" + hex.EncodeToString(b),
+	u := acp.ToolCall{ToolCallID: "handoff-" + hex.EncodeToString(b),
 		Title: "Open " + h.Path, Kind: "read", Status: "completed"}
 	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
 	res := rootResolver{m: s.roots(), cwd: sess.cwd, ctx: s.ctx}
 	if abs, ok := res.Resolve(h.Project, h.Path); ok {
-		loc := location{Path: abs}
+		loc := acp.Location{Path: abs}
 		if h.Line > 0 {
 			loc.Line = h.Line
 		}
-		u.Locations = []location{loc}
+		u.Locations = []acp.Location{loc}
 	}
 	s.notify(id, u)
 }
@@ -517,7 +516,7 @@ func (t *turn) waitIdle() (outcome, bool) {
 	id := t.sess.id
 	if t.givenUp() {
 		t.restorePark()
-		return outcome{stop: stopCancelled}, false
+		return outcome{stop: acp.StopCancelled}, false
 	}
 	op := t.client.Operator()
 	sum, err := op.Session(t.ctx, id)
@@ -546,13 +545,13 @@ func (t *turn) waitIdle() (outcome, bool) {
 		}
 		if t.givenUp() {
 			t.restorePark()
-			return outcome{stop: stopCancelled}, false
+			return outcome{stop: acp.StopCancelled}, false
 		}
 		now := time.Now()
 		if now.After(deadline) {
 			t.restorePark()
 			s.log.Info("gave up waiting for a busy chat", "session", id)
-			return outcome{err: rpcError(codeInternal,
+			return outcome{err: acp.NewError(acp.CodeInternal,
 				fmt.Sprintf("%s: this chat is still busy elsewhere after %s; your message was not sent", t.agent, timeout),
 				stateData("busy", "", ""))}, false
 		}

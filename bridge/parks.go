@@ -4,9 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
+	"github.com/shimdev/shim/acp"
 	"strings"
-
-	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/bridge/toolview"
@@ -100,11 +100,11 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 		cardTitle += " " + first
 	}
 	cardID := "approval-" + taskID + "-" + randHex(3)
-	var rawIn any
+	var rawIn json.RawMessage
 	if h.Detail != "" {
-		rawIn = map[string]any{"detail": h.Detail}
+		rawIn = acp.RawJSON(map[string]any{"detail": h.Detail})
 	}
-	t.emit(toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: cardID, Title: cardTitle, Kind: kind,
+	t.emit(acp.ToolCall{ToolCallID: cardID, Title: cardTitle, Kind: kind,
 		Status: "pending", RawInput: rawIn})
 
 	t.sess.mu.Lock()
@@ -134,13 +134,13 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 			}
 		}
 	}
-	status := "failed"
+	status := acp.ToolFailed
 	if approved {
-		status = "completed"
+		status = acp.ToolCompleted
 	}
-	t.emit(toolCallUpdate{SessionUpdate: uToolUpdate, ToolCallID: cardID, Status: status})
+	t.emit(acp.ToolCallUpdate{ToolCallID: cardID, Status: status})
 	if t.isCancelled() {
-		return outcome{stop: stopCancelled}
+		return outcome{stop: acp.StopCancelled}
 	}
 	answer := "denied"
 	if approved {
@@ -158,26 +158,25 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 
 // askPermission shows the editor's permission dialog and returns the
 // chosen option; any failure, dismissal or unknown answer is a denial.
-func (t *turn) askPermission(cardID, title string, rawIn any, offerSession bool) string {
-	opts := []permissionOption{{OptionID: optApprove, Name: "Allow once", Kind: "allow_once"}}
+func (t *turn) askPermission(cardID, title string, rawIn json.RawMessage, offerSession bool) string {
+	opts := []acp.PermissionOption{{OptionID: optApprove, Name: "Allow once", Kind: acp.AllowOnce}}
 	if offerSession {
-		opts = append(opts, permissionOption{OptionID: optApproveSession, Name: "Allow for this session", Kind: "allow_always"})
+		opts = append(opts, acp.PermissionOption{OptionID: optApproveSession, Name: "Allow for this session", Kind: acp.AllowAlways})
 	}
-	opts = append(opts, permissionOption{OptionID: optDeny, Name: "Deny", Kind: "reject_once"})
-	req := permissionRequest{SessionID: t.sess.id,
-		ToolCall: permissionToolCall{ToolCallID: cardID, Title: title, RawInput: rawIn}, Options: opts}
-	conn := t.srv.conn.Load()
-	if conn == nil || !t.waitForPrompt() {
+	opts = append(opts, acp.PermissionOption{OptionID: optDeny, Name: "Deny", Kind: acp.RejectOnce})
+	req := acp.RequestPermissionParams{SessionID: t.sess.id,
+		ToolCall: acp.PermissionToolCall{ToolCallID: cardID, Title: title, RawInput: rawIn}, Options: opts}
+	if !t.waitForPrompt() {
 		return optDeny
 	}
-	var resp permissionResponse
+	var resp acp.RequestPermissionResponse
 	ctx, cancel := context.WithCancel(t.ctx)
 	defer cancel()
-	if err := t.srv.call(ctx, conn, mRequestPermission, req, &resp); err != nil {
+	if err := t.srv.conn.Call(ctx, acp.MethodRequestPermission, req, &resp); err != nil {
 		t.srv.log.Info("permission request failed; denying", "err", err)
 		return optDeny
 	}
-	if resp.Outcome.Outcome != "selected" {
+	if resp.Outcome.Outcome != acp.OutcomeSelected {
 		return optDeny
 	}
 	for _, o := range opts {
@@ -217,7 +216,7 @@ func (t *turn) showNote(s string) {
 	if t.anyText {
 		s = "\n\n" + s
 	}
-	t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(s + "\n\n")})
+	t.emit(acp.AgentMessageChunk{Content: acp.Text(s + "\n\n")})
 	t.anyText = true
 }
 
@@ -228,12 +227,12 @@ func (t *turn) question(m *a2a.Message) outcome {
 	if t.anyText {
 		q = "\n\n" + q
 	}
-	t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(q)})
+	t.emit(acp.AgentMessageChunk{Content: acp.Text(q)})
 	t.anyText = true
 	t.sess.mu.Lock()
 	t.sess.parkedTask = t.task()
 	t.sess.mu.Unlock()
-	return outcome{stop: stopEndTurn}
+	return outcome{stop: acp.StopEndTurn}
 }
 
 // parkQuestion is the text of a park shown as a question (SPEC §6), live or
@@ -298,11 +297,4 @@ func randHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// call sends a request to the client with an id of shim's own counter,
-// starting at 1: jsonrpc2.Conn numbers from 0, and some clients take id 0
-// for a missing id.
-func (s *Server) call(ctx context.Context, conn *jsonrpc2.Conn, method string, params, result any) error {
-	return conn.Call(ctx, method, params, result, jsonrpc2.PickID(jsonrpc2.ID{Num: s.callID.Add(1)}))
 }

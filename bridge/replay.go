@@ -5,6 +5,7 @@ package bridge
 
 import (
 	"encoding/base64"
+	"github.com/shimdev/shim/acp"
 	"slices"
 	"strconv"
 	"strings"
@@ -138,11 +139,11 @@ type replayer struct {
 	sess  *session
 	st    *threadState
 	agent string
-	emit  func(update any)
+	emit  func(update acp.Update)
 	res   toolview.Resolver
 }
 
-func (s *Server) newReplayer(sess *session, emit func(any)) *replayer {
+func (s *Server) newReplayer(sess *session, emit func(acp.Update)) *replayer {
 	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
 	return &replayer{s: s, sess: sess, st: s.thread(sess.id), agent: s.agentName(), emit: emit,
 		res: rootResolver{m: s.roots(), cwd: sess.cwd, ctx: s.ctx}}
@@ -215,7 +216,7 @@ func (r *replayer) turn(p *pastTurn) {
 			if tc.Phase == "failed" && c.result == "" {
 				c.result = tc.Error
 			}
-			r.card(p.taskID, c, c.phase)
+			r.card(p.taskID, c, acp.ToolStatus(c.phase))
 		}
 	}
 	for i := range p.history {
@@ -228,7 +229,7 @@ func (r *replayer) turn(p *pastTurn) {
 		}
 		for _, st := range m.SteersConsumed() {
 			if s := strings.TrimSpace(st.Text); s != "" {
-				r.emit(chunkUpdate{SessionUpdate: uUserMessage, Content: text(st.Text)})
+				r.emit(acp.UserMessageChunk{Content: acp.Text(st.Text)})
 			}
 		}
 		for _, tc := range m.ToolCalls() {
@@ -252,7 +253,7 @@ func (r *replayer) turn(p *pastTurn) {
 	}
 	for _, id := range order {
 		if c := cards[id]; !c.emitted {
-			r.card(p.taskID, c, open)
+			r.card(p.taskID, c, acp.ToolStatus(open))
 		}
 	}
 
@@ -265,7 +266,7 @@ func (r *replayer) turn(p *pastTurn) {
 		answer = trimLeadingBlankLines(p.status.Message.Text())
 	}
 	if answer != "" {
-		r.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(answer)})
+		r.emit(acp.AgentMessageChunk{Content: acp.Text(answer)})
 	}
 	sep := ""
 	if answer != "" {
@@ -277,51 +278,51 @@ func (r *replayer) turn(p *pastTurn) {
 		if f == "" {
 			f = "the task failed"
 		}
-		r.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(sep + "⚠️ " + r.agent + " error: " + f)})
+		r.emit(acp.AgentMessageChunk{Content: acp.Text(sep + "⚠️ " + r.agent + " error: " + f)})
 	case a2a.StateInputRequired:
-		r.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(sep + parkQuestion(p.status.Message))})
+		r.emit(acp.AgentMessageChunk{Content: acp.Text(sep + parkQuestion(p.status.Message))})
 	case a2a.StateAuthRequired:
 		if statusText != "" {
-			r.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(sep + statusText)})
+			r.emit(acp.AgentMessageChunk{Content: acp.Text(sep + statusText)})
 		}
 	case a2a.StateWorking, a2a.StateSubmitted:
-		r.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(sep + "(still running elsewhere…)")})
+		r.emit(acp.AgentMessageChunk{Content: acp.Text(sep + "(still running elsewhere…)")})
 	}
 }
 
 // user shows a user message: its text (preamble stripped) and images.
 func (r *replayer) user(m *a2a.Message) {
 	if s := stripPreamble(m.Text()); strings.TrimSpace(s) != "" {
-		r.emit(chunkUpdate{SessionUpdate: uUserMessage, Content: text(s)})
+		r.emit(acp.UserMessageChunk{Content: acp.Text(s)})
 	}
 	for i := range m.Parts {
 		p := &m.Parts[i]
 		if p.Kind == a2a.PartFile && len(p.Raw) > 0 && strings.HasPrefix(p.MediaType, "image/") {
-			r.emit(chunkUpdate{SessionUpdate: uUserMessage, Content: imageContent{Type: "image",
+			r.emit(acp.UserMessageChunk{Content: acp.ImageContent{
 				Data: base64.StdEncoding.EncodeToString(p.Raw), MimeType: p.MediaType}})
 		}
 	}
 }
 
 // card shows one tool call as a single tool_call in its final state.
-func (r *replayer) card(taskID string, c *replayCard, status string) {
+func (r *replayer) card(taskID string, c *replayCard, status acp.ToolStatus) {
 	c.emitted = true
-	u := toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: r.st.toolID(taskID, c.id), Title: cardTitle(c.name, c.parent, c.args),
-		Kind: toolview.Kind(c.name), Status: status, RawInput: rawInput(c.args)}
+	u := acp.ToolCall{ToolCallID: r.st.toolID(taskID, c.id), Title: cardTitle(c.name, c.parent, c.args),
+		Kind: toolview.Kind(c.name), Status: status, RawInput: acp.RawJSON(rawInput(c.args))}
 	u.Locations = acpLocations(toolview.Locations(c.name, c.args, r.res))
 	if toolview.Kind(c.name) == toolview.KindSearch {
 		if locs := toolview.SearchLocations(c.result, c.args.String("project"), r.res); len(locs) > 0 {
 			u.Locations = acpLocations(locs)
 		}
 	}
-	if status == "completed" {
+	if status == acp.ToolCompleted {
 		if d, ok := toolview.Diff(c.name, c.args, r.res); ok {
-			u.Content = append(u.Content, diffContent{Type: "diff", Path: d.Path, OldText: d.OldText, NewText: d.NewText})
+			u.Content = append(u.Content, acp.Diff{Path: d.Path, OldText: d.OldText, NewText: d.NewText})
 		}
 	}
 	if c.result != "" {
-		u.Content = append(u.Content, toolContent{Type: "content", Content: text(toolview.CutResult(c.result))})
-		u.RawOutput = c.result
+		u.Content = append(u.Content, acp.Content{Content: acp.Text(toolview.CutResult(c.result))})
+		u.RawOutput = acp.RawJSON(c.result)
 	}
 	r.emit(u)
 }

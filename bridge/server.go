@@ -8,18 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log"
 	"log/slog"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/roots"
 	"github.com/shimdev/shim/threads"
 )
@@ -69,12 +65,10 @@ type Options struct {
 
 // Server serves ACP on one connection.
 type Server struct {
-	opts   Options
-	log    *slog.Logger
-	conn   atomic.Pointer[jsonrpc2.Conn]
-	callID atomic.Uint64 // the last id of shim's own calls to the client
-	stream *stdioStream
-	ctx    context.Context
+	opts Options
+	log  *slog.Logger
+	conn *acp.Conn
+	ctx  context.Context
 
 	connectMu   sync.Mutex
 	mu          sync.Mutex
@@ -121,25 +115,14 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 	if started != nil {
 		started(s)
 	}
-	stream := newStdioStream(in, out, nil, s.log)
-	s.stream = stream
-	conn := jsonrpc2.NewConn(ctx, stream, stream.handler(s),
-		jsonrpc2.SetLogger(log.New(slogWriter{s.log}, "", 0)))
-	s.conn.CompareAndSwap(nil, conn)
+	s.conn = acp.NewConn(in, out, s.log)
+	s.conn.Start(ctx, s)
 	select {
-	case <-conn.DisconnectNotify():
+	case <-s.conn.Done():
 	case <-ctx.Done():
 	}
 	s.shutdown()
 	return nil
-}
-
-// slogWriter routes jsonrpc2's log lines to slog.
-type slogWriter struct{ l *slog.Logger }
-
-func (w slogWriter) Write(p []byte) (int, error) {
-	w.l.Debug(strings.TrimSpace(string(p)))
-	return len(p), nil
 }
 
 // shutdown cancels every running turn and waits (briefly) for their
@@ -181,17 +164,16 @@ func (s *Server) shutdown() {
 // Handle dispatches one request or notification. It runs on the reader
 // goroutine, so anything that can wait runs elsewhere; per-session work
 // goes through the session's queue to keep arrival order.
-func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	s.conn.CompareAndSwap(nil, conn)
+func (s *Server) Handle(ctx context.Context, req *acp.Request) {
 	switch req.Method {
-	case mInitialize:
+	case acp.MethodInitialize:
 		res, err := s.initialize(req)
 		s.reply(req, res, err)
-	case mAuthenticate:
+	case acp.MethodAuthenticate:
 		go func() { res, err := s.authenticate(req); s.reply(req, res, err) }()
-	case mLogout:
+	case acp.MethodLogout:
 		go func() { res, err := s.logout(); s.reply(req, res, err) }()
-	case mSessionNew:
+	case acp.MethodSessionNew:
 		go func() {
 			res, err, after := s.newSession(req)
 			s.reply(req, res, err)
@@ -199,10 +181,10 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 				after()
 			}
 		}()
-	case mSessionList:
+	case acp.MethodSessionList:
 		go func() { res, err := s.listSessions(req); s.reply(req, res, err) }()
-	case mSessionPrompt, mSessionCancel, mSessionLoad, mSessionResume, mSessionClose:
-		var p sessionParams
+	case acp.MethodSessionPrompt, acp.MethodSessionCancel, acp.MethodSessionLoad, acp.MethodSessionResume, acp.MethodSessionClose:
+		var p acp.SessionParams
 		if req.Params != nil {
 			_ = json.Unmarshal(*req.Params, &p)
 		}
@@ -213,7 +195,7 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			s.log.Debug("ignoring notification", "method", req.Method)
 			return
 		}
-		s.reply(req, nil, rpcError(codeMethodNotFound, "Method not found: "+req.Method, nil))
+		s.reply(req, nil, acp.MethodNotFound(req.Method))
 	}
 }
 
@@ -228,49 +210,37 @@ func (s *Server) queue(id string) *serial {
 	return q
 }
 
-func (s *Server) handleSession(req *jsonrpc2.Request, p sessionParams) {
+func (s *Server) handleSession(req *acp.Request, p acp.SessionParams) {
 	switch req.Method {
-	case mSessionPrompt:
+	case acp.MethodSessionPrompt:
 		s.prompt(req)
-	case mSessionCancel:
+	case acp.MethodSessionCancel:
 		s.cancel(p.SessionID)
 		// A notification; sent by mistake as a request, it gets null.
 		s.reply(req, nil, nil)
-	case mSessionLoad, mSessionResume:
-		res, err := s.loadSession(req, p, req.Method == mSessionLoad)
+	case acp.MethodSessionLoad, acp.MethodSessionResume:
+		res, err := s.loadSession(req, p, req.Method == acp.MethodSessionLoad)
 		s.reply(req, res, err)
-	case mSessionClose:
+	case acp.MethodSessionClose:
 		res, err := s.closeSession(p)
 		s.reply(req, res, err)
 	}
 }
 
-// rpcError builds an ACP error with optional data.
-func rpcError(code int64, msg string, data any) *jsonrpc2.Error {
-	e := &jsonrpc2.Error{Code: code, Message: msg}
-	if data != nil {
-		e.SetError(data)
-	}
-	return e
-}
-
-// reply answers a request (never a notification).
-func (s *Server) reply(req *jsonrpc2.Request, result any, err error) {
+// reply answers a request (never a notification). It never waits on the
+// editor.
+func (s *Server) reply(req *acp.Request, result any, err error) {
 	if req.Notif {
 		return
 	}
+	var rerr *acp.Error
 	if err != nil {
-		var rerr *jsonrpc2.Error
 		if !errors.As(err, &rerr) {
-			rerr = rpcError(codeInternal, err.Error(), nil)
+			rerr = acp.Internal(err.Error(), nil)
 		}
 		s.logFailure(req.Method, rerr)
-		if werr := s.conn.Load().ReplyWithError(s.ctx, req.ID, rerr); werr != nil {
-			s.log.Debug("reply failed", "err", werr)
-		}
-		return
 	}
-	if werr := s.conn.Load().Reply(s.ctx, req.ID, result); werr != nil {
+	if werr := s.conn.Reply(req, result, rerr); werr != nil {
 		s.log.Debug("reply failed", "err", werr)
 	}
 }
@@ -279,7 +249,7 @@ func (s *Server) reply(req *jsonrpc2.Request, result any, err error) {
 // (editors show ACP errors briefly, if at all; the recipes point at the
 // log): failed turns, an unreachable agent, a refused token, a busy
 // timeout at warn, once, before the answer; a malformed request at debug.
-func (s *Server) logFailure(method string, e *jsonrpc2.Error) {
+func (s *Server) logFailure(method string, e *acp.Error) {
 	var data struct {
 		State string `json:"state"`
 	}
@@ -287,16 +257,16 @@ func (s *Server) logFailure(method string, e *jsonrpc2.Error) {
 		_ = json.Unmarshal(*e.Data, &data)
 	}
 	switch e.Code {
-	case codeInternal, codeAuthRequired:
+	case acp.CodeInternal, acp.CodeAuthRequired:
 		s.log.Warn("request failed", "method", method, "code", e.Code, "state", data.State, "err", e.Message)
 	default:
 		s.log.Debug("request refused", "method", method, "code", e.Code, "err", e.Message)
 	}
 }
 
-// notify sends one session/update.
-func (s *Server) notify(sessionID string, update any) {
-	if err := s.stream.notify(mSessionUpdate, notification{SessionID: sessionID, Update: update}); err != nil {
+// notify sends one session/update (and waits while the editor is behind).
+func (s *Server) notify(sessionID string, update acp.Update) {
+	if err := s.conn.Notify(sessionID, update); err != nil {
 		s.log.Debug("update not delivered", "err", err)
 	}
 }
@@ -325,30 +295,30 @@ func (s *Server) loadRoots(ctx context.Context) ([]roots.Root, error) {
 }
 
 // callError maps an A2A client error to an ACP error.
-func (s *Server) callError(err error, taskID string) *jsonrpc2.Error {
+func (s *Server) callError(err error, taskID string) *acp.Error {
 	name := s.agentName()
 	var rpc *a2a.RPCError
 	var unreachable *a2a.UnreachableError
 	var herr *a2a.HTTPError
 	switch {
 	case a2a.IsUnauthorized(err):
-		return authRequired("the server refused the token (" + err.Error() + "): " + s.refusedAdvice())
+		return acp.AuthRequired("the server refused the token (" + err.Error() + "): " + s.refusedAdvice())
 	case errors.Is(err, a2a.ErrInsecure):
-		return rpcError(codeInternal, err.Error(), map[string]any{"state": "insecure"})
+		return acp.NewError(acp.CodeInternal, err.Error(), map[string]any{"state": "insecure"})
 	case errors.As(err, &rpc):
-		return rpcError(codeInternal, name+": "+rpc.Message, stateData("failed", taskID, rpc.Message))
+		return acp.NewError(acp.CodeInternal, name+": "+rpc.Message, stateData("failed", taskID, rpc.Message))
 	case errors.Is(err, a2a.ErrTooLarge):
-		return rpcError(codeInternal, name+": "+err.Error(), stateData("failed", taskID, err.Error()))
+		return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("failed", taskID, err.Error()))
 	case errors.As(err, &unreachable):
-		return rpcError(codeInternal, name+" is unreachable: "+err.Error()+" (is the agent running, and is --url right?)", stateData("unreachable", taskID, err.Error()))
+		return acp.NewError(acp.CodeInternal, name+" is unreachable: "+err.Error()+" (is the agent running, and is --url right?)", stateData("unreachable", taskID, err.Error()))
 	case errors.Is(err, a2a.ErrNoCard):
 		// It answered, but not as an agent.
-		return rpcError(codeInternal, name+": "+err.Error()+": check --url (and --slug), or pass --endpoint with the agent's JSON-RPC URL",
+		return acp.NewError(acp.CodeInternal, name+": "+err.Error()+": check --url (and --slug), or pass --endpoint with the agent's JSON-RPC URL",
 			stateData("unreachable", taskID, err.Error()))
 	case errors.As(err, &herr):
-		return rpcError(codeInternal, name+": "+err.Error(), stateData("unreachable", taskID, err.Error()))
+		return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("unreachable", taskID, err.Error()))
 	}
-	return rpcError(codeInternal, name+": "+err.Error(), stateData("unknown", taskID, err.Error()))
+	return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("unknown", taskID, err.Error()))
 }
 
 func stateData(state, taskID, detail string) map[string]any {
@@ -365,12 +335,12 @@ func stateData(state, taskID, detail string) map[string]any {
 // newSession handles session/new. after, when set, runs once the response
 // was written (updates for a session never precede the response that
 // introduced its id).
-func (s *Server) newSession(req *jsonrpc2.Request) (result any, err error, after func()) {
-	var p newSessionParams
+func (s *Server) newSession(req *acp.Request) (result any, err error, after func()) {
+	var p acp.NewSessionParams
 	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
-		return nil, rpcError(codeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}", nil), nil
+		return nil, acp.NewError(acp.CodeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}", nil), nil
 	}
-	if err := checkCWD(mSessionNew, p.CWD, true); err != nil {
+	if err := checkCWD(acp.MethodSessionNew, p.CWD, true); err != nil {
 		return nil, err, nil
 	}
 	c, err := s.ensureAuth(s.ctx)
@@ -396,7 +366,7 @@ func (s *Server) newSession(req *jsonrpc2.Request) (result any, err error, after
 		e.CWD = p.CWD
 		e.UpdatedAt = time.Now()
 	})
-	return newSessionResult{SessionID: id}, nil, nil
+	return acp.NewSessionResult{SessionID: id}, nil, nil
 }
 
 // checkCWD refuses a cwd that is not absolute (an empty one only when the
@@ -405,7 +375,7 @@ func checkCWD(method, cwd string, required bool) error {
 	if (cwd == "" && !required) || filepath.IsAbs(cwd) {
 		return nil
 	}
-	return rpcError(codeInvalidParams, "Invalid params: "+method+" needs an absolute cwd, got "+strconv.Quote(cwd), nil)
+	return acp.NewError(acp.CodeInvalidParams, "Invalid params: "+method+" needs an absolute cwd, got "+strconv.Quote(cwd), nil)
 }
 
 // serverKey is the normalized URL the thread index keys this agent by.

@@ -3,10 +3,9 @@ package bridge
 import (
 	"context"
 	"errors"
+	"github.com/shimdev/shim/acp"
 	"strings"
 	"time"
-
-	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/steer"
@@ -29,24 +28,30 @@ type pendingSteer struct {
 }
 
 // bufferItem sizes an update for the detached buffer.
-func bufferItem(update any) steer.Item {
-	if c, ok := update.(chunkUpdate); ok {
-		if tc, ok := c.Content.(textContent); ok {
-			kind := steer.Text
-			if c.SessionUpdate == uAgentThought {
-				kind = steer.Thought
-			}
-			return steer.Item{Update: update, Kind: kind, Size: len(tc.Text)}
+func bufferItem(update acp.Update) steer.Item[acp.Update] {
+	switch c := update.(type) {
+	case acp.AgentMessageChunk:
+		if tc, ok := c.Content.(acp.TextContent); ok {
+			return steer.Item[acp.Update]{Update: update, Kind: steer.Text, Size: len(tc.Text)}
+		}
+	case acp.AgentThoughtChunk:
+		if tc, ok := c.Content.(acp.TextContent); ok {
+			return steer.Item[acp.Update]{Update: update, Kind: steer.Thought, Size: len(tc.Text)}
 		}
 	}
-	return steer.Item{Update: update, Kind: steer.Other, Size: 256}
+	return steer.Item[acp.Update]{Update: update, Kind: steer.Other, Size: 256}
+}
+
+// droppedNote is the answer text that says what a full buffer dropped.
+func droppedNote(bytes, thoughts int) acp.Update {
+	return acp.AgentMessageChunk{Content: acp.Text(steer.DroppedNote(bytes, thoughts))}
 }
 
 // trySteer folds a prompt into the session's detached turn. It reports
 // false when the prompt must run as a turn of its own: no detached turn,
 // the window closed, the prompt is not plain text, or the server did not
 // take the steer (then the detached turn is given up).
-func (s *Server) trySteer(req *jsonrpc2.Request, sess *session, prev *turn, parts []a2a.Part) bool {
+func (s *Server) trySteer(req *acp.Request, sess *session, prev *turn, parts []a2a.Part) bool {
 	if prev == nil || s.opts.SteerGrace <= 0 {
 		return false
 	}
@@ -99,15 +104,11 @@ func plainText(parts []a2a.Part) (string, bool) {
 
 // adopt hands the turn to a new prompt and flushes the buffered output to
 // it, in order.
-func (t *turn) adopt(req *jsonrpc2.Request) {
+func (t *turn) adopt(req *acp.Request) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, it := range t.win.Adopt() {
-		u := it.Update
-		if note, ok := u.(string); ok {
-			u = chunkUpdate{SessionUpdate: uAgentMessage, Content: text(note)}
-		}
-		t.srv.notify(t.sess.id, u)
+		t.srv.notify(t.sess.id, it.Update)
 	}
 	if t.final != nil {
 		// The turn ended while the steer was being posted.
@@ -131,7 +132,7 @@ func (t *turn) steersConsumed(items []a2a.SteerItem) {
 		}
 		t.mu.Unlock()
 		if ps != nil {
-			t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(steer.Marker(ps.text))})
+			t.emit(acp.AgentMessageChunk{Content: acp.Text(steer.Marker(ps.text))})
 			t.anyText = true
 		}
 	}
@@ -151,7 +152,7 @@ func (t *turn) settleSteers() *a2a.OutMessage {
 			rerun = append(rerun, p.text)
 			continue
 		}
-		t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(steer.Marker(p.text))})
+		t.emit(acp.AgentMessageChunk{Content: acp.Text(steer.Marker(p.text))})
 		t.anyText = true
 	}
 	if len(rerun) == 0 {

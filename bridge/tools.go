@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"github.com/shimdev/shim/acp"
 	"path/filepath"
 
 	"github.com/shimdev/shim/a2a"
@@ -54,9 +55,9 @@ func (c *toolCards) handle(tc a2a.ToolCall) {
 			card.name = tc.Name
 		}
 		card.args = toolview.ParseArgs(tc.Args)
-		c.t.emit(toolCallUpdate{SessionUpdate: uToolUpdate, ToolCallID: tc.ID,
+		c.t.emit(acp.ToolCallUpdate{ToolCallID: tc.ID,
 			Title: c.title(card), Kind: toolview.Kind(card.name),
-			Locations: c.locations(card), RawInput: rawInput(card.args)})
+			Locations: c.locations(card), RawInput: acp.RawJSON(rawInput(card.args))})
 	}
 }
 
@@ -64,33 +65,33 @@ func (c *toolCards) start(tc a2a.ToolCall) *toolCard {
 	card := &toolCard{name: tc.Name, parent: tc.ParentID, args: toolview.ParseArgs(tc.Args)}
 	c.open[tc.ID] = card
 	c.order = append(c.order, tc.ID)
-	c.t.emit(toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: tc.ID, Title: c.title(card),
+	c.t.emit(acp.ToolCall{ToolCallID: tc.ID, Title: c.title(card),
 		Kind: toolview.Kind(card.name), Status: "in_progress",
-		Locations: c.locations(card), RawInput: rawInput(card.args)})
+		Locations: c.locations(card), RawInput: acp.RawJSON(rawInput(card.args))})
 	return card
 }
 
 func (c *toolCards) end(tc a2a.ToolCall, card *toolCard) {
-	status := "completed"
+	status := acp.ToolCompleted
 	result := tc.Result
 	if tc.Phase == "failed" {
-		status = "failed"
+		status = acp.ToolFailed
 		if result == "" {
 			result = tc.Error
 		}
 	}
-	u := toolCallUpdate{SessionUpdate: uToolUpdate, ToolCallID: tc.ID, Status: status}
+	u := acp.ToolCallUpdate{ToolCallID: tc.ID, Status: status}
 	if tc.Args != "" {
 		card.args = toolview.ParseArgs(tc.Args)
 	}
-	if status == "completed" {
+	if status == acp.ToolCompleted {
 		if d, ok := toolview.Diff(card.name, card.args, c.resolver()); ok {
-			u.Content = append(u.Content, diffContent{Type: "diff", Path: d.Path, OldText: d.OldText, NewText: d.NewText})
+			u.Content = append(u.Content, acp.Diff{Path: d.Path, OldText: d.OldText, NewText: d.NewText})
 		}
 	}
 	if result != "" {
-		u.Content = append(u.Content, toolContent{Type: "content", Content: text(toolview.CutResult(result))})
-		u.RawOutput = result
+		u.Content = append(u.Content, acp.Content{Content: acp.Text(toolview.CutResult(result))})
+		u.RawOutput = acp.RawJSON(result)
 	}
 	switch toolview.Kind(card.name) {
 	case toolview.KindSearch:
@@ -98,7 +99,7 @@ func (c *toolCards) end(tc a2a.ToolCall, card *toolCard) {
 			u.Locations = acpLocations(locs)
 		}
 	}
-	if card.name == "list_projects" && status == "completed" && c.t.srv.roots() != nil {
+	if card.name == "list_projects" && status == acp.ToolCompleted && c.t.srv.roots() != nil {
 		c.t.srv.roots().Learn(result)
 	}
 	card.ended = true
@@ -107,14 +108,14 @@ func (c *toolCards) end(tc a2a.ToolCall, card *toolCard) {
 
 // settle ends every card still open as the turn ends (no card outlives its
 // turn): status is completed for a turn that ends end_turn, else failed.
-func (c *toolCards) settle(status string) {
+func (c *toolCards) settle(status acp.ToolStatus) {
 	for _, id := range c.order {
 		card := c.open[id]
 		if card.ended {
 			continue
 		}
 		card.ended = true
-		c.t.emitSettled(toolCallUpdate{SessionUpdate: uToolUpdate, ToolCallID: id, Status: status})
+		c.t.emitSettled(acp.ToolCallUpdate{ToolCallID: id, Status: status})
 	}
 }
 
@@ -132,7 +133,7 @@ func cardTitle(name, parent string, args toolview.Args) string {
 	return title
 }
 
-func (c *toolCards) locations(card *toolCard) []location {
+func (c *toolCards) locations(card *toolCard) []acp.Location {
 	return acpLocations(toolview.Locations(card.name, card.args, c.resolver()))
 }
 
@@ -140,13 +141,13 @@ func (c *toolCards) resolver() toolview.Resolver {
 	return rootResolver{m: c.t.srv.roots(), cwd: c.t.sess.cwd, ctx: c.t.ctx}
 }
 
-func acpLocations(locs []toolview.Location) []location {
+func acpLocations(locs []toolview.Location) []acp.Location {
 	if len(locs) == 0 {
 		return nil
 	}
-	out := make([]location, len(locs))
+	out := make([]acp.Location, len(locs))
 	for i, l := range locs {
-		out[i] = location{Path: l.Path, Line: l.Line}
+		out[i] = acp.Location{Path: l.Path, Line: l.Line}
 	}
 	return out
 }

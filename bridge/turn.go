@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shimdev/shim/acp"
 	"io"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/steer"
@@ -38,9 +37,9 @@ type turn struct {
 	mu sync.Mutex
 	// prompt is the request that receives the turn's answer; nil once it
 	// was answered (by the turn, or "cancelled" by a cancel).
-	prompt *jsonrpc2.Request
+	prompt *acp.Request
 	// win says where updates go.
-	win *steer.Window
+	win *steer.Window[acp.Update]
 	// taskID is the A2A task, once the server named it.
 	taskID string
 	// cancelled is set once the turn was given up (its task cancelled).
@@ -70,26 +69,26 @@ type turn struct {
 // outcome is how a stream of the turn ended: a stop reason, an error, or
 // a message that resumes the task (an answered approval) in the same turn.
 type outcome struct {
-	stop   string
-	err    *jsonrpc2.Error
+	stop   acp.StopReason
+	err    *acp.Error
 	resume *a2a.OutMessage
 }
 
-func (s *Server) prompt(req *jsonrpc2.Request) {
-	var p promptParams
+func (s *Server) prompt(req *acp.Request) {
+	var p acp.PromptParams
 	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
-		s.reply(req, nil, rpcError(codeInvalidParams, "Invalid params: session/prompt needs {sessionId, prompt}", nil))
+		s.reply(req, nil, acp.NewError(acp.CodeInvalidParams, "Invalid params: session/prompt needs {sessionId, prompt}", nil))
 		return
 	}
 	sess := s.session(p.SessionID)
 	if sess == nil {
-		s.reply(req, nil, rpcError(codeInvalidParams, "Invalid params: unknown session "+p.SessionID, nil))
+		s.reply(req, nil, acp.NewError(acp.CodeInvalidParams, "Invalid params: unknown session "+p.SessionID, nil))
 		return
 	}
 	parts, userText, err := promptMessage(p.Prompt)
 	p.Prompt, req.Params = nil, nil // a big prompt's JSON is not kept for the turn
 	if err != nil {
-		s.reply(req, nil, rpcError(codeInvalidParams, "Invalid params: "+err.Error(), nil))
+		s.reply(req, nil, acp.NewError(acp.CodeInvalidParams, "Invalid params: "+err.Error(), nil))
 		return
 	}
 	client, err := s.remote()
@@ -133,7 +132,7 @@ func (s *Server) prompt(req *jsonrpc2.Request) {
 	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg, prompt: req,
 		done: make(chan struct{}), texts: map[string]*shownText{}, shownIDs: map[string]bool{}, statusText: newShownText()}
 	t.tools = newToolCards(t)
-	t.win = steer.NewWindow(s.opts.SteerGrace, steerBufferMax, t.orphan)
+	t.win = steer.NewWindow(s.opts.SteerGrace, steerBufferMax, droppedNote, t.orphan)
 	t.ctx, t.cancel = context.WithCancel(s.ctx)
 	sess.mu.Lock()
 	t.prev = sess.current
@@ -199,7 +198,7 @@ func (t *turn) run(title string) {
 	}
 	now := time.Now()
 	if title != "" {
-		t.emit(sessionInfoUpdate{SessionUpdate: uSessionInfo, Title: title, UpdatedAt: now.UTC().Format(time.RFC3339)})
+		t.emit(acp.SessionInfoUpdate{Title: title, UpdatedAt: now.UTC().Format(time.RFC3339)})
 	}
 	t.srv.index(t.sess.id, func(e *threads.Entry) {
 		if title != "" && e.Title == "" {
@@ -217,7 +216,7 @@ func (t *turn) run(title string) {
 }
 
 // emit sends an update to whoever owns the turn's output now.
-func (t *turn) emit(update any) {
+func (t *turn) emit(update acp.Update) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.win.Route(bufferItem(update)) {
@@ -228,7 +227,7 @@ func (t *turn) emit(update any) {
 // emitSettled is emit for the update that settles an open card: a turn
 // given up after its grace window still ends its cards in the editor
 // (unless the session was closed).
-func (t *turn) emitSettled(update any) {
+func (t *turn) emitSettled(update acp.Update) {
 	registered := t.srv.session(t.sess.id) == t.sess
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -238,11 +237,11 @@ func (t *turn) emitSettled(update any) {
 }
 
 // cardStatus is the status the cards still open at the turn's end get.
-func cardStatus(out outcome) string {
-	if out.err == nil && out.stop == stopEndTurn {
-		return "completed"
+func cardStatus(out outcome) acp.ToolStatus {
+	if out.err == nil && out.stop == acp.StopEndTurn {
+		return acp.ToolCompleted
 	}
-	return "failed"
+	return acp.ToolFailed
 }
 
 // usageUpdate reports the context use when the window is known.
@@ -263,10 +262,10 @@ func (t *turn) usageUpdate() {
 	default:
 		return
 	}
-	u := usageUpdate{SessionUpdate: uUsage, Used: used, Size: size}
+	u := acp.UsageUpdate{Used: used, Size: size}
 	t.sess.mu.Lock()
 	if total := t.sess.costUSD; total > 0 {
-		u.Cost = &cost{Amount: total, Currency: "USD"}
+		u.Cost = &acp.Cost{Amount: total, Currency: "USD"}
 	}
 	t.sess.mu.Unlock()
 	t.emit(u)
@@ -286,14 +285,14 @@ func (t *turn) finish(out outcome) {
 }
 
 // answer replies to a prompt with the turn's outcome; t.mu is held.
-func (t *turn) answer(req *jsonrpc2.Request, out outcome) {
+func (t *turn) answer(req *acp.Request, out outcome) {
 	if out.err != nil {
 		t.srv.reply(req, nil, out.err)
 		return
 	}
-	res := promptResult{StopReason: out.stop}
+	res := acp.PromptResult{StopReason: out.stop}
 	if u := t.usage; u != nil {
-		res.Usage = &usageTotal{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		res.Usage = &acp.UsageTotal{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 			TotalTokens: u.InputTokens + u.OutputTokens, CachedReadTokens: u.CacheReadTokens}
 	}
 	t.srv.reply(req, res, nil)
@@ -312,7 +311,7 @@ func (t *turn) cancelByUser() {
 	req := t.prompt
 	t.prompt = nil
 	if req != nil {
-		t.srv.reply(req, promptResult{StopReason: stopCancelled}, nil)
+		t.srv.reply(req, acp.PromptResult{StopReason: acp.StopCancelled}, nil)
 	}
 	state := t.win.Detach()
 	t.mu.Unlock()
@@ -427,12 +426,12 @@ func (t *turn) drive() outcome {
 		stream, err := t.client.Stream(t.ctx, msg)
 		if err != nil {
 			if t.isCancelled() {
-				return outcome{stop: stopCancelled}
+				return outcome{stop: acp.StopCancelled}
 			}
 			return outcome{err: t.srv.callError(err, t.task())}
 		}
 		out := t.follow(stream)
-		if out.resume == nil && out.err == nil && out.stop == stopEndTurn {
+		if out.resume == nil && out.err == nil && out.stop == acp.StopEndTurn {
 			out.resume = t.settleSteers()
 		} else if out.resume == nil {
 			t.dropSteers()
@@ -461,20 +460,20 @@ func (t *turn) follow(stream *a2a.Stream) outcome {
 			return out
 		}
 		if t.isCancelled() {
-			return outcome{stop: stopCancelled}
+			return outcome{stop: acp.StopCancelled}
 		}
 		if t.authRequired {
-			return outcome{stop: stopEndTurn}
+			return outcome{stop: acp.StopEndTurn}
 		}
 		taskID := t.task()
 		if taskID == "" {
 			if t.gotMessage {
-				return outcome{stop: stopEndTurn}
+				return outcome{stop: acp.StopEndTurn}
 			}
 			if cause != nil {
 				return outcome{err: t.srv.callError(cause, "")}
 			}
-			return outcome{err: rpcError(codeInternal, t.agent+": the stream ended before the agent started a task",
+			return outcome{err: acp.NewError(acp.CodeInternal, t.agent+": the stream ended before the agent started a task",
 				stateData("unknown", "", ""))}
 		}
 		if why == consumedError || attempt >= 2 {
@@ -506,12 +505,12 @@ func (t *turn) consume(stream *a2a.Stream) (outcome, consumeResult, error) {
 		ev, err := stream.Next()
 		if err != nil {
 			if t.isCancelled() {
-				return outcome{stop: stopCancelled}, consumedEnd, nil
+				return outcome{stop: acp.StopCancelled}, consumedEnd, nil
 			}
 			var rpc *a2a.RPCError
 			if errors.As(err, &rpc) {
 				if t.task() == "" {
-					return outcome{err: rpcError(codeInternal, t.agent+": "+rpc.Message, stateData("failed", "", rpc.Message))}, consumedEnd, nil
+					return outcome{err: acp.NewError(acp.CodeInternal, t.agent+": "+rpc.Message, stateData("failed", "", rpc.Message))}, consumedEnd, nil
 				}
 				return outcome{}, consumedError, err
 			}
@@ -596,12 +595,12 @@ func (t *turn) status(st a2a.Status) (outcome, bool) {
 		if !t.artifactText {
 			t.showStatusText(text)
 		}
-		return outcome{stop: stopEndTurn}, true
+		return outcome{stop: acp.StopEndTurn}, true
 	case a2a.StateCanceled:
-		return outcome{stop: stopCancelled}, true
+		return outcome{stop: acp.StopCancelled}, true
 	case a2a.StateRejected:
 		t.showStatusText(text)
-		return outcome{stop: stopRefusal}, true
+		return outcome{stop: acp.StopRefusal}, true
 	case a2a.StateFailed:
 		return t.failed(text), true
 	case a2a.StateInputRequired:
@@ -631,9 +630,9 @@ func (t *turn) failed(detail string) outcome {
 	if t.anyText {
 		line = "\n\n" + line
 	}
-	t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(line)})
+	t.emit(acp.AgentMessageChunk{Content: acp.Text(line)})
 	t.anyText = true
-	return outcome{err: rpcError(codeInternal, t.agent+": "+f, map[string]any{"state": "failed", "taskId": t.task(), "detail": detail})}
+	return outcome{err: acp.NewError(acp.CodeInternal, t.agent+": "+f, map[string]any{"state": "failed", "taskId": t.task(), "detail": detail})}
 }
 
 // readBack reads the task after the stream was lost for good.
@@ -642,7 +641,7 @@ func (t *turn) readBack() outcome {
 	task, err := t.client.GetTask(t.ctx, taskID, 0)
 	if err != nil {
 		if t.isCancelled() {
-			return outcome{stop: stopCancelled}
+			return outcome{stop: acp.StopCancelled}
 		}
 		e := t.srv.callError(err, taskID)
 		e.Message = t.agent + ": the stream was lost and the task could not be read back: " + err.Error()
@@ -658,9 +657,9 @@ func (t *turn) readBack() outcome {
 		return out
 	case a2a.StateAuthRequired:
 		t.status(task.Status)
-		return outcome{stop: stopEndTurn}
+		return outcome{stop: acp.StopEndTurn}
 	}
-	return outcome{err: rpcError(codeInternal,
+	return outcome{err: acp.NewError(acp.CodeInternal,
 		t.agent+": the connection was lost while the task was still "+string(task.Status.State)+"; it may finish on its own",
 		stateData("working", taskID, ""))}
 }
@@ -731,7 +730,7 @@ func (t *turn) showArtifactText(id, s string) {
 			s = "\n\n" + s
 		}
 	}
-	t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(s)})
+	t.emit(acp.AgentMessageChunk{Content: acp.Text(s)})
 	t.anyText = true
 	t.artifactText = true
 }
@@ -747,7 +746,7 @@ func (t *turn) showStatusText(s string) {
 	if s == "" {
 		return
 	}
-	t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(s)})
+	t.emit(acp.AgentMessageChunk{Content: acp.Text(s)})
 	t.anyText = true
 }
 
@@ -755,7 +754,7 @@ func (t *turn) thought(s string) {
 	if s == "" {
 		return
 	}
-	t.emit(chunkUpdate{SessionUpdate: uAgentThought, Content: text(s)})
+	t.emit(acp.AgentThoughtChunk{Content: acp.Text(s)})
 }
 
 // file shows a file part: a link for a URL, an image for raw image bytes.
@@ -769,10 +768,10 @@ func (t *turn) file(p *a2a.Part) {
 				name = name[i+1:]
 			}
 		}
-		t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: resourceLink{Type: "resource_link", URI: p.URL, Name: name, MimeType: p.MediaType}})
+		t.emit(acp.AgentMessageChunk{Content: acp.ResourceLink{URI: p.URL, Name: name, MimeType: p.MediaType}})
 		t.anyText = true
 	case len(p.Raw) > 0 && strings.HasPrefix(p.MediaType, "image/"):
-		t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: imageContent{Type: "image", Data: base64.StdEncoding.EncodeToString(p.Raw), MimeType: p.MediaType}})
+		t.emit(acp.AgentMessageChunk{Content: acp.ImageContent{Data: base64.StdEncoding.EncodeToString(p.Raw), MimeType: p.MediaType}})
 		t.anyText = true
 	case len(p.Raw) > 0:
 		name := p.Filename

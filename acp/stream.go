@@ -1,4 +1,4 @@
-package bridge
+package acp
 
 import (
 	"bufio"
@@ -14,64 +14,32 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
 
-// stdioStream is the ACP transport: one JSON value per line on each side.
+// stream is the ACP transport: one JSON value per line on each side.
 //
 // It implements jsonrpc2.ObjectStream. jsonrpc2.Conn closes the connection
 // on the first ReadObject error, so a line that is not a JSON-RPC message
 // is answered here (-32700 or -32600) and reading goes on; only the end of
 // the input is returned as an error.
 //
-// Output is one writer: every message, a jsonrpc2 response or one of
-// shim's notifications, is appended whole to one queue in the order the
-// calls happen, and a goroutine writes whatever has queued with one write.
-// A caller blocks while the queue holds outMax bytes, so an editor that
-// reads slowly slows the turns down instead of growing memory.
-type stdioStream struct {
+// Its output is the queue (queue.go): one writer goroutine.
+type stream struct {
 	in  *bufio.Reader
-	out io.Writer
-	c   io.Closer
 	log *slog.Logger
+	out *queue
 
 	// parked holds the params of the big request just read (see accept).
 	parked    json.RawMessage
 	nonceOnce sync.Once
 	nonce     []byte
-
-	mu      sync.Mutex
-	cond    *sync.Cond
-	queue   []byte
-	spare   []byte
-	writing bool
-	closed  bool
-	err     error
-	done    chan struct{}
 }
 
-// outMax bounds the bytes waiting for the editor.
-const outMax = 256 << 10
-
-func newStdioStream(in io.Reader, out io.Writer, c io.Closer, log *slog.Logger) *stdioStream {
-	s := &stdioStream{in: bufio.NewReaderSize(in, 64<<10), out: out, c: c, log: log, done: make(chan struct{})}
-	s.cond = sync.NewCond(&s.mu)
-	go s.writeLoop()
-	return s
+func newStream(in io.Reader, out io.Writer, log *slog.Logger) *stream {
+	return &stream{in: bufio.NewReaderSize(in, 64<<10), log: log, out: newQueue(out)}
 }
-
-// JSON-RPC error codes.
-const (
-	codeParseError     = -32700
-	codeInvalidRequest = -32600
-	codeMethodNotFound = -32601
-	codeInvalidParams  = -32602
-	codeInternal       = -32603
-	codeAuthRequired   = -32000
-	codeNotFound       = -32002
-)
 
 // lineMax bounds one stdin line (SPEC §13). Tests lower it.
 var lineMax = 64 << 20
@@ -79,12 +47,12 @@ var lineMax = 64 << 20
 // ReadObject reads the next valid JSON-RPC message into v. A line over
 // lineMax is answered -32600 "message too large" and skipped without being
 // kept.
-func (s *stdioStream) ReadObject(v any) error {
+func (s *stream) ReadObject(v any) error {
 	for {
 		line, tooLarge, err := s.readLine()
 		if tooLarge {
 			s.log.Warn("a stdin line is over the limit; skipped", "limit", lineMax)
-			s.writeError(nil, codeInvalidRequest, "message too large")
+			s.answerLine(nil, CodeInvalidRequest, "message too large")
 		} else if line = bytes.TrimSpace(line); len(line) > 0 {
 			if s.accept(line, v) {
 				return nil
@@ -98,7 +66,7 @@ func (s *stdioStream) ReadObject(v any) error {
 
 // readLine reads one line in pieces and joins them once. A line over
 // lineMax reports tooLarge; its rest is read and dropped.
-func (s *stdioStream) readLine() (line []byte, tooLarge bool, err error) {
+func (s *stream) readLine() (line []byte, tooLarge bool, err error) {
 	var pieces [][]byte
 	n := 0
 	for {
@@ -144,10 +112,10 @@ type envelope struct {
 
 // accept validates one line and decodes it into v, or answers it with an
 // error and reports false.
-func (s *stdioStream) accept(line []byte, v any) bool {
+func (s *stream) accept(line []byte, v any) bool {
 	if !json.Valid(line) {
 		s.log.Warn("malformed JSON on stdin", "bytes", len(line))
-		s.writeError(nil, codeParseError, "Parse error: the line is not valid JSON")
+		s.answerLine(nil, CodeParseError, "Parse error: the line is not valid JSON")
 		return false
 	}
 	if line[0] != '{' {
@@ -155,24 +123,24 @@ func (s *stdioStream) accept(line []byte, v any) bool {
 		if line[0] == '[' {
 			msg = "Invalid Request: batches are not supported"
 		}
-		s.writeError(nil, codeInvalidRequest, msg)
+		s.answerLine(nil, CodeInvalidRequest, msg)
 		return false
 	}
 	var e envelope
 	if err := json.Unmarshal(line, &e); err != nil {
-		s.writeError(nil, codeInvalidRequest, "Invalid Request")
+		s.answerLine(nil, CodeInvalidRequest, "Invalid Request")
 		return false
 	}
 	id, idOK := validID(e.ID)
 	if !idOK {
-		s.writeError(nil, codeInvalidRequest, "Invalid Request: id must be a string or a non-negative integer")
+		s.answerLine(nil, CodeInvalidRequest, "Invalid Request: id must be a string or a non-negative integer")
 		return false
 	}
 	switch {
 	case e.Method != nil:
 		var m string
 		if json.Unmarshal(e.Method, &m) != nil || m == "" {
-			s.writeError(id, codeInvalidRequest, "Invalid Request: method must be a string")
+			s.answerLine(id, CodeInvalidRequest, "Invalid Request: method must be a string")
 			return false
 		}
 	case e.Result != nil || e.Error != nil:
@@ -181,7 +149,7 @@ func (s *stdioStream) accept(line []byte, v any) bool {
 			return false
 		}
 	default:
-		s.writeError(id, codeInvalidRequest, "Invalid Request: neither a request nor a response")
+		s.answerLine(id, CodeInvalidRequest, "Invalid Request: neither a request nor a response")
 		return false
 	}
 	if e.Method != nil && len(line) > parkMin {
@@ -192,7 +160,7 @@ func (s *stdioStream) accept(line []byte, v any) bool {
 			small := make([]byte, 0, len(line)-(end-start)+len(s.placeholder()))
 			small = append(append(append(small, line[:start]...), s.placeholder()...), line[end:]...)
 			if err := json.Unmarshal(small, v); err != nil {
-				s.writeError(id, codeInvalidRequest, "Invalid Request: "+err.Error())
+				s.answerLine(id, CodeInvalidRequest, "Invalid Request: "+err.Error())
 				return false
 			}
 			s.parked = json.RawMessage(line[start:end])
@@ -200,7 +168,7 @@ func (s *stdioStream) accept(line []byte, v any) bool {
 		}
 	}
 	if err := json.Unmarshal(line, v); err != nil {
-		s.writeError(id, codeInvalidRequest, "Invalid Request: "+err.Error())
+		s.answerLine(id, CodeInvalidRequest, "Invalid Request: "+err.Error())
 		return false
 	}
 	return true
@@ -213,7 +181,7 @@ const bigLine = 8 << 20
 const parkMin = 1 << 20
 
 // placeholder is what jsonrpc2 sees as the params of a parked request.
-func (s *stdioStream) placeholder() []byte {
+func (s *stream) placeholder() []byte {
 	s.nonceOnce.Do(func() {
 		b := make([]byte, 12)
 		_, _ = rand.Read(b)
@@ -224,12 +192,12 @@ func (s *stdioStream) placeholder() []byte {
 
 // handler gives h the parked params back. jsonrpc2 calls it on the
 // reading goroutine right after ReadObject, so one slot is enough.
-func (s *stdioStream) handler(h jsonrpc2.Handler) jsonrpc2.Handler {
+func (s *stream) handler(h jsonrpc2.Handler) jsonrpc2.Handler {
 	return parkedHandler{s: s, h: h}
 }
 
 type parkedHandler struct {
-	s *stdioStream
+	s *stream
 	h jsonrpc2.Handler
 }
 
@@ -346,8 +314,10 @@ func validID(raw json.RawMessage) (json.RawMessage, bool) {
 	return raw, true
 }
 
-// writeError writes an error response for a line jsonrpc2 never saw.
-func (s *stdioStream) writeError(id json.RawMessage, code int, msg string) {
+// answerLine answers a line jsonrpc2 never saw. It runs on the reading
+// goroutine and waits for room in the queue: an editor that sends bad
+// lines and reads nothing is slowed down, not buffered for.
+func (s *stream) answerLine(id json.RawMessage, code int, msg string) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
@@ -362,114 +332,22 @@ func (s *stdioStream) writeError(id json.RawMessage, code int, msg string) {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 	}{code, msg}})
-	s.write(b)
+	_ = s.out.post(b, true)
 }
 
-// WriteObject writes one message and a newline.
-func (s *stdioStream) WriteObject(v any) error {
+// WriteObject writes one message jsonrpc2 sends (shim's calls to the
+// client), waiting for room in the queue.
+func (s *stream) WriteObject(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return s.write(b)
+	return s.out.post(b, true)
 }
 
-// notify writes one notification, encoded once (jsonrpc2's own path
-// marshals the params four times over).
-func (s *stdioStream) notify(method string, params any) error {
-	var b bytes.Buffer
-	b.WriteString(`{"jsonrpc":"2.0","method":`)
-	m, _ := json.Marshal(method)
-	b.Write(m)
-	b.WriteString(`,"params":`)
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(params); err != nil {
-		return err
-	}
-	b.Truncate(b.Len() - 1) // the encoder's newline
-	b.WriteByte('}')
-	return s.write(b.Bytes())
-}
-
-// write queues one message line.
-func (s *stdioStream) write(b []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for len(s.queue) >= outMax && !s.closed && s.err == nil {
-		s.cond.Wait()
-	}
-	if s.err != nil {
-		return s.err
-	}
-	if s.closed {
-		return io.ErrClosedPipe
-	}
-	s.queue = append(append(s.queue, b...), '\n')
-	s.cond.Broadcast()
-	return nil
-}
-
-// writeLoop writes what has queued, all of it at once.
-func (s *stdioStream) writeLoop() {
-	defer close(s.done)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for {
-		for len(s.queue) == 0 && !s.closed {
-			s.cond.Wait()
-		}
-		if len(s.queue) == 0 {
-			return
-		}
-		buf := s.queue
-		s.queue, s.spare = s.spare[:0], nil
-		s.writing = true
-		s.mu.Unlock()
-		_, err := s.out.Write(buf)
-		s.mu.Lock()
-		s.writing = false
-		if cap(buf) <= 4*outMax {
-			s.spare = buf[:0]
-		}
-		if err != nil && s.err == nil {
-			s.err = err
-			s.queue = nil
-		}
-		s.cond.Broadcast()
-		if s.err != nil {
-			return
-		}
-	}
-}
-
-// flush waits, at most d, until everything queued was written.
-func (s *stdioStream) flush(d time.Duration) {
-	timer := time.AfterFunc(d, func() {
-		s.mu.Lock()
-		s.cond.Broadcast()
-		s.mu.Unlock()
-	})
-	defer timer.Stop()
-	deadline := time.Now().Add(d)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for (len(s.queue) > 0 || s.writing) && s.err == nil && time.Now().Before(deadline) {
-		s.cond.Wait()
-	}
-}
-
-// Close stops the output after what has queued is written (waiting at
-// most a moment: an editor that stopped reading must not hold shim up) and
-// closes the underlying input and output.
-func (s *stdioStream) Close() error {
-	s.flush(500 * time.Millisecond)
-	s.mu.Lock()
-	s.closed = true
-	s.cond.Broadcast()
-	s.mu.Unlock()
-	if s.c != nil {
-		return s.c.Close()
-	}
+// Close is jsonrpc2 closing the connection: the input ended, the editor is
+// gone. What is still queued is dropped.
+func (s *stream) Close() error {
+	s.out.close()
 	return nil
 }
