@@ -207,6 +207,9 @@ func (t *turn) run(title string) {
 // id, time) in one write, once the turn's stream is over: never between
 // the prompt and its first chunk (SPEC §8).
 func (t *turn) record(title string) {
+	if t.srv.opts.Index == nil {
+		return
+	}
 	taskID := t.task()
 	t.srv.index(t.sess.id, func(e *threads.Entry) {
 		if title != "" && e.Title == "" {
