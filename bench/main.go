@@ -807,7 +807,7 @@ func (b *bench) replay() error {
 		} else {
 			b.add("replay", fmt.Sprintf("session/load of %d turns (the server ignores limit=200 and sends all)", n),
 				fmt.Sprintf("median %s (%d updates, %s body)", ms(pct(ds, 50)), updates, mib(int64(len(b.srv.turnsAll))/1024)),
-				"< 1 s", verdict(pct(ds, 50) < time.Second))
+				"≤ 0.5 s", verdict(pct(ds, 50) <= 500*time.Millisecond))
 		}
 	}
 	return nil
