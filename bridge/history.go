@@ -268,6 +268,7 @@ func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool
 	// Resume: the editor has the history; only a pending park is news,
 	// and it is announced after the response (queued behind it).
 	st := s.thread(id)
+	st.expect(len(turns))
 	for _, t := range turns {
 		st.claim(t.taskID)
 	}

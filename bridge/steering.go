@@ -10,7 +10,6 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/steer"
-	"github.com/shimdev/shim/threads"
 )
 
 // Send Now: Zed sends session/cancel then session/prompt. The cancelled
@@ -81,7 +80,7 @@ func (s *Server) trySteer(req *jsonrpc2.Request, sess *session, prev *turn, part
 		return false
 	}
 	prev.adopt(req)
-	s.index(sess.id, func(e *threads.Entry) { e.UpdatedAt = time.Now() })
+	// The steered turn's own index write (at its end) dates the thread.
 	return true
 }
 
