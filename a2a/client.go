@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-cleanhttp"
@@ -84,17 +83,12 @@ type Card struct {
 
 // Client talks to one remote agent. It is safe for concurrent use.
 type Client struct {
-	cfg       Config
-	base      *url.URL
-	origin    string
-	log       *slog.Logger
-	trace     *tracer
-	unary     *retryablehttp.Client
-	streaming *http.Client
-	seq       atomic.Int64
+	*conn
+	base *url.URL
 
 	mu   sync.Mutex
 	card *Card
+	tr   transport
 	op   *Operator
 }
 
@@ -115,7 +109,7 @@ func New(cfg Config) (*Client, error) {
 	// Whatever a server echoes of the token is redacted wherever the
 	// process writes it.
 	redact.Add(cfg.Token)
-	c := &Client{cfg: cfg, log: cfg.Log}
+	c := &Client{conn: &conn{cfg: cfg, log: cfg.Log}}
 	raw := cfg.URL
 	if raw == "" {
 		raw = cfg.Endpoint
@@ -180,6 +174,99 @@ func (c *Client) Base() string {
 		return ""
 	}
 	return c.base.String()
+}
+
+// transport returns the binding the card chose, discovering the card first.
+func (c *Client) transport(ctx context.Context) (transport, *Card, error) {
+	card, err := c.Discover(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tr == nil {
+		c.tr = newJSONRPC(c.conn, card)
+	}
+	return c.tr, card, nil
+}
+
+// GetTask reads a task back; historyLength < 0 leaves it to the server.
+func (c *Client) GetTask(ctx context.Context, id string, historyLength int) (*Task, error) {
+	tr, _, err := c.transport(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return tr.GetTask(ctx, id, historyLength)
+}
+
+// CancelTask asks the server to cancel a task.
+func (c *Client) CancelTask(ctx context.Context, id string) error {
+	tr, _, err := c.transport(ctx)
+	if err != nil {
+		return err
+	}
+	return tr.CancelTask(ctx, id)
+}
+
+// listPagesMax bounds the pages ListTasks reads when its context carries
+// no ReadBudget of its own.
+const listPagesMax = 100
+
+// ListTasks lists the tasks of a context (1.0 servers only), following
+// nextPageToken. It draws on the context's ReadBudget, or on one of 64 MiB
+// and 100 pages when there is none: a server whose pages never run dry
+// cannot hold it. When the budget or the size limit cuts the listing, it
+// returns the tasks read so far with an error that is ErrBudget or
+// ErrTooLarge.
+func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength int) ([]Task, error) {
+	tr, _, err := c.transport(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if budgetOf(ctx) == nil {
+		ctx = WithReadBudget(ctx, NewReadBudget(int64(maxEventSize), listPagesMax))
+	}
+	var all []Task
+	token := ""
+	seen := map[string]bool{}
+	for {
+		page, err := tr.ListTasks(ctx, taskQuery{ContextID: contextID, HistoryLength: historyLength, PageToken: token})
+		if err != nil {
+			if len(all) > 0 && (errors.Is(err, ErrBudget) || errors.Is(err, ErrTooLarge)) {
+				return all, err
+			}
+			return nil, err
+		}
+		all = append(all, page.Tasks...)
+		if token = page.Next; token == "" || len(page.Tasks) == 0 || seen[token] {
+			break
+		}
+		seen[token] = true
+	}
+	return all, nil
+}
+
+// Stream sends a message and returns the stream of its events. A server
+// whose card says it cannot stream gets a blocking send whose result is
+// returned as the events a stream would have carried.
+func (c *Client) Stream(ctx context.Context, m OutMessage) (*Stream, error) {
+	tr, card, err := c.transport(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !card.Streaming {
+		return tr.Send(ctx, m)
+	}
+	return tr.SendStreaming(ctx, m)
+}
+
+// Resubscribe reattaches to a live task's stream.
+func (c *Client) Resubscribe(ctx context.Context, taskID string) (*Stream, error) {
+	tr, _, err := c.transport(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return tr.Subscribe(ctx, taskID)
 }
 
 // Probe checks the credentials with a GetTask on an id that cannot exist:

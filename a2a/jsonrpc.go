@@ -1,16 +1,31 @@
 package a2a
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"mime"
 	"net/http"
-	"net/http/httptrace"
+	"strings"
 	"sync/atomic"
-	"time"
 )
+
+// jsonrpcTransport is the JSON-RPC binding, in both dialects: 1.0
+// (SendMessage, GetTask, …, a tenant in every request's params) and 0.3
+// (message/send, tasks/get, …).
+type jsonrpcTransport struct {
+	*conn
+	endpoint string
+	dialect  Dialect
+	tenant   string
+	seq      atomic.Int64
+}
+
+var _ transport = (*jsonrpcTransport)(nil)
+
+func newJSONRPC(c *conn, card *Card) *jsonrpcTransport {
+	return &jsonrpcTransport{conn: c, endpoint: card.Endpoint, dialect: card.Dialect, tenant: card.Tenant}
+}
 
 // rpcRequest is a JSON-RPC request.
 type rpcRequest struct {
@@ -20,7 +35,7 @@ type rpcRequest struct {
 	Params  any    `json:"params"`
 }
 
-func (c *Client) encode(method string, params any) []byte {
+func (c *jsonrpcTransport) encode(method string, params any) []byte {
 	var longs []*longText
 	collectLong(params, &longs)
 	b, _ := marshalSpliced(rpcRequest{JSONRPC: "2.0", ID: c.seq.Add(1), Method: method, Params: params}, longs)
@@ -28,30 +43,26 @@ func (c *Client) encode(method string, params any) []byte {
 }
 
 // call makes a unary JSON-RPC call with retries.
-func (c *Client) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	card, err := c.Discover(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (c *jsonrpcTransport) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	if err := takeRequest(ctx); err != nil {
 		return nil, err
 	}
 	body := c.encode(method, params)
 	c.trace.frame("send", method, body)
-	req, err := c.newRequest(ctx, http.MethodPost, card.Endpoint, body, card.Dialect)
+	req, err := c.newRequest(ctx, http.MethodPost, c.endpoint, body, c.dialect)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := c.unary.Do(req)
 	if err != nil {
-		return nil, c.transportError(card.Endpoint, err)
+		return nil, c.transportError(c.endpoint, err)
 	}
 	data, err := readBody(resp)
 	if err != nil {
-		return nil, c.transportError(card.Endpoint, err)
+		return nil, c.transportError(c.endpoint, err)
 	}
 	c.trace.frame("recv", method, data)
-	return responseResult(resp, card.Endpoint, data)
+	return responseResult(resp, c.endpoint, data)
 }
 
 // responseResult reads a JSON-RPC answer whatever its HTTP status (errors
@@ -68,194 +79,111 @@ func responseResult(resp *http.Response, target string, data []byte) (json.RawMe
 	return result, err
 }
 
-func (c *Client) method(d Dialect, v10, v03 string) string {
-	if d == V03 {
+// method picks the dialect's name of a method.
+func (c *jsonrpcTransport) method(v10, v03 string) string {
+	if c.dialect == V03 {
 		return v03
 	}
 	return v10
 }
 
-func (c *Client) params(card *Card, p map[string]any) map[string]any {
-	if card.Dialect == V10 && card.Tenant != "" {
-		p["tenant"] = card.Tenant
+// params adds the card's tenant to a 1.0 request's params.
+func (c *jsonrpcTransport) params(p map[string]any) map[string]any {
+	if c.dialect == V10 && c.tenant != "" {
+		p["tenant"] = c.tenant
 	}
 	return p
 }
 
-// GetTask reads a task back; historyLength < 0 leaves it to the server.
-func (c *Client) GetTask(ctx context.Context, id string, historyLength int) (*Task, error) {
-	card, err := c.Discover(ctx)
-	if err != nil {
-		return nil, err
-	}
+// GetTask implements transport.
+func (c *jsonrpcTransport) GetTask(ctx context.Context, id string, historyLength int) (*Task, error) {
 	p := map[string]any{"id": id}
 	if historyLength >= 0 {
 		p["historyLength"] = historyLength
 	}
-	raw, err := c.call(ctx, c.method(card.Dialect, "GetTask", "tasks/get"), c.params(card, p))
+	raw, err := c.call(ctx, c.method("GetTask", "tasks/get"), c.params(p))
 	if err != nil {
 		return nil, err
 	}
 	return decodeTask(raw)
 }
 
-// CancelTask asks the server to cancel a task.
-func (c *Client) CancelTask(ctx context.Context, id string) error {
-	card, err := c.Discover(ctx)
-	if err != nil {
-		return err
-	}
-	_, err = c.call(ctx, c.method(card.Dialect, "CancelTask", "tasks/cancel"), c.params(card, map[string]any{"id": id}))
+// CancelTask implements transport.
+func (c *jsonrpcTransport) CancelTask(ctx context.Context, id string) error {
+	_, err := c.call(ctx, c.method("CancelTask", "tasks/cancel"), c.params(map[string]any{"id": id}))
 	return err
 }
 
-// listPagesMax bounds the pages ListTasks reads when its context carries
-// no ReadBudget of its own.
-const listPagesMax = 100
-
-// ListTasks lists the tasks of a context (1.0 servers only), following
-// nextPageToken. It draws on the context's ReadBudget, or on one of 64 MiB
-// and 100 pages when there is none: a server whose pages never run dry
-// cannot hold it. When the budget or the size limit cuts the listing, it
-// returns the tasks read so far with an error that is ErrBudget or
-// ErrTooLarge.
-func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength int) ([]Task, error) {
-	card, err := c.Discover(ctx)
+// ListTasks implements transport (1.0 only: 0.3 has no listing).
+func (c *jsonrpcTransport) ListTasks(ctx context.Context, q taskQuery) (taskPage, error) {
+	if c.dialect != V10 {
+		return taskPage{}, ErrUnsupported
+	}
+	p := map[string]any{"contextId": q.ContextID, "pageSize": 100, "includeArtifacts": true}
+	if q.HistoryLength >= 0 {
+		p["historyLength"] = q.HistoryLength
+	}
+	if q.PageToken != "" {
+		p["pageToken"] = q.PageToken
+	}
+	raw, err := c.call(ctx, "ListTasks", c.params(p))
 	if err != nil {
-		return nil, err
+		return taskPage{}, err
 	}
-	if card.Dialect != V10 {
-		return nil, ErrUnsupported
+	tasks, err := decodeTaskList(raw)
+	if err != nil {
+		return taskPage{}, err
 	}
-	if budgetOf(ctx) == nil {
-		ctx = WithReadBudget(ctx, NewReadBudget(int64(maxEventSize), listPagesMax))
+	var next struct {
+		Token  string `json:"nextPageToken"`
+		Token2 string `json:"next_page_token"`
 	}
-	var all []Task
-	token := ""
-	seen := map[string]bool{}
-	for {
-		p := map[string]any{"contextId": contextID, "pageSize": 100, "includeArtifacts": true}
-		if historyLength >= 0 {
-			p["historyLength"] = historyLength
-		}
-		if token != "" {
-			p["pageToken"] = token
-		}
-		raw, err := c.call(ctx, "ListTasks", c.params(card, p))
-		if err != nil {
-			if len(all) > 0 && (errors.Is(err, ErrBudget) || errors.Is(err, ErrTooLarge)) {
-				return all, err
-			}
-			return nil, err
-		}
-		tasks, err := decodeTaskList(raw)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, tasks...)
-		var next struct {
-			Token  string `json:"nextPageToken"`
-			Token2 string `json:"next_page_token"`
-		}
-		_ = json.Unmarshal(raw, &next)
-		if token = first(next.Token, next.Token2); token == "" || len(tasks) == 0 || seen[token] {
-			break
-		}
-		seen[token] = true
-	}
-	return all, nil
+	_ = json.Unmarshal(raw, &next)
+	return taskPage{Tasks: tasks, Next: first(next.Token, next.Token2)}, nil
 }
 
-// Stream sends a message and returns the stream of its events. A server
-// whose card says it cannot stream gets a blocking send whose result is
-// returned as the events a stream would have carried.
-func (c *Client) Stream(ctx context.Context, m OutMessage) (*Stream, error) {
-	card, err := c.Discover(ctx)
-	if err != nil {
-		return nil, err
-	}
-	params := c.params(card, map[string]any{"message": encodeMessage(card.Dialect, m)})
-	if !card.Streaming {
-		return c.openStream(ctx, card, c.method(card.Dialect, "SendMessage", "message/send"), params)
-	}
-	return c.openStream(ctx, card, c.method(card.Dialect, "SendStreamingMessage", "message/stream"), params)
+// SendStreaming implements transport.
+func (c *jsonrpcTransport) SendStreaming(ctx context.Context, m OutMessage) (*Stream, error) {
+	return c.openStream(ctx, c.method("SendStreamingMessage", "message/stream"),
+		c.params(map[string]any{"message": encodeMessage(c.dialect, m)}))
 }
 
-// Resubscribe reattaches to a live task's stream.
-func (c *Client) Resubscribe(ctx context.Context, taskID string) (*Stream, error) {
-	card, err := c.Discover(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return c.openStream(ctx, card, c.method(card.Dialect, "SubscribeToTask", "tasks/resubscribe"),
-		c.params(card, map[string]any{"id": taskID}))
+// Send implements transport.
+func (c *jsonrpcTransport) Send(ctx context.Context, m OutMessage) (*Stream, error) {
+	return c.openStream(ctx, c.method("SendMessage", "message/send"),
+		c.params(map[string]any{"message": encodeMessage(c.dialect, m)}))
 }
 
-// openStream posts a streaming request. It retries only when the
-// connection failed before the request was written.
-func (c *Client) openStream(ctx context.Context, card *Card, method string, params any) (*Stream, error) {
+// Subscribe implements transport.
+func (c *jsonrpcTransport) Subscribe(ctx context.Context, taskID string) (*Stream, error) {
+	return c.openStream(ctx, c.method("SubscribeToTask", "tasks/resubscribe"),
+		c.params(map[string]any{"id": taskID}))
+}
+
+// openStream posts a request whose answer is an SSE stream of JSON-RPC
+// responses, or one JSON-RPC response in a plain body (a blocking send's
+// result, or an error).
+func (c *jsonrpcTransport) openStream(ctx context.Context, method string, params any) (*Stream, error) {
 	body := c.encode(method, params)
 	c.trace.frame("send", method, body)
-	ctx, cancel := context.WithCancel(ctx)
-	s := &Stream{c: c, method: method, cancel: cancel, ctx: ctx}
-	s.stall = newStallReader(nil, c.cfg.Stall, cancel)
-	var resp *http.Response
-	var lastErr error
-	for attempt := 1; attempt <= 3; attempt++ {
-		var written atomic.Bool
-		tctx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-			WroteRequest: func(httptrace.WroteRequestInfo) { written.Store(true) },
-		})
-		req, err := http.NewRequestWithContext(tctx, http.MethodPost, card.Endpoint, bytes.NewReader(body))
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		if err := c.setHeaders(req, card.Dialect); err != nil {
-			s.Close()
-			return nil, err
-		}
-		req.Header.Set("Accept", "text/event-stream")
-		resp, lastErr = c.streaming.Do(req)
-		if lastErr == nil {
-			break
-		}
-		if written.Load() || ctx.Err() != nil {
-			break
-		}
-		c.log.Debug("stream connection failed before the request was sent; retrying", "attempt", attempt, "err", lastErr)
-		select {
-		case <-time.After(time.Duration(attempt) * c.cfg.RetryWait):
-		case <-ctx.Done():
-		}
-	}
-	if lastErr != nil {
-		stalled := s.stall.Stalled()
-		s.Close()
-		if stalled {
-			return nil, ErrStalled
-		}
-		if ctx.Err() != nil && errors.Is(lastErr, context.Canceled) {
-			return nil, context.Canceled
-		}
-		return nil, c.transportError(card.Endpoint, lastErr)
+	s := c.newStream(ctx, method, c)
+	resp, err := c.dialStream(s, http.MethodPost, c.endpoint, body, c.dialect)
+	if err != nil {
+		return nil, err
 	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode/100 == 2 && ct == "text/event-stream" {
-		s.body = resp.Body
-		s.stall.r = resp.Body
-		s.stall.touch()
-		s.sse = newSSEReader(s.stall)
+		s.attach(resp.Body)
 		return s, nil
 	}
 	// One JSON-RPC response in a plain body (errors often come this way).
 	data, err := readBody(resp)
 	s.Close()
 	if err != nil {
-		return nil, c.transportError(card.Endpoint, err)
+		return nil, c.transportError(c.endpoint, err)
 	}
 	c.trace.frame("recv", method, data)
-	result, err := responseResult(resp, card.Endpoint, data)
+	result, err := responseResult(resp, c.endpoint, data)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +191,28 @@ func (c *Client) openStream(ctx context.Context, card *Card, method string, para
 	if err != nil {
 		return nil, err
 	}
-	s.queue = events
-	s.sse = nil
+	s.replay(events)
 	return s, nil
+}
+
+// event implements frameDecoder: each frame is a JSON-RPC response.
+func (c *jsonrpcTransport) event(data []byte) (Event, error) { return DecodeFrame(data) }
+
+// failure implements frameDecoder.
+func (c *jsonrpcTransport) failure(data []byte) error { return errorFrame(data) }
+
+// errorFrame reads an `event: error` frame: a JSON-RPC response, a bare
+// error object, or text.
+func errorFrame(data []byte) error {
+	if _, err := decodeResponse(data); err != nil {
+		var rpc *RPCError
+		if errors.As(err, &rpc) {
+			return rpc
+		}
+	}
+	var we wireError
+	if json.Unmarshal(data, &we) == nil && we.Message != "" {
+		return we.rpcError()
+	}
+	return &RPCError{Code: -32603, Message: strings.TrimSpace(strings.ToValidUTF8(string(data), "?"))}
 }

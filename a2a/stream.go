@@ -2,17 +2,50 @@ package a2a
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"log/slog"
 	"sync/atomic"
 )
 
+// frameDecoder reads a binding's SSE frames into events.
+type frameDecoder interface {
+	// event decodes one frame's data; a *DecodeError is logged and skipped.
+	event(data []byte) (Event, error)
+	// failure reads an `event: error` frame.
+	failure(data []byte) error
+}
+
+// newStream returns a stream not yet connected; its stall timer cancels
+// it after a silence of the stall timeout.
+func (c *conn) newStream(ctx context.Context, method string, frames frameDecoder) *Stream {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &Stream{log: c.log, trace: c.trace, frames: frames, method: method, cancel: cancel, ctx: ctx}
+	s.stall = newStallReader(nil, c.cfg.Stall, cancel)
+	return s
+}
+
+// attach makes the stream read the events of an SSE body.
+func (s *Stream) attach(body io.ReadCloser) {
+	s.body = body
+	s.stall.r = body
+	s.stall.touch()
+	s.sse = newSSEReader(s.stall)
+}
+
+// replay makes the stream return events, then io.EOF: what a blocking
+// call answered, as a stream would have carried it.
+func (s *Stream) replay(events []Event) {
+	s.queue = events
+	s.sse = nil
+}
+
 // Stream is the event stream of one streaming call.
 type Stream struct {
-	c      *Client
+	log    *slog.Logger
+	trace  *tracer
+	frames frameDecoder
 	ctx    context.Context
 	method string
 	cancel context.CancelFunc
@@ -54,34 +87,18 @@ func (s *Stream) Next() (Event, error) {
 		if len(raw.Data) == 0 && raw.Event != "error" {
 			continue
 		}
-		s.c.trace.frame("recv", s.method, raw.Data)
+		s.trace.frame("recv", s.method, raw.Data)
 		if raw.Event == "error" {
-			return Event{}, errorFrame(raw.Data)
+			return Event{}, s.frames.failure(raw.Data)
 		}
-		ev, err := DecodeFrame(raw.Data)
+		ev, err := s.frames.event(raw.Data)
 		var de *DecodeError
 		if errors.As(err, &de) {
-			s.c.log.Warn("skipping an undecodable stream frame", "method", s.method, "err", err)
+			s.log.Warn("skipping an undecodable stream frame", "method", s.method, "err", err)
 			continue
 		}
 		return ev, err
 	}
-}
-
-// errorFrame reads an `event: error` frame: a JSON-RPC response, a bare
-// error object, or text.
-func errorFrame(data []byte) error {
-	if _, err := decodeResponse(data); err != nil {
-		var rpc *RPCError
-		if errors.As(err, &rpc) {
-			return rpc
-		}
-	}
-	var we wireError
-	if json.Unmarshal(data, &we) == nil && we.Message != "" {
-		return we.rpcError()
-	}
-	return &RPCError{Code: -32603, Message: strings.TrimSpace(strings.ToValidUTF8(string(data), "?"))}
 }
 
 // Close ends the stream and releases its connection.
