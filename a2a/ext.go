@@ -330,7 +330,7 @@ func (m *Message) HitlResume() bool {
 	if m == nil {
 		return false
 	}
-	b, _ := m.Metadata["hitl_resume"].(bool)
+	b, _ := m.Metadata[metaResume].(bool)
 	return b
 }
 

@@ -144,13 +144,7 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 	if approved {
 		answer = "approved"
 	}
-	meta := map[string]any{"hitl_resume": true}
-	t.sess.mu.Lock()
-	if t.sess.bypass {
-		meta["bypass_permissions"] = true
-	}
-	t.sess.mu.Unlock()
-	return outcome{resume: &a2a.OutMessage{ContextID: t.sess.id, TaskID: taskID, Metadata: meta,
+	return outcome{resume: &a2a.OutMessage{ContextID: t.sess.id, TaskID: taskID, Resume: true, Bypass: t.sess.bypassing(),
 		Parts: []a2a.Part{{Kind: a2a.PartText, Text: answer}}}}
 }
 

@@ -116,18 +116,13 @@ func (s *Server) prompt(req *jsonrpc2.Request) {
 	switch {
 	case parked != "":
 		msg.TaskID = parked
-		msg.Metadata = map[string]any{"hitl_resume": true}
+		msg.Resume = true
 	case first && minted && !s.opts.NoPreamble:
 		if pre := s.preamble(cwd); pre != "" {
 			msg.Parts = addPreamble(msg.Parts, pre)
 		}
 	}
-	if bypass {
-		if msg.Metadata == nil {
-			msg.Metadata = map[string]any{}
-		}
-		msg.Metadata["bypass_permissions"] = true
-	}
+	msg.Bypass = bypass
 	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg, prompt: req,
 		done: make(chan struct{}), texts: map[string]*shownText{}, shownIDs: map[string]bool{}, statusText: newShownText()}
 	t.tools = newToolCards(t)
