@@ -588,7 +588,7 @@ func (t *turn) checkPark(sum *a2a.SessionSummary) {
 	if sum == nil || sum.LastState == "" || !t.answersPark() {
 		return
 	}
-	if strings.Contains(strings.ToUpper(strings.ReplaceAll(sum.LastState, "-", "_")), "INPUT_REQUIRED") {
+	if a2a.ParseState(sum.LastState) == a2a.StateInputRequired {
 		return
 	}
 	t.srv.log.Info("the parked task was answered elsewhere; sending a new message", "task", t.msg.TaskID, "last_state", sum.LastState)
