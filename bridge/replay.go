@@ -276,7 +276,7 @@ func (r *replayer) turn(p *pastTurn) {
 	}
 	switch p.state {
 	case a2a.StateFailed:
-		f := friendly(p.status.Message.Text())
+		f := a2a.FriendlyError(p.status.Message.Text())
 		if f == "" {
 			f = "the task failed"
 		}

@@ -590,7 +590,7 @@ func (t *turn) status(st a2a.Status) (outcome, bool) {
 
 // failed shows the failed-turn line and builds its error.
 func (t *turn) failed(detail string) outcome {
-	f := friendly(detail)
+	f := a2a.FriendlyError(detail)
 	if f == "" {
 		f = "the task failed"
 	}
