@@ -235,11 +235,14 @@ func (r *replayer) turn(p *pastTurn) {
 			c.args = toolview.ParseArgs(tc.Args)
 		}
 		switch tc.Phase {
-		case "completed", "failed":
-			c.phase = tc.Phase
+		case a2a.PhaseCompleted, a2a.PhaseFailed:
+			c.phase = "completed"
 			c.result = tc.Result
-			if tc.Phase == "failed" && c.result == "" {
-				c.result = tc.Error
+			if tc.Phase == a2a.PhaseFailed {
+				c.phase = "failed"
+				if c.result == "" {
+					c.result = tc.Error
+				}
 			}
 			r.card(p.taskID, c, c.phase)
 		}
@@ -299,7 +302,7 @@ func (r *replayer) turn(p *pastTurn) {
 	}
 	switch p.state {
 	case a2a.StateFailed:
-		f := friendly(p.status.Message.Text())
+		f := a2a.FriendlyError(p.status.Message.Text())
 		if f == "" {
 			f = "the task failed"
 		}

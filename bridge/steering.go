@@ -157,7 +157,7 @@ func (t *turn) settleSteers() *a2a.OutMessage {
 		return nil
 	}
 	return &a2a.OutMessage{ContextID: t.sess.id, Parts: []a2a.Part{{Kind: a2a.PartText, Text: strings.Join(rerun, "\n\n")}},
-		Metadata: t.sess.bypassMeta()}
+		Bypass: t.sess.bypassing()}
 }
 
 // clientNameOf is clientInfo.name from initialize.

@@ -118,18 +118,13 @@ func (s *Server) prompt(req *jsonrpc2.Request) {
 	switch {
 	case parked != "":
 		msg.TaskID = parked
-		msg.Metadata = map[string]any{"hitl_resume": true}
+		msg.Resume = true
 	case first && minted && !s.opts.NoPreamble:
 		if pre := s.preamble(cwd); pre != "" {
 			msg.Parts = addPreamble(msg.Parts, pre)
 		}
 	}
-	if bypass {
-		if msg.Metadata == nil {
-			msg.Metadata = map[string]any{}
-		}
-		msg.Metadata["bypass_permissions"] = true
-	}
+	msg.Bypass = bypass
 	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg, prompt: req,
 		done: make(chan struct{}), texts: map[string]*shownText{}, shownIDs: map[string]bool{}, statusText: newShownText()}
 	t.tools = newToolCards(t)
@@ -636,7 +631,7 @@ func (t *turn) status(st a2a.Status) (outcome, bool) {
 
 // failed shows the failed-turn line and builds its error.
 func (t *turn) failed(detail string) outcome {
-	f := friendly(detail)
+	f := a2a.FriendlyError(detail)
 	if f == "" {
 		f = "the task failed"
 	}
