@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
@@ -145,4 +146,13 @@ func titleOf(s string) string {
 		}
 	}
 	return cut(strings.Join(fields, " "), 80)
+}
+
+// cut shortens s to n characters, adding "…" when it cut.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
 }

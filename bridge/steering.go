@@ -9,7 +9,6 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/steer"
-	"github.com/shimdev/shim/threads"
 )
 
 // Send Now: Zed sends session/cancel then session/prompt. The cancelled
@@ -86,7 +85,7 @@ func (s *Server) trySteer(req *acp.Request, sess *session, prev *turn, parts []a
 		return false
 	}
 	prev.adopt(req)
-	s.index(sess.id, func(e *threads.Entry) { e.UpdatedAt = time.Now() })
+	// The steered turn's own index write (at its end) dates the thread.
 	return true
 }
 
@@ -159,7 +158,7 @@ func (t *turn) settleSteers() *a2a.OutMessage {
 		return nil
 	}
 	return &a2a.OutMessage{ContextID: t.sess.id, Parts: []a2a.Part{{Kind: a2a.PartText, Text: strings.Join(rerun, "\n\n")}},
-		Metadata: t.sess.bypassMeta()}
+		Bypass: t.sess.bypassing()}
 }
 
 // clientNameOf is clientInfo.name from initialize.
