@@ -16,6 +16,9 @@ import (
 // Request is a request or a notification from the client.
 type Request = jsonrpc2.Request
 
+// ID is a request id.
+type ID = jsonrpc2.ID
+
 // Handler handles what the client sends. Handle runs on the reading
 // goroutine, in arrival order: anything that can wait must run elsewhere.
 type Handler interface {

@@ -20,3 +20,5 @@ func (s *stream) flushClose() {
 	q.mu.Unlock()
 	s.Close()
 }
+
+func idOf(n uint64) ID { return ID{Num: n} }

@@ -11,12 +11,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"github.com/shimdev/shim/acp"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/shimdev/shim/a2a"
@@ -34,17 +32,6 @@ const (
 	claimTimeout = 10 * time.Second
 )
 
-// busyPollNS is how often a busy chat is polled, in nanoseconds; 0 means
-// every 2 s (the most often SPEC allows). Tests shorten it.
-var busyPollNS atomic.Int64
-
-func busyPoll() time.Duration {
-	if d := time.Duration(busyPollNS.Load()); d > 0 {
-		return d
-	}
-	return 2 * time.Second
-}
-
 func (s *Server) closeSession(p acp.SessionParams) (any, error) {
 	s.mu.Lock()
 	sess := s.sessions[p.SessionID]
@@ -54,10 +41,7 @@ func (s *Server) closeSession(p acp.SessionParams) (any, error) {
 		return nil, acp.NewError(acp.CodeInvalidParams, "Invalid params: unknown session "+p.SessionID, nil)
 	}
 	s.forgetThread(p.SessionID)
-	sess.mu.Lock()
-	t := sess.current
-	sess.mu.Unlock()
-	if t != nil {
+	if t := sess.turn(); t != nil {
 		t.cancelByUser()
 	}
 	return struct{}{}, nil
@@ -88,8 +72,8 @@ func (s *Server) listSessions(req *acp.Request) (any, error) {
 	}
 	indexed := map[string]threads.Item{}
 	var items []threads.Item
-	if s.opts.Index != nil && s.serverKey() != "" {
-		items, err = s.opts.Index.List(s.serverKey())
+	if index, key, ok := s.threadIndex(); ok {
+		items, err = index.List(key)
 		if err != nil {
 			s.log.Warn("thread index unreadable", "err", err)
 		}
@@ -120,7 +104,7 @@ func (s *Server) listSessions(req *acp.Request) (any, error) {
 			rows = append(rows, &listRow{id: it.ID, cwd: it.CWD, title: it.Title, updated: it.UpdatedAt, taskIDs: it.TaskIDs})
 		}
 	}
-	prefix := s.prefixOrDefault()
+	prefix := s.contextPrefix()
 	kept := rows[:0]
 	for _, r := range rows {
 		if s.opts.ThreadsOnly && !strings.HasPrefix(r.id, prefix) {
@@ -222,12 +206,9 @@ func (s *Server) fetchTitle(ctx context.Context, c *a2a.Client, r *listRow, oper
 	return threadTitle([]pastTurn{turnFromTask(task)})
 }
 
-func (s *Server) prefixOrDefault() string {
+func (s *Server) contextPrefix() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.prefix == "" {
-		return "chat-acp"
-	}
 	return s.prefix
 }
 
@@ -245,7 +226,7 @@ func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool)
 		return nil, err
 	}
 	id := p.SessionID
-	if s.opts.ThreadsOnly && !strings.HasPrefix(id, s.prefixOrDefault()) {
+	if s.opts.ThreadsOnly && !strings.HasPrefix(id, s.contextPrefix()) {
 		return nil, unknownThread(id)
 	}
 	existing := s.session(id)
@@ -276,7 +257,7 @@ func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool)
 		sess.mu.Lock()
 		sess.parkedTask = last.taskID
 		sess.mu.Unlock()
-		s.queue(id).push(func() {
+		s.enqueue(id, func() {
 			s.notify(id, acp.AgentMessageChunk{Content: acp.Text(parkQuestion(last.status.Message))})
 		})
 	}
@@ -285,13 +266,6 @@ func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool)
 
 func unknownThread(id string) error {
 	return acp.NewError(acp.CodeNotFound, "Resource not found: unknown thread "+id, map[string]any{"sessionId": id})
-}
-
-// currentTurn is the session's latest turn.
-func currentTurn(sess *session) *turn {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.current
 }
 
 // register makes a loaded, resumed or claimed thread a session of this
@@ -376,8 +350,8 @@ func (s *Server) threadTurns(ctx context.Context, c *a2a.Client, id string) (out
 		s.log.Warn("the server's turns could not be read; reading its tasks", "session", id, "err", err)
 	}
 	var taskIDs []string
-	if s.opts.Index != nil && s.serverKey() != "" {
-		e, _, ierr := s.opts.Index.Get(s.serverKey(), id)
+	if index, key, ok := s.threadIndex(); ok {
+		e, _, ierr := index.Get(key, id)
 		if ierr != nil {
 			s.log.Warn("thread index unreadable", "err", ierr)
 		}
@@ -468,7 +442,7 @@ func (s *Server) openHandoff(c *a2a.Client, cwd string, h *a2a.Handoff) (any, fu
 		})
 	}
 	ready := make(chan struct{})
-	s.queue(id).push(func() {
+	s.enqueue(id, func() {
 		<-ready
 		s.showHandoff(c, sess, h)
 	})
@@ -503,124 +477,4 @@ func (s *Server) showHandoff(c *a2a.Client, sess *session, h *a2a.Handoff) {
 		u.Locations = []acp.Location{loc}
 	}
 	s.notify(id, u)
-}
-
-// waitIdle runs before a turn sends anything. On a chat the operator API
-// reports active (busy in another window or the console), it says so in
-// the editor, polls at most every 2 s, and gives up after --busy-timeout
-// with -32603 state "busy"; a cancel while waiting sends nothing. After a
-// wait, the turns that finished meanwhile are shown before the message is
-// sent. A 404 or 405 on the route means: do not wait. It reports false
-// with the turn's outcome when the turn must not be sent.
-func (t *turn) waitIdle() (outcome, bool) {
-	s := t.srv
-	id := t.sess.id
-	if t.givenUp() {
-		t.restorePark()
-		return outcome{stop: acp.StopCancelled}, false
-	}
-	op := t.client.Operator()
-	sum, err := op.Session(t.ctx, id)
-	if err != nil || !sum.Active {
-		if err != nil && !errors.Is(err, a2a.ErrAbsent) {
-			s.log.Debug("busy signal unreadable; not waiting", "session", id, "err", err)
-		}
-		t.checkPark(sum)
-		return outcome{}, true
-	}
-	timeout := s.opts.BusyTimeout
-	if timeout <= 0 {
-		timeout = defaultBusyTimeout
-	}
-	s.log.Info("the chat is busy elsewhere; waiting", "session", id, "timeout", timeout)
-	t.thought("This chat is busy elsewhere (another window or the console is running a turn). Waiting for it to finish before sending your message…")
-	poll := busyPoll()
-	deadline := time.Now().Add(timeout)
-	next := time.Now().Add(poll)
-	tick := time.NewTicker(min(poll, 100*time.Millisecond))
-	defer tick.Stop()
-	for {
-		select {
-		case <-t.ctx.Done():
-		case <-tick.C:
-		}
-		if t.givenUp() {
-			t.restorePark()
-			return outcome{stop: acp.StopCancelled}, false
-		}
-		now := time.Now()
-		if now.After(deadline) {
-			t.restorePark()
-			s.log.Info("gave up waiting for a busy chat", "session", id)
-			return outcome{err: acp.NewError(acp.CodeInternal,
-				fmt.Sprintf("%s: this chat is still busy elsewhere after %s; your message was not sent", t.agent, timeout),
-				stateData("busy", "", ""))}, false
-		}
-		if now.Before(next) {
-			continue
-		}
-		next = now.Add(poll)
-		sum, err = op.Session(t.ctx, id)
-		if err != nil {
-			if t.ctx.Err() != nil {
-				continue
-			}
-			s.log.Debug("busy signal unreadable; not waiting longer", "session", id, "err", err)
-			break
-		}
-		if !sum.Active {
-			break
-		}
-	}
-	// Show what finished meanwhile.
-	if turns, cut, err := s.threadTurns(t.ctx, t.client, id); err == nil {
-		s.replayLoaded(t.sess, turns, cut, false, t.emit)
-	} else {
-		s.log.Debug("turns finished meanwhile not read", "session", id, "err", err)
-	}
-	t.checkPark(sum)
-	return outcome{}, true
-}
-
-// givenUp reports whether the turn was cancelled, or its prompt answered
-// (a cancel detaches it): an unsent turn then sends nothing.
-func (t *turn) givenUp() bool {
-	if t.ctx.Err() != nil {
-		return true
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.cancelled || t.prompt == nil
-}
-
-// answersPark reports whether the turn answers a parked task.
-func (t *turn) answersPark() bool {
-	return t.msg.Resume && t.msg.TaskID != ""
-}
-
-// checkPark drops the park a turn would answer when the server says the
-// chat's last task is no longer waiting for input (answered elsewhere).
-// Without last_state the park is trusted.
-func (t *turn) checkPark(sum *a2a.SessionSummary) {
-	if sum == nil || sum.LastState == "" || !t.answersPark() {
-		return
-	}
-	if a2a.ParseState(sum.LastState) == a2a.StateInputRequired {
-		return
-	}
-	t.srv.log.Info("the parked task was answered elsewhere; sending a new message", "task", t.msg.TaskID, "last_state", sum.LastState)
-	t.msg.TaskID = ""
-	t.msg.Resume = false
-}
-
-// restorePark gives a park the turn did not answer back to the session.
-func (t *turn) restorePark() {
-	if !t.answersPark() {
-		return
-	}
-	t.sess.mu.Lock()
-	if t.sess.parkedTask == "" {
-		t.sess.parkedTask = t.msg.TaskID
-	}
-	t.sess.mu.Unlock()
 }

@@ -1,6 +1,3 @@
-// Package bridge is the ACP side of shim: the stdio JSON-RPC connection,
-// the sessions, and the turn driver that maps A2A events onto ACP session
-// updates.
 package bridge
 
 import (
@@ -63,6 +60,10 @@ type Options struct {
 	Log *slog.Logger
 }
 
+// defaultPrefix prefixes minted context ids until initialize names the
+// client.
+const defaultPrefix = "chat-acp"
+
 // Server serves ACP on one connection.
 type Server struct {
 	opts Options
@@ -106,7 +107,7 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 		prefix:   opts.ContextPrefix,
 	}
 	if s.prefix == "" {
-		s.prefix = "chat-acp"
+		s.prefix = defaultPrefix
 	}
 	s.rootMap = roots.New(opts.RootOverrides, s.loadRoots, opts.Home, s.log)
 	ctx, cancel := context.WithCancel(ctx)
@@ -125,9 +126,24 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 	return nil
 }
 
-// shutdown cancels every running turn and waits (briefly) for their
-// CancelTask calls.
+// shutdown runs once the editor is gone (or the context ended): what is
+// still queued for it is dropped, and every running turn is given up (its
+// task cancelled) and waited for.
 func (s *Server) shutdown() {
+	_ = s.conn.Close()
+	var wg sync.WaitGroup
+	for _, t := range s.runningTurns() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.abandon()
+		}()
+	}
+	wg.Wait()
+}
+
+// runningTurns is the current turn of every session.
+func (s *Server) runningTurns() []*turn {
 	s.mu.Lock()
 	sessions := make([]*session, 0, len(s.sessions))
 	for _, sess := range s.sessions {
@@ -136,29 +152,11 @@ func (s *Server) shutdown() {
 	s.mu.Unlock()
 	var running []*turn
 	for _, sess := range sessions {
-		sess.mu.Lock()
-		if t := sess.current; t != nil {
+		if t := sess.turn(); t != nil {
 			running = append(running, t)
 		}
-		sess.mu.Unlock()
 	}
-	done := make(chan struct{})
-	go func() {
-		var wg sync.WaitGroup
-		for _, t := range running {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				t.abandon(800 * time.Millisecond)
-			}()
-		}
-		wg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(900 * time.Millisecond):
-	}
+	return running
 }
 
 // Handle dispatches one request or notification. It runs on the reader
@@ -188,7 +186,7 @@ func (s *Server) Handle(ctx context.Context, req *acp.Request) {
 		if req.Params != nil {
 			_ = json.Unmarshal(*req.Params, &p)
 		}
-		s.queue(p.SessionID).push(func() { s.handleSession(req, p) })
+		s.enqueue(p.SessionID, func() { s.handleSession(req, p) })
 	default:
 		if req.Notif {
 			// Unknown notifications, "$/…" and "_…" ones included, are ignored.
@@ -199,7 +197,10 @@ func (s *Server) Handle(ctx context.Context, req *acp.Request) {
 	}
 }
 
-func (s *Server) queue(id string) *serial {
+// enqueue runs f in the session's queue, after what arrived before it;
+// the queue is found (or made) and f queued under s.mu, so that dropQueue
+// never forgets a queue that has work.
+func (s *Server) enqueue(id string, f func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	q := s.queues[id]
@@ -207,7 +208,21 @@ func (s *Server) queue(id string) *serial {
 		q = &serial{}
 		s.queues[id] = q
 	}
-	return q
+	q.push(func() {
+		f()
+		s.dropQueue(id, q)
+	})
+}
+
+// dropQueue forgets an idle queue of an id that is no session (closed,
+// or never one): the map holds queues of live sessions only.
+func (s *Server) dropQueue(id string, q *serial) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, live := s.sessions[id]; live || s.queues[id] != q || !q.idleAfterThis() {
+		return
+	}
+	delete(s.queues, id)
 }
 
 func (s *Server) handleSession(req *acp.Request, p acp.SessionParams) {
@@ -263,6 +278,19 @@ func (s *Server) logFailure(method string, e *acp.Error) {
 		s.log.Debug("request refused", "method", method, "code", e.Code, "err", e.Message)
 	}
 }
+
+// send queues one session/update without waiting (a caller holding a lock
+// sends, lets go, then paces); false when it cannot be delivered.
+func (s *Server) send(sessionID string, update acp.Update) bool {
+	if err := s.conn.Send(sessionID, update); err != nil {
+		s.log.Debug("update not delivered", "err", err)
+		return false
+	}
+	return true
+}
+
+// pace waits while the editor is behind on its output.
+func (s *Server) pace() { _ = s.conn.Pace() }
 
 // notify sends one session/update (and waits while the editor is behind).
 func (s *Server) notify(sessionID string, update acp.Update) {
@@ -378,6 +406,16 @@ func checkCWD(method, cwd string, required bool) error {
 	return acp.NewError(acp.CodeInvalidParams, "Invalid params: "+method+" needs an absolute cwd, got "+strconv.Quote(cwd), nil)
 }
 
+// threadIndex is the thread index and this agent's key in it; false when
+// there is no index (or no key to file threads under).
+func (s *Server) threadIndex() (*threads.Index, string, bool) {
+	key := s.serverKey()
+	if s.opts.Index == nil || key == "" {
+		return nil, "", false
+	}
+	return s.opts.Index, key, true
+}
+
 // serverKey is the normalized URL the thread index keys this agent by.
 func (s *Server) serverKey() string {
 	if s.opts.CurrentKey != nil {
@@ -388,11 +426,11 @@ func (s *Server) serverKey() string {
 
 // index updates the thread index; its failures are logged, never fatal.
 func (s *Server) index(id string, fn func(*threads.Entry)) {
-	key := s.serverKey()
-	if s.opts.Index == nil || key == "" {
+	index, key, ok := s.threadIndex()
+	if !ok {
 		return
 	}
-	if err := s.opts.Index.Update(key, id, fn); err != nil {
+	if err := index.Update(key, id, fn); err != nil {
 		s.log.Warn("thread index not updated", "err", err)
 	}
 }

@@ -101,22 +101,6 @@ func plainText(parts []a2a.Part) (string, bool) {
 	return b.String(), strings.TrimSpace(b.String()) != ""
 }
 
-// adopt hands the turn to a new prompt and flushes the buffered output to
-// it, in order.
-func (t *turn) adopt(req *acp.Request) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, it := range t.win.Adopt() {
-		t.srv.notify(t.sess.id, it.Update)
-	}
-	if t.final != nil {
-		// The turn ended while the steer was being posted.
-		t.answer(req, *t.final)
-		return
-	}
-	t.prompt = req
-}
-
 // steersConsumed places the marker of each of this turn's steers the agent
 // reports having read.
 func (t *turn) steersConsumed(items []a2a.SteerItem) {
