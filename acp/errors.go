@@ -44,5 +44,5 @@ func AuthRequired(reason string) *Error {
 	return NewError(CodeAuthRequired, "Authentication required: "+reason, map[string]any{"reason": reason})
 }
 
-// NotFound is -32002.
-func NotFound(msg string) *Error { return NewError(CodeNotFound, msg, nil) }
+// NotFound is -32002 with optional data.
+func NotFound(msg string, data any) *Error { return NewError(CodeNotFound, msg, data) }

@@ -17,7 +17,7 @@ func (s *Server) initialize(req *acp.Request) (any, error) {
 	var p acp.InitializeParams
 	if req.Params != nil {
 		if err := json.Unmarshal(*req.Params, &p); err != nil {
-			return nil, acp.NewError(acp.CodeInvalidParams, "Invalid params: "+err.Error(), nil)
+			return nil, acp.InvalidParams(err.Error())
 		}
 	}
 	s.mu.Lock()

@@ -366,7 +366,7 @@ func stateData(state, taskID, detail string) map[string]any {
 func (s *Server) newSession(req *acp.Request) (result any, err error, after func()) {
 	var p acp.NewSessionParams
 	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
-		return nil, acp.NewError(acp.CodeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}", nil), nil
+		return nil, acp.InvalidParams("session/new needs {cwd, mcpServers}"), nil
 	}
 	if err := checkCWD(acp.MethodSessionNew, p.CWD, true); err != nil {
 		return nil, err, nil
@@ -403,7 +403,7 @@ func checkCWD(method, cwd string, required bool) error {
 	if (cwd == "" && !required) || filepath.IsAbs(cwd) {
 		return nil
 	}
-	return acp.NewError(acp.CodeInvalidParams, "Invalid params: "+method+" needs an absolute cwd, got "+strconv.Quote(cwd), nil)
+	return acp.InvalidParams(method+" needs an absolute cwd, got "+strconv.Quote(cwd))
 }
 
 // threadIndex is the thread index and this agent's key in it; false when

@@ -72,18 +72,18 @@ type outcome struct {
 func (s *Server) prompt(req *acp.Request) {
 	var p acp.PromptParams
 	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
-		s.reply(req, nil, acp.NewError(acp.CodeInvalidParams, "Invalid params: session/prompt needs {sessionId, prompt}", nil))
+		s.reply(req, nil, acp.InvalidParams("session/prompt needs {sessionId, prompt}"))
 		return
 	}
 	sess := s.session(p.SessionID)
 	if sess == nil {
-		s.reply(req, nil, acp.NewError(acp.CodeInvalidParams, "Invalid params: unknown session "+p.SessionID, nil))
+		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
 		return
 	}
 	parts, userText, err := promptMessage(p.Prompt)
 	p.Prompt, req.Params = nil, nil // a big prompt's JSON is not kept for the turn
 	if err != nil {
-		s.reply(req, nil, acp.NewError(acp.CodeInvalidParams, "Invalid params: "+err.Error(), nil))
+		s.reply(req, nil, acp.InvalidParams(err.Error()))
 		return
 	}
 	client, err := s.remote()
