@@ -38,7 +38,7 @@ func (s *Server) closeSession(p acp.SessionParams) (any, error) {
 	delete(s.sessions, p.SessionID)
 	s.mu.Unlock()
 	if sess == nil {
-		return nil, acp.InvalidParams("unknown session "+p.SessionID)
+		return nil, acp.InvalidParams("unknown session " + p.SessionID)
 	}
 	s.forgetThread(p.SessionID)
 	if t := sess.turn(); t != nil {
@@ -216,7 +216,7 @@ func (s *Server) contextPrefix() string {
 // runs on the session's queue, so the prompts that follow wait for it.
 func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool) (any, error) {
 	if p.SessionID == "" {
-		return nil, acp.InvalidParams(req.Method+" needs {sessionId, cwd}")
+		return nil, acp.InvalidParams(req.Method + " needs {sessionId, cwd}")
 	}
 	if err := checkCWD(req.Method, p.CWD, false); err != nil {
 		return nil, err

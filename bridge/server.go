@@ -403,7 +403,7 @@ func checkCWD(method, cwd string, required bool) error {
 	if (cwd == "" && !required) || filepath.IsAbs(cwd) {
 		return nil
 	}
-	return acp.InvalidParams(method+" needs an absolute cwd, got "+strconv.Quote(cwd))
+	return acp.InvalidParams(method + " needs an absolute cwd, got " + strconv.Quote(cwd))
 }
 
 // threadIndex is the thread index and this agent's key in it; false when
