@@ -698,7 +698,7 @@ func (t *turn) showArtifactText(id, s string) {
 			s = "\n\n" + s
 		}
 	}
-	t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(s)})
+	t.emitArtifactText(id, s)
 	t.anyText = true
 	t.artifactText = true
 }
