@@ -754,6 +754,7 @@ type Stream struct {
 	stall  *stallReader
 	queue  []Event
 	closed atomic.Bool
+	frames frameDecoder
 }
 
 // Next returns the next event. It returns io.EOF at the end of the stream,
@@ -789,7 +790,7 @@ func (s *Stream) Next() (Event, error) {
 		if raw.Event == "error" {
 			return Event{}, errorFrame(raw.Data)
 		}
-		ev, err := DecodeFrame(raw.Data)
+		ev, err := s.frames.decode(raw.Data)
 		var de *DecodeError
 		if errors.As(err, &de) {
 			s.c.log.Warn("skipping an undecodable stream frame", "method", s.method, "err", err)
