@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"reflect"
 	"slices"
+	"unsafe"
 )
 
 // frameDecoder decodes the frames of one stream, remembering the shape of
@@ -86,7 +87,8 @@ func (s *frameShape) match(b []byte) (Event, bool) {
 	if !ok {
 		return Event{}, false
 	}
-	return withText(s.ev, s.part, string(text)), true
+	// text is ours and never written again: it can back the string.
+	return withText(s.ev, s.part, unsafe.String(unsafe.SliceData(text), len(text))), true
 }
 
 // stringBody reports whether b can be the inside of a JSON string as far
@@ -109,11 +111,24 @@ func stringBody(b []byte) bool {
 
 // withText is ev with a copy of its artifact whose part i has text t.
 func withText(ev Event, i int, t string) Event {
+	if len(ev.Artifact.Parts) == 1 {
+		// The usual chunk: the artifact and its part in one allocation.
+		x := &artifactOfOne{a: *ev.Artifact, p: [1]Part{ev.Artifact.Parts[0]}}
+		x.p[0].Text = t
+		x.a.Parts = x.p[:]
+		ev.Artifact = &x.a
+		return ev
+	}
 	a := *ev.Artifact
 	a.Parts = slices.Clone(a.Parts)
 	a.Parts[i].Text = t
 	ev.Artifact = &a
 	return ev
+}
+
+type artifactOfOne struct {
+	a Artifact
+	p [1]Part
 }
 
 // learnShape finds the text part of an artifact frame in b and proves

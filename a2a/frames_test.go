@@ -104,3 +104,23 @@ func FuzzFrameDecoderLikeEncodingJSON(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFrameDecoderChunk is a streamed text chunk once its stream's
+// shape is learned: what Stream.Next pays per chunk.
+func BenchmarkFrameDecoderChunk(b *testing.B) {
+	var d frameDecoder
+	if _, err := d.decode(chunkFrame("task-1a2b3c", "chunk 0 ", true)); err != nil {
+		b.Fatal(err)
+	}
+	frame := chunkFrame("task-1a2b3c", "chunk 12345 ", true)
+	b.SetBytes(int64(len(frame)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := d.decode(frame); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if d.hits == 0 {
+		b.Fatal("the shape was not used")
+	}
+}
