@@ -305,4 +305,3 @@ func answerOf(ms []acptest.Message, sessionID string) string {
 	}
 	return b.String()
 }
-
