@@ -791,6 +791,9 @@ func (s *Stream) Next() (Event, error) {
 			return Event{}, errorFrame(raw.Data)
 		}
 		ev, err := s.frames.decode(raw.Data)
+		if err == nil {
+			return ev, nil
+		}
 		var de *DecodeError
 		if errors.As(err, &de) {
 			s.c.log.Warn("skipping an undecodable stream frame", "method", s.method, "err", err)

@@ -476,7 +476,7 @@ func verdictIf(applies, ok bool) string {
 // ---- throughput ----
 
 func (b *bench) throughput() error {
-	const reps = 3
+	const reps = 5
 	for _, flush := range []bool{true, false} {
 		spec := streamSpec{n: b.cfg.chunks, flush: flush}
 		how := "server flushes every frame (as A2A servers do)"
