@@ -434,9 +434,10 @@ type frameResponse struct {
 // shim's CPU on a fast stream (BENCHMARKS.md); segmentio/encoding checks
 // and decodes in one pass and gives what encoding/json gives (it runs the
 // standard library's own tests). A larger frame (a full replace of a long
-// answer) is rare and goes to encoding/json, whose memory use for it is
-// measured.
-const fastFrameMax = 1 << 20
+// answer, a big tool result) is rare, costs mostly its text, and goes to
+// encoding/json, whose memory use for it is measured (the slow-editor and
+// full-replace bounds).
+const fastFrameMax = 64 << 10
 
 // frameUnmarshal is the decoder of a frame: segmentio/encoding up to
 // fastFrameMax bytes, encoding/json above. FuzzDecodeFrameLikeEncodingJSON
