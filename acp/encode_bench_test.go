@@ -111,7 +111,7 @@ func BenchmarkNotifyChunkDirect(b *testing.B) {
 }
 
 // BenchmarkTextChunk is how an artifact's text chunk is queued
-// (Conn.SendText: the line written around the escaped text, no
+// (Conn.SendText then Pace: the line written around the escaped text, no
 // reflection), to io.Discard.
 func BenchmarkTextChunk(b *testing.B) {
 	stream := newStream(bytes.NewReader(nil), io.Discard, slog.New(slog.DiscardHandler))
@@ -123,6 +123,9 @@ func BenchmarkTextChunk(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				if err := stream.out.appendText("chat-zed-1790294944966-qkf93w", "answer", s); err != nil {
+					b.Fatal(err)
+				}
+				if err := stream.out.waitRoom(); err != nil { // Conn.Pace, as a turn does
 					b.Fatal(err)
 				}
 			}
