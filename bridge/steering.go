@@ -3,9 +3,10 @@ package bridge
 import (
 	"context"
 	"errors"
-	"github.com/shimdev/shim/acp"
 	"strings"
 	"time"
+
+	"github.com/shimdev/shim/acp"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/steer"
@@ -115,8 +116,7 @@ func (t *turn) steersConsumed(items []a2a.SteerItem) {
 		}
 		t.mu.Unlock()
 		if ps != nil {
-			t.emit(acp.AgentMessageChunk{Content: acp.Text(steer.Marker(ps.text))})
-			t.anyText = true
+			t.show(t.r.marker(ps.text))
 		}
 	}
 }
@@ -135,8 +135,7 @@ func (t *turn) settleSteers() *a2a.OutMessage {
 			rerun = append(rerun, p.text)
 			continue
 		}
-		t.emit(acp.AgentMessageChunk{Content: acp.Text(steer.Marker(p.text))})
-		t.anyText = true
+		t.show(t.r.marker(p.text))
 	}
 	if len(rerun) == 0 {
 		return nil

@@ -44,21 +44,14 @@ type turn struct {
 	// final is the outcome once the turn ended.
 	final *outcome
 
-	// Only the turn's own goroutine touches the fields below. texts and
-	// shownIDs are keyed by artifactKey: artifact ids are unique per task,
-	// and a new task of the same turn (a re-run steer) starts afresh.
-	texts        map[string]*shownText
-	shownIDs     map[string]bool
-	statusText   *shownText
-	anyText      bool
-	artifactText bool
+	// Only the turn's own goroutine touches the fields below.
+	r            *renderer // the turn's a2a values as updates
 	gotMessage   bool
 	authRequired bool
 	reattaching  bool
 	allowSession bool
 	usage        *a2a.Usage
 	ctxInfo      *a2a.ContextInfo
-	tools        *toolCards
 }
 
 // outcome is how a stream of the turn ended: a stop reason, an error, or
@@ -118,10 +111,10 @@ func (s *Server) prompt(req *acp.Request) {
 	}
 	msg.Bypass = bypass
 	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg, prompt: req,
-		done: make(chan struct{}), texts: map[string]*shownText{}, shownIDs: map[string]bool{}, statusText: newShownText()}
-	t.tools = newToolCards(t)
+		done: make(chan struct{})}
 	t.win = steer.NewWindow(s.opts.SteerGrace, steerBufferMax, droppedNote, t.orphan)
 	t.ctx, t.cancel = context.WithCancel(s.ctx)
+	t.r = newRenderer(t.agent, s.resolver(t.ctx, sess))
 	sess.mu.Lock()
 	t.prev = sess.current
 	sess.current = t
@@ -185,7 +178,7 @@ func (t *turn) run(title string) {
 		t.emit(acp.SessionInfoUpdate{Title: title, UpdatedAt: time.Now().UTC().Format(time.RFC3339)})
 	}
 	out := t.drive()
-	t.tools.settle(cardStatus(out))
+	t.showSettled(t.r.settle(cardStatus(out)))
 	t.record(title)
 	t.usageUpdate()
 	t.finish(out)
