@@ -8,16 +8,40 @@
 //	session.go     a session and its serial queue
 //	auth.go        initialize, authenticate, logout, the A2A client
 //	prompt.go      ACP prompt content to an A2A message; titles, ids
-//	turn.go        the turn: its state, session/prompt, session/cancel, run
-//	turn_output.go who owns the output (emit, finish, cancel, adopt, orphan)
+//	turn.go        the turn: its fields, session/prompt, session/cancel, run
+//	turn_state.go  the turn's state machine (below)
+//	turn_output.go the output routed to its owner (emit, finish, cancel, adopt, orphan)
 //	turn_stream.go the A2A streams of a turn (drive, follow, consume, status)
-//	turn_text.go   answer text, thoughts and files as shown
+//	turn_text.go   the renderer's output routed; usage and context kept
+//	render.go      the pure renderer: a2a values to ACP updates (answer
+//	               text, thoughts, files, the failure line, a question, a
+//	               past turn's answer); the blank-line rule (blocks)
+//	render_tools.go tool cards: a row per kind (cardRules), per phase
+//	               (toolPhases); live (opened, updated, ended) and replayed
 //	turn_busy.go   the wait for a chat busy elsewhere; the park a turn answers
 //	steering.go    Send Now: steers folded into a detached turn
 //	parks.go       approvals (permission requests) and questions
-//	tools.go       tool cards
+//	tools.go       the live turn's tool events; the roots resolver
 //	history.go     session/list, load, resume, close; the console hand-off
-//	replay.go      a thread's past turns as updates
+//	replay.go      a thread's past turns, in order, through the renderer
+//
+// # The turn's state
+//
+// One machine (turnState, under turn.mu), its phase named by who owns
+// the output:
+//
+//	attached → detached   cancel with a grace window (the prompt answers "cancelled")
+//	attached → orphaned   cancel with no grace
+//	detached → adopting   a prompt arrives with a steer (the window holds)
+//	adopting → attached   the server took the steer: the buffer is handed over in order
+//	adopting → orphaned   the server refused it, or nothing runs there yet
+//	detached → orphaned   the window expired; close; shutdown
+//	any      → ended      the stream is over; a prompt adopting then gets the kept outcome
+//
+// Leaving for orphaned the first time cancels the task. The park (a task
+// in input-required) is the session's (session.parkedTask): a turn takes
+// it as it starts, gives it back when it sent nothing, and sets it when it
+// ends on a question. TestTurnStateTransitions walks the table.
 //
 // # Goroutines
 //

@@ -56,21 +56,27 @@ func (s *Server) trySteer(req *acp.Request, sess *session, prev *turn, parts []a
 		return false
 	}
 	text, ok := plainText(parts)
-	if !ok || !prev.win.Reserve() {
-		return false
-	}
-	if prev.task() == "" {
-		// Nothing runs on the server yet (the turn still waits for a busy
-		// chat, or for its first frame): there is nothing to steer.
-		prev.win.Release()
-		prev.orphan()
+	if !ok {
 		return false
 	}
 	id := steer.NewID(clientSlug(s.clientNameOf()))
 	ps := &pendingSteer{id: id, text: text}
 	prev.mu.Lock()
-	prev.steers = append(prev.steers, ps)
+	if !prev.onSteer(ps) {
+		prev.mu.Unlock()
+		return false
+	}
+	running := prev.taskID != ""
+	if !running {
+		// Nothing runs on the server yet (the turn still waits for a busy
+		// chat, or for its first frame): there is nothing to steer.
+		prev.onRefused()
+	}
 	prev.mu.Unlock()
+	if !running {
+		prev.orphan()
+		return false
+	}
 	ctx, cancel := context.WithTimeout(s.ctx, 20*time.Second)
 	defer cancel()
 	queued, err := prev.client.Operator().Steer(ctx, sess.id, id, text)
@@ -79,9 +85,8 @@ func (s *Server) trySteer(req *acp.Request, sess *session, prev *turn, parts []a
 			s.log.Info("the server did not take the steer; cancelling the turn", "err", err)
 		}
 		prev.mu.Lock()
-		prev.steers = prev.steers[:len(prev.steers)-1]
+		prev.onRefused()
 		prev.mu.Unlock()
-		prev.win.Release()
 		prev.orphan()
 		return false
 	}

@@ -3,9 +3,10 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"github.com/shimdev/shim/acp"
 	"sync"
 	"time"
+
+	"github.com/shimdev/shim/acp"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/steer"
@@ -16,7 +17,7 @@ import (
 // maps the events of the answer (and of any reattach) onto session
 // updates. A turn can outlive its prompt: Send Now detaches it from the
 // cancelled prompt and hands it to the next one. Who receives its output
-// at each moment (a prompt, the buffer, nobody) is its steer.Window.
+// at each moment (a prompt, the buffer, nobody) is its turnState.
 type turn struct {
 	srv    *Server
 	sess   *session
@@ -30,19 +31,11 @@ type turn struct {
 	done   chan struct{}
 
 	mu sync.Mutex
-	// prompt is the request that receives the turn's answer; nil once it
-	// was answered (by the turn, or "cancelled" by a cancel).
-	prompt *acp.Request
-	// win says where updates go.
-	win *steer.Window[acp.Update]
-	// taskID is the A2A task, once the server named it.
+	// turnState (turn_state.go) is under mu: who owns the output, the
+	// prompt, cancelled, the steers, the outcome.
+	turnState
+	// taskID is the A2A task, once the server named it (under mu).
 	taskID string
-	// cancelled is set once the turn was given up (its task cancelled).
-	cancelled bool
-	// steers are the steers folded into this turn, in order.
-	steers []*pendingSteer
-	// final is the outcome once the turn ended.
-	final *outcome
 
 	// Only the turn's own goroutine touches the fields below.
 	r            *renderer // the turn's a2a values as updates
@@ -110,8 +103,8 @@ func (s *Server) prompt(req *acp.Request) {
 		}
 	}
 	msg.Bypass = bypass
-	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg, prompt: req,
-		done: make(chan struct{})}
+	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg,
+		done: make(chan struct{}), turnState: turnState{prompt: req}}
 	t.win = steer.NewWindow(s.opts.SteerGrace, steerBufferMax, droppedNote, t.orphan)
 	t.ctx, t.cancel = context.WithCancel(s.ctx)
 	t.r = newRenderer(t.agent, s.resolver(t.ctx, sess))
