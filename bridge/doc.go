@@ -63,15 +63,20 @@
 //
 // # Locks
 //
-// The order is Server.mu → session.mu → serial.mu (enqueue and dropQueue
-// hold Server.mu while they take a queue's lock); turn.mu → the window's
+// Server's state is under three locks, one per concern, each taken alone:
+// Server.authMu (the A2A client, authOK), Server.sessMu (the sessions and
+// their queues) and Server.infoMu (what initialize said of the client, the
+// context-id prefix, the once-only notes). The order is Server.sessMu →
+// serial.mu (enqueue and dropQueue hold sessMu while they take a queue's
+// lock); session.mu is taken alone; turn.mu → the window's
 // own lock and the output queue's lock (a turn queues its updates and its
 // prompt's reply under turn.mu so that nothing passes a handed-over buffer
 // or a cancel's answer; queueing never waits). No lock is held while
 // waiting for the editor: an update waits for room in the queue after
 // turn.mu is let go, and a reply never waits (so a cancel never waits on
-// stdout). Server.connectMu is taken alone, around building the A2A
-// client. No other lock nests.
+// stdout). Server.connectMu is held around building the A2A client, and
+// takes Server.authMu inside it to read and set the client. No other lock
+// nests.
 //
 // # Shutdown
 //

@@ -151,8 +151,8 @@ func (t *turn) settleSteers() *a2a.OutMessage {
 
 // clientNameOf is clientInfo.name from initialize.
 func (s *Server) clientNameOf() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
 	return s.clientName
 }
 

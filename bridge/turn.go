@@ -132,12 +132,12 @@ func (s *Server) preamble(cwd string) string {
 	if !ok {
 		return ""
 	}
-	s.mu.Lock()
+	s.infoMu.Lock()
 	client := s.clientTitle
 	if client == "" {
 		client = s.clientName
 	}
-	s.mu.Unlock()
+	s.infoMu.Unlock()
 	if client == "" {
 		client = "an ACP editor"
 	}
