@@ -56,6 +56,10 @@ func (u Update) Text() string {
 	return c.Content.Text
 }
 
+// Malformed is an answer a handler gives on purpose against the schema
+// (to test how the agent takes a broken client): sent as is, unchecked.
+type Malformed struct{ Value any }
+
 // Handler answers a request the agent makes of the client.
 type Handler func(method string, params json.RawMessage) (any, *RPCError)
 
@@ -164,6 +168,15 @@ func (c *Client) answer(m Message) {
 		resp["error"] = rerr
 	} else {
 		resp["result"] = result
+		// The test's own answers follow the schema too, so that shim is
+		// tested against answers a real client can give.
+		if bad, ok := result.(Malformed); ok {
+			resp["result"] = bad.Value
+		} else if b, err := json.Marshal(result); err != nil {
+			c.errorf("the test client's answer to %s does not encode: %v", m.Method, err)
+		} else if err := c.v.ClientAnswer(m.Method, b); err != nil {
+			c.errorf("the test client's answer to %s: %v", m.Method, err)
+		}
 	}
 	b, _ := json.Marshal(resp)
 	c.WriteLine(b)
