@@ -73,6 +73,9 @@ type Config struct {
 	Log *slog.Logger
 	// Trace, when set, receives every raw frame as a JSON line.
 	Trace io.Writer
+	// OAuth, when set, is the stored OAuth sign-in, renewed on expiry or
+	// 401 (auth.go).
+	OAuth *OAuth
 }
 
 // Card is what shim uses of an agent card.
@@ -85,6 +88,8 @@ type Card struct {
 	Endpoint  string
 	Dialect   Dialect
 	Tenant    string
+	// Security is what the card says about signing in (security.go).
+	Security *Security
 }
 
 // Client talks to one remote agent. It is safe for concurrent use.
@@ -101,6 +106,7 @@ type Client struct {
 	mu   sync.Mutex
 	card *Card
 	op   *Operator
+	auth *authState // the credential and its scheme (auth.go)
 }
 
 // New returns a client; it makes no network call.
@@ -120,7 +126,9 @@ func New(cfg Config) (*Client, error) {
 	// Whatever a server echoes of the token is redacted wherever the
 	// process writes it.
 	redact.Add(cfg.Token)
-	c := &Client{cfg: cfg, log: cfg.Log}
+	auth := newAuthState(&cfg) // hook: sign-in (auth.go)
+	cfg.Transport = &authTransport{base: cfg.Transport, auth: auth}
+	c := &Client{cfg: cfg, log: cfg.Log, auth: auth}
 	raw := cfg.URL
 	if raw == "" {
 		raw = cfg.Endpoint
@@ -133,6 +141,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("agent URL %q is not an http(s) URL", raw)
 	}
 	c.origin = origin(u)
+	auth.origin = c.origin
 	if cfg.URL != "" {
 		u.Path = strings.TrimSuffix(u.Path, "/")
 		if cfg.Slug != "" {
@@ -183,6 +192,9 @@ func New(cfg Config) (*Client, error) {
 func retryPolicy(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
+	}
+	if isSignInError(err) { // hook: a failed OAuth renewal (auth.go)
+		return false, nil
 	}
 	if err != nil {
 		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
@@ -281,6 +293,8 @@ func (c *Client) Discover(ctx context.Context) (*Card, error) {
 		return nil, fmt.Errorf("agent card at %s: %w", cardURL, err)
 	}
 	card.Endpoint = c.rebase(card.Endpoint)
+	card.Security = ParseSecurity(body) // hook: security schemes (security.go)
+	c.auth.setSecurity(card.Security)
 	c.log.Debug("agent card", "name", card.Name, "endpoint", card.Endpoint, "dialect", card.Dialect.String(), "streaming", card.Streaming)
 	c.card = card
 	return card, nil
@@ -474,6 +488,9 @@ func (c *Client) setHeaders(req *http.Request, d Dialect) error {
 		req.Header.Set("A2A-Version", "1.0")
 		req.Header.Set("A2A-Extensions", ext)
 	}
+	if err := c.auth.check(); err != nil { // hook: a scheme shim cannot meet (auth.go)
+		return err
+	}
 	if c.cfg.Token == "" {
 		return nil
 	}
@@ -484,14 +501,16 @@ func (c *Client) setHeaders(req *http.Request, d Dialect) error {
 	if req.URL.Scheme == "http" && !IsLoopback(req.URL.Hostname()) && !c.cfg.AllowInsecureHTTP {
 		return ErrInsecure
 	}
-	req.Header.Set("Authorization", "Bearer "+c.cfg.Token)
-	return nil
+	return c.auth.apply(req) // hook: the credential as the scheme takes it (auth.go)
 }
 
 func (c *Client) transportError(target string, err error) error {
 	if errors.Is(err, ErrInsecure) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrTooLarge) || errors.Is(err, ErrBudget) {
 		return err
+	}
+	if se := authErrorOf(err); se != nil { // hook: a failed OAuth renewal (auth.go)
+		return se
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
