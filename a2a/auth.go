@@ -161,7 +161,7 @@ func (a *authState) refresh(ctx context.Context, sent string, refused error) (st
 		return "", fail("token URL: "+err.Error(), nil)
 	}
 	conf := &oauth2.Config{ClientID: t.ClientID, ClientSecret: a.oauth.ClientSecret,
-		Endpoint: oauth2.Endpoint{TokenURL: t.TokenURL}}
+		Endpoint: oauth2.Endpoint{TokenURL: t.TokenURL, AuthStyle: authStyle(a.oauth.ClientSecret)}}
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, tokenHTTPClient(a.base))
 	tok, err := conf.TokenSource(ctx, &oauth2.Token{RefreshToken: t.RefreshToken, Expiry: time.Unix(1, 0)}).Token()
 	if err != nil {
@@ -179,6 +179,16 @@ func (a *authState) refresh(ctx context.Context, sent string, refused error) (st
 		a.oauth.OnRefresh(next)
 	}
 	return next.AccessToken, nil
+}
+
+// authStyle is how the client authenticates at the token URL: a public
+// client names itself in the form, a confidential one uses HTTP Basic
+// (RFC 6749 §2.3.1). Never both in turn: one request per renewal.
+func authStyle(secret string) oauth2.AuthStyle {
+	if secret == "" {
+		return oauth2.AuthStyleInParams
+	}
+	return oauth2.AuthStyleInHeader
 }
 
 func fromOAuth2(tok *oauth2.Token, tokenURL, clientID string) OAuthToken {
