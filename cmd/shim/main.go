@@ -143,11 +143,12 @@ func newApp() *cli.App {
 
 // The flags each command reads (besides serving, which reads them all).
 var (
-	loginFlags   = []string{"url", "endpoint", "slug", "a2a-version", "allow-insecure-http", "keyring", "config-dir", "log-level"}
+	loginFlags = []string{"url", "endpoint", "slug", "a2a-version", "allow-insecure-http", "keyring", "config-dir", "log-level",
+		"oauth-client-id", "oauth-client-secret-file", "oauth-scopes"}
 	logoutFlags  = []string{"url", "slug", "keyring", "config-dir", "log-level"}
 	threadsFlags = []string{"url", "slug", "state-dir", "config-dir", "keyring", "log-level"}
 	doctorFlags  = []string{"url", "endpoint", "token", "token-file", "slug", "a2a-version", "allow-insecure-http",
-		"state-dir", "config-dir", "keyring", "log-level"}
+		"state-dir", "config-dir", "keyring", "log-level", "oauth-client-secret-file"}
 )
 
 // flagsNamed returns fresh definitions of the named flags, in the order of
@@ -197,6 +198,9 @@ func commonFlags() []cli.Flag {
 		&cli.Int64Flag{Name: "context-window", Usage: "the remote model's context window in `TOKENS`, for usage updates"},
 		&cli.StringFlag{Name: "stall", Value: "90s", Usage: "a stream silent this long (`DURATION`, keep-alives included) counts as dropped"},
 		&cli.StringFlag{Name: "trace-frames", Usage: "append every raw A2A frame to `FILE`, one JSON line each, tokens redacted"},
+		&cli.StringFlag{Name: "oauth-client-id", EnvVars: []string{"SHIM_OAUTH_CLIENT_ID"}, Usage: "OAuth client `ID` for `shim login` against an OAuth 2.0 / OpenID Connect agent"},
+		&cli.StringFlag{Name: "oauth-client-secret-file", EnvVars: []string{"SHIM_OAUTH_CLIENT_SECRET_FILE"}, Usage: "`FILE` holding the OAuth client secret (trimmed, ~ expanded), for the client-credentials flow"},
+		&cli.StringFlag{Name: "oauth-scopes", EnvVars: []string{"SHIM_OAUTH_SCOPES"}, Usage: "space- or comma-separated OAuth `SCOPES` to ask for (default: those the agent card lists)"},
 		&cli.StringFlag{Name: "log-level", EnvVars: []string{"SHIM_LOG_LEVEL"}, Value: "info", Usage: "`LEVEL`: debug, info, warn or error (logs go to stderr only)"},
 	}
 }
