@@ -65,7 +65,7 @@ func newSchemeAgent(t *testing.T, schemes map[string]any, reqs []any, allow func
 	t.Cleanup(a.srv.Close)
 	a.card = map[string]any{"name": "Secured Agent", "version": "1", "capabilities": map[string]any{"streaming": true},
 		"supportedInterfaces": []any{map[string]any{"url": a.srv.URL + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}},
-		"securitySchemes": schemes, "securityRequirements": reqs}
+		"securitySchemes":     schemes, "securityRequirements": reqs}
 	return a
 }
 
