@@ -111,7 +111,7 @@ func newApp() *cli.App {
 		EnableBashCompletion: false,
 		Commands: []*cli.Command{
 			{Name: "acp", Usage: "serve ACP on stdin/stdout (the same as no command)", Flags: commonFlags(), Action: serveAction, OnUsageError: usageError},
-			{Name: "login", Usage: "store a bearer token for an agent URL (prompts on a terminal; else reads the token from stdin)",
+			{Name: "login", Usage: "sign in to an agent URL: store its bearer token, API key or user:password (prompts on a terminal; else reads it from stdin), or run its OAuth flow",
 				UsageText: "shim login [--url URL] [--slug SLUG] [--keyring auto|on|off]\n" +
 					"echo \"$TOKEN\" | shim login --url URL",
 				Description: "On a terminal, asks for the agent URL (default: --url, else the URL of the last login) and the\n" +
@@ -119,7 +119,11 @@ func newApp() *cli.App {
 					"a refused token (HTTP 401/403) is not stored and the exit status is 1; a server that cannot be\n" +
 					"reached gets the token stored anyway, with a warning. The token goes to the OS keyring\n" +
 					"(service \"shim\", account = the normalized URL), or to <config-dir>/credentials.json (mode 0600)\n" +
-					"with --keyring off or when no keyring answers. Editors then run `shim` with no --url.",
+					"with --keyring off or when no keyring answers. Editors then run `shim` with no --url.\n\n" +
+					"The agent card says what to ask for: an API key, user:password, or nothing when it signs in with\n" +
+					"OAuth 2.0 / OpenID Connect: then shim runs the device-code flow (prints a URL and a code), else\n" +
+					"authorization code with PKCE (prints a URL to open; the browser comes back to 127.0.0.1), else\n" +
+					"client credentials (--oauth-client-secret-file). --oauth-client-id is needed for those.",
 				Flags: flagsNamed(loginFlags...), Action: loginAction, OnUsageError: usageError},
 			{Name: "logout", Usage: "forget the stored token for an agent URL",
 				UsageText:   "shim logout [--url URL] [--slug SLUG]",
