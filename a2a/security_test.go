@@ -102,13 +102,19 @@ func newKeyAgent(t *testing.T, fixture string) *keyAgent {
 		a.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		if r.URL.Path == "/.well-known/agent-card.json" {
-			w.Write([]byte(a.card))
+			a.mu.Lock()
+			card := a.card
+			a.mu.Unlock()
+			w.Write([]byte(card))
 			return
 		}
 		w.Write([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Task not found"}}`))
 	}))
 	t.Cleanup(a.srv.Close)
-	a.card = string(readCardFixture(t, fixture, a.srv.URL+"/rpc"))
+	card := string(readCardFixture(t, fixture, a.srv.URL+"/rpc"))
+	a.mu.Lock()
+	a.card = card
+	a.mu.Unlock()
 	return a
 }
 

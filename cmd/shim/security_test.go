@@ -63,6 +63,10 @@ func newSchemeAgent(t *testing.T, schemes map[string]any, reqs []any, allow func
 		json.NewEncoder(w).Encode(out)
 	}))
 	t.Cleanup(a.srv.Close)
+	// Under the lock: the server's reads come from another process, which
+	// the race detector cannot order after this write.
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.card = map[string]any{"name": "Secured Agent", "version": "1", "capabilities": map[string]any{"streaming": true},
 		"supportedInterfaces": []any{map[string]any{"url": a.srv.URL + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}},
 		"securitySchemes":     schemes, "securityRequirements": reqs}
