@@ -115,7 +115,9 @@ func (a *authState) apply(req *http.Request) error {
 	current := a.secret
 	a.mu.Unlock()
 	if expired {
-		if _, err := a.refresh(req.Context(), current, nil); err != nil {
+		// Said as a refusal (an *HTTPError 401 inside), as the server would.
+		refused := &HTTPError{StatusCode: http.StatusUnauthorized, URL: req.URL.Scheme + "://" + req.URL.Host + req.URL.Path}
+		if _, err := a.refresh(req.Context(), current, refused); err != nil {
 			return err
 		}
 	}

@@ -399,3 +399,17 @@ func TestExpiredTokenRefreshedBeforeTheCall(t *testing.T) {
 		t.Fatalf("expiry %v", got)
 	}
 }
+
+func TestExpiredTokenRefreshRefusedIsSignIn(t *testing.T) {
+	as := newScriptedAS(t, "invalid_grant")
+	agent := newTokenAgent(t, func(string) bool { return true })
+	c, _ := New(Config{URL: agent.srv.URL, OAuth: &OAuth{Token: OAuthToken{AccessToken: "old-access-0123456789",
+		RefreshToken: "old-refresh-0123456789", Expiry: time.Now().Add(-time.Minute), TokenURL: as.srv.URL + "/token", ClientID: "cli"}}})
+	err := c.Probe(context.Background())
+	if se := signInErrorOf(err); se == nil || !strings.Contains(se.Error(), "run `shim login`") || !IsUnauthorized(err) {
+		t.Fatalf("got %v", err)
+	}
+	if len(agent.rpcAuths()) != 0 || agent.sawAnywhere("old-access-0123456789") {
+		t.Fatal("the expired token was sent")
+	}
+}
