@@ -31,10 +31,42 @@ func encodeMessage(d Dialect, m OutMessage) map[string]any {
 	if m.TaskID != "" {
 		msg["taskId"] = m.TaskID
 	}
-	if len(m.Metadata) > 0 {
-		msg["metadata"] = m.Metadata
+	if meta := m.metadata(); len(meta) > 0 {
+		msg["metadata"] = meta
 	}
 	return msg
+}
+
+// The message metadata keys of OutMessage's intents.
+const (
+	metaResume    = "hitl_resume"
+	metaBypass    = "bypass_permissions"
+	metaSkillHint = "skillHint"
+	metaModel     = "model"
+)
+
+// metadata spells the message's intents; nil when it has none.
+func (m OutMessage) metadata() map[string]any {
+	var meta map[string]any
+	set := func(k string, v any) {
+		if meta == nil {
+			meta = map[string]any{}
+		}
+		meta[k] = v
+	}
+	if m.Resume {
+		set(metaResume, true)
+	}
+	if m.Bypass {
+		set(metaBypass, true)
+	}
+	if m.SkillHint != "" {
+		set(metaSkillHint, m.SkillHint)
+	}
+	if m.Model != "" {
+		set(metaModel, m.Model)
+	}
+	return meta
 }
 
 func encodePart(d Dialect, p Part) map[string]any {

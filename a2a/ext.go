@@ -23,11 +23,21 @@ const (
 // Extensions are the extension URIs shim announces in A2A-Extensions.
 var Extensions = []string{ExtToolCall, ExtCost}
 
+// Phase is a tool call's phase, lowercased.
+type Phase string
+
+// The tool call phases shim acts on (any other is treated as started).
+const (
+	PhaseStarted   Phase = "started"
+	PhaseCompleted Phase = "completed"
+	PhaseFailed    Phase = "failed"
+)
+
 // ToolCall is one tool-call-v1 event (or a Google ADK function part).
 type ToolCall struct {
 	ID    string
 	Name  string
-	Phase string // "started", "completed" or "failed"
+	Phase Phase
 	// Args is the tool's arguments as JSON text. Servers send a JSON string
 	// cut at a few hundred characters, so it may not parse.
 	Args     string
@@ -51,9 +61,28 @@ type ContextInfo struct {
 	Window int64
 }
 
+// HitlKind is what a hitl-v1 park asks for.
+type HitlKind string
+
+// The park kinds; a park of any other kind is read as a question.
+const (
+	HitlApproval HitlKind = "approval"
+	HitlQuestion HitlKind = "question"
+	HitlForm     HitlKind = "form"
+)
+
+// Answer is the text of the message that answers an approval park.
+type Answer string
+
+// The answers to an approval.
+const (
+	AnswerApproved Answer = "approved"
+	AnswerDenied   Answer = "denied"
+)
+
 // Hitl is a hitl-v1 park: an approval, a question or a form.
 type Hitl struct {
-	Kind     string // "approval", "question" or "form"
+	Kind     HitlKind
 	Title    string
 	Detail   string
 	Project  string
@@ -180,14 +209,14 @@ func (m *Message) ToolCalls() []ToolCall {
 		switch p.Metadata["adk_type"] {
 		case "function_call":
 			o := p.object()
-			out = append(out, ToolCall{ID: str(o, "id"), Name: str(o, "name"), Phase: "started", Args: jsonText(o["args"])})
+			out = append(out, ToolCall{ID: str(o, "id"), Name: str(o, "name"), Phase: PhaseStarted, Args: jsonText(o["args"])})
 		case "function_response":
 			o := p.object()
-			tc := ToolCall{ID: str(o, "id"), Name: str(o, "name"), Phase: "completed"}
+			tc := ToolCall{ID: str(o, "id"), Name: str(o, "name"), Phase: PhaseCompleted}
 			resp := o["response"]
 			if r, ok := resp.(map[string]any); ok {
 				if e, ok := r["error"]; ok && e != nil {
-					tc.Phase, tc.Error = "failed", jsonText(e)
+					tc.Phase, tc.Error = PhaseFailed, jsonText(e)
 				}
 				if res, ok := r["result"]; ok && len(r) == 1 {
 					resp = res
@@ -204,7 +233,7 @@ func toolCall(o map[string]any) ToolCall {
 	tc := ToolCall{
 		ID:       first(str(o, "toolCallId"), str(o, "tool_call_id")),
 		Name:     str(o, "name"),
-		Phase:    strings.ToLower(str(o, "phase")),
+		Phase:    Phase(strings.ToLower(str(o, "phase"))),
 		Args:     jsonText(o["args"]),
 		Result:   jsonText(o["result"]),
 		Error:    jsonText(o["error"]),
@@ -228,20 +257,20 @@ func (m *Message) Hitl() *Hitl {
 			continue
 		}
 		h := &Hitl{
-			Kind:        strings.ToLower(str(o, "kind")),
+			Kind:        HitlKind(strings.ToLower(str(o, "kind"))),
 			Title:       str(o, "title"),
 			Detail:      str(o, "detail"),
 			Project:     str(o, "project"),
 			Question:    str(o, "question"),
 			Description: str(o, "description"),
 		}
-		if h.Kind == "" || (h.Kind != "approval" && h.Kind != "form") {
+		if h.Kind != HitlApproval && h.Kind != HitlForm {
 			if h.Question == "" {
 				h.Question = first(h.Title, m.Text())
 			}
-			h.Kind = "question"
+			h.Kind = HitlQuestion
 		}
-		if h.Kind == "form" {
+		if h.Kind == HitlForm {
 			h.Fields = formFields(o["steps"])
 		}
 		return h
@@ -330,7 +359,7 @@ func (m *Message) HitlResume() bool {
 	if m == nil {
 		return false
 	}
-	b, _ := m.Metadata["hitl_resume"].(bool)
+	b, _ := m.Metadata[metaResume].(bool)
 	return b
 }
 

@@ -260,7 +260,7 @@ func TestLongTextSpliced(t *testing.T) {
 		}
 	}
 	long := strings.Repeat("a \"long\" text\n\xff ", longTextMin/10)
-	c, _ := New(Config{Endpoint: "http://127.0.0.1:1/a2a"})
+	c := &jsonrpcTransport{}
 	body := c.encode("SendStreamingMessage", map[string]any{"message": encodeMessage(V10, OutMessage{ContextID: "c",
 		Parts: []Part{{Text: long}, {Text: "short"}, {Text: long + "2"}}})})
 	var got struct {

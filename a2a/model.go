@@ -169,10 +169,20 @@ type Event struct {
 	Message *Message
 }
 
-// OutMessage is a user message shim sends.
+// OutMessage is a user message shim sends. Its intents are typed; the
+// encoder spells them as the message metadata the server reads.
 type OutMessage struct {
 	ContextID string
 	TaskID    string
 	Parts     []Part
-	Metadata  map[string]any
+	// Resume answers the parked task TaskID (hitl_resume: true).
+	Resume bool
+	// Bypass asks for commands to run without approval
+	// (bypass_permissions: true).
+	Bypass bool
+	// SkillHint is the id of the skill the prompt invokes (skillHint).
+	SkillHint string
+	// Model is the model the person chose; empty is the agent's default
+	// (model).
+	Model string
 }

@@ -27,6 +27,13 @@ type Operator struct {
 	c      *Client
 	mu     sync.Mutex
 	absent map[string]bool
+	// listed is set once the sessions list answered: the server has the
+	// sessions API, so a 404 on one session means "unknown session".
+	listed bool
+	// misses counts the 404s of Session per id; unknown holds the ids
+	// not asked again (see Session).
+	misses  map[string]int
+	unknown map[string]bool
 }
 
 // Operator returns the client's operator API.
@@ -34,7 +41,7 @@ func (c *Client) Operator() *Operator {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.op == nil {
-		c.op = &Operator{c: c, absent: map[string]bool{}}
+		c.op = &Operator{c: c, absent: map[string]bool{}, misses: map[string]int{}, unknown: map[string]bool{}}
 	}
 	return c.op
 }
@@ -204,6 +211,14 @@ func (o *Operator) Sessions(ctx context.Context) ([]SessionRow, error) {
 		return nil, fmt.Errorf("the server could not list its sessions: %s", r.Reason)
 	}
 	out := make([]SessionRow, 0, len(r.Sessions))
+	o.mu.Lock()
+	o.listed = true
+	for _, s := range r.Sessions {
+		// Listed: the server knows it now; its busy signal is worth asking.
+		delete(o.unknown, s.ID)
+		delete(o.misses, s.ID)
+	}
+	o.mu.Unlock()
 	for _, s := range r.Sessions {
 		out = append(out, SessionRow{ID: s.ID, Title: s.Title, Updated: ParseTime(s.LastUpdated),
 			UpdatedDigits: FracDigits(s.LastUpdated), TurnCount: int(s.TurnCount)})
@@ -252,6 +267,14 @@ type SessionSummary struct {
 
 // Session returns one session's summary; ErrAbsent when the route is
 // missing or the session unknown.
+//
+// What makes the request useless is remembered, so a server without the
+// API costs no GET per turn: a 405 means the route is absent. A 404 means
+// either that or "unknown session"; the sessions list, asked once
+// (?limit=1), tells them apart: absent too (404/405) and the whole busy
+// check is off for the process. With the list there, the id is not asked
+// again after its second 404 (the first can be a new thread the server
+// learns with its first message), until the sessions list names it.
 func (o *Operator) Session(ctx context.Context, id string) (*SessionSummary, error) {
 	var r struct {
 		Active      any    `json:"active"`
@@ -259,17 +282,20 @@ func (o *Operator) Session(ctx context.Context, id string) (*SessionSummary, err
 		LastUpdated string `json:"last_updated"`
 	}
 	o.mu.Lock()
-	gone := o.absent["session"]
+	gone := o.absent["session"] || o.unknown[id]
 	o.mu.Unlock()
 	if gone {
 		return nil, ErrAbsent
 	}
 	status, data, err := o.do(ctx, "", http.MethodGet, "/api/chat/sessions/"+url.PathEscape(id), nil)
 	if err != nil {
-		if status == http.StatusMethodNotAllowed {
+		switch status {
+		case http.StatusMethodNotAllowed:
 			o.mu.Lock()
 			o.absent["session"] = true
 			o.mu.Unlock()
+		case http.StatusNotFound:
+			o.sessionMissed(ctx, id)
 		}
 		return nil, err
 	}
@@ -278,6 +304,34 @@ func (o *Operator) Session(ctx context.Context, id string) (*SessionSummary, err
 	}
 	active, _ := r.Active.(bool)
 	return &SessionSummary{Active: active, LastState: r.LastState, LastUpdated: ParseTime(r.LastUpdated)}, nil
+}
+
+// sessionMissed handles a 404 on one session's summary (see Session).
+func (o *Operator) sessionMissed(ctx context.Context, id string) {
+	o.mu.Lock()
+	listed, noList := o.listed, o.absent["sessions"]
+	o.mu.Unlock()
+	if !listed && !noList {
+		_, _, err := o.do(ctx, "sessions", http.MethodGet, "/api/chat/sessions?limit=1", nil)
+		switch {
+		case err == nil:
+			listed = true
+		case errors.Is(err, ErrAbsent):
+			noList = true
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if listed {
+		o.listed = true
+	}
+	if noList {
+		o.absent["session"] = true
+		return
+	}
+	if o.misses[id]++; o.misses[id] >= 2 {
+		o.unknown[id] = true
+	}
 }
 
 // Turn is one task of a thread as the operator API keeps it.

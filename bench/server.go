@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,6 +30,7 @@ type streamSpec struct {
 	replace bool    // end with one full replace of the whole text
 	stamp   bool    // each chunk's text starts with [t=<wall clock, ns>]
 	flush   bool    // flush every frame (always when paced)
+	gate    bool    // after the first chunk, wait for open() (at most 10 s)
 }
 
 func (s streamSpec) prompt() string {
@@ -44,6 +46,9 @@ func (s streamSpec) prompt() string {
 	}
 	if s.flush {
 		v.Set("flush", "1")
+	}
+	if s.gate {
+		v.Set("gate", "1")
 	}
 	return "bench:" + v.Encode()
 }
@@ -68,6 +73,7 @@ func parseSpec(text string) (streamSpec, bool) {
 	s.replace = v.Get("replace") == "1"
 	s.stamp = v.Get("stamp") == "1"
 	s.flush = v.Get("flush") == "1" || s.pace > 0
+	s.gate = v.Get("gate") == "1"
 	return s, true
 }
 
@@ -84,6 +90,20 @@ type a2aServer struct {
 	turnsAll  []byte
 	turnCount int
 	honour    bool
+
+	// operatorGets counts the operator API requests answered 404 (the
+	// busy check among them).
+	operatorGets atomic.Int64
+	// gate holds a gated stream after its first chunk (open).
+	gate chan struct{}
+}
+
+// open lets a gated stream go on.
+func (s *a2aServer) open() {
+	select {
+	case s.gate <- struct{}{}:
+	default:
+	}
 }
 
 func newA2AServer() (*a2aServer, error) {
@@ -91,12 +111,17 @@ func newA2AServer() (*a2aServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &a2aServer{ln: ln, base: "http://" + ln.Addr().String()}
+	s := &a2aServer{ln: ln, base: "http://" + ln.Addr().String(), gate: make(chan struct{}, 1)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/agent-card.json", s.card)
 	mux.HandleFunc("POST /a2a", s.rpc)
 	mux.HandleFunc("GET /api/chat/sessions/{id}/turns", s.turns)
-	mux.HandleFunc("/", http.NotFound)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			s.operatorGets.Add(1)
+		}
+		http.NotFound(w, r)
+	})
 	s.srv = &http.Server{Handler: mux}
 	go s.srv.Serve(ln)
 	return s, nil
@@ -231,11 +256,17 @@ func (s *a2aServer) stream(w http.ResponseWriter, id, ctxID string, spec streamS
 			bw.Write(num)
 		}
 		bw.Write(post)
-		if spec.flush {
+		if spec.flush || (spec.gate && i == 0) {
 			if bw.Flush() != nil {
 				return
 			}
 			fl.Flush()
+		}
+		if spec.gate && i == 0 {
+			select {
+			case <-s.gate:
+			case <-time.After(10 * time.Second):
+			}
 		}
 	}
 	if spec.replace {

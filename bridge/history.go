@@ -268,6 +268,7 @@ func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool
 	// Resume: the editor has the history; only a pending park is news,
 	// and it is announced after the response (queued behind it).
 	st := s.thread(id)
+	st.expect(len(turns))
 	for _, t := range turns {
 		st.claim(t.taskID)
 	}
@@ -595,8 +596,7 @@ func (t *turn) givenUp() bool {
 
 // answersPark reports whether the turn answers a parked task.
 func (t *turn) answersPark() bool {
-	resume, _ := t.msg.Metadata["hitl_resume"].(bool)
-	return resume && t.msg.TaskID != ""
+	return t.msg.Resume && t.msg.TaskID != ""
 }
 
 // checkPark drops the park a turn would answer when the server says the
@@ -606,15 +606,12 @@ func (t *turn) checkPark(sum *a2a.SessionSummary) {
 	if sum == nil || sum.LastState == "" || !t.answersPark() {
 		return
 	}
-	if strings.Contains(strings.ToUpper(strings.ReplaceAll(sum.LastState, "-", "_")), "INPUT_REQUIRED") {
+	if a2a.ParseState(sum.LastState) == a2a.StateInputRequired {
 		return
 	}
 	t.srv.log.Info("the parked task was answered elsewhere; sending a new message", "task", t.msg.TaskID, "last_state", sum.LastState)
 	t.msg.TaskID = ""
-	delete(t.msg.Metadata, "hitl_resume")
-	if len(t.msg.Metadata) == 0 {
-		t.msg.Metadata = nil
-	}
+	t.msg.Resume = false
 }
 
 // restorePark gives a park the turn did not answer back to the session.

@@ -3,6 +3,7 @@ package bridge
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -821,26 +822,58 @@ func TestBusyCancel(t *testing.T) {
 	}
 }
 
-// TestBusyRouteAbsent: 405 or 404 on the busy route means do not wait;
-// 405 is not asked again.
+// TestBusyRouteAbsent: 405 or 404 on the busy route means do not wait, and
+// N turns do not cost N GETs. A 405, or a 404 from a server whose sessions
+// list is absent too, is asked once; a 404 for a session the listing
+// server does not know is asked twice, then again once a listing names it.
 func TestBusyRouteAbsent(t *testing.T) {
-	for _, status := range []int{405, 404} {
-		t.Run(http.StatusText(status), func(t *testing.T) {
+	const turns = 5
+	for _, tc := range []struct {
+		name        string
+		status      int
+		list        bool
+		busy, list0 int // GETs of the busy route and of the sessions list
+	}{
+		{"405", 405, false, 1, 0},
+		{"404 no API", 404, false, 1, 1},
+		{"404 unknown session", 404, true, 2, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			api := newOpAPI()
-			api.summary = func(string) (int, any) { return status, map[string]any{"detail": "no"} }
+			api.summary = func(string) (int, any) { return tc.status, map[string]any{"detail": "no"} }
+			if tc.list {
+				api.sessions = []map[string]any{}
+			}
 			f := withOperator(t, api)
 			answering(f, "fine")
 			s := startShim(t, f.url, nil, nil)
 			s.init(t)
 			id := s.newSession(t, "/w")
-			stopReason(t, s.prompt(t, id, "one"))
-			stopReason(t, s.prompt(t, id, "two"))
+			for i := range turns {
+				stopReason(t, s.prompt(t, id, fmt.Sprint("turn ", i)))
+			}
 			if got := answer(s.Updates(id), "agent_thought_chunk"); got != "" {
 				t.Errorf("thought %q", got)
 			}
-			n := api.count("GET /api/chat/sessions/" + id)
-			if n < 1 || (status == 405 && n != 1) {
-				t.Errorf("%d busy checks", n)
+			if n := api.count("GET /api/chat/sessions/" + id); n != tc.busy {
+				t.Errorf("%d busy checks in %d turns, want %d", n, turns, tc.busy)
+			}
+			if n := api.count("GET /api/chat/sessions") - api.count("GET /api/chat/sessions/"); n != tc.list0 {
+				t.Errorf("%d session-list GETs, want %d", n, tc.list0)
+			}
+			if !tc.list {
+				return
+			}
+			// Listed by the server: its busy signal is asked for again.
+			api.mu.Lock()
+			api.sessions = []map[string]any{{"session_id": id, "title": "t", "last_updated": "2026-09-25T02:57:17Z"}}
+			api.mu.Unlock()
+			if m := s.Call("session/list", map[string]any{}); m.Error != nil {
+				t.Fatalf("list: %v", m.Error)
+			}
+			stopReason(t, s.prompt(t, id, "after the listing"))
+			if n := api.count("GET /api/chat/sessions/" + id); n != tc.busy+1 {
+				t.Errorf("%d busy checks after the listing, want %d", n, tc.busy+1)
 			}
 		})
 	}

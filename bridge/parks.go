@@ -28,7 +28,7 @@ const (
 
 // park handles input-required.
 func (t *turn) park(m *a2a.Message) outcome {
-	if h := m.Hitl(); h != nil && h.Kind == "approval" {
+	if h := m.Hitl(); h != nil && h.Kind == a2a.HitlApproval {
 		return t.approval(h)
 	}
 	return t.question(m)
@@ -142,18 +142,12 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 	if t.isCancelled() {
 		return outcome{stop: stopCancelled}
 	}
-	answer := "denied"
+	answer := a2a.AnswerDenied
 	if approved {
-		answer = "approved"
+		answer = a2a.AnswerApproved
 	}
-	meta := map[string]any{"hitl_resume": true}
-	t.sess.mu.Lock()
-	if t.sess.bypass {
-		meta["bypass_permissions"] = true
-	}
-	t.sess.mu.Unlock()
-	return outcome{resume: &a2a.OutMessage{ContextID: t.sess.id, TaskID: taskID, Metadata: meta,
-		Parts: []a2a.Part{{Kind: a2a.PartText, Text: answer}}}}
+	return outcome{resume: &a2a.OutMessage{ContextID: t.sess.id, TaskID: taskID, Resume: true, Bypass: t.sess.bypassing(),
+		Parts: []a2a.Part{{Kind: a2a.PartText, Text: string(answer)}}}}
 }
 
 // askPermission shows the editor's permission dialog and returns the
@@ -248,11 +242,11 @@ func parkQuestion(m *a2a.Message) string {
 			q = h.Question
 		case h.Title != "":
 			q = h.Title
-			if h.Kind == "approval" && h.Detail != "" {
+			if h.Kind == a2a.HitlApproval && h.Detail != "" {
 				q += "\n\n" + h.Detail
 			}
 		}
-		isForm = h.Kind == "form"
+		isForm = h.Kind == a2a.HitlForm
 		form = h.Fields
 		if h.Description != "" {
 			q += "\n\n" + h.Description

@@ -263,3 +263,12 @@ func titleOf(s string) string {
 	}
 	return cut(strings.Join(fields, " "), 80)
 }
+
+// cut shortens s to n characters, adding "…" when it cut.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}

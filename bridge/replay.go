@@ -83,19 +83,37 @@ func stripPreamble(s string) string {
 	return strings.TrimPrefix(strings.TrimPrefix(rest, "\n"), "\r\n")
 }
 
+// shownKeep is how many shown task ids a thread remembers beyond the
+// longest list of turns a replay read for it.
+const shownKeep = 1000
+
 // threadState is what this process remembers of one thread's history: the
 // turns already shown (never shown twice) and the replayed tool-call ids.
+// shown keeps the newest ids only (order, oldest first, says which), at
+// most keep: turns are claimed oldest first, and a replay reads at most
+// the newest 200 turns of a thread from a server that honours its limit,
+// so an id that fell out is older than any a replay can bring back.
 type threadState struct {
 	mu      sync.Mutex
 	shown   map[string]bool
+	order   []string
+	keep    int
 	toolIDs map[string]bool
+}
+
+// expect raises what the thread remembers to cover a replay of n turns (a
+// server that sends every turn of the thread), before they are claimed.
+func (st *threadState) expect(n int) {
+	st.mu.Lock()
+	st.keep = max(st.keep, n+shownKeep)
+	st.mu.Unlock()
 }
 
 func (s *Server) thread(id string) *threadState {
 	if v, ok := s.threadStates.Load(id); ok {
 		return v.(*threadState)
 	}
-	v, _ := s.threadStates.LoadOrStore(id, &threadState{shown: map[string]bool{}, toolIDs: map[string]bool{}})
+	v, _ := s.threadStates.LoadOrStore(id, &threadState{shown: map[string]bool{}, keep: shownKeep, toolIDs: map[string]bool{}})
 	return v.(*threadState)
 }
 
@@ -113,6 +131,13 @@ func (st *threadState) claim(taskID string) bool {
 		return false
 	}
 	st.shown[taskID] = true
+	st.order = append(st.order, taskID)
+	if n := len(st.order) - st.keep; n > 0 {
+		for _, old := range st.order[:n] {
+			delete(st.shown, old)
+		}
+		st.order = slices.Delete(st.order, 0, n)
+	}
 	return true
 }
 
@@ -153,6 +178,7 @@ func (s *Server) newReplayer(sess *session, emit func(any)) *replayer {
 // returns how many turns it showed.
 func (r *replayer) replay(ts []pastTurn, park bool) int {
 	n := 0
+	r.st.expect(len(ts))
 	for i := range ts {
 		p := &ts[i]
 		if !r.st.claim(p.taskID) {
@@ -209,11 +235,14 @@ func (r *replayer) turn(p *pastTurn) {
 			c.args = toolview.ParseArgs(tc.Args)
 		}
 		switch tc.Phase {
-		case "completed", "failed":
-			c.phase = tc.Phase
+		case a2a.PhaseCompleted, a2a.PhaseFailed:
+			c.phase = "completed"
 			c.result = tc.Result
-			if tc.Phase == "failed" && c.result == "" {
-				c.result = tc.Error
+			if tc.Phase == a2a.PhaseFailed {
+				c.phase = "failed"
+				if c.result == "" {
+					c.result = tc.Error
+				}
 			}
 			r.card(p.taskID, c, c.phase)
 		}
@@ -273,7 +302,7 @@ func (r *replayer) turn(p *pastTurn) {
 	}
 	switch p.state {
 	case a2a.StateFailed:
-		f := friendly(p.status.Message.Text())
+		f := a2a.FriendlyError(p.status.Message.Text())
 		if f == "" {
 			f = "the task failed"
 		}

@@ -57,8 +57,8 @@ type session struct {
 	// parkedTask is a task waiting in input-required for the next prompt
 	// to answer it.
 	parkedTask string
-	// bypass is "Allow for this session": later messages carry
-	// bypass_permissions.
+	// bypass is "Allow for this session": later messages ask to bypass
+	// approvals.
 	bypass bool
 	// toldNoSkip is set once the person was told the server does not let
 	// approvals be skipped.
@@ -67,13 +67,10 @@ type session struct {
 	costUSD float64
 }
 
-// bypassMeta is the metadata of a fresh message: bypass_permissions after
-// "Allow for this session", else none.
-func (s *session) bypassMeta() map[string]any {
+// bypassing reports whether a fresh message asks to bypass approvals
+// (after "Allow for this session").
+func (s *session) bypassing() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.bypass {
-		return nil
-	}
-	return map[string]any{"bypass_permissions": true}
+	return s.bypass
 }

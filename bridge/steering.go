@@ -10,7 +10,6 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/steer"
-	"github.com/shimdev/shim/threads"
 )
 
 // Send Now: Zed sends session/cancel then session/prompt. The cancelled
@@ -81,7 +80,7 @@ func (s *Server) trySteer(req *jsonrpc2.Request, sess *session, prev *turn, part
 		return false
 	}
 	prev.adopt(req)
-	s.index(sess.id, func(e *threads.Entry) { e.UpdatedAt = time.Now() })
+	// The steered turn's own index write (at its end) dates the thread.
 	return true
 }
 
@@ -158,7 +157,7 @@ func (t *turn) settleSteers() *a2a.OutMessage {
 		return nil
 	}
 	return &a2a.OutMessage{ContextID: t.sess.id, Parts: []a2a.Part{{Kind: a2a.PartText, Text: strings.Join(rerun, "\n\n")}},
-		Metadata: t.sess.bypassMeta()}
+		Bypass: t.sess.bypassing()}
 }
 
 // clientNameOf is clientInfo.name from initialize.

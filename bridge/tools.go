@@ -35,7 +35,7 @@ func (c *toolCards) handle(tc a2a.ToolCall) {
 	}
 	card := c.open[tc.ID]
 	switch tc.Phase {
-	case "completed", "failed":
+	case a2a.PhaseCompleted, a2a.PhaseFailed:
 		if card == nil {
 			card = c.start(tc)
 		}
@@ -73,7 +73,7 @@ func (c *toolCards) start(tc a2a.ToolCall) *toolCard {
 func (c *toolCards) end(tc a2a.ToolCall, card *toolCard) {
 	status := "completed"
 	result := tc.Result
-	if tc.Phase == "failed" {
+	if tc.Phase == a2a.PhaseFailed {
 		status = "failed"
 		if result == "" {
 			result = tc.Error

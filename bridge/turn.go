@@ -118,18 +118,13 @@ func (s *Server) prompt(req *jsonrpc2.Request) {
 	switch {
 	case parked != "":
 		msg.TaskID = parked
-		msg.Metadata = map[string]any{"hitl_resume": true}
+		msg.Resume = true
 	case first && minted && !s.opts.NoPreamble:
 		if pre := s.preamble(cwd); pre != "" {
 			msg.Parts = addPreamble(msg.Parts, pre)
 		}
 	}
-	if bypass {
-		if msg.Metadata == nil {
-			msg.Metadata = map[string]any{}
-		}
-		msg.Metadata["bypass_permissions"] = true
-	}
+	msg.Bypass = bypass
 	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg, prompt: req,
 		done: make(chan struct{}), texts: map[string]*shownText{}, shownIDs: map[string]bool{}, statusText: newShownText()}
 	t.tools = newToolCards(t)
@@ -197,10 +192,24 @@ func (t *turn) run(title string) {
 		t.finish(out)
 		return
 	}
-	now := time.Now()
 	if title != "" {
-		t.emit(sessionInfoUpdate{SessionUpdate: uSessionInfo, Title: title, UpdatedAt: now.UTC().Format(time.RFC3339)})
+		t.emit(sessionInfoUpdate{SessionUpdate: uSessionInfo, Title: title, UpdatedAt: time.Now().UTC().Format(time.RFC3339)})
 	}
+	out := t.drive()
+	t.tools.settle(cardStatus(out))
+	t.record(title)
+	t.usageUpdate()
+	t.finish(out)
+}
+
+// record writes what the turn taught the thread index (title, cwd, task
+// id, time) in one write, once the turn's stream is over: never between
+// the prompt and its first chunk (SPEC §8).
+func (t *turn) record(title string) {
+	if t.srv.opts.Index == nil {
+		return
+	}
+	taskID := t.task()
 	t.srv.index(t.sess.id, func(e *threads.Entry) {
 		if title != "" && e.Title == "" {
 			e.Title = title
@@ -208,12 +217,9 @@ func (t *turn) run(title string) {
 		if e.CWD == "" {
 			e.CWD = t.sess.cwd
 		}
-		e.UpdatedAt = now
+		e.AddTask(taskID)
+		e.UpdatedAt = time.Now()
 	})
-	out := t.drive()
-	t.tools.settle(cardStatus(out))
-	t.usageUpdate()
-	t.finish(out)
 }
 
 // emit sends an update to whoever owns the turn's output now.
@@ -357,8 +363,14 @@ func (t *turn) abandon(d time.Duration) {
 	default:
 	}
 	t.cancel()
+	deadline := time.After(d)
 	if taskID != "" && !already {
 		t.cancelTask(taskID, d)
+	}
+	// Let the turn end and record itself in the index.
+	select {
+	case <-t.done:
+	case <-deadline:
 	}
 }
 
@@ -397,11 +409,7 @@ func (t *turn) setTask(id string) {
 		// The cancel came before the server named the task.
 		go t.cancelTask(id, 5*time.Second)
 	}
-	if t.srv.opts.Index != nil && t.srv.serverKey() != "" {
-		if err := t.srv.opts.Index.AddTask(t.srv.serverKey(), t.sess.id, id); err != nil {
-			t.srv.log.Warn("thread index not updated", "err", err)
-		}
-	}
+	// The index learns the task when the turn ends (record).
 }
 
 func (t *turn) task() string {
@@ -623,7 +631,7 @@ func (t *turn) status(st a2a.Status) (outcome, bool) {
 
 // failed shows the failed-turn line and builds its error.
 func (t *turn) failed(detail string) outcome {
-	f := friendly(detail)
+	f := a2a.FriendlyError(detail)
 	if f == "" {
 		f = "the task failed"
 	}
@@ -670,16 +678,21 @@ func (t *turn) artifact(a *a2a.Artifact, appendMode bool) {
 	if a == nil {
 		return
 	}
+	// (The copies inside the ifs keep a chunk without usage or context
+	// from allocating them.)
 	if u, ok := a.Usage(); ok {
+		u := u
 		t.usage = &u
 		t.sess.mu.Lock()
 		t.sess.costUSD += u.CostUSD
 		t.sess.mu.Unlock()
 	}
 	if c, ok := a.Context(); ok {
+		c := c
 		t.ctxInfo = &c
 	}
-	var textParts []string
+	var one [1]string // the usual chunk has one text part
+	textParts := one[:0]
 	for i := range a.Parts {
 		p := &a.Parts[i]
 		switch p.Kind {
@@ -731,7 +744,7 @@ func (t *turn) showArtifactText(id, s string) {
 			s = "\n\n" + s
 		}
 	}
-	t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(s)})
+	t.emitArtifactText(id, s)
 	t.anyText = true
 	t.artifactText = true
 }

@@ -6,6 +6,9 @@
 //
 //	{"version": 1, "servers": {"<url>": {"<sessionId>": {"cwd", "title", "createdAt", "updatedAt", "taskIds": [...]}}}}
 //
+// An entry keeps the newest MaxTaskIDs task ids, so what one write costs
+// does not grow with a thread's age.
+//
 // Several shim processes may write it at once. Every write takes an advisory
 // lock on the sibling file threads.json.lock, re-reads the file, applies the
 // change to the one entry it concerns, writes a temporary file in the same
@@ -40,6 +43,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shimdev/shim/internal/privfile"
@@ -48,6 +52,8 @@ import (
 const (
 	fileName = "threads.json"
 	version  = 1
+	// MaxTaskIDs is how many task ids an entry keeps: the newest (SPEC §8).
+	MaxTaskIDs = 200
 )
 
 // ErrCorrupt is wrapped by the errors of reads that find an unreadable index
@@ -63,6 +69,23 @@ type Entry struct {
 	TaskIDs   []string  `json:"taskIds,omitempty"`
 }
 
+// AddTask appends taskID unless the entry has it already, keeping the
+// newest MaxTaskIDs.
+func (e *Entry) AddTask(taskID string) {
+	if taskID == "" || slices.Contains(e.TaskIDs, taskID) {
+		return
+	}
+	e.TaskIDs = append(e.TaskIDs, taskID)
+	e.capTasks()
+}
+
+// capTasks drops all but the newest MaxTaskIDs task ids.
+func (e *Entry) capTasks() {
+	if n := len(e.TaskIDs); n > MaxTaskIDs {
+		e.TaskIDs = slices.Clone(e.TaskIDs[n-MaxTaskIDs:])
+	}
+}
+
 // Item is an Entry with its id, for listings.
 type Item struct {
 	ID string
@@ -76,6 +99,8 @@ type Index struct {
 	path string
 	log  *slog.Logger
 	now  func() time.Time
+	// writes counts the completed writes of this Index.
+	writes atomic.Uint64
 }
 
 // procMu serializes this process's accesses to any index: on platforms
@@ -99,10 +124,14 @@ func Open(dir string, log *slog.Logger) *Index {
 // Path returns the file path.
 func (ix *Index) Path() string { return ix.path }
 
+// Writes returns how many times this Index has replaced the file.
+func (ix *Index) Writes() uint64 { return ix.writes.Load() }
+
 // Update applies fn to the entry (server, id) and writes the index. fn sees
 // the entry as currently stored, or a zero Entry when it is new. After fn,
 // a zero CreatedAt is set to now and a zero UpdatedAt to CreatedAt; Update
-// does not otherwise touch UpdatedAt. fn runs under the index lock and must
+// does not otherwise touch UpdatedAt, and only the newest MaxTaskIDs task
+// ids are kept. fn runs under the index lock and must
 // not call the Index.
 func (ix *Index) Update(server, id string, fn func(*Entry)) error {
 	return ix.update(server, id, func(e *Entry, _ time.Time) { fn(e) })
@@ -122,6 +151,7 @@ func (ix *Index) update(server, id string, fn func(*Entry, time.Time)) error {
 		}
 		e := sessions[id]
 		fn(&e, now)
+		e.capTasks()
 		if e.CreatedAt.IsZero() {
 			e.CreatedAt = now
 		}
@@ -133,12 +163,10 @@ func (ix *Index) update(server, id string, fn func(*Entry, time.Time)) error {
 }
 
 // AddTask records taskID for the entry (server, id), once, and sets its
-// UpdatedAt to now.
+// UpdatedAt to now. The entry keeps the newest MaxTaskIDs task ids.
 func (ix *Index) AddTask(server, id, taskID string) error {
 	return ix.update(server, id, func(e *Entry, now time.Time) {
-		if !slices.Contains(e.TaskIDs, taskID) {
-			e.TaskIDs = append(e.TaskIDs, taskID)
-		}
+		e.AddTask(taskID)
 		e.UpdatedAt = now
 	})
 }
@@ -262,6 +290,7 @@ func (ix *Index) write(apply func(*document)) error {
 	if err := privfile.Replace(ix.path, data, testHookBeforeRename); err != nil {
 		return fmt.Errorf("threads: write %s: %w", ix.path, err)
 	}
+	ix.writes.Add(1)
 	return nil
 }
 

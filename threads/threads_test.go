@@ -686,3 +686,61 @@ func TestCrashBeforeRename(t *testing.T) {
 		t.Error("the crashed write's entry appeared")
 	}
 }
+
+// TestTaskIDsCapped: an entry keeps the newest MaxTaskIDs task ids, in
+// order, whether they come from AddTask or from an Update that appends
+// many at once (a loaded thread).
+func TestTaskIDsCapped(t *testing.T) {
+	ix := Open(t.TempDir(), nil)
+	var want []string
+	for i := range MaxTaskIDs + 50 {
+		id := fmt.Sprintf("t%d", i)
+		want = append(want, id)
+		if err := ix.AddTask(testServer, "s", id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := mustGet(t, ix, testServer, "s").TaskIDs; !slices.Equal(got, want[50:]) {
+		t.Errorf("after %d AddTask: %d ids, first %v, want the newest %d", len(want), len(got), got[:1], MaxTaskIDs)
+	}
+	if err := ix.Update(testServer, "bulk", func(e *Entry) {
+		for i := range 3 * MaxTaskIDs {
+			e.TaskIDs = append(e.TaskIDs, fmt.Sprintf("b%d", i))
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got := mustGet(t, ix, testServer, "bulk").TaskIDs
+	if len(got) != MaxTaskIDs || got[0] != fmt.Sprintf("b%d", 2*MaxTaskIDs) || got[len(got)-1] != fmt.Sprintf("b%d", 3*MaxTaskIDs-1) {
+		t.Errorf("bulk update kept %d ids: %v … %v", len(got), got[:1], got[len(got)-1:])
+	}
+	var e Entry
+	e.AddTask("x")
+	e.AddTask("x")
+	e.AddTask("")
+	if !slices.Equal(e.TaskIDs, []string{"x"}) {
+		t.Errorf("Entry.AddTask: %v", e.TaskIDs)
+	}
+}
+
+// TestWritesCounted: Writes counts the replacements of the file, not
+// the reads.
+func TestWritesCounted(t *testing.T) {
+	ix := Open(t.TempDir(), nil)
+	if n := ix.Writes(); n != 0 {
+		t.Fatalf("%d writes before any", n)
+	}
+	if err := ix.SetTitle(testServer, "s", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.List(testServer); err != nil {
+		t.Fatal(err)
+	}
+	mustGet(t, ix, testServer, "s")
+	if err := ix.AddTask(testServer, "s", "t"); err != nil {
+		t.Fatal(err)
+	}
+	if n := ix.Writes(); n != 2 {
+		t.Errorf("%d writes, want 2", n)
+	}
+}

@@ -1,4 +1,4 @@
-package bridge
+package a2a
 
 import (
 	"encoding/json"
@@ -10,11 +10,11 @@ import (
 
 var errorCodeRE = regexp.MustCompile(`(?s)^Error code: (\d{3}) - (.*)$`)
 
-// friendly turns a failed task's status text into a line a person reads.
+// FriendlyError turns a failed task's status text into a line a person reads.
 // "Error code: 429 - {'error': {'type': 't', 'message': 'm'}}" (the object
 // in JSON or Python-literal quoting) becomes "m (HTTP 429, t)"; any other
 // text is trimmed and cut at 500 characters.
-func friendly(detail string) string {
+func FriendlyError(detail string) string {
 	s := strings.TrimSpace(detail)
 	if m := errorCodeRE.FindStringSubmatch(s); m != nil {
 		code := m[1]
@@ -45,7 +45,10 @@ func friendly(detail string) string {
 			}
 		}
 	}
-	return cut(s, 500)
+	if utf8.RuneCountInString(s) <= 500 {
+		return s
+	}
+	return string([]rune(s)[:500]) + "…"
 }
 
 func firstString(o map[string]any, keys ...string) string {
@@ -60,15 +63,6 @@ func firstString(o map[string]any, keys ...string) string {
 		}
 	}
 	return ""
-}
-
-// cut shortens s to n characters, adding "…" when it cut.
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
 }
 
 // pythonToJSON rewrites a Python literal (single-quoted strings, None,

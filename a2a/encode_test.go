@@ -1,0 +1,43 @@
+package a2a
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// TestOutMessageIntents: each typed intent of an outgoing message is
+// spelled as its metadata key (SPEC §6, §11.1, §11.2), in both dialects,
+// and a message without intents carries no metadata at all.
+func TestOutMessageIntents(t *testing.T) {
+	tests := []struct {
+		name string
+		m    OutMessage
+		want map[string]any
+	}{
+		{"none", OutMessage{ContextID: "c"}, nil},
+		{"resume", OutMessage{TaskID: "t", Resume: true}, map[string]any{"hitl_resume": true}},
+		{"bypass", OutMessage{Bypass: true}, map[string]any{"bypass_permissions": true}},
+		{"skill hint", OutMessage{SkillHint: "Code Review"}, map[string]any{"skillHint": "Code Review"}},
+		{"model", OutMessage{Model: "opus"}, map[string]any{"model": "opus"}},
+		{"all", OutMessage{Resume: true, Bypass: true, SkillHint: "s", Model: "m"},
+			map[string]any{"hitl_resume": true, "bypass_permissions": true, "skillHint": "s", "model": "m"}},
+	}
+	for _, tt := range tests {
+		for _, d := range []Dialect{V10, V03} {
+			b, err := json.Marshal(encodeMessage(d, tt.m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				Metadata map[string]any `json:"metadata"`
+			}
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.Metadata, tt.want) {
+				t.Errorf("%s (%s): metadata %v, want %v", tt.name, d, got.Metadata, tt.want)
+			}
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package a2a
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync/atomic"
+)
+
+// frameDecoder reads a binding's SSE frames into events.
+type frameDecoder interface {
+	// event decodes one frame's data; a *DecodeError is logged and skipped.
+	event(data []byte) (Event, error)
+	// failure reads an `event: error` frame.
+	failure(data []byte) error
+}
+
+// newStream returns a stream not yet connected; its stall timer cancels
+// it after a silence of the stall timeout.
+func (c *conn) newStream(ctx context.Context, method string, frames frameDecoder) *Stream {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &Stream{log: c.log, trace: c.trace, frames: frames, shape: shapeDecoder{full: frames.event}, method: method, cancel: cancel, ctx: ctx}
+	s.stall = newStallReader(nil, c.cfg.Stall, cancel)
+	return s
+}
+
+// attach makes the stream read the events of an SSE body.
+func (s *Stream) attach(body io.ReadCloser) {
+	s.body = body
+	s.stall.r = body
+	s.stall.touch()
+	s.sse = newSSEReader(s.stall)
+}
+
+// replay makes the stream return events, then io.EOF: what a blocking
+// call answered, as a stream would have carried it.
+func (s *Stream) replay(events []Event) {
+	s.queue = events
+	s.sse = nil
+}
+
+// Stream is the event stream of one streaming call.
+type Stream struct {
+	log    *slog.Logger
+	trace  *tracer
+	frames frameDecoder
+	shape  shapeDecoder // the stream's learned text-chunk shape
+	ctx    context.Context
+	method string
+	cancel context.CancelFunc
+	body   io.ReadCloser
+	sse    *sseReader
+	stall  *stallReader
+	queue  []Event
+	closed atomic.Bool
+}
+
+// Next returns the next event. It returns io.EOF at the end of the stream,
+// ErrStalled after a silence of the stall timeout, *RPCError for an error
+// frame, and another error when the connection broke. Frames that do not
+// decode are logged and skipped.
+func (s *Stream) Next() (Event, error) {
+	if s.sse == nil {
+		if len(s.queue) == 0 {
+			return Event{}, io.EOF
+		}
+		ev := s.queue[0]
+		s.queue = s.queue[1:]
+		return ev, nil
+	}
+	for {
+		raw, err := s.sse.Next()
+		if err != nil {
+			switch {
+			case s.stall.Stalled():
+				return Event{}, ErrStalled
+			case s.closed.Load() || s.ctx.Err() != nil:
+				return Event{}, context.Canceled
+			case errors.Is(err, io.EOF):
+				return Event{}, io.EOF
+			case errors.Is(err, ErrTooLarge):
+				return Event{}, err
+			}
+			return Event{}, fmt.Errorf("a2a: the stream broke: %w", err)
+		}
+		if len(raw.Data) == 0 && raw.Event != "error" {
+			continue
+		}
+		s.trace.frame("recv", s.method, raw.Data)
+		if raw.Event == "error" {
+			return Event{}, s.frames.failure(raw.Data)
+		}
+		ev, err := s.shape.decode(raw.Data)
+		if err == nil {
+			return ev, nil
+		}
+		var de *DecodeError
+		if errors.As(err, &de) {
+			s.log.Warn("skipping an undecodable stream frame", "method", s.method, "err", err)
+			continue
+		}
+		return ev, err
+	}
+}
+
+// Close ends the stream and releases its connection.
+func (s *Stream) Close() error {
+	s.closed.Store(true)
+	s.stall.Stop()
+	s.cancel()
+	if s.body != nil {
+		return s.body.Close()
+	}
+	return nil
+}

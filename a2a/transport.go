@@ -1,0 +1,41 @@
+package a2a
+
+import "context"
+
+// transport is one protocol binding: how the calls reach the agent and how
+// their answers are read back into the event model. The client picks one
+// per card and delegates every call to it; jsonrpcTransport (both dialects)
+// is the one binding today. Nothing in it names a method or an envelope:
+// those are the binding's own.
+type transport interface {
+	// SendStreaming sends a message and returns the stream of its events.
+	SendStreaming(ctx context.Context, m OutMessage) (*Stream, error)
+	// Send sends a message in one blocking call and returns its result
+	// (a task or a message) as the events a stream would have carried.
+	Send(ctx context.Context, m OutMessage) (*Stream, error)
+	// Subscribe reattaches to a live task's stream.
+	Subscribe(ctx context.Context, taskID string) (*Stream, error)
+	// GetTask reads a task back; historyLength < 0 leaves it to the server.
+	GetTask(ctx context.Context, id string, historyLength int) (*Task, error)
+	// CancelTask asks the server to cancel a task.
+	CancelTask(ctx context.Context, id string) error
+	// ListTasks reads one page of a context's tasks, artifacts included;
+	// ErrUnsupported when the server's protocol version has no listing.
+	ListTasks(ctx context.Context, q taskQuery) (taskPage, error)
+}
+
+// taskQuery asks for one page of a context's tasks.
+type taskQuery struct {
+	ContextID string
+	// HistoryLength < 0 leaves it to the server.
+	HistoryLength int
+	// PageToken is the previous page's Next; empty for the first page.
+	PageToken string
+}
+
+// taskPage is one page of a listing.
+type taskPage struct {
+	Tasks []Task
+	// Next is the token of the next page; empty on the last one.
+	Next string
+}

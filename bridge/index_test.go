@@ -1,0 +1,98 @@
+package bridge
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/shimdev/shim/internal/acptest"
+	"github.com/shimdev/shim/threads"
+)
+
+// TestIndexOneWritePerTurnAfterFirstChunk: a turn writes the thread index
+// once, and not before its first chunk reached the editor (SPEC §8): the
+// server holds the stream after the first chunk until the test has seen
+// it and counted the writes. The one write records the title, the cwd and
+// the task id.
+func TestIndexOneWritePerTurnAfterFirstChunk(t *testing.T) {
+	f := newFake(t)
+	release := make(chan struct{})
+	var turn int
+	f.stream = func(w *sseWriter, c rpcCall) {
+		f.mu.Lock()
+		turn++
+		task := fmt.Sprintf("task-%d", turn)
+		f.mu.Unlock()
+		w.task(task, "TASK_STATE_WORKING")
+		w.artifact(task, "a1", "first ", true)
+		<-release
+		w.artifact(task, "a1", "second", true)
+		w.status(task, "TASK_STATE_COMPLETED", nil)
+	}
+	ix := threads.Open(t.TempDir(), nil)
+	s := startShim(t, f.url, withIndex(ix, f.url, nil), nil)
+	s.init(t)
+	id := s.newSession(t, "/w")
+	const turns = 4
+	for i := range turns {
+		before := ix.Writes()
+		seen := len(s.Messages())
+		ch, _ := s.Start("session/prompt", promptArgs(id, fmt.Sprintf("question %d", i)))
+		s.WaitFor("the first chunk", func(ms []acptest.Message) bool {
+			return slices.ContainsFunc(ms[seen:], func(m acptest.Message) bool {
+				return m.Method == "session/update" && strings.Contains(string(m.Params), `"agent_message_chunk"`)
+			})
+		})
+		if n := ix.Writes() - before; n != 0 {
+			t.Errorf("turn %d: %d index writes before the first chunk reached the editor", i, n)
+		}
+		release <- struct{}{}
+		if got := stopReason(t, s.Wait(ch, "the prompt")); got != "end_turn" {
+			t.Fatalf("stop %q", got)
+		}
+		if n := ix.Writes() - before; n != 1 {
+			t.Errorf("turn %d: %d index writes, want 1", i, n)
+		}
+	}
+	e, ok, err := ix.Get(f.url, id)
+	if err != nil || !ok {
+		t.Fatalf("entry: %v %v", ok, err)
+	}
+	if e.Title != "question 0" || e.CWD != "/w" || !slices.Equal(e.TaskIDs, []string{"task-1", "task-2", "task-3", "task-4"}) {
+		t.Errorf("entry %+v", e)
+	}
+}
+
+// TestShownBounded: what a thread remembers of the turns it showed does
+// not grow with every live turn: the newest shownKeep ids stay claimed
+// (never shown again), older ones are dropped. A replay of more turns
+// than that (a server that ignores limit=200) raises the bound first, so
+// none of its turns is shown twice.
+func TestShownBounded(t *testing.T) {
+	st := &threadState{shown: map[string]bool{}, keep: shownKeep, toolIDs: map[string]bool{}}
+	const live = 3 * shownKeep
+	for i := range live {
+		if !st.claim(fmt.Sprintf("live-%d", i)) {
+			t.Fatalf("live-%d claimed twice", i)
+		}
+	}
+	if len(st.shown) != shownKeep || len(st.order) != shownKeep {
+		t.Errorf("%d ids remembered (%d in order), want %d", len(st.shown), len(st.order), shownKeep)
+	}
+	for i := live - shownKeep; i < live; i++ {
+		if st.claim(fmt.Sprintf("live-%d", i)) {
+			t.Fatalf("live-%d, among the newest, claimed again", i)
+		}
+	}
+	const big = 5 * shownKeep
+	st.expect(big)
+	for i := range big {
+		st.claim(fmt.Sprintf("r-%d", i))
+	}
+	for i := range big {
+		if st.claim(fmt.Sprintf("r-%d", i)) {
+			t.Fatalf("replayed r-%d claimed again", i)
+		}
+	}
+}
