@@ -413,3 +413,31 @@ func TestExpiredTokenRefreshRefusedIsSignIn(t *testing.T) {
 		t.Fatal("the expired token was sent")
 	}
 }
+
+// A stream answered 401 is renewed and sent again with the same body.
+func TestRefreshOn401Stream(t *testing.T) {
+	as := newScriptedAS(t, "")
+	agent := newTokenAgent(t, func(tok string) bool { return strings.HasPrefix(tok, "fresh-access-") })
+	c, _ := New(Config{URL: agent.srv.URL, OAuth: &OAuth{Token: OAuthToken{AccessToken: "old-access-0123456789",
+		RefreshToken: "old-refresh-0123456789", TokenURL: as.srv.URL + "/token", ClientID: "cli"}}})
+	_, err := c.Stream(context.Background(), OutMessage{ContextID: "ctx-1"})
+	var rpc *RPCError
+	if !errors.As(err, &rpc) || rpc.Code != -32001 {
+		t.Fatalf("got %v", err)
+	}
+	auths := agent.rpcAuths()
+	if len(auths) != 2 || auths[0] != "Bearer old-access-0123456789" || auths[1] != "Bearer fresh-access-x" {
+		t.Fatalf("the agent saw %q", auths)
+	}
+	agent.mu.Lock()
+	defer agent.mu.Unlock()
+	var bodies []string
+	for _, d := range agent.seen {
+		if strings.HasPrefix(d, "POST ") {
+			bodies = append(bodies, d[strings.LastIndex(d, "\r\n")+2:])
+		}
+	}
+	if len(bodies) != 2 || bodies[0] != bodies[1] || !strings.Contains(bodies[0], "ctx-1") {
+		t.Fatalf("bodies %q", bodies)
+	}
+}
