@@ -67,6 +67,9 @@ type Config struct {
 	Log *slog.Logger
 	// Trace, when set, receives every raw frame as a JSON line.
 	Trace io.Writer
+	// OAuth, when set, is the stored OAuth sign-in, renewed on expiry or
+	// 401 (auth.go).
+	OAuth *OAuth
 }
 
 // Card is what shim uses of an agent card.
@@ -79,6 +82,8 @@ type Card struct {
 	Endpoint  string
 	Dialect   Dialect
 	Tenant    string
+	// Security is what the card says about signing in (security.go).
+	Security *Security
 }
 
 // Client talks to one remote agent. It is safe for concurrent use.
@@ -109,7 +114,9 @@ func New(cfg Config) (*Client, error) {
 	// Whatever a server echoes of the token is redacted wherever the
 	// process writes it.
 	redact.Add(cfg.Token)
-	c := &Client{conn: &conn{cfg: cfg, log: cfg.Log}}
+	auth := newAuthState(&cfg) // hook: sign-in (auth.go)
+	cfg.Transport = &authTransport{base: cfg.Transport, auth: auth}
+	c := &Client{conn: &conn{cfg: cfg, log: cfg.Log, auth: auth}}
 	raw := cfg.URL
 	if raw == "" {
 		raw = cfg.Endpoint
@@ -122,6 +129,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("agent URL %q is not an http(s) URL", raw)
 	}
 	c.origin = origin(u)
+	auth.origin = c.origin
 	if cfg.URL != "" {
 		u.Path = strings.TrimSuffix(u.Path, "/")
 		if cfg.Slug != "" {

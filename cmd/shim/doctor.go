@@ -87,7 +87,7 @@ func doctorAction(c *cli.Context) error {
 // dialect, endpoint, the auth probe and the optional operator API.
 func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTable) {
 	u, key := s.current()
-	rest := []string{"agent card", "dialect", "endpoint", "auth probe", "server APIs"}
+	rest := []string{"agent card", "dialect", "endpoint", "security scheme", "auth probe", "server APIs"}
 	// skipRest marks the rows after the one that failed as skipped.
 	skipRest := func(why string) {
 		for _, r := range rest {
@@ -116,7 +116,8 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 		t.row("token", vOK, "from "+sourceName(src, s.store.Path()))
 	}
 	client, err := a2a.New(a2a.Config{URL: u, Slug: s.slug, Endpoint: s.endpoint, Token: tok, Version: s.a2aVersion,
-		AllowInsecureHTTP: s.allowInsecure, Log: s.log, Timeout: 15 * time.Second, UserAgent: "shim/" + versionOrDev()})
+		AllowInsecureHTTP: s.allowInsecure, Log: s.log, Timeout: 15 * time.Second, UserAgent: "shim/" + versionOrDev(),
+		OAuth: s.oauthFor(c, key, tok, src)})
 	if err != nil {
 		t.row("client", vFail, err.Error())
 		skipRest("no client")
@@ -160,6 +161,7 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 		ep += " (the card says no streaming: blocking sends)"
 	}
 	t.row("endpoint", vOK, ep)
+	securityRows(t, client, s.endpoint != "") // the scheme and the token expiry (login_oauth.go)
 
 	perr := client.Probe(ctx)
 	switch {

@@ -208,6 +208,7 @@ func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2a.Client, e
 		URL: url, Slug: s.slug, Endpoint: s.endpoint, Token: tok, Version: s.a2aVersion,
 		AllowInsecureHTTP: s.allowInsecure, Stall: s.stall, Timeout: timeout, UserAgent: "shim/" + versionOrDev(),
 		Log: s.log, Trace: s.trace,
+		OAuth: s.oauthFor(c, key, tok, src), // a stored OAuth sign-in, renewed as needed (login_oauth.go)
 	})
 }
 
