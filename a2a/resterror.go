@@ -94,7 +94,15 @@ func reasonName(s string) string {
 // rpcError reads the error as a JSON-RPC error; status is the HTTP
 // status it came with (0 in a stream), raw the body kept as its data.
 func (w *wireStatusError) rpcError(status int, raw []byte) *RPCError {
-	msg := first(w.Message, first(w.Detail, w.Title))
+	msg := w.Message
+	if msg == "" {
+		msg = w.Title
+		if w.Detail != "" && w.Title != "" {
+			msg += ": " + w.Detail
+		} else if w.Detail != "" {
+			msg = w.Detail
+		}
+	}
 	code, found := 0, false
 	for _, d := range w.Details {
 		var info struct {
