@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -256,4 +257,19 @@ func TestBindingFlag(t *testing.T) {
 	if _, err := a2a.ParseBinding("grpc"); err == nil {
 		t.Error("grpc accepted")
 	}
+}
+
+type lockedWriter struct {
+	w  *strings.Builder
+	mu *sync.Mutex
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func logger(w *strings.Builder, mu *sync.Mutex) *slog.Logger {
+	return slog.New(slog.NewTextHandler(lockedWriter{w, mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
