@@ -2,7 +2,6 @@ package a2a
 
 import (
 	"context"
-	"encoding/json"
 	"mime"
 	"net/http"
 	"net/url"
@@ -216,7 +215,7 @@ type restFrame struct {
 // event implements frameDecoder.
 func (restFrames) event(data []byte) (Event, error) {
 	var f restFrame
-	if err := json.Unmarshal(data, &f); err != nil {
+	if err := frameUnmarshal(data)(data, &f); err != nil {
 		return Event{}, &DecodeError{Err: err, Snippet: snippet(data)}
 	}
 	if f.Error != nil {
