@@ -128,7 +128,7 @@ func cardExtras(body []byte, card *Card) {
 		if s.ID == "" && s.Name == "" {
 			continue
 		}
-		card.Skills = append(card.Skills, Skill{ID: s.ID, Name: s.Name, Description: s.Description, Examples: s.Examples})
+		card.Skills = append(card.Skills, Skill(s))
 	}
 }
 

@@ -195,13 +195,14 @@ func (c *Client) Base() string {
 
 // transport returns the binding the card chose, discovering the card first.
 func (c *Client) transport(ctx context.Context) (transport, *Card, error) {
-	card, err := c.Discover(ctx)
-	if err != nil {
+	if _, err := c.Discover(ctx); err != nil {
 		return nil, nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	card = c.card
+	// The card in use now: the extended card may have replaced the one
+	// Discover returned.
+	card := c.card
 	if err := card.unsupported(); err != nil {
 		return nil, nil, err
 	}
