@@ -36,14 +36,14 @@ func startReal(t *testing.T, opts agent.Options) (string, *seen) {
 	t.Helper()
 	rec := &seen{}
 	srv := httptest.NewUnstartedServer(nil)
-	srv.Start()
-	h := agent.NewHandler(srv.URL, opts)
+	h := agent.NewHandler("http://"+srv.Listener.Addr().String(), opts)
 	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec.mu.Lock()
 		rec.paths = append(rec.paths, r.Method+" "+r.URL.RequestURI())
 		rec.mu.Unlock()
 		h.ServeHTTP(w, r)
 	})
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv.URL, rec
 }

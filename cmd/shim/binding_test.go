@@ -14,8 +14,8 @@ import (
 func startRESTAgent(t *testing.T) string {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
+	srv.Config.Handler = agent.NewHandler("http://"+srv.Listener.Addr().String(), agent.Options{Name: "Go Agent", Binding: "http+json"})
 	srv.Start()
-	srv.Config.Handler = agent.NewHandler(srv.URL, agent.Options{Name: "Go Agent", Binding: "http+json"})
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
