@@ -54,6 +54,8 @@ type Stream struct {
 	sse    *sseReader
 	stall  *stallReader
 	queue  []Event
+	// pull, when set, gives the events after queue (a polled task).
+	pull   func() (Event, error)
 	closed atomic.Bool
 }
 
@@ -63,6 +65,12 @@ type Stream struct {
 // decode are logged and skipped.
 func (s *Stream) Next() (Event, error) {
 	if s.sse == nil {
+		if len(s.queue) == 0 && s.pull != nil {
+			if s.closed.Load() {
+				return Event{}, context.Canceled
+			}
+			return s.pull()
+		}
 		if len(s.queue) == 0 {
 			return Event{}, io.EOF
 		}

@@ -27,9 +27,7 @@ type toolCard struct {
 	parent string
 	args   toolview.Args
 	ended  bool
-	// replay only: the result of an ended call, until it is shown
-	result  string
-	status  acp.ToolStatus
+	// emitted: a replayed card was shown (in its final state)
 	emitted bool
 	// plan is the plan last sent for this call (planSent).
 	plan     []toolview.PlanItem

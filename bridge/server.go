@@ -342,7 +342,10 @@ func (s *Server) callError(err error, taskID string) *acp.Error {
 	var rpc *a2a.RPCError
 	var unreachable *a2a.UnreachableError
 	var herr *a2a.HTTPError
+	var unsup *a2a.UnsupportedError
 	switch {
+	case errors.As(err, &unsup): // SPEC §12.6: never a half-working session
+		return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("unsupported", taskID, unsup.URI))
 	case a2a.IsUnauthorized(err):
 		return acp.AuthRequired("the server refused the token (" + err.Error() + "): " + s.refusedAdvice())
 	case errors.Is(err, a2a.ErrInsecure):

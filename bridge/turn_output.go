@@ -8,7 +8,6 @@ import (
 	"context"
 
 	"github.com/shimdev/shim/acp"
-	"github.com/shimdev/shim/steer"
 )
 
 // emit sends an update to whoever owns the turn's output now. The update
@@ -30,7 +29,7 @@ func (t *turn) emit(update acp.Update) {
 func (t *turn) emitSettled(update acp.Update) {
 	registered := t.srv.session(t.sess.id) == t.sess
 	t.mu.Lock()
-	sent := (t.win.Route(bufferItem(update)) || (registered && t.win.State() == steer.Orphaned)) && t.srv.send(t.sess.id, update)
+	sent := (t.win.Route(bufferItem(update)) || (registered && t.phase() == phaseOrphaned)) && t.srv.send(t.sess.id, update)
 	t.mu.Unlock()
 	if sent {
 		t.srv.pace()
