@@ -288,3 +288,31 @@ func TestElicitationCancelledPrompt(t *testing.T) {
 		t.Errorf("sent %q\nwant %q", got, wantSent)
 	}
 }
+
+// TestElicitationEditorGone: a form waiting when stdin closes is given up
+// (declined): nothing is sent to the agent and shim stops.
+func TestElicitationEditorGone(t *testing.T) {
+	f := parkAgent(t, questionPark)
+	asked := make(chan struct{})
+	release := make(chan struct{})
+	defer close(release)
+	el := &elicitations{replies: []func() (any, *acptest.RPCError){func() (any, *acptest.RPCError) {
+		close(asked)
+		<-release
+		return map[string]any{"action": "decline"}, nil
+	}}}
+	s := startShim(t, f.url, nil, el.handler)
+	s.initWith(t, formCaps)
+	id := s.newSession(t, "/tmp")
+	s.Start("session/prompt", promptArgs(id, "merge it"))
+	<-asked
+	s.stdin.Close()
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("shim did not stop while a form waited")
+	}
+	if got := resumes(f); len(got) != 1 {
+		t.Errorf("sent %q", got)
+	}
+}
