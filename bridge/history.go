@@ -287,13 +287,6 @@ func unknownThread(id string) error {
 	return rpcError(codeNotFound, "Resource not found: unknown thread "+id, map[string]any{"sessionId": id})
 }
 
-// currentTurn is the session's latest turn.
-func currentTurn(sess *session) *turn {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.current
-}
-
 // register makes a loaded, resumed or claimed thread a session of this
 // process (never minted: no preamble) and records it in the index. A
 // thread that already has a title (named) is not renamed by its next
