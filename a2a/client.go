@@ -3,8 +3,6 @@ package a2a
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +21,7 @@ import (
 	"github.com/hashicorp/go-cleanhttp"
 	"github.com/hashicorp/go-retryablehttp"
 
+	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/internal/redact"
 )
 
@@ -657,7 +656,7 @@ func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength 
 // Probe checks the credentials with a GetTask on an id that cannot exist:
 // any JSON-RPC answer is success, 401/403 is a refused token.
 func (c *Client) Probe(ctx context.Context) error {
-	_, err := c.GetTask(ctx, "shim-probe-"+randomHex(8), 0)
+	_, err := c.GetTask(ctx, "shim-probe-"+randid.Hex(8), 0)
 	var rpc *RPCError
 	if errors.As(err, &rpc) {
 		return nil
@@ -850,23 +849,6 @@ func (s *Stream) Close() error {
 		return s.body.Close()
 	}
 	return nil
-}
-
-// randomHex returns n random bytes in hex.
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// NewID returns a random UUID (version 4) for message ids.
-func NewID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b)
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // tracer appends raw frames as JSON lines, every secret redacted.

@@ -7,8 +7,6 @@ package bridge
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +19,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/threads"
 )
 
@@ -482,9 +481,7 @@ func (s *Server) showHandoff(c *a2a.Client, sess *session, h *a2a.Handoff) {
 	if h.Path == "" {
 		return
 	}
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	u := toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: "handoff-" + hex.EncodeToString(b),
+	u := toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: "handoff-" + randid.Hex(3),
 		Title: "Open " + h.Path, Kind: "read", Status: "completed"}
 	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
 	res := rootResolver{m: s.roots(), cwd: sess.cwd, ctx: s.ctx}
