@@ -191,7 +191,7 @@ func loginAction(c *cli.Context) error {
 	where, err := s.store.Save(key, token)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "credentials: ")
-		if strings.Contains(msg, "--keyring on") {
+		if errors.Is(err, credentials.ErrKeyringOn) {
 			msg += "; start the OS keyring (Secret Service), or pass --keyring auto or off to use the credentials file"
 		}
 		return fmt.Errorf("storing the token: %s", msg)
@@ -230,7 +230,7 @@ func logoutAction(c *cli.Context) error {
 	had, _, _ := s.store.Token(key)
 	if err := s.store.Forget(key); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "credentials: ")
-		if strings.Contains(msg, "--keyring on") {
+		if errors.Is(err, credentials.ErrKeyringOn) {
 			msg += "; start the OS keyring, or pass --keyring auto"
 		}
 		return fmt.Errorf("forgetting the token: %s", msg)
