@@ -166,10 +166,3 @@ func (c *Client) WaitFor(what string, pred func([]Message) bool) {
 		c.cond.Wait()
 	}
 }
-
-// Closed reports whether the agent's output ended.
-func (c *Client) Closed() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.closed
-}
