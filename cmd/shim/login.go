@@ -29,8 +29,8 @@ type console struct {
 	readSecret func() ([]byte, error)
 }
 
-// newConsole returns the process's console; tests replace it.
-var newConsole = func(prompt io.Writer) *console {
+// processConsole returns the process's console (stdin and its terminal).
+func processConsole(prompt io.Writer) *console {
 	fd := int(os.Stdin.Fd())
 	return &console{
 		in:         bufio.NewReader(os.Stdin),
@@ -139,7 +139,8 @@ func askToken(con *console, key string) (string, error) {
 	return token, nil
 }
 
-func loginAction(c *cli.Context) error {
+// loginAction runs `shim login`; newConsole gives the console it asks on.
+func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) error {
 	if c.NArg() > 0 {
 		return &exitError{code: 2, msg: fmt.Sprintf("shim login takes no arguments (got %q): give the URL with --url and the token at the prompt or on stdin", c.Args().First())}
 	}
