@@ -7,8 +7,6 @@ package bridge
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +19,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/threads"
 )
 
@@ -288,13 +287,6 @@ func unknownThread(id string) error {
 	return rpcError(codeNotFound, "Resource not found: unknown thread "+id, map[string]any{"sessionId": id})
 }
 
-// currentTurn is the session's latest turn.
-func currentTurn(sess *session) *turn {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	return sess.current
-}
-
 // register makes a loaded, resumed or claimed thread a session of this
 // process (never minted: no preamble) and records it in the index. A
 // thread that already has a title (named) is not renamed by its next
@@ -490,9 +482,7 @@ func (s *Server) showHandoff(c *a2a.Client, sess *session, h *a2a.Handoff) {
 	if h.Path == "" {
 		return
 	}
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	u := toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: "handoff-" + hex.EncodeToString(b),
+	u := toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: "handoff-" + randid.Hex(3),
 		Title: "Open " + h.Path, Kind: "read", Status: "completed"}
 	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
 	res := rootResolver{m: s.roots(), cwd: sess.cwd, ctx: s.ctx}

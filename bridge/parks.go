@@ -2,14 +2,13 @@ package bridge
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/bridge/toolview"
+	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/steer"
 )
 
@@ -99,7 +98,7 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 	if first, _, _ := strings.Cut(strings.TrimSpace(h.Detail), "\n"); first != "" {
 		cardTitle += " " + first
 	}
-	cardID := "approval-" + taskID + "-" + randHex(3)
+	cardID := "approval-" + taskID + "-" + randid.Hex(3)
 	var rawIn any
 	if h.Detail != "" {
 		rawIn = map[string]any{"detail": h.Detail}
@@ -286,12 +285,6 @@ func formLine(f a2a.FormField) string {
 		s += " — " + f.Description
 	}
 	return s
-}
-
-func randHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // call sends a request to the client with an id of shim's own counter,

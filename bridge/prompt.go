@@ -2,9 +2,7 @@ package bridge
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -15,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/internal/randid"
 )
 
 // clientSlug is clientInfo.name lowercased with every character outside
@@ -38,9 +37,7 @@ func clientSlug(name string) string {
 
 // mintContextID returns <prefix>-<epoch ms>-<6 hex>.
 func mintContextID(prefix string, now time.Time) string {
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	return prefix + "-" + strconv.FormatInt(now.UnixMilli(), 10) + "-" + hex.EncodeToString(b)
+	return prefix + "-" + strconv.FormatInt(now.UnixMilli(), 10) + "-" + randid.Hex(3)
 }
 
 // promptBlock is one prompt content block, decoded straight from the

@@ -193,7 +193,7 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		go func() { res, err := s.logout(); s.reply(req, res, err) }()
 	case mSessionNew:
 		go func() {
-			res, err, after := s.newSession(req)
+			res, after, err := s.newSession(req)
 			s.reply(req, res, err)
 			if after != nil {
 				after()
@@ -368,17 +368,17 @@ func stateData(state, taskID, detail string) map[string]any {
 // newSession handles session/new. after, when set, runs once the response
 // was written (updates for a session never precede the response that
 // introduced its id).
-func (s *Server) newSession(req *jsonrpc2.Request) (result any, err error, after func()) {
+func (s *Server) newSession(req *jsonrpc2.Request) (result any, after func(), err error) {
 	var p newSessionParams
 	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
-		return nil, rpcError(codeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}", nil), nil
+		return nil, nil, rpcError(codeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}", nil)
 	}
 	if err := checkCWD(mSessionNew, p.CWD, true); err != nil {
-		return nil, err, nil
+		return nil, nil, err
 	}
 	c, err := s.ensureAuth(s.ctx)
 	if err != nil {
-		return nil, err, nil
+		return nil, nil, err
 	}
 	s.mu.Lock()
 	if len(p.MCPServers) > 0 && !s.mcpNoted {
@@ -388,7 +388,7 @@ func (s *Server) newSession(req *jsonrpc2.Request) (result any, err error, after
 	s.mu.Unlock()
 	if h := s.claimHandoff(c, p.CWD); h != nil {
 		res, after := s.openHandoff(c, p.CWD, h)
-		return res, nil, after
+		return res, after, nil
 	}
 	s.mu.Lock()
 	id := mintContextID(s.prefix, time.Now())

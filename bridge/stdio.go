@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -17,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/shimdev/shim/internal/randid"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -239,9 +238,7 @@ const parkMin = 1 << 20
 // placeholder is what jsonrpc2 sees as the params of a parked request.
 func (s *stdioStream) placeholder() []byte {
 	s.nonceOnce.Do(func() {
-		b := make([]byte, 12)
-		_, _ = rand.Read(b)
-		s.nonce = []byte(`{"$shim-parked-params":"` + hex.EncodeToString(b) + `"}`)
+		s.nonce = []byte(`{"$shim-parked-params":"` + randid.Hex(12) + `"}`)
 	})
 	return s.nonce
 }

@@ -179,9 +179,6 @@ func (t *turn) dropSteers() {
 	}
 }
 
-// winBuffered is the detached output buffered and dropped (for tests).
-func (t *turn) winBuffered() (kept, dropped int) { return t.win.Buffered() }
-
 // takeOpenSteers returns the steers whose marker was not placed yet and
 // marks them settled.
 func (t *turn) takeOpenSteers() []*pendingSteer {

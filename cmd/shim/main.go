@@ -75,7 +75,7 @@ var (
 )
 
 func main() {
-	app := newApp()
+	app := newApp(processConsole)
 	app.Writer, app.ErrWriter = stdout, stderr
 	if err := app.Run(os.Args); err != nil {
 		var ee *exitError
@@ -90,7 +90,8 @@ func main() {
 	}
 }
 
-func newApp() *cli.App {
+// newApp is the CLI; newConsole gives `shim login` its console.
+func newApp(newConsole func(prompt io.Writer) *console) *cli.App {
 	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, versionString()) }
 	flags := commonFlags()
 	return &cli.App{
@@ -124,7 +125,7 @@ func newApp() *cli.App {
 					"OAuth 2.0 / OpenID Connect: then shim runs the device-code flow (prints a URL and a code), else\n" +
 					"authorization code with PKCE (prints a URL to open; the browser comes back to 127.0.0.1), else\n" +
 					"client credentials (--oauth-client-secret-file). --oauth-client-id is needed for those.",
-				Flags: flagsNamed(loginFlags...), Action: loginAction, OnUsageError: usageError},
+				Flags: flagsNamed(loginFlags...), Action: func(c *cli.Context) error { return loginAction(c, newConsole) }, OnUsageError: usageError},
 			{Name: "logout", Usage: "forget the stored token for an agent URL",
 				UsageText:   "shim logout [--url URL] [--slug SLUG]",
 				Description: "Removes the token stored by `shim login` for URL (default: the URL of the last login) from\nthe OS keyring and from the credentials file.",

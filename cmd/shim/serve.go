@@ -175,12 +175,13 @@ func (s *settings) resolveToken(c *cli.Context, key string) (token, source strin
 // tokenError says what to do about a token that cannot be read.
 func tokenError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), "credentials: ")
+	var source *credentials.SourceError
 	switch {
-	case strings.Contains(msg, "--token-file") || strings.Contains(msg, "SHIM_TOKEN_FILE"):
+	case errors.As(err, &source) && source.File():
 		return fmt.Errorf("%s: the token file must exist and hold only the token; fix the path, or drop --token-file / SHIM_TOKEN_FILE to use the token `shim login` stored", msg)
-	case strings.Contains(msg, "(from --token)") || strings.Contains(msg, "(from SHIM_TOKEN)"):
+	case source != nil:
 		return fmt.Errorf("%s: give the token alone, without spaces, quotes or \"Bearer \"", msg)
-	case strings.Contains(msg, "--keyring on"):
+	case errors.Is(err, credentials.ErrKeyringOn):
 		return fmt.Errorf("%s: start the OS keyring (Secret Service), or pass --keyring auto to use the credentials file", msg)
 	case errors.Is(err, credentials.ErrCorrupt):
 		return fmt.Errorf("%s", msg)
