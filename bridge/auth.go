@@ -8,20 +8,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/sourcegraph/jsonrpc2"
+	"github.com/shimdev/shim/acp"
 
 	"github.com/shimdev/shim/a2a"
 )
 
-func (s *Server) initialize(req *jsonrpc2.Request) (any, error) {
-	var p initializeParams
+func (s *Server) initialize(req *acp.Request) (any, error) {
+	var p acp.InitializeParams
 	if req.Params != nil {
 		if err := json.Unmarshal(*req.Params, &p); err != nil {
-			return nil, rpcError(codeInvalidParams, "Invalid params: "+err.Error(), nil)
+			return nil, acp.InvalidParams(err.Error())
 		}
 	}
-	s.mu.Lock()
+	s.infoMu.Lock()
 	if p.ClientInfo != nil {
 		s.clientName, s.clientTitle = p.ClientInfo.Name, p.ClientInfo.Title
 	}
@@ -29,39 +28,39 @@ func (s *Server) initialize(req *jsonrpc2.Request) (any, error) {
 	if s.opts.ContextPrefix == "" {
 		s.prefix = "chat-" + clientSlug(s.clientName)
 	}
-	s.mu.Unlock()
+	s.infoMu.Unlock()
 
-	var res initializeResult
+	var res acp.InitializeResult
 	res.ProtocolVersion = 1
 	caps := &res.AgentCapabilities
 	caps.LoadSession = true
 	caps.PromptCapabilities.Image = true
 	caps.PromptCapabilities.EmbeddedContext = true
-	res.AuthMethods = []any{
-		authMethodAgent{ID: "shim-credentials", Name: "Stored credentials",
+	res.AuthMethods = []acp.AuthMethod{
+		{ID: "shim-credentials", Name: "Stored credentials",
 			Description: "Use the agent URL and token saved by `shim login` (or given with --url and --token), and check them against the server."},
 	}
 	if p.ClientCapabilities.Auth.Terminal {
-		res.AuthMethods = append(res.AuthMethods, authMethodTerminal{Type: "terminal", ID: "shim-login",
+		res.AuthMethods = append(res.AuthMethods, acp.AuthMethod{Type: "terminal", ID: "shim-login",
 			Name: "Sign in with shim login", Description: "Enter the agent URL and its bearer token once; shim stores them for later launches.",
 			Args: []string{"login"}})
 	} else {
-		res.AuthMethods = append(res.AuthMethods, authMethodAgent{ID: "shim-login", Name: "Sign in with shim login",
+		res.AuthMethods = append(res.AuthMethods, acp.AuthMethod{ID: "shim-login", Name: "Sign in with shim login",
 			Description: "Run `shim login` in a terminal: enter the agent URL and its bearer token once; shim stores them for later launches.",
-			Meta: map[string]any{"terminal-auth": map[string]any{
-				"label": "shim login", "command": s.opts.Executable, "args": []string{"login"}, "env": map[string]string{},
+			Meta: &acp.AuthMeta{TerminalAuth: acp.TerminalAuth{
+				Label: "shim login", Command: s.opts.Executable, Args: []string{"login"}, Env: map[string]string{},
 			}}})
 	}
-	res.AgentInfo = implementation{Name: "shim", Title: s.agentName(), Version: s.opts.Version}
+	res.AgentInfo = acp.Implementation{Name: "shim", Title: s.agentName(), Version: s.opts.Version}
 	return res, nil
 }
 
 // agentName is the agent card's name when known, else "A2A agent". It
 // never fetches the card.
 func (s *Server) agentName() string {
-	s.mu.Lock()
+	s.authMu.Lock()
 	c := s.client
-	s.mu.Unlock()
+	s.authMu.Unlock()
 	if c != nil {
 		if card := c.KnownCard(); card != nil && card.Name != "" {
 			return card.Name
@@ -72,37 +71,33 @@ func (s *Server) agentName() string {
 
 // remote returns the A2A client, building it on first use.
 // Building it may read the OS keyring (seconds when it hangs), so it holds
-// connectMu, not s.mu: initialize never waits for it.
+// connectMu, not s.authMu: initialize never waits for it.
 func (s *Server) remote() (*a2a.Client, error) {
-	s.mu.Lock()
+	s.authMu.Lock()
 	c := s.client
-	s.mu.Unlock()
+	s.authMu.Unlock()
 	if c != nil {
 		return c, nil
 	}
 	if s.opts.Connect == nil {
-		return nil, authRequired("no agent URL is configured: run `shim login --url https://your-agent` in a terminal, or pass --url https://your-agent")
+		return nil, acp.AuthRequired("no agent URL is configured: run `shim login --url https://your-agent` in a terminal, or pass --url https://your-agent")
 	}
 	s.connectMu.Lock()
 	defer s.connectMu.Unlock()
-	s.mu.Lock()
+	s.authMu.Lock()
 	c = s.client
-	s.mu.Unlock()
+	s.authMu.Unlock()
 	if c != nil {
 		return c, nil
 	}
 	c, err := s.opts.Connect()
 	if err != nil {
-		return nil, authRequired(err.Error())
+		return nil, acp.AuthRequired(err.Error())
 	}
-	s.mu.Lock()
+	s.authMu.Lock()
 	s.client = c
-	s.mu.Unlock()
+	s.authMu.Unlock()
 	return c, nil
-}
-
-func authRequired(reason string) *jsonrpc2.Error {
-	return rpcError(codeAuthRequired, "Authentication required: "+reason, map[string]any{"reason": reason})
 }
 
 // ensureAuth checks the credentials once per process (success is cached).
@@ -111,9 +106,9 @@ func (s *Server) ensureAuth(ctx context.Context) (*a2a.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
+	s.authMu.Lock()
 	ok := s.authOK
-	s.mu.Unlock()
+	s.authMu.Unlock()
 	if ok {
 		return c, nil
 	}
@@ -122,7 +117,7 @@ func (s *Server) ensureAuth(ctx context.Context) (*a2a.Client, error) {
 		// renewed: the a2a error says what to do.
 		var se *a2a.SignInError
 		if errors.As(err, &se) {
-			return nil, authRequired(se.Error())
+			return nil, acp.AuthRequired(se.Error())
 		}
 		var h *a2a.HTTPError
 		if errors.As(err, &h) && h.Unauthorized() {
@@ -130,46 +125,46 @@ func (s *Server) ensureAuth(ctx context.Context) (*a2a.Client, error) {
 			if where == "" {
 				where = h.URL
 			}
-			return nil, authRequired(fmt.Sprintf("the agent at %s refused the request (HTTP %d): the token is missing, wrong or expired; %s",
+			return nil, acp.AuthRequired(fmt.Sprintf("the agent at %s refused the request (HTTP %d): the token is missing, wrong or expired; %s",
 				where, h.StatusCode, s.refusedAdvice()))
 		}
 		return nil, s.callError(err, "")
 	}
-	s.mu.Lock()
+	s.authMu.Lock()
 	s.authOK = true
-	s.mu.Unlock()
+	s.authMu.Unlock()
 	return c, nil
 }
 
-func (s *Server) authenticate(req *jsonrpc2.Request) (any, error) {
-	var p authenticateParams
+func (s *Server) authenticate(req *acp.Request) (any, error) {
+	var p acp.AuthenticateParams
 	if req.Params != nil {
 		_ = json.Unmarshal(*req.Params, &p)
 	}
 	switch p.MethodID {
 	case "shim-credentials":
-		s.mu.Lock()
+		s.authMu.Lock()
 		s.client, s.authOK = nil, false
-		s.mu.Unlock()
+		s.authMu.Unlock()
 		if _, err := s.ensureAuth(s.ctx); err != nil {
 			return nil, err
 		}
 		return struct{}{}, nil
 	case "shim-login":
-		return nil, authRequired("run `shim login` in a terminal to store the agent URL and token, then try again")
+		return nil, acp.AuthRequired("run `shim login` in a terminal to store the agent URL and token, then try again")
 	}
-	return nil, rpcError(codeInvalidParams, fmt.Sprintf("Invalid params: unknown auth method %q", p.MethodID), nil)
+	return nil, acp.NewError(acp.CodeInvalidParams, fmt.Sprintf("Invalid params: unknown auth method %q", p.MethodID), nil)
 }
 
 func (s *Server) logout() (any, error) {
 	if s.opts.Logout != nil {
 		if err := s.opts.Logout(); err != nil {
-			return nil, rpcError(codeInternal, "logout failed: "+err.Error(), nil)
+			return nil, acp.NewError(acp.CodeInternal, "logout failed: "+err.Error(), nil)
 		}
 	}
-	s.mu.Lock()
+	s.authMu.Lock()
 	s.client, s.authOK = nil, false
-	s.mu.Unlock()
+	s.authMu.Unlock()
 	return struct{}{}, nil
 }
 

@@ -1,18 +1,26 @@
 package bridge
 
-import "github.com/shimdev/shim/steer"
+import (
+	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/steer"
+)
 
 // emitArtifactText sends answer text of one artifact, like emit, on the
-// output path where queued chunks of the same artifact merge (stdio.go,
-// textChunk).
+// output path where queued chunks of the same artifact merge
+// (acp.Conn.SendText).
 func (t *turn) emitArtifactText(artifactID, s string) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	// Attached, the window routes to the prompt without looking at the
 	// update; only otherwise is one built (and boxed) for the buffer.
-	if t.win.State() == steer.Attached || t.win.Route(bufferItem(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(s)})) {
-		if err := t.srv.stream.textChunk(t.sess.id, artifactID, uAgentMessage, s); err != nil {
+	sent := t.win.State() == steer.Attached || t.win.Route(bufferItem(acp.AgentMessageChunk{Content: acp.Text(s)}))
+	if sent {
+		if err := t.srv.conn.SendText(t.sess.id, artifactID, s); err != nil {
 			t.srv.log.Debug("update not delivered", "err", err)
+			sent = false
 		}
+	}
+	t.mu.Unlock()
+	if sent {
+		t.srv.pace()
 	}
 }

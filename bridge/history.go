@@ -9,17 +9,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
+	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/internal/randid"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/threads"
 )
 
@@ -34,30 +32,16 @@ const (
 	claimTimeout = 10 * time.Second
 )
 
-// busyPollNS is how often a busy chat is polled, in nanoseconds; 0 means
-// every 2 s (the most often SPEC allows). Tests shorten it.
-var busyPollNS atomic.Int64
-
-func busyPoll() time.Duration {
-	if d := time.Duration(busyPollNS.Load()); d > 0 {
-		return d
-	}
-	return 2 * time.Second
-}
-
-func (s *Server) closeSession(p sessionParams) (any, error) {
-	s.mu.Lock()
+func (s *Server) closeSession(p acp.SessionParams) (any, error) {
+	s.sessMu.Lock()
 	sess := s.sessions[p.SessionID]
 	delete(s.sessions, p.SessionID)
-	s.mu.Unlock()
+	s.sessMu.Unlock()
 	if sess == nil {
-		return nil, rpcError(codeInvalidParams, "Invalid params: unknown session "+p.SessionID, nil)
+		return nil, acp.InvalidParams("unknown session " + p.SessionID)
 	}
 	s.forgetThread(p.SessionID)
-	sess.mu.Lock()
-	t := sess.current
-	sess.mu.Unlock()
-	if t != nil {
+	if t := sess.turn(); t != nil {
 		t.cancelByUser()
 	}
 	return struct{}{}, nil
@@ -74,12 +58,12 @@ type listRow struct {
 	fetched bool // the title was fetched and must be written back
 }
 
-func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
-	var p listParams
+func (s *Server) listSessions(req *acp.Request) (any, error) {
+	var p acp.ListParams
 	if req.Params != nil {
 		_ = json.Unmarshal(*req.Params, &p)
 	}
-	if err := checkCWD(mSessionList, p.CWD, false); err != nil {
+	if err := checkCWD(acp.MethodSessionList, p.CWD, false); err != nil {
 		return nil, err
 	}
 	c, err := s.remote()
@@ -88,8 +72,8 @@ func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
 	}
 	indexed := map[string]threads.Item{}
 	var items []threads.Item
-	if s.opts.Index != nil && s.serverKey() != "" {
-		items, err = s.opts.Index.List(s.serverKey())
+	if index, key, ok := s.threadIndex(); ok {
+		items, err = index.List(key)
 		if err != nil {
 			s.log.Warn("thread index unreadable", "err", err)
 		}
@@ -120,7 +104,7 @@ func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
 			rows = append(rows, &listRow{id: it.ID, cwd: it.CWD, title: it.Title, updated: it.UpdatedAt, taskIDs: it.TaskIDs})
 		}
 	}
-	prefix := s.prefixOrDefault()
+	prefix := s.contextPrefix()
 	kept := rows[:0]
 	for _, r := range rows {
 		if s.opts.ThreadsOnly && !strings.HasPrefix(r.id, prefix) {
@@ -135,15 +119,15 @@ func (s *Server) listSessions(req *jsonrpc2.Request) (any, error) {
 		kept = append(kept, r)
 	}
 	s.fillTitles(c, kept, operator)
-	out := make([]sessionInfo, 0, len(kept))
+	out := make([]acp.SessionInfo, 0, len(kept))
 	for _, r := range kept {
-		info := sessionInfo{SessionID: r.id, CWD: r.cwd, Title: r.title}
+		info := acp.SessionInfo{SessionID: r.id, CWD: r.cwd, Title: r.title}
 		if !r.updated.IsZero() {
 			info.UpdatedAt = rfc3339(r.updated, r.digits)
 		}
 		out = append(out, info)
 	}
-	return listResult{Sessions: out}, nil
+	return acp.ListResult{Sessions: out}, nil
 }
 
 // rfc3339 formats t in UTC with a zone and digits fractional-second
@@ -222,20 +206,17 @@ func (s *Server) fetchTitle(ctx context.Context, c *a2a.Client, r *listRow, oper
 	return threadTitle([]pastTurn{turnFromTask(task)})
 }
 
-func (s *Server) prefixOrDefault() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.prefix == "" {
-		return "chat-acp"
-	}
+func (s *Server) contextPrefix() string {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
 	return s.prefix
 }
 
 // loadSession answers session/load (replay true) and session/resume. It
 // runs on the session's queue, so the prompts that follow wait for it.
-func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool) (any, error) {
+func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool) (any, error) {
 	if p.SessionID == "" {
-		return nil, rpcError(codeInvalidParams, "Invalid params: "+req.Method+" needs {sessionId, cwd}", nil)
+		return nil, acp.InvalidParams(req.Method + " needs {sessionId, cwd}")
 	}
 	if err := checkCWD(req.Method, p.CWD, false); err != nil {
 		return nil, err
@@ -245,7 +226,7 @@ func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool
 		return nil, err
 	}
 	id := p.SessionID
-	if s.opts.ThreadsOnly && !strings.HasPrefix(id, s.prefixOrDefault()) {
+	if s.opts.ThreadsOnly && !strings.HasPrefix(id, s.contextPrefix()) {
 		return nil, unknownThread(id)
 	}
 	existing := s.session(id)
@@ -261,7 +242,7 @@ func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool
 	}
 	sess := s.register(id, p.CWD, turns, len(turns) > 0)
 	if replay {
-		s.replayLoaded(sess, turns, cut, true, func(u any) { s.notify(id, u) })
+		s.replayLoaded(sess, turns, cut, true, func(u acp.Update) { s.notify(id, u) })
 		return struct{}{}, nil
 	}
 	// Resume: the editor has the history; only a pending park is news,
@@ -276,15 +257,15 @@ func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool
 		sess.mu.Lock()
 		sess.parkedTask = last.taskID
 		sess.mu.Unlock()
-		s.queue(id).push(func() {
-			s.notify(id, chunkUpdate{SessionUpdate: uAgentMessage, Content: text(parkQuestion(last.status.Message))})
+		s.enqueue(id, func() {
+			s.notify(id, acp.AgentMessageChunk{Content: acp.Text(parkQuestion(last.status.Message))})
 		})
 	}
 	return struct{}{}, nil
 }
 
 func unknownThread(id string) error {
-	return rpcError(codeNotFound, "Resource not found: unknown thread "+id, map[string]any{"sessionId": id})
+	return acp.NotFound("Resource not found: unknown thread "+id, map[string]any{"sessionId": id})
 }
 
 // register makes a loaded, resumed or claimed thread a session of this
@@ -292,13 +273,13 @@ func unknownThread(id string) error {
 // thread that already has a title (named) is not renamed by its next
 // prompt.
 func (s *Server) register(id, cwd string, turns []pastTurn, named bool) *session {
-	s.mu.Lock()
+	s.sessMu.Lock()
 	sess := s.sessions[id]
 	if sess == nil {
 		sess = &session{id: id, cwd: cwd, prompted: named}
 		s.sessions[id] = sess
 	}
-	s.mu.Unlock()
+	s.sessMu.Unlock()
 	var newest time.Time
 	for _, t := range turns {
 		if t.updated.After(newest) {
@@ -369,8 +350,8 @@ func (s *Server) threadTurns(ctx context.Context, c *a2a.Client, id string) (out
 		s.log.Warn("the server's turns could not be read; reading its tasks", "session", id, "err", err)
 	}
 	var taskIDs []string
-	if s.opts.Index != nil && s.serverKey() != "" {
-		e, _, ierr := s.opts.Index.Get(s.serverKey(), id)
+	if index, key, ok := s.threadIndex(); ok {
+		e, _, ierr := index.Get(key, id)
 		if ierr != nil {
 			s.log.Warn("thread index unreadable", "err", ierr)
 		}
@@ -423,9 +404,9 @@ recorded:
 }
 
 // replayLoaded shows loaded turns, first saying when older ones were cut.
-func (s *Server) replayLoaded(sess *session, turns []pastTurn, cut, park bool, emit func(any)) {
+func (s *Server) replayLoaded(sess *session, turns []pastTurn, cut, park bool, emit func(acp.Update)) {
 	if cut {
-		emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(earlierNotShown)})
+		emit(acp.AgentMessageChunk{Content: acp.Text(earlierNotShown)})
 	}
 	s.newReplayer(sess, emit).replay(turns, park)
 }
@@ -461,11 +442,11 @@ func (s *Server) openHandoff(c *a2a.Client, cwd string, h *a2a.Handoff) (any, fu
 		})
 	}
 	ready := make(chan struct{})
-	s.queue(id).push(func() {
+	s.enqueue(id, func() {
 		<-ready
 		s.showHandoff(c, sess, h)
 	})
-	return newSessionResult{SessionID: id}, func() { close(ready) }
+	return acp.NewSessionResult{SessionID: id}, func() { close(ready) }
 }
 
 // showHandoff replays a claimed session and opens the console's file.
@@ -475,143 +456,23 @@ func (s *Server) showHandoff(c *a2a.Client, sess *session, h *a2a.Handoff) {
 	if err != nil {
 		s.log.Warn("the claimed session's turns could not be read", "session", id, "err", err)
 	}
-	s.replayLoaded(sess, turns, cut, true, func(u any) { s.notify(id, u) })
+	s.replayLoaded(sess, turns, cut, true, func(u acp.Update) { s.notify(id, u) })
 	if h.Title != "" {
-		s.notify(id, sessionInfoUpdate{SessionUpdate: uSessionInfo, Title: h.Title})
+		s.notify(id, acp.SessionInfoUpdate{Title: h.Title})
 	}
 	if h.Path == "" {
 		return
 	}
-	u := toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: "handoff-" + randid.Hex(3),
+	u := acp.ToolCall{ToolCallID: "handoff-" + randid.Hex(3),
 		Title: "Open " + h.Path, Kind: "read", Status: "completed"}
 	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
 	res := rootResolver{m: s.roots(), cwd: sess.cwd, ctx: s.ctx}
 	if abs, ok := res.Resolve(h.Project, h.Path); ok {
-		loc := location{Path: abs}
+		loc := acp.Location{Path: abs}
 		if h.Line > 0 {
 			loc.Line = h.Line
 		}
-		u.Locations = []location{loc}
+		u.Locations = []acp.Location{loc}
 	}
 	s.notify(id, u)
-}
-
-// waitIdle runs before a turn sends anything. On a chat the operator API
-// reports active (busy in another window or the console), it says so in
-// the editor, polls at most every 2 s, and gives up after --busy-timeout
-// with -32603 state "busy"; a cancel while waiting sends nothing. After a
-// wait, the turns that finished meanwhile are shown before the message is
-// sent. A 404 or 405 on the route means: do not wait. It reports false
-// with the turn's outcome when the turn must not be sent.
-func (t *turn) waitIdle() (outcome, bool) {
-	s := t.srv
-	id := t.sess.id
-	if t.givenUp() {
-		t.restorePark()
-		return outcome{stop: stopCancelled}, false
-	}
-	op := t.client.Operator()
-	sum, err := op.Session(t.ctx, id)
-	if err != nil || !sum.Active {
-		if err != nil && !errors.Is(err, a2a.ErrAbsent) {
-			s.log.Debug("busy signal unreadable; not waiting", "session", id, "err", err)
-		}
-		t.checkPark(sum)
-		return outcome{}, true
-	}
-	timeout := s.opts.BusyTimeout
-	if timeout <= 0 {
-		timeout = defaultBusyTimeout
-	}
-	s.log.Info("the chat is busy elsewhere; waiting", "session", id, "timeout", timeout)
-	t.thought("This chat is busy elsewhere (another window or the console is running a turn). Waiting for it to finish before sending your message…")
-	poll := busyPoll()
-	deadline := time.Now().Add(timeout)
-	next := time.Now().Add(poll)
-	tick := time.NewTicker(min(poll, 100*time.Millisecond))
-	defer tick.Stop()
-	for {
-		select {
-		case <-t.ctx.Done():
-		case <-tick.C:
-		}
-		if t.givenUp() {
-			t.restorePark()
-			return outcome{stop: stopCancelled}, false
-		}
-		now := time.Now()
-		if now.After(deadline) {
-			t.restorePark()
-			s.log.Info("gave up waiting for a busy chat", "session", id)
-			return outcome{err: rpcError(codeInternal,
-				fmt.Sprintf("%s: this chat is still busy elsewhere after %s; your message was not sent", t.agent, timeout),
-				stateData("busy", "", ""))}, false
-		}
-		if now.Before(next) {
-			continue
-		}
-		next = now.Add(poll)
-		sum, err = op.Session(t.ctx, id)
-		if err != nil {
-			if t.ctx.Err() != nil {
-				continue
-			}
-			s.log.Debug("busy signal unreadable; not waiting longer", "session", id, "err", err)
-			break
-		}
-		if !sum.Active {
-			break
-		}
-	}
-	// Show what finished meanwhile.
-	if turns, cut, err := s.threadTurns(t.ctx, t.client, id); err == nil {
-		s.replayLoaded(t.sess, turns, cut, false, t.emit)
-	} else {
-		s.log.Debug("turns finished meanwhile not read", "session", id, "err", err)
-	}
-	t.checkPark(sum)
-	return outcome{}, true
-}
-
-// givenUp reports whether the turn was cancelled, or its prompt answered
-// (a cancel detaches it): an unsent turn then sends nothing.
-func (t *turn) givenUp() bool {
-	if t.ctx.Err() != nil {
-		return true
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.cancelled || t.prompt == nil
-}
-
-// answersPark reports whether the turn answers a parked task.
-func (t *turn) answersPark() bool {
-	return t.msg.Resume && t.msg.TaskID != ""
-}
-
-// checkPark drops the park a turn would answer when the server says the
-// chat's last task is no longer waiting for input (answered elsewhere).
-// Without last_state the park is trusted.
-func (t *turn) checkPark(sum *a2a.SessionSummary) {
-	if sum == nil || sum.LastState == "" || !t.answersPark() {
-		return
-	}
-	if a2a.ParseState(sum.LastState) == a2a.StateInputRequired {
-		return
-	}
-	t.srv.log.Info("the parked task was answered elsewhere; sending a new message", "task", t.msg.TaskID, "last_state", sum.LastState)
-	t.msg.TaskID = ""
-	t.msg.Resume = false
-}
-
-// restorePark gives a park the turn did not answer back to the session.
-func (t *turn) restorePark() {
-	if !t.answersPark() {
-		return
-	}
-	t.sess.mu.Lock()
-	if t.sess.parkedTask == "" {
-		t.sess.parkedTask = t.msg.TaskID
-	}
-	t.sess.mu.Unlock()
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/internal/acptest"
 )
 
 // TestHostileStreamFailsTurn: a stream whose event goes past the SSE
@@ -61,41 +60,6 @@ func TestHostileStreamFailsTurn(t *testing.T) {
 	}
 	if n := len(f.callsOf("SubscribeToTask")); n != 0 {
 		t.Errorf("reattached %d times to a stream broken for its size", n)
-	}
-}
-
-// TestStdinLineCap: a line over the limit is answered -32600 "message too
-// large" with a null id, whatever it holds; the rest of it is skipped and
-// the next line, just under the limit, is served.
-func TestStdinLineCap(t *testing.T) {
-	old := lineMax
-	lineMax = 1 << 20
-	t.Cleanup(func() { lineMax = old })
-	s := startShim(t, "", nil, nil)
-	big := `{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":1,"pad":"` + strings.Repeat("p", 3<<20) + `"}}`
-	s.WriteLine([]byte(big))
-	s.WaitFor("the -32600 answer", func(ms []acptest.Message) bool {
-		for _, m := range ms {
-			if m.Error != nil {
-				return true
-			}
-		}
-		return false
-	})
-	var e *acptest.Message
-	for _, m := range s.Messages() {
-		if m.Error != nil {
-			e = &m
-			break
-		}
-	}
-	if e.Error.Code != -32600 || e.Error.Message != "message too large" || string(e.ID) != "null" {
-		t.Fatalf("want -32600 message too large with id null, got %+v id %s", e.Error, e.ID)
-	}
-	pad := strings.Repeat("q", (1<<20)-200)
-	m := s.Call("initialize", map[string]any{"protocolVersion": 1, "pad": pad})
-	if m.Error != nil {
-		t.Fatalf("the next line: %v", m.Error)
 	}
 }
 
@@ -168,22 +132,6 @@ func TestLoadBudget(t *testing.T) {
 				t.Errorf("the newest turn must come last: %q", last)
 			}
 		})
-	}
-}
-
-// TestPromptTextUnquote: prompt text is unquoted as encoding/json does:
-// escapes, surrogate pairs, lone surrogates and invalid UTF-8.
-func TestPromptTextUnquote(t *testing.T) {
-	for _, raw := range []string{`"plain"`, `"a\"b\\c\/d\b\f\n\r\t"`, `"\u00e9\u65e5 \ud83d\ude00 \ud83d x \ude00"`, "\"bad \xff\xfe é\"", `""`, `null`} {
-		var want string
-		_ = json.Unmarshal([]byte(raw), &want)
-		var got promptBlock
-		if err := json.Unmarshal([]byte(`{"type":"text","text":`+raw+`}`), &got); err != nil || got.err != nil {
-			t.Fatalf("%s: %v %v", raw, err, got.err)
-		}
-		if got.c.Text != want || got.c.Type != "text" {
-			t.Errorf("%s: got %q, want %q", raw, got.c.Text, want)
-		}
 	}
 }
 

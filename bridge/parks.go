@@ -2,13 +2,14 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
-	"github.com/sourcegraph/jsonrpc2"
+	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/internal/randid"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/bridge/toolview"
-	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/steer"
 )
 
@@ -55,27 +56,6 @@ func approvalSubject(h *a2a.Hitl) subject {
 	return subjectOther
 }
 
-// parkedTool finds the open tool card the park is about: the most recent
-// card not ended whose kind matches the subject; nil when none does.
-func (c *toolCards) parkedTool(sub subject) (string, *toolCard) {
-	want := ""
-	switch sub {
-	case subjectCommand:
-		want = toolview.KindExecute
-	case subjectDelete:
-		want = toolview.KindDelete
-	default:
-		return "", nil
-	}
-	for i := len(c.order) - 1; i >= 0; i-- {
-		id := c.order[i]
-		if card := c.open[id]; !card.ended && toolview.Kind(card.name) == want {
-			return id, card
-		}
-	}
-	return "", nil
-}
-
 // approval asks the person and resumes the task with the answer.
 func (t *turn) approval(h *a2a.Hitl) outcome {
 	taskID := t.task()
@@ -87,8 +67,10 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 	case subjectDelete:
 		kind = toolview.KindDelete
 	}
-	if _, card := t.tools.parkedTool(sub); card != nil {
-		kind = toolview.Kind(card.name)
+	if sub != subjectOther {
+		if _, card := t.r.cards.parkedTool(kind); card != nil {
+			kind = toolview.Kind(card.name)
+		}
 	}
 	title := strings.TrimSpace(h.Title)
 	if title == "" {
@@ -99,11 +81,11 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 		cardTitle += " " + first
 	}
 	cardID := "approval-" + taskID + "-" + randid.Hex(3)
-	var rawIn any
+	var rawIn json.RawMessage
 	if h.Detail != "" {
-		rawIn = map[string]any{"detail": h.Detail}
+		rawIn = acp.RawJSON(map[string]any{"detail": h.Detail})
 	}
-	t.emit(toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: cardID, Title: cardTitle, Kind: kind,
+	t.emit(acp.ToolCall{ToolCallID: cardID, Title: cardTitle, Kind: kind,
 		Status: "pending", RawInput: rawIn})
 
 	t.sess.mu.Lock()
@@ -133,13 +115,13 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 			}
 		}
 	}
-	status := "failed"
+	status := acp.ToolFailed
 	if approved {
-		status = "completed"
+		status = acp.ToolCompleted
 	}
-	t.emit(toolCallUpdate{SessionUpdate: uToolUpdate, ToolCallID: cardID, Status: status})
+	t.emit(acp.ToolCallUpdate{ToolCallID: cardID, Status: status})
 	if t.isCancelled() {
-		return outcome{stop: stopCancelled}
+		return outcome{stop: acp.StopCancelled}
 	}
 	answer := a2a.AnswerDenied
 	if approved {
@@ -151,26 +133,25 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 
 // askPermission shows the editor's permission dialog and returns the
 // chosen option; any failure, dismissal or unknown answer is a denial.
-func (t *turn) askPermission(cardID, title string, rawIn any, offerSession bool) string {
-	opts := []permissionOption{{OptionID: optApprove, Name: "Allow once", Kind: "allow_once"}}
+func (t *turn) askPermission(cardID, title string, rawIn json.RawMessage, offerSession bool) string {
+	opts := []acp.PermissionOption{{OptionID: optApprove, Name: "Allow once", Kind: acp.AllowOnce}}
 	if offerSession {
-		opts = append(opts, permissionOption{OptionID: optApproveSession, Name: "Allow for this session", Kind: "allow_always"})
+		opts = append(opts, acp.PermissionOption{OptionID: optApproveSession, Name: "Allow for this session", Kind: acp.AllowAlways})
 	}
-	opts = append(opts, permissionOption{OptionID: optDeny, Name: "Deny", Kind: "reject_once"})
-	req := permissionRequest{SessionID: t.sess.id,
-		ToolCall: permissionToolCall{ToolCallID: cardID, Title: title, RawInput: rawIn}, Options: opts}
-	conn := t.srv.conn.Load()
-	if conn == nil || !t.waitForPrompt() {
+	opts = append(opts, acp.PermissionOption{OptionID: optDeny, Name: "Deny", Kind: acp.RejectOnce})
+	req := acp.RequestPermissionParams{SessionID: t.sess.id,
+		ToolCall: acp.PermissionToolCall{ToolCallID: cardID, Title: title, RawInput: rawIn}, Options: opts}
+	if !t.waitForPrompt() {
 		return optDeny
 	}
-	var resp permissionResponse
+	var resp acp.RequestPermissionResponse
 	ctx, cancel := context.WithCancel(t.ctx)
 	defer cancel()
-	if err := t.srv.call(ctx, conn, mRequestPermission, req, &resp); err != nil {
+	if err := t.srv.conn.Call(ctx, acp.MethodRequestPermission, req, &resp); err != nil {
 		t.srv.log.Info("permission request failed; denying", "err", err)
 		return optDeny
 	}
-	if resp.Outcome.Outcome != "selected" {
+	if resp.Outcome.Outcome != acp.OutcomeSelected {
 		return optDeny
 	}
 	for _, o := range opts {
@@ -206,27 +187,16 @@ func (t *turn) tellNoSkipOnce() {
 }
 
 // showNote shows a line of shim's own in the answer.
-func (t *turn) showNote(s string) {
-	if t.anyText {
-		s = "\n\n" + s
-	}
-	t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(s + "\n\n")})
-	t.anyText = true
-}
+func (t *turn) showNote(s string) { t.show(t.r.note(s)) }
 
 // question shows a question or a form and ends the turn; the next prompt
 // answers it.
 func (t *turn) question(m *a2a.Message) outcome {
-	q := parkQuestion(m)
-	if t.anyText {
-		q = "\n\n" + q
-	}
-	t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(q)})
-	t.anyText = true
+	t.show(t.r.question(m))
 	t.sess.mu.Lock()
 	t.sess.parkedTask = t.task()
 	t.sess.mu.Unlock()
-	return outcome{stop: stopEndTurn}
+	return outcome{stop: acp.StopEndTurn}
 }
 
 // parkQuestion is the text of a park shown as a question (SPEC §6), live or
@@ -285,11 +255,4 @@ func formLine(f a2a.FormField) string {
 		s += " — " + f.Description
 	}
 	return s
-}
-
-// call sends a request to the client with an id of shim's own counter,
-// starting at 1: jsonrpc2.Conn numbers from 0, and some clients take id 0
-// for a missing id.
-func (s *Server) call(ctx context.Context, conn *jsonrpc2.Conn, method string, params, result any) error {
-	return conn.Call(ctx, method, params, result, jsonrpc2.PickID(jsonrpc2.ID{Num: s.callID.Add(1)}))
 }

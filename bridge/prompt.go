@@ -1,18 +1,16 @@
 package bridge
 
 import (
-	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/internal/randid"
 )
 
@@ -40,120 +38,6 @@ func mintContextID(prefix string, now time.Time) string {
 	return prefix + "-" + strconv.FormatInt(now.UnixMilli(), 10) + "-" + randid.Hex(3)
 }
 
-// promptBlock is one prompt content block, decoded straight from the
-// request (no copy of its JSON is kept); a block that does not decode
-// keeps its error for promptMessage to report.
-type promptBlock struct {
-	c   contentIn
-	err error
-}
-
-func (b *promptBlock) UnmarshalJSON(data []byte) error {
-	var w struct {
-		*contentIn
-		Text jsonText `json:"text"`
-	}
-	w.contentIn = &b.c
-	b.err = json.Unmarshal(data, &w)
-	b.c.Text = string(w.Text)
-	return nil
-}
-
-// jsonText is a JSON string unquoted into one buffer that becomes the
-// string (encoding/json unquotes into a buffer and then copies it).
-type jsonText string
-
-func (t *jsonText) UnmarshalJSON(data []byte) error {
-	if string(data) == "null" {
-		return nil
-	}
-	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
-		return fmt.Errorf("text: not a string")
-	}
-	body := data[1 : len(data)-1]
-	var b strings.Builder
-	b.Grow(len(body))
-	for len(body) > 0 {
-		j := bytes.IndexByte(body, '\\')
-		if j < 0 {
-			j = len(body)
-		}
-		writeValidUTF8(&b, body[:j])
-		body = body[j:]
-		if len(body) < 2 {
-			break
-		}
-		switch c := body[1]; c {
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'u':
-			r, n := unquoteU(body)
-			b.WriteRune(r)
-			body = body[n:]
-			continue
-		default: // '"', '\\', '/'
-			b.WriteByte(c)
-		}
-		body = body[2:]
-	}
-	*t = jsonText(b.String())
-	return nil
-}
-
-// unquoteU reads a \uXXXX escape (a surrogate pair as one rune) at the
-// start of b and returns the rune and the bytes it took.
-func unquoteU(b []byte) (rune, int) {
-	hex4 := func(b []byte) rune {
-		if len(b) < 6 {
-			return -1
-		}
-		v, err := strconv.ParseUint(string(b[2:6]), 16, 16)
-		if err != nil {
-			return -1
-		}
-		return rune(v)
-	}
-	r := hex4(b)
-	if r < 0 {
-		return utf8.RuneError, min(len(b), 6)
-	}
-	if utf16.IsSurrogate(r) {
-		if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
-			if r2 := utf16.DecodeRune(r, hex4(b[6:])); r2 != utf8.RuneError {
-				return r2, 12
-			}
-		}
-		return utf8.RuneError, 6
-	}
-	return r, 6
-}
-
-// writeValidUTF8 writes p with each invalid byte as U+FFFD, as
-// encoding/json does.
-func writeValidUTF8(b *strings.Builder, p []byte) {
-	if utf8.Valid(p) {
-		b.Write(p)
-		return
-	}
-	for len(p) > 0 {
-		r, n := utf8.DecodeRune(p)
-		if r == utf8.RuneError && n == 1 {
-			b.WriteString("\uFFFD")
-		} else {
-			b.Write(p[:n])
-		}
-		p = p[n:]
-	}
-}
-
 // userTextMax bounds the user's text kept for the title.
 const userTextMax = 4 << 10
 
@@ -161,7 +45,7 @@ const userTextMax = 4 << 10
 // message, and returns the start of the user's own text (for the title).
 // A lone text block becomes its part without a copy: a prompt of S bytes
 // is not held twice here.
-func promptMessage(blocks []promptBlock) (parts []a2a.Part, userText string, err error) {
+func promptMessage(blocks []acp.PromptBlock) (parts []a2a.Part, userText string, err error) {
 	var pending []string // text for the next text part, joined once
 	var user strings.Builder
 	flush := func() {
@@ -184,10 +68,10 @@ func promptMessage(blocks []promptBlock) (parts []a2a.Part, userText string, err
 		return true
 	}
 	for i := range blocks {
-		if blocks[i].err != nil {
-			return nil, "", fmt.Errorf("prompt content: %v", blocks[i].err)
+		if blocks[i].Err != nil {
+			return nil, "", fmt.Errorf("prompt content: %v", blocks[i].Err)
 		}
-		c := &blocks[i].c
+		c := &blocks[i].C
 		switch c.Type {
 		case "text":
 			pending = append(pending, c.Text)

@@ -1,6 +1,3 @@
-// Package bridge is the ACP side of shim: the stdio JSON-RPC connection,
-// the sessions, and the turn driver that maps A2A events onto ACP session
-// updates.
 package bridge
 
 import (
@@ -8,18 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log"
 	"log/slog"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/roots"
 	"github.com/shimdev/shim/threads"
 )
@@ -67,27 +60,39 @@ type Options struct {
 	Log *slog.Logger
 }
 
+// defaultPrefix prefixes minted context ids until initialize names the
+// client.
+const defaultPrefix = "chat-acp"
+
 // Server serves ACP on one connection.
 type Server struct {
-	opts   Options
-	log    *slog.Logger
-	conn   atomic.Pointer[jsonrpc2.Conn]
-	callID atomic.Uint64 // the last id of shim's own calls to the client
-	stream *stdioStream
-	ctx    context.Context
+	opts Options
+	log  *slog.Logger
+	conn *acp.Conn
+	ctx  context.Context
 
-	connectMu   sync.Mutex
-	mu          sync.Mutex
-	client      *a2a.Client
-	authOK      bool
+	connectMu sync.Mutex
+
+	// authMu guards the A2A client and whether authenticate succeeded.
+	authMu sync.Mutex
+	client *a2a.Client
+	authOK bool
+
+	// sessMu guards the sessions and their queues.
+	sessMu   sync.Mutex
+	sessions map[string]*session
+	queues   map[string]*serial
+
+	// infoMu guards what initialize said of the client, and the notes
+	// logged once.
+	infoMu      sync.Mutex
 	clientName  string
 	clientTitle string
 	termAuth    bool
 	prefix      string
-	sessions    map[string]*session
-	queues      map[string]*serial
 	mcpNoted    bool
-	rootMap     *roots.Map
+
+	rootMap *roots.Map
 	// threadStates holds, per session id, what this process showed of the
 	// thread (*threadState).
 	threadStates sync.Map
@@ -112,7 +117,7 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 		prefix:   opts.ContextPrefix,
 	}
 	if s.prefix == "" {
-		s.prefix = "chat-acp"
+		s.prefix = defaultPrefix
 	}
 	s.rootMap = roots.New(opts.RootOverrides, s.loadRoots, opts.Home, s.log)
 	ctx, cancel := context.WithCancel(ctx)
@@ -121,77 +126,62 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 	if started != nil {
 		started(s)
 	}
-	stream := newStdioStream(in, out, nil, s.log)
-	s.stream = stream
-	conn := jsonrpc2.NewConn(ctx, stream, stream.handler(s),
-		jsonrpc2.SetLogger(log.New(slogWriter{s.log}, "", 0)))
-	s.conn.CompareAndSwap(nil, conn)
+	s.conn = acp.NewConn(in, out, s.log)
+	s.conn.Start(ctx, s)
 	select {
-	case <-conn.DisconnectNotify():
+	case <-s.conn.Done():
 	case <-ctx.Done():
 	}
 	s.shutdown()
 	return nil
 }
 
-// slogWriter routes jsonrpc2's log lines to slog.
-type slogWriter struct{ l *slog.Logger }
-
-func (w slogWriter) Write(p []byte) (int, error) {
-	w.l.Debug(strings.TrimSpace(string(p)))
-	return len(p), nil
+// shutdown runs once the editor is gone (or the context ended): what is
+// still queued for it is dropped, and every running turn is given up (its
+// task cancelled) and waited for.
+func (s *Server) shutdown() {
+	_ = s.conn.Close()
+	var wg sync.WaitGroup
+	for _, t := range s.runningTurns() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.abandon()
+		}()
+	}
+	wg.Wait()
 }
 
-// shutdown cancels every running turn and waits (briefly) for their
-// CancelTask calls.
-func (s *Server) shutdown() {
-	s.mu.Lock()
+// runningTurns is the current turn of every session.
+func (s *Server) runningTurns() []*turn {
+	s.sessMu.Lock()
 	sessions := make([]*session, 0, len(s.sessions))
 	for _, sess := range s.sessions {
 		sessions = append(sessions, sess)
 	}
-	s.mu.Unlock()
+	s.sessMu.Unlock()
 	var running []*turn
 	for _, sess := range sessions {
-		sess.mu.Lock()
-		if t := sess.current; t != nil {
+		if t := sess.turn(); t != nil {
 			running = append(running, t)
 		}
-		sess.mu.Unlock()
 	}
-	done := make(chan struct{})
-	go func() {
-		var wg sync.WaitGroup
-		for _, t := range running {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				t.abandon(800 * time.Millisecond)
-			}()
-		}
-		wg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(900 * time.Millisecond):
-	}
+	return running
 }
 
 // Handle dispatches one request or notification. It runs on the reader
 // goroutine, so anything that can wait runs elsewhere; per-session work
 // goes through the session's queue to keep arrival order.
-func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	s.conn.CompareAndSwap(nil, conn)
+func (s *Server) Handle(ctx context.Context, req *acp.Request) {
 	switch req.Method {
-	case mInitialize:
+	case acp.MethodInitialize:
 		res, err := s.initialize(req)
 		s.reply(req, res, err)
-	case mAuthenticate:
+	case acp.MethodAuthenticate:
 		go func() { res, err := s.authenticate(req); s.reply(req, res, err) }()
-	case mLogout:
+	case acp.MethodLogout:
 		go func() { res, err := s.logout(); s.reply(req, res, err) }()
-	case mSessionNew:
+	case acp.MethodSessionNew:
 		go func() {
 			res, after, err := s.newSession(req)
 			s.reply(req, res, err)
@@ -199,78 +189,83 @@ func (s *Server) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 				after()
 			}
 		}()
-	case mSessionList:
+	case acp.MethodSessionList:
 		go func() { res, err := s.listSessions(req); s.reply(req, res, err) }()
-	case mSessionPrompt, mSessionCancel, mSessionLoad, mSessionResume, mSessionClose:
-		var p sessionParams
+	case acp.MethodSessionPrompt, acp.MethodSessionCancel, acp.MethodSessionLoad, acp.MethodSessionResume, acp.MethodSessionClose:
+		var p acp.SessionParams
 		if req.Params != nil {
 			_ = json.Unmarshal(*req.Params, &p)
 		}
-		s.queue(p.SessionID).push(func() { s.handleSession(req, p) })
+		s.enqueue(p.SessionID, func() { s.handleSession(req, p) })
 	default:
 		if req.Notif {
 			// Unknown notifications, "$/…" and "_…" ones included, are ignored.
 			s.log.Debug("ignoring notification", "method", req.Method)
 			return
 		}
-		s.reply(req, nil, rpcError(codeMethodNotFound, "Method not found: "+req.Method, nil))
+		s.reply(req, nil, acp.MethodNotFound(req.Method))
 	}
 }
 
-func (s *Server) queue(id string) *serial {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// enqueue runs f in the session's queue, after what arrived before it;
+// the queue is found (or made) and f queued under s.sessMu, so that dropQueue
+// never forgets a queue that has work.
+func (s *Server) enqueue(id string, f func()) {
+	s.sessMu.Lock()
+	defer s.sessMu.Unlock()
 	q := s.queues[id]
 	if q == nil {
 		q = &serial{}
 		s.queues[id] = q
 	}
-	return q
+	q.push(func() {
+		f()
+		s.dropQueue(id, q)
+	})
 }
 
-func (s *Server) handleSession(req *jsonrpc2.Request, p sessionParams) {
+// dropQueue forgets an idle queue of an id that is no session (closed,
+// or never one): the map holds queues of live sessions only.
+func (s *Server) dropQueue(id string, q *serial) {
+	s.sessMu.Lock()
+	defer s.sessMu.Unlock()
+	if _, live := s.sessions[id]; live || s.queues[id] != q || !q.idleAfterThis() {
+		return
+	}
+	delete(s.queues, id)
+}
+
+func (s *Server) handleSession(req *acp.Request, p acp.SessionParams) {
 	switch req.Method {
-	case mSessionPrompt:
+	case acp.MethodSessionPrompt:
 		s.prompt(req)
-	case mSessionCancel:
+	case acp.MethodSessionCancel:
 		s.cancel(p.SessionID)
 		// A notification; sent by mistake as a request, it gets null.
 		s.reply(req, nil, nil)
-	case mSessionLoad, mSessionResume:
-		res, err := s.loadSession(req, p, req.Method == mSessionLoad)
+	case acp.MethodSessionLoad, acp.MethodSessionResume:
+		res, err := s.loadSession(req, p, req.Method == acp.MethodSessionLoad)
 		s.reply(req, res, err)
-	case mSessionClose:
+	case acp.MethodSessionClose:
 		res, err := s.closeSession(p)
 		s.reply(req, res, err)
 	}
 }
 
-// rpcError builds an ACP error with optional data.
-func rpcError(code int64, msg string, data any) *jsonrpc2.Error {
-	e := &jsonrpc2.Error{Code: code, Message: msg}
-	if data != nil {
-		e.SetError(data)
-	}
-	return e
-}
-
-// reply answers a request (never a notification).
-func (s *Server) reply(req *jsonrpc2.Request, result any, err error) {
+// reply answers a request (never a notification). It never waits on the
+// editor.
+func (s *Server) reply(req *acp.Request, result any, err error) {
 	if req.Notif {
 		return
 	}
+	var rerr *acp.Error
 	if err != nil {
-		var rerr *jsonrpc2.Error
 		if !errors.As(err, &rerr) {
-			rerr = rpcError(codeInternal, err.Error(), nil)
+			rerr = acp.Internal(err.Error(), nil)
 		}
 		s.logFailure(req.Method, rerr)
-		if werr := s.conn.Load().ReplyWithError(s.ctx, req.ID, rerr); werr != nil {
-			s.log.Debug("reply failed", "err", werr)
-		}
-		return
 	}
-	if werr := s.conn.Load().Reply(s.ctx, req.ID, result); werr != nil {
+	if werr := s.conn.Reply(req, result, rerr); werr != nil {
 		s.log.Debug("reply failed", "err", werr)
 	}
 }
@@ -279,7 +274,7 @@ func (s *Server) reply(req *jsonrpc2.Request, result any, err error) {
 // (editors show ACP errors briefly, if at all; the recipes point at the
 // log): failed turns, an unreachable agent, a refused token, a busy
 // timeout at warn, once, before the answer; a malformed request at debug.
-func (s *Server) logFailure(method string, e *jsonrpc2.Error) {
+func (s *Server) logFailure(method string, e *acp.Error) {
 	var data struct {
 		State string `json:"state"`
 	}
@@ -287,16 +282,29 @@ func (s *Server) logFailure(method string, e *jsonrpc2.Error) {
 		_ = json.Unmarshal(*e.Data, &data)
 	}
 	switch e.Code {
-	case codeInternal, codeAuthRequired:
+	case acp.CodeInternal, acp.CodeAuthRequired:
 		s.log.Warn("request failed", "method", method, "code", e.Code, "state", data.State, "err", e.Message)
 	default:
 		s.log.Debug("request refused", "method", method, "code", e.Code, "err", e.Message)
 	}
 }
 
-// notify sends one session/update.
-func (s *Server) notify(sessionID string, update any) {
-	if err := s.stream.notify(mSessionUpdate, notification{SessionID: sessionID, Update: update}); err != nil {
+// send queues one session/update without waiting (a caller holding a lock
+// sends, lets go, then paces); false when it cannot be delivered.
+func (s *Server) send(sessionID string, update acp.Update) bool {
+	if err := s.conn.Send(sessionID, update); err != nil {
+		s.log.Debug("update not delivered", "err", err)
+		return false
+	}
+	return true
+}
+
+// pace waits while the editor is behind on its output.
+func (s *Server) pace() { _ = s.conn.Pace() }
+
+// notify sends one session/update (and waits while the editor is behind).
+func (s *Server) notify(sessionID string, update acp.Update) {
+	if err := s.conn.Notify(sessionID, update); err != nil {
 		s.log.Debug("update not delivered", "err", err)
 	}
 }
@@ -325,7 +333,7 @@ func (s *Server) loadRoots(ctx context.Context) ([]roots.Root, error) {
 }
 
 // callError maps an A2A client error to an ACP error.
-func (s *Server) callError(err error, taskID string) *jsonrpc2.Error {
+func (s *Server) callError(err error, taskID string) *acp.Error {
 	name := s.agentName()
 	var rpc *a2a.RPCError
 	var unreachable *a2a.UnreachableError
@@ -333,25 +341,25 @@ func (s *Server) callError(err error, taskID string) *jsonrpc2.Error {
 	var unsup *a2a.UnsupportedError
 	switch {
 	case errors.As(err, &unsup): // SPEC §12.6: never a half-working session
-		return rpcError(codeInternal, name+": "+err.Error(), stateData("unsupported", taskID, unsup.URI))
+		return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("unsupported", taskID, unsup.URI))
 	case a2a.IsUnauthorized(err):
-		return authRequired("the server refused the token (" + err.Error() + "): " + s.refusedAdvice())
+		return acp.AuthRequired("the server refused the token (" + err.Error() + "): " + s.refusedAdvice())
 	case errors.Is(err, a2a.ErrInsecure):
-		return rpcError(codeInternal, err.Error(), map[string]any{"state": "insecure"})
+		return acp.NewError(acp.CodeInternal, err.Error(), map[string]any{"state": "insecure"})
 	case errors.As(err, &rpc):
-		return rpcError(codeInternal, name+": "+rpc.Message, stateData("failed", taskID, rpc.Message))
+		return acp.NewError(acp.CodeInternal, name+": "+rpc.Message, stateData("failed", taskID, rpc.Message))
 	case errors.Is(err, a2a.ErrTooLarge):
-		return rpcError(codeInternal, name+": "+err.Error(), stateData("failed", taskID, err.Error()))
+		return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("failed", taskID, err.Error()))
 	case errors.As(err, &unreachable):
-		return rpcError(codeInternal, name+" is unreachable: "+err.Error()+" (is the agent running, and is --url right?)", stateData("unreachable", taskID, err.Error()))
+		return acp.NewError(acp.CodeInternal, name+" is unreachable: "+err.Error()+" (is the agent running, and is --url right?)", stateData("unreachable", taskID, err.Error()))
 	case errors.Is(err, a2a.ErrNoCard):
 		// It answered, but not as an agent.
-		return rpcError(codeInternal, name+": "+err.Error()+": check --url (and --slug), or pass --endpoint with the agent's JSON-RPC URL",
+		return acp.NewError(acp.CodeInternal, name+": "+err.Error()+": check --url (and --slug), or pass --endpoint with the agent's JSON-RPC URL",
 			stateData("unreachable", taskID, err.Error()))
 	case errors.As(err, &herr):
-		return rpcError(codeInternal, name+": "+err.Error(), stateData("unreachable", taskID, err.Error()))
+		return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("unreachable", taskID, err.Error()))
 	}
-	return rpcError(codeInternal, name+": "+err.Error(), stateData("unknown", taskID, err.Error()))
+	return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("unknown", taskID, err.Error()))
 }
 
 func stateData(state, taskID, detail string) map[string]any {
@@ -368,38 +376,38 @@ func stateData(state, taskID, detail string) map[string]any {
 // newSession handles session/new. after, when set, runs once the response
 // was written (updates for a session never precede the response that
 // introduced its id).
-func (s *Server) newSession(req *jsonrpc2.Request) (result any, after func(), err error) {
-	var p newSessionParams
+func (s *Server) newSession(req *acp.Request) (result any, after func(), err error) {
+	var p acp.NewSessionParams
 	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
-		return nil, nil, rpcError(codeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}", nil)
+		return nil, nil, acp.InvalidParams("session/new needs {cwd, mcpServers}")
 	}
-	if err := checkCWD(mSessionNew, p.CWD, true); err != nil {
+	if err := checkCWD(acp.MethodSessionNew, p.CWD, true); err != nil {
 		return nil, nil, err
 	}
 	c, err := s.ensureAuth(s.ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	s.mu.Lock()
+	s.infoMu.Lock()
 	if len(p.MCPServers) > 0 && !s.mcpNoted {
 		s.mcpNoted = true
 		s.log.Info("mcpServers from the editor are not forwarded: the remote agent cannot reach this machine's MCP servers", "count", len(p.MCPServers))
 	}
-	s.mu.Unlock()
+	s.infoMu.Unlock()
 	if h := s.claimHandoff(c, p.CWD); h != nil {
 		res, after := s.openHandoff(c, p.CWD, h)
 		return res, after, nil
 	}
-	s.mu.Lock()
-	id := mintContextID(s.prefix, time.Now())
+	id := mintContextID(s.contextPrefix(), time.Now())
 	sess := &session{id: id, cwd: p.CWD, minted: true}
+	s.sessMu.Lock()
 	s.sessions[id] = sess
-	s.mu.Unlock()
+	s.sessMu.Unlock()
 	s.index(id, func(e *threads.Entry) {
 		e.CWD = p.CWD
 		e.UpdatedAt = time.Now()
 	})
-	return newSessionResult{SessionID: id}, nil, nil
+	return acp.NewSessionResult{SessionID: id}, nil, nil
 }
 
 // checkCWD refuses a cwd that is not absolute (an empty one only when the
@@ -408,7 +416,17 @@ func checkCWD(method, cwd string, required bool) error {
 	if (cwd == "" && !required) || filepath.IsAbs(cwd) {
 		return nil
 	}
-	return rpcError(codeInvalidParams, "Invalid params: "+method+" needs an absolute cwd, got "+strconv.Quote(cwd), nil)
+	return acp.InvalidParams(method + " needs an absolute cwd, got " + strconv.Quote(cwd))
+}
+
+// threadIndex is the thread index and this agent's key in it; false when
+// there is no index (or no key to file threads under).
+func (s *Server) threadIndex() (*threads.Index, string, bool) {
+	key := s.serverKey()
+	if s.opts.Index == nil || key == "" {
+		return nil, "", false
+	}
+	return s.opts.Index, key, true
 }
 
 // serverKey is the normalized URL the thread index keys this agent by.
@@ -421,17 +439,17 @@ func (s *Server) serverKey() string {
 
 // index updates the thread index; its failures are logged, never fatal.
 func (s *Server) index(id string, fn func(*threads.Entry)) {
-	key := s.serverKey()
-	if s.opts.Index == nil || key == "" {
+	index, key, ok := s.threadIndex()
+	if !ok {
 		return
 	}
-	if err := s.opts.Index.Update(key, id, fn); err != nil {
+	if err := index.Update(key, id, fn); err != nil {
 		s.log.Warn("thread index not updated", "err", err)
 	}
 }
 
 func (s *Server) session(id string) *session {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.sessMu.Lock()
+	defer s.sessMu.Unlock()
 	return s.sessions[id]
 }

@@ -25,6 +25,14 @@ func (s *serial) push(f func()) {
 	go s.drain()
 }
 
+// idleAfterThis reports, from inside a queued function, that nothing is
+// queued after it.
+func (s *serial) idleAfterThis() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.q) == 0
+}
+
 func (s *serial) drain() {
 	for {
 		s.mu.Lock()
@@ -73,4 +81,11 @@ func (s *session) bypassing() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.bypass
+}
+
+// turn is the session's turn that last ran or still runs.
+func (s *session) turn() *turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.current
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
+	"github.com/shimdev/shim/acp"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/steer"
@@ -28,43 +28,55 @@ type pendingSteer struct {
 }
 
 // bufferItem sizes an update for the detached buffer.
-func bufferItem(update any) steer.Item {
-	if c, ok := update.(chunkUpdate); ok {
-		if tc, ok := c.Content.(textContent); ok {
-			kind := steer.Text
-			if c.SessionUpdate == uAgentThought {
-				kind = steer.Thought
-			}
-			return steer.Item{Update: update, Kind: kind, Size: len(tc.Text)}
+func bufferItem(update acp.Update) steer.Item[acp.Update] {
+	switch c := update.(type) {
+	case acp.AgentMessageChunk:
+		if tc, ok := c.Content.(acp.TextContent); ok {
+			return steer.Item[acp.Update]{Update: update, Kind: steer.Text, Size: len(tc.Text)}
+		}
+	case acp.AgentThoughtChunk:
+		if tc, ok := c.Content.(acp.TextContent); ok {
+			return steer.Item[acp.Update]{Update: update, Kind: steer.Thought, Size: len(tc.Text)}
 		}
 	}
-	return steer.Item{Update: update, Kind: steer.Other, Size: 256}
+	return steer.Item[acp.Update]{Update: update, Kind: steer.Other, Size: 256}
+}
+
+// droppedNote is the answer text that says what a full buffer dropped.
+func droppedNote(bytes, thoughts int) acp.Update {
+	return acp.AgentMessageChunk{Content: acp.Text(steer.DroppedNote(bytes, thoughts))}
 }
 
 // trySteer folds a prompt into the session's detached turn. It reports
 // false when the prompt must run as a turn of its own: no detached turn,
 // the window closed, the prompt is not plain text, or the server did not
 // take the steer (then the detached turn is given up).
-func (s *Server) trySteer(req *jsonrpc2.Request, sess *session, prev *turn, parts []a2a.Part) bool {
+func (s *Server) trySteer(req *acp.Request, sess *session, prev *turn, parts []a2a.Part) bool {
 	if prev == nil || s.opts.SteerGrace <= 0 {
 		return false
 	}
 	text, ok := plainText(parts)
-	if !ok || !prev.win.Reserve() {
-		return false
-	}
-	if prev.task() == "" {
-		// Nothing runs on the server yet (the turn still waits for a busy
-		// chat, or for its first frame): there is nothing to steer.
-		prev.win.Release()
-		prev.orphan()
+	if !ok {
 		return false
 	}
 	id := steer.NewID(clientSlug(s.clientNameOf()))
 	ps := &pendingSteer{id: id, text: text}
 	prev.mu.Lock()
-	prev.steers = append(prev.steers, ps)
+	if !prev.onSteer(ps) {
+		prev.mu.Unlock()
+		return false
+	}
+	running := prev.taskID != ""
+	if !running {
+		// Nothing runs on the server yet (the turn still waits for a busy
+		// chat, or for its first frame): there is nothing to steer.
+		prev.onRefused()
+	}
 	prev.mu.Unlock()
+	if !running {
+		prev.orphan()
+		return false
+	}
 	ctx, cancel := context.WithTimeout(s.ctx, 20*time.Second)
 	defer cancel()
 	queued, err := prev.client.Operator().Steer(ctx, sess.id, id, text)
@@ -73,9 +85,8 @@ func (s *Server) trySteer(req *jsonrpc2.Request, sess *session, prev *turn, part
 			s.log.Info("the server did not take the steer; cancelling the turn", "err", err)
 		}
 		prev.mu.Lock()
-		prev.steers = prev.steers[:len(prev.steers)-1]
+		prev.onRefused()
 		prev.mu.Unlock()
-		prev.win.Release()
 		prev.orphan()
 		return false
 	}
@@ -96,26 +107,6 @@ func plainText(parts []a2a.Part) (string, bool) {
 	return b.String(), strings.TrimSpace(b.String()) != ""
 }
 
-// adopt hands the turn to a new prompt and flushes the buffered output to
-// it, in order.
-func (t *turn) adopt(req *jsonrpc2.Request) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, it := range t.win.Adopt() {
-		u := it.Update
-		if note, ok := u.(string); ok {
-			u = chunkUpdate{SessionUpdate: uAgentMessage, Content: text(note)}
-		}
-		t.srv.notify(t.sess.id, u)
-	}
-	if t.final != nil {
-		// The turn ended while the steer was being posted.
-		t.answer(req, *t.final)
-		return
-	}
-	t.prompt = req
-}
-
 // steersConsumed places the marker of each of this turn's steers the agent
 // reports having read.
 func (t *turn) steersConsumed(items []a2a.SteerItem) {
@@ -130,8 +121,7 @@ func (t *turn) steersConsumed(items []a2a.SteerItem) {
 		}
 		t.mu.Unlock()
 		if ps != nil {
-			t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(steer.Marker(ps.text))})
-			t.anyText = true
+			t.show(t.r.marker(ps.text))
 		}
 	}
 }
@@ -150,8 +140,7 @@ func (t *turn) settleSteers() *a2a.OutMessage {
 			rerun = append(rerun, p.text)
 			continue
 		}
-		t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(steer.Marker(p.text))})
-		t.anyText = true
+		t.show(t.r.marker(p.text))
 	}
 	if len(rerun) == 0 {
 		return nil
@@ -162,8 +151,8 @@ func (t *turn) settleSteers() *a2a.OutMessage {
 
 // clientNameOf is clientInfo.name from initialize.
 func (s *Server) clientNameOf() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
 	return s.clientName
 }
 

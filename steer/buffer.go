@@ -17,8 +17,8 @@ const (
 )
 
 // Item is one buffered update.
-type Item struct {
-	Update any
+type Item[U any] struct {
+	Update U
 	Kind   Kind
 	Size   int
 }
@@ -28,13 +28,15 @@ type Item struct {
 // continues what they saw) and the latest output (where the agent is
 // now). When the two do not fit, the middle is dropped and Take puts a
 // note saying how much where it was.
-type Buffer struct {
+type Buffer[U any] struct {
 	// Max bounds the bytes kept (0: 1 MiB); half for each end.
 	Max int
+	// Note makes the update that says what was dropped (see DroppedNote).
+	Note func(bytes, thoughts int) U
 
-	head     []Item
+	head     []Item[U]
 	headSize int
-	tail     []Item // a window of the latest items once the head is full
+	tail     []Item[U] // a window of the latest items once the head is full
 	tailSize int
 	tailMode bool
 	others   int
@@ -46,7 +48,7 @@ type Buffer struct {
 
 const maxOther = 10000
 
-func (b *Buffer) half() int {
+func (b *Buffer[U]) half() int {
 	if b.Max <= 0 {
 		return 1 << 19
 	}
@@ -54,7 +56,7 @@ func (b *Buffer) half() int {
 }
 
 // Add buffers an update, dropping the oldest text of the tail when full.
-func (b *Buffer) Add(it Item) {
+func (b *Buffer[U]) Add(it Item[U]) {
 	if it.Kind == Other {
 		if b.others >= maxOther {
 			b.drop(it)
@@ -83,7 +85,7 @@ func (b *Buffer) Add(it Item) {
 	}
 }
 
-func (b *Buffer) drop(it Item) {
+func (b *Buffer[U]) drop(it Item[U]) {
 	if it.Kind == Thought {
 		b.DroppedThoughts++
 		return
@@ -92,15 +94,14 @@ func (b *Buffer) drop(it Item) {
 }
 
 // Dropped reports whether anything was dropped.
-func (b *Buffer) Dropped() bool { return b.DroppedBytes > 0 || b.DroppedThoughts > 0 }
+func (b *Buffer[U]) Dropped() bool { return b.DroppedBytes > 0 || b.DroppedThoughts > 0 }
 
 // Take returns the buffered items in order and empties the buffer. Where
-// something was dropped there is a Text item whose Update is a string
-// saying what.
-func (b *Buffer) Take() []Item {
-	items := append([]Item(nil), b.head...)
+// something was dropped there is a Text item, made by Note, saying what.
+func (b *Buffer[U]) Take() []Item[U] {
+	items := append([]Item[U](nil), b.head...)
 	if b.Dropped() {
-		items = append(items, Item{Kind: Text, Update: DroppedNote(b.DroppedBytes, b.DroppedThoughts)})
+		items = append(items, Item[U]{Kind: Text, Update: b.Note(b.DroppedBytes, b.DroppedThoughts)})
 	}
 	items = append(items, b.tail...)
 	b.Reset()
@@ -108,15 +109,15 @@ func (b *Buffer) Take() []Item {
 }
 
 // Reset empties the buffer.
-func (b *Buffer) Reset() {
-	*b = Buffer{Max: b.Max}
+func (b *Buffer[U]) Reset() {
+	*b = Buffer[U]{Max: b.Max, Note: b.Note}
 }
 
 // Len returns the number of buffered items.
-func (b *Buffer) Len() int { return len(b.head) + len(b.tail) }
+func (b *Buffer[U]) Len() int { return len(b.head) + len(b.tail) }
 
 // Size returns the buffered bytes.
-func (b *Buffer) Size() int { return b.headSize + b.tailSize }
+func (b *Buffer[U]) Size() int { return b.headSize + b.tailSize }
 
 // DroppedNote says what a full buffer dropped.
 func DroppedNote(bytes, thoughts int) string {

@@ -40,7 +40,7 @@ func (s State) String() string {
 }
 
 // Window is the grace window of one turn. It is safe for concurrent use.
-type Window struct {
+type Window[U any] struct {
 	grace    time.Duration
 	onExpire func()
 
@@ -48,25 +48,26 @@ type Window struct {
 	state   State
 	ended   bool
 	timer   *time.Timer
-	buf     Buffer
+	buf     Buffer[U]
 	changed chan struct{}
 }
 
 // NewWindow returns an attached window. onExpire runs (in its own
 // goroutine) when the window closes with no prompt: the caller cancels the
-// task then. maxBuffer bounds the buffered output in bytes.
-func NewWindow(grace time.Duration, maxBuffer int, onExpire func()) *Window {
-	return &Window{grace: grace, onExpire: onExpire, buf: Buffer{Max: maxBuffer}, changed: make(chan struct{})}
+// task then. maxBuffer bounds the buffered output in bytes; note makes
+// the update that says what a full buffer dropped.
+func NewWindow[U any](grace time.Duration, maxBuffer int, note func(bytes, thoughts int) U, onExpire func()) *Window[U] {
+	return &Window[U]{grace: grace, onExpire: onExpire, buf: Buffer[U]{Max: maxBuffer, Note: note}, changed: make(chan struct{})}
 }
 
-func (w *Window) set(s State) {
+func (w *Window[U]) set(s State) {
 	w.state = s
 	close(w.changed)
 	w.changed = make(chan struct{})
 }
 
 // State returns the current state.
-func (w *Window) State() State {
+func (w *Window[U]) State() State {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.state
@@ -75,7 +76,7 @@ func (w *Window) State() State {
 // Detach handles a cancel: the window opens for the grace period (or the
 // turn is orphaned at once when the grace is zero or the turn ended).
 // It returns the new state.
-func (w *Window) Detach() State {
+func (w *Window[U]) Detach() State {
 	w.mu.Lock()
 	if w.state != Attached {
 		s := w.state
@@ -93,7 +94,7 @@ func (w *Window) Detach() State {
 	return Detached
 }
 
-func (w *Window) expire() {
+func (w *Window[U]) expire() {
 	w.mu.Lock()
 	if w.state != Detached {
 		w.mu.Unlock()
@@ -109,7 +110,7 @@ func (w *Window) expire() {
 
 // Reserve is a prompt arriving: it holds the window open while the steer
 // is posted. It fails when the window is not open (or the turn ended).
-func (w *Window) Reserve() bool {
+func (w *Window[U]) Reserve() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.state != Detached || w.ended {
@@ -124,7 +125,7 @@ func (w *Window) Reserve() bool {
 
 // Adopt hands the turn to the reserving prompt and returns the buffered
 // output, in order.
-func (w *Window) Adopt() []Item {
+func (w *Window[U]) Adopt() []Item[U] {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.state != Adopting {
@@ -137,7 +138,7 @@ func (w *Window) Adopt() []Item {
 
 // Release gives up a reservation (the server did not take the steer): the
 // turn is orphaned and the caller cancels the task.
-func (w *Window) Release() {
+func (w *Window[U]) Release() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.state == Adopting {
@@ -147,7 +148,7 @@ func (w *Window) Release() {
 }
 
 // Orphan drops the turn's output for good (shutdown, close).
-func (w *Window) Orphan() {
+func (w *Window[U]) Orphan() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.timer != nil {
@@ -161,7 +162,7 @@ func (w *Window) Orphan() {
 
 // End records that the turn finished; an open window can no longer be
 // adopted, and its expiry cancels nothing.
-func (w *Window) End() {
+func (w *Window[U]) End() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.ended = true
@@ -172,7 +173,7 @@ func (w *Window) End() {
 
 // Route decides where one update goes: it reports true when it should be
 // delivered now; otherwise it was buffered or dropped.
-func (w *Window) Route(it Item) bool {
+func (w *Window[U]) Route(it Item[U]) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch w.state {
@@ -186,7 +187,7 @@ func (w *Window) Route(it Item) bool {
 
 // Wait blocks while the window is open and returns the state it settled
 // in (Attached or Orphaned), or the current state when done is closed.
-func (w *Window) Wait(done <-chan struct{}) State {
+func (w *Window[U]) Wait(done <-chan struct{}) State {
 	for {
 		w.mu.Lock()
 		s, ch := w.state, w.changed
@@ -203,7 +204,7 @@ func (w *Window) Wait(done <-chan struct{}) State {
 }
 
 // Buffered returns the bytes buffered now and the bytes dropped.
-func (w *Window) Buffered() (kept, dropped int) {
+func (w *Window[U]) Buffered() (kept, dropped int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.buf.Size(), w.buf.DroppedBytes

@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-func text(s string) Item { return Item{Update: s, Kind: Text, Size: len(s)} }
+func text(s string) Item[string] { return Item[string]{Update: s, Kind: Text, Size: len(s)} }
 
-func updates(items []Item) []string {
+func updates(items []Item[string]) []string {
 	var out []string
 	for _, it := range items {
 		out = append(out, fmt.Sprint(it.Update))
@@ -21,7 +21,7 @@ func updates(items []Item) []string {
 
 func TestWindowAdopt(t *testing.T) {
 	var expired atomic.Int32
-	w := NewWindow(time.Hour, 0, func() { expired.Add(1) })
+	w := NewWindow(time.Hour, 0, DroppedNote, func() { expired.Add(1) })
 	if !w.Route(text("live")) {
 		t.Fatal("an attached window delivers")
 	}
@@ -53,7 +53,7 @@ func TestWindowAdopt(t *testing.T) {
 
 func TestWindowExpires(t *testing.T) {
 	done := make(chan struct{})
-	w := NewWindow(50*time.Millisecond, 0, func() { close(done) })
+	w := NewWindow(50*time.Millisecond, 0, DroppedNote, func() { close(done) })
 	w.Detach()
 	w.Route(text("lost"))
 	select {
@@ -70,17 +70,17 @@ func TestWindowExpires(t *testing.T) {
 }
 
 func TestWindowZeroGraceAndEnd(t *testing.T) {
-	w := NewWindow(0, 0, nil)
+	w := NewWindow(0, 0, DroppedNote, nil)
 	if s := w.Detach(); s != Orphaned {
 		t.Errorf("grace 0 must orphan at once, got %v", s)
 	}
-	w2 := NewWindow(time.Hour, 0, nil)
+	w2 := NewWindow(time.Hour, 0, DroppedNote, nil)
 	w2.Detach()
 	w2.End()
 	if w2.Reserve() {
 		t.Error("a turn that ended cannot be adopted")
 	}
-	w3 := NewWindow(time.Hour, 0, nil)
+	w3 := NewWindow(time.Hour, 0, DroppedNote, nil)
 	w3.End()
 	if s := w3.Detach(); s != Orphaned {
 		t.Errorf("detaching an ended turn: %v", s)
@@ -92,7 +92,7 @@ func TestWindowZeroGraceAndEnd(t *testing.T) {
 // closes nothing; a release orphans the turn.
 func TestWindowRelease(t *testing.T) {
 	var expired atomic.Int32
-	w := NewWindow(time.Hour, 0, func() { expired.Add(1) })
+	w := NewWindow(time.Hour, 0, DroppedNote, func() { expired.Add(1) })
 	w.Detach()
 	if !w.Reserve() {
 		t.Fatal("reserve")
@@ -111,7 +111,7 @@ func TestWindowRelease(t *testing.T) {
 }
 
 func TestWindowWait(t *testing.T) {
-	w := NewWindow(time.Hour, 0, nil)
+	w := NewWindow(time.Hour, 0, DroppedNote, nil)
 	w.Detach()
 	got := make(chan State, 1)
 	go func() { got <- w.Wait(nil) }()
@@ -132,7 +132,7 @@ func TestWindowWait(t *testing.T) {
 	}
 	done := make(chan struct{})
 	close(done)
-	w2 := NewWindow(time.Hour, 0, nil)
+	w2 := NewWindow(time.Hour, 0, DroppedNote, nil)
 	w2.Detach()
 	if s := w2.Wait(done); s != Detached {
 		t.Errorf("Wait with done closed: %v", s)
@@ -142,14 +142,14 @@ func TestWindowWait(t *testing.T) {
 // TestBufferBounded: a full buffer keeps its head and its latest tail,
 // drops the middle and says so; tool updates are never dropped for room.
 func TestBufferBounded(t *testing.T) {
-	b := Buffer{Max: 100}
+	b := Buffer[string]{Max: 100, Note: DroppedNote}
 	b.Add(text(strings.Repeat("h", 40)))
-	b.Add(Item{Update: "tool", Kind: Other, Size: 10})
+	b.Add(Item[string]{Update: "tool", Kind: Other, Size: 10})
 	b.Add(text(strings.Repeat("i", 30))) // does not fit the 50-byte head
 	for i := 0; i < 10; i++ {
 		b.Add(text(fmt.Sprint(i) + strings.Repeat("t", 9)))
 	}
-	b.Add(Item{Update: "think", Kind: Thought, Size: 5})
+	b.Add(Item[string]{Update: "think", Kind: Thought, Size: 5})
 	if b.Size() > 100 {
 		t.Errorf("kept %d bytes, bound 100", b.Size())
 	}

@@ -1,4 +1,4 @@
-package bridge
+package acp
 
 import (
 	"bytes"
@@ -18,9 +18,9 @@ import (
 // append, and a large replace suffix.
 var benchChunkSizes = []int{16, 1 << 10, 1 << 20}
 
-func benchChunk(n int) notification {
-	return notification{SessionID: "chat-zed-1790294944966-qkf93w",
-		Update: chunkUpdate{SessionUpdate: uAgentMessage, Content: text(strings.Repeat("a", n))}}
+func benchChunk(n int) SessionNotification {
+	return SessionNotification{SessionID: "chat-zed-1790294944966-qkf93w",
+		Update: AgentMessageChunk{Content: Text(strings.Repeat("a", n))}}
 }
 
 // BenchmarkMarshalChunkUpdate is the update's own encoding: json.Marshal
@@ -51,7 +51,7 @@ func (benchNoHandler) Handle(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request)
 func BenchmarkNotifyChunk(b *testing.B) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	stream := newStdioStream(pr, io.Discard, nil, slog.New(slog.DiscardHandler))
+	stream := newStream(pr, io.Discard, slog.New(slog.DiscardHandler))
 	conn := jsonrpc2.NewConn(context.Background(), stream, benchNoHandler{})
 	defer conn.Close()
 	for _, n := range benchChunkSizes {
@@ -60,7 +60,7 @@ func BenchmarkNotifyChunk(b *testing.B) {
 			b.SetBytes(int64(n))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if err := conn.Notify(context.Background(), mSessionUpdate, v); err != nil {
+				if err := conn.Notify(context.Background(), MethodSessionUpdate, v); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -69,31 +69,32 @@ func BenchmarkNotifyChunk(b *testing.B) {
 }
 
 // BenchmarkNotifyChunkDirect measures how shim writes a session/update:
-// stdioStream.notify, one encoding pass between a fixed prefix and suffix
+// the stream's notify, one encoding pass between a fixed prefix and suffix
 // (jsonrpc2's Notify, above, marshals the params four times over). It
 // first checks that the line means what jsonrpc2 writes.
 func BenchmarkNotifyChunkDirect(b *testing.B) {
-	sample := notification{SessionID: "s-1", Update: chunkUpdate{SessionUpdate: uAgentMessage,
-		Content: text("<b>a & b</b>\n\"quoted\" \u2028 é")}}
+	sample := SessionNotification{SessionID: "s-1", Update: AgentMessageChunk{Content: Text("<b>a & b</b>\n\"quoted\" \u2028 é")}}
 	var viaConn, viaDirect bytes.Buffer
 	pr, pw := io.Pipe()
-	conn := jsonrpc2.NewConn(context.Background(), newStdioStream(pr, &viaConn, nil, slog.New(slog.DiscardHandler)), benchNoHandler{})
-	if err := conn.Notify(context.Background(), mSessionUpdate, sample); err != nil {
+	vs := newStream(pr, &viaConn, slog.New(slog.DiscardHandler))
+	conn := jsonrpc2.NewConn(context.Background(), vs, benchNoHandler{})
+	if err := conn.Notify(context.Background(), MethodSessionUpdate, sample); err != nil {
 		b.Fatal(err)
 	}
+	vs.flushClose()
 	conn.Close()
 	pw.Close()
-	direct := newStdioStream(bytes.NewReader(nil), &viaDirect, nil, slog.New(slog.DiscardHandler))
-	if err := direct.notify(mSessionUpdate, sample); err != nil {
+	direct := newStream(bytes.NewReader(nil), &viaDirect, slog.New(slog.DiscardHandler))
+	if err := direct.notify(MethodSessionUpdate, sample); err != nil {
 		b.Fatal(err)
 	}
-	direct.Close()
+	direct.flushClose()
 	var a, c any
 	if json.Unmarshal(viaConn.Bytes(), &a) != nil || json.Unmarshal(viaDirect.Bytes(), &c) != nil || !reflect.DeepEqual(a, c) {
 		b.Fatalf("jsonrpc2 wrote\n%s\nnotify wrote\n%s", viaConn.String(), viaDirect.String())
 	}
 
-	stream := newStdioStream(bytes.NewReader(nil), io.Discard, nil, slog.New(slog.DiscardHandler))
+	stream := newStream(bytes.NewReader(nil), io.Discard, slog.New(slog.DiscardHandler))
 	defer stream.Close()
 	for _, n := range benchChunkSizes {
 		v := benchChunk(n)
@@ -101,7 +102,7 @@ func BenchmarkNotifyChunkDirect(b *testing.B) {
 			b.SetBytes(int64(n))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if err := stream.notify(mSessionUpdate, v); err != nil {
+				if err := stream.notify(MethodSessionUpdate, v); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -110,10 +111,10 @@ func BenchmarkNotifyChunkDirect(b *testing.B) {
 }
 
 // BenchmarkTextChunk is how an artifact's text chunk is queued
-// (stdioStream.textChunk: the line written around the escaped text, no
+// (Conn.SendText then Pace: the line written around the escaped text, no
 // reflection), to io.Discard.
 func BenchmarkTextChunk(b *testing.B) {
-	stream := newStdioStream(bytes.NewReader(nil), io.Discard, nil, slog.New(slog.DiscardHandler))
+	stream := newStream(bytes.NewReader(nil), io.Discard, slog.New(slog.DiscardHandler))
 	defer stream.Close()
 	for _, n := range benchChunkSizes {
 		s := strings.Repeat("a", n)
@@ -121,7 +122,10 @@ func BenchmarkTextChunk(b *testing.B) {
 			b.SetBytes(int64(n))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if err := stream.textChunk("chat-zed-1790294944966-qkf93w", "answer", uAgentMessage, s); err != nil {
+				if err := stream.out.appendText("chat-zed-1790294944966-qkf93w", "answer", s); err != nil {
+					b.Fatal(err)
+				}
+				if err := stream.out.waitRoom(); err != nil { // Conn.Pace, as a turn does
 					b.Fatal(err)
 				}
 			}

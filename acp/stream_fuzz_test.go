@@ -1,4 +1,4 @@
-package bridge
+package acp
 
 import (
 	"bufio"
@@ -31,7 +31,7 @@ func FuzzStdioLine(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, input string) {
 		var out bytes.Buffer
-		s := newStdioStream(strings.NewReader(input), &out, nil, slog.New(slog.DiscardHandler))
+		s := newStream(strings.NewReader(input), &out, slog.New(slog.DiscardHandler))
 		accepted := 0
 		for i := 0; i < 10000; i++ {
 			var m json.RawMessage
@@ -57,7 +57,7 @@ func FuzzStdioLine(f *testing.F) {
 				}
 			}
 		}
-		s.Close() // writes are asynchronous: wait for them
+		s.flushClose() // writes are asynchronous: wait for them
 		sc := bufio.NewScanner(&out)
 		sc.Buffer(nil, 1<<24)
 		for sc.Scan() {
@@ -73,7 +73,7 @@ func FuzzStdioLine(f *testing.F) {
 				t.Fatalf("wrote %q", sc.Bytes())
 			}
 			switch e.Error.Code {
-			case codeParseError, codeInvalidRequest:
+			case CodeParseError, CodeInvalidRequest:
 			default:
 				t.Fatalf("unexpected code %d", e.Error.Code)
 			}

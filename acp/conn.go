@@ -1,0 +1,147 @@
+package acp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Request is a request or a notification from the client.
+type Request = jsonrpc2.Request
+
+// ID is a request id.
+type ID = jsonrpc2.ID
+
+// Handler handles what the client sends. Handle runs on the reading
+// goroutine, in arrival order: anything that can wait must run elsewhere.
+type Handler interface {
+	Handle(ctx context.Context, req *Request)
+}
+
+// Conn is the ACP connection on stdio, and the only way to the editor:
+// replies, calls to the client and notifications all go through its one
+// queue, in the order they are posted.
+type Conn struct {
+	s      *stream
+	rpc    atomic.Pointer[jsonrpc2.Conn]
+	callID atomic.Uint64 // the last id of shim's own calls to the client
+	done   <-chan struct{}
+	log    *slog.Logger
+}
+
+// NewConn returns a connection on in and out; Start starts reading.
+func NewConn(in io.Reader, out io.Writer, logger *slog.Logger) *Conn {
+	return &Conn{s: newStream(in, out, logger), log: logger}
+}
+
+// Start reads requests and hands them to h until the input ends.
+func (c *Conn) Start(ctx context.Context, h Handler) {
+	rpc := jsonrpc2.NewConn(ctx, c.s, c.s.handler(handlerFunc(func(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+		c.rpc.CompareAndSwap(nil, conn)
+		h.Handle(ctx, req)
+	})), jsonrpc2.SetLogger(log.New(slogWriter{c.log}, "", 0)))
+	c.rpc.CompareAndSwap(nil, rpc)
+	c.done = rpc.DisconnectNotify()
+}
+
+type handlerFunc func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request)
+
+func (f handlerFunc) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	f(ctx, conn, req)
+}
+
+// slogWriter routes jsonrpc2's log lines to slog.
+type slogWriter struct{ l *slog.Logger }
+
+func (w slogWriter) Write(p []byte) (int, error) {
+	w.l.Debug(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// Done is closed when the input ended (the editor is gone); Start must
+// have been called.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Close stops the connection; what is still queued is dropped.
+func (c *Conn) Close() error {
+	if rpc := c.rpc.Load(); rpc != nil {
+		return rpc.Close()
+	}
+	return c.s.Close()
+}
+
+// Reply answers a request (a notification gets nothing): the result, or
+// the error when e is not nil. A reply never waits for room in the queue.
+func (c *Conn) Reply(req *Request, result any, e *Error) error {
+	if req.Notif {
+		return nil
+	}
+	resp := &jsonrpc2.Response{ID: req.ID}
+	if e != nil {
+		resp.Error = e
+	} else if err := resp.SetResult(result); err != nil {
+		return err
+	}
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return err
+	}
+	return c.s.out.post(b, false)
+}
+
+// Send queues one session/update without waiting; a caller that holds a
+// lock sends, lets go, then calls Pace.
+func (c *Conn) Send(sessionID string, u Update) error {
+	b, err := encodeNotification(MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: u})
+	if err != nil {
+		return err
+	}
+	return c.s.out.post(b, false)
+}
+
+// Pace waits while the queue is full (the editor reads slowly).
+func (c *Conn) Pace() error { return c.s.out.waitRoom() }
+
+// Notify sends one session/update and waits for room.
+func (c *Conn) Notify(sessionID string, u Update) error {
+	if err := c.Send(sessionID, u); err != nil {
+		return err
+	}
+	return c.Pace()
+}
+
+// Call sends a request to the client and waits for its answer. Ids are
+// shim's own, counted from 1: jsonrpc2.Conn numbers from 0, and some
+// clients take id 0 for a missing id.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	rpc := c.rpc.Load()
+	if rpc == nil {
+		return jsonrpc2.ErrClosed
+	}
+	return rpc.Call(ctx, method, params, result, jsonrpc2.PickID(jsonrpc2.ID{Num: c.callID.Add(1)}))
+}
+
+// encodeNotification encodes a notification in one pass (jsonrpc2's own
+// path marshals the params four times over), HTML characters as they are.
+func encodeNotification(method string, params any) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","method":`)
+	m, _ := json.Marshal(method)
+	b.Write(m)
+	b.WriteString(`,"params":`)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(params); err != nil {
+		return nil, err
+	}
+	b.Truncate(b.Len() - 1) // the encoder's newline
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}

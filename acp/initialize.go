@@ -1,0 +1,80 @@
+package acp
+
+import "encoding/json"
+
+// Implementation names a client or an agent.
+type Implementation struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version,omitempty"`
+}
+
+// InitializeParams is what shim reads of initialize.
+type InitializeParams struct {
+	ProtocolVersion    json.RawMessage `json:"protocolVersion"`
+	ClientInfo         *Implementation `json:"clientInfo"`
+	ClientCapabilities struct {
+		Auth struct {
+			Terminal bool `json:"terminal"`
+		} `json:"auth"`
+	} `json:"clientCapabilities"`
+}
+
+// InitializeResult answers initialize.
+type InitializeResult struct {
+	ProtocolVersion   int               `json:"protocolVersion"`
+	AgentCapabilities AgentCapabilities `json:"agentCapabilities"`
+	AuthMethods       []AuthMethod      `json:"authMethods"`
+	AgentInfo         Implementation    `json:"agentInfo"`
+}
+
+// Empty is a capability with no options ({}).
+type Empty struct{}
+
+// AgentCapabilities is what shim supports.
+type AgentCapabilities struct {
+	LoadSession        bool `json:"loadSession"`
+	PromptCapabilities struct {
+		Image           bool `json:"image"`
+		Audio           bool `json:"audio"`
+		EmbeddedContext bool `json:"embeddedContext"`
+	} `json:"promptCapabilities"`
+	SessionCapabilities struct {
+		List   Empty `json:"list"`
+		Resume Empty `json:"resume"`
+		Close  Empty `json:"close"`
+	} `json:"sessionCapabilities"`
+	Auth struct {
+		Logout Empty `json:"logout"`
+	} `json:"auth"`
+}
+
+// AuthMethod is one way to sign in: the agent kind (no Type), or the
+// terminal kind (Type "terminal" with Args). Meta carries the legacy
+// terminal-auth form older clients read.
+type AuthMethod struct {
+	Type        string    `json:"type,omitempty"`
+	ID          string    `json:"id"`
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	Args        []string  `json:"args,omitempty"`
+	Meta        *AuthMeta `json:"_meta,omitempty"`
+}
+
+// AuthMeta is an auth method's _meta.
+type AuthMeta struct {
+	TerminalAuth TerminalAuth `json:"terminal-auth"`
+}
+
+// TerminalAuth is the legacy `_meta["terminal-auth"]` command.
+type TerminalAuth struct {
+	Label   string            `json:"label"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+}
+
+// AuthenticateParams is authenticate's params.
+type AuthenticateParams struct {
+	MethodID string `json:"methodId"`
+}

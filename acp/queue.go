@@ -1,0 +1,136 @@
+package acp
+
+import (
+	"io"
+	"sync"
+)
+
+// queue is the one writer to the editor: every message, a reply, a call
+// or a notification, is appended whole to one queue in the order the
+// posts happen, and one goroutine writes whatever has queued with one
+// write.
+//
+// Appending never waits, so a message takes its place in the order at
+// once, whatever lock its caller holds. A caller that must be paced (an
+// update, a call) then waits, with no lock held, while the queue holds
+// outMax bytes: an editor that reads slowly slows the turns down instead
+// of growing memory. A reply does not wait: it is small, one per request
+// read, and an answer to a cancel must not queue behind a full buffer of
+// updates for the person who pressed stop.
+type queue struct {
+	out io.Writer
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	buf    []byte
+	spare  []byte
+	busy   bool // the writer is inside out.Write
+	closed bool
+	err    error
+	done   chan struct{}
+	// tail is the last queued line when it is a text chunk that can take
+	// more text (chunks.go).
+	tail mergeTail
+}
+
+// outMax bounds the bytes waiting for the editor.
+const outMax = 256 << 10
+
+func newQueue(out io.Writer) *queue {
+	q := &queue{out: out, done: make(chan struct{})}
+	q.cond = sync.NewCond(&q.mu)
+	go q.writeLoop()
+	return q
+}
+
+// post queues one message line; with pace, it then waits for room.
+func (q *queue) post(b []byte, pace bool) error {
+	if err := q.append(func(buf []byte) []byte { return append(buf, b...) }); err != nil {
+		return err
+	}
+	if pace {
+		return q.waitRoom()
+	}
+	return nil
+}
+
+// append adds one line that fn writes at the end of the queue (fn must
+// append whole JSON; the newline is added here).
+func (q *queue) append(fn func([]byte) []byte) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if err := q.usable(); err != nil {
+		return err
+	}
+	q.buf = append(fn(q.buf), '\n')
+	q.tail.ok = false
+	q.cond.Broadcast()
+	return nil
+}
+
+// usable reports why nothing can be queued any more; q.mu is held.
+func (q *queue) usable() error {
+	if q.err != nil {
+		return q.err
+	}
+	if q.closed {
+		return io.ErrClosedPipe
+	}
+	return nil
+}
+
+// waitRoom waits while the queue is full.
+func (q *queue) waitRoom() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.buf) >= outMax && !q.closed && q.err == nil {
+		q.cond.Wait()
+	}
+	return q.usable()
+}
+
+// writeLoop writes what has queued, all of it at once.
+func (q *queue) writeLoop() {
+	defer close(q.done)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for {
+		for len(q.buf) == 0 && !q.closed {
+			q.cond.Wait()
+		}
+		if q.closed {
+			return
+		}
+		buf := q.buf
+		q.buf, q.spare = q.spare[:0], nil
+		q.tail.ok = false // taken: nothing merges into it any more
+		q.busy = true
+		q.mu.Unlock()
+		_, err := q.out.Write(buf)
+		q.mu.Lock()
+		q.busy = false
+		if cap(buf) <= 4*outMax {
+			q.spare = buf[:0]
+		}
+		if err != nil && q.err == nil {
+			q.err = err
+			q.buf = nil
+			q.tail.ok = false
+		}
+		q.cond.Broadcast()
+		if q.err != nil {
+			return
+		}
+	}
+}
+
+// close drops what is queued and stops the writer after the write it is
+// in (if any); every waiting caller returns.
+func (q *queue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.buf = nil
+	q.tail.ok = false
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}

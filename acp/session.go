@@ -1,0 +1,40 @@
+package acp
+
+import "encoding/json"
+
+// NewSessionParams is session/new's params.
+type NewSessionParams struct {
+	CWD        string            `json:"cwd"`
+	MCPServers []json.RawMessage `json:"mcpServers"`
+}
+
+// NewSessionResult answers session/new.
+type NewSessionResult struct {
+	SessionID string `json:"sessionId"`
+}
+
+// SessionParams is the part of a session method's params shim routes by
+// (and what load, resume and close take).
+type SessionParams struct {
+	SessionID string `json:"sessionId"`
+	CWD       string `json:"cwd"`
+}
+
+// ListParams is session/list's params.
+type ListParams struct {
+	CWD    string `json:"cwd"`
+	Cursor string `json:"cursor"`
+}
+
+// SessionInfo is one row of session/list.
+type SessionInfo struct {
+	SessionID string `json:"sessionId"`
+	CWD       string `json:"cwd"`
+	Title     string `json:"title,omitempty"`
+	UpdatedAt string `json:"updatedAt,omitempty"`
+}
+
+// ListResult answers session/list.
+type ListResult struct {
+	Sessions []SessionInfo `json:"sessions"`
+}

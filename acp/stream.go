@@ -1,0 +1,350 @@
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/shimdev/shim/internal/randid"
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// stream is the ACP transport: one JSON value per line on each side.
+//
+// It implements jsonrpc2.ObjectStream. jsonrpc2.Conn closes the connection
+// on the first ReadObject error, so a line that is not a JSON-RPC message
+// is answered here (-32700 or -32600) and reading goes on; only the end of
+// the input is returned as an error.
+//
+// Its output is the queue (queue.go): one writer goroutine.
+type stream struct {
+	in  *bufio.Reader
+	log *slog.Logger
+	out *queue
+
+	// parked holds the params of the big request just read (see accept).
+	parked    json.RawMessage
+	nonceOnce sync.Once
+	nonce     []byte
+}
+
+func newStream(in io.Reader, out io.Writer, log *slog.Logger) *stream {
+	return &stream{in: bufio.NewReaderSize(in, 64<<10), log: log, out: newQueue(out)}
+}
+
+// lineMax bounds one stdin line (SPEC §13). Tests lower it.
+var lineMax = 64 << 20
+
+// ReadObject reads the next valid JSON-RPC message into v. A line over
+// lineMax is answered -32600 "message too large" and skipped without being
+// kept.
+func (s *stream) ReadObject(v any) error {
+	for {
+		line, tooLarge, err := s.readLine()
+		if tooLarge {
+			s.log.Warn("a stdin line is over the limit; skipped", "limit", lineMax)
+			s.answerLine(nil, CodeInvalidRequest, "message too large")
+		} else if line = bytes.TrimSpace(line); len(line) > 0 {
+			if s.accept(line, v) {
+				return nil
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// readLine reads one line in pieces and joins them once. A line over
+// lineMax reports tooLarge; its rest is read and dropped.
+func (s *stream) readLine() (line []byte, tooLarge bool, err error) {
+	var pieces [][]byte
+	n := 0
+	for {
+		frag, err := s.in.ReadSlice('\n')
+		full := errors.Is(err, bufio.ErrBufferFull)
+		if n+len(bytes.TrimRight(frag, "\r\n")) > lineMax {
+			for full {
+				_, err = s.in.ReadSlice('\n')
+				full = errors.Is(err, bufio.ErrBufferFull)
+			}
+			return nil, true, err
+		}
+		n += len(frag)
+		if !full && len(pieces) == 0 {
+			return bytes.Clone(frag), false, err
+		}
+		pieces = append(pieces, bytes.Clone(frag))
+		if full {
+			continue
+		}
+		line = make([]byte, 0, n)
+		for i, p := range pieces {
+			line = append(line, p...)
+			pieces[i] = nil
+		}
+		if n >= bigLine {
+			// The pieces are garbage now; collecting them at once lets
+			// decoding the line reuse their memory instead of growing the
+			// process by as much again.
+			runtime.GC()
+		}
+		return line, false, err
+	}
+}
+
+// envelope is the part of a message checked before jsonrpc2 sees it.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method json.RawMessage `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// accept validates one line and decodes it into v, or answers it with an
+// error and reports false.
+func (s *stream) accept(line []byte, v any) bool {
+	if !json.Valid(line) {
+		s.log.Warn("malformed JSON on stdin", "bytes", len(line))
+		s.answerLine(nil, CodeParseError, "Parse error: the line is not valid JSON")
+		return false
+	}
+	if line[0] != '{' {
+		msg := "Invalid Request: expected a JSON object"
+		if line[0] == '[' {
+			msg = "Invalid Request: batches are not supported"
+		}
+		s.answerLine(nil, CodeInvalidRequest, msg)
+		return false
+	}
+	var e envelope
+	if err := json.Unmarshal(line, &e); err != nil {
+		s.answerLine(nil, CodeInvalidRequest, "Invalid Request")
+		return false
+	}
+	id, idOK := validID(e.ID)
+	if !idOK {
+		s.answerLine(nil, CodeInvalidRequest, "Invalid Request: id must be a string or a non-negative integer")
+		return false
+	}
+	switch {
+	case e.Method != nil:
+		var m string
+		if json.Unmarshal(e.Method, &m) != nil || m == "" {
+			s.answerLine(id, CodeInvalidRequest, "Invalid Request: method must be a string")
+			return false
+		}
+	case e.Result != nil || e.Error != nil:
+		if id == nil {
+			s.log.Warn("dropping a response without an id")
+			return false
+		}
+	default:
+		s.answerLine(id, CodeInvalidRequest, "Invalid Request: neither a request nor a response")
+		return false
+	}
+	if e.Method != nil && len(line) > parkMin {
+		// jsonrpc2 decodes params into interfaces and marshals them back
+		// (5× a big prompt): it gets a placeholder instead, and the
+		// handler the params themselves, a slice of the line.
+		if start, end, ok := paramsSpan(line); ok && line[start] == '{' {
+			small := make([]byte, 0, len(line)-(end-start)+len(s.placeholder()))
+			small = append(append(append(small, line[:start]...), s.placeholder()...), line[end:]...)
+			if err := json.Unmarshal(small, v); err != nil {
+				s.answerLine(id, CodeInvalidRequest, "Invalid Request: "+err.Error())
+				return false
+			}
+			s.parked = json.RawMessage(line[start:end])
+			return true
+		}
+	}
+	if err := json.Unmarshal(line, v); err != nil {
+		s.answerLine(id, CodeInvalidRequest, "Invalid Request: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// bigLine is the line size after which reading collects the garbage.
+const bigLine = 8 << 20
+
+// parkMin is the line size from which params are parked.
+const parkMin = 1 << 20
+
+// placeholder is what jsonrpc2 sees as the params of a parked request.
+func (s *stream) placeholder() []byte {
+	s.nonceOnce.Do(func() {
+		s.nonce = []byte(`{"$shim-parked-params":"` + randid.Hex(12) + `"}`)
+	})
+	return s.nonce
+}
+
+// handler gives h the parked params back. jsonrpc2 calls it on the
+// reading goroutine right after ReadObject, so one slot is enough.
+func (s *stream) handler(h jsonrpc2.Handler) jsonrpc2.Handler {
+	return parkedHandler{s: s, h: h}
+}
+
+type parkedHandler struct {
+	s *stream
+	h jsonrpc2.Handler
+}
+
+func (p parkedHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if parked := p.s.parked; parked != nil {
+		p.s.parked = nil
+		if req.Params != nil && bytes.Equal(*req.Params, p.s.placeholder()) {
+			req.Params = &parked
+		}
+	}
+	p.h.Handle(ctx, conn, req)
+}
+
+// paramsSpan finds the value of the top-level "params" key (the last one,
+// as encoding/json keeps) of a valid JSON object.
+func paramsSpan(b []byte) (start, end int, ok bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return 0, 0, false
+	}
+	i++
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return start, end, ok
+		}
+		k := i
+		i = skipString(b, i)
+		key := b[k:i]
+		i = skipSpace(b, i) + 1 // the colon
+		i = skipSpace(b, i)
+		v := i
+		i = skipValue(b, i)
+		if string(key) == `"params"` {
+			start, end, ok = v, i, true
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != ',' {
+			return start, end, ok
+		}
+		i++
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// skipValue returns the index after the value starting at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	for i < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[i])) {
+		i++
+	}
+	return i
+}
+
+// validID accepts what jsonrpc2 can echo back unchanged: absent, null, a
+// string or a non-negative integer. It returns the id to answer with.
+func validID(raw json.RawMessage) (json.RawMessage, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, true
+	}
+	switch raw[0] {
+	case '"':
+		return raw, true
+	case '-':
+		return nil, false
+	}
+	if _, err := strconv.ParseUint(string(raw), 10, 53); err != nil {
+		return nil, false
+	}
+	return raw, true
+}
+
+// answerLine answers a line jsonrpc2 never saw. It runs on the reading
+// goroutine and waits for room in the queue: an editor that sends bad
+// lines and reads nothing is slowed down, not buffered for.
+func (s *stream) answerLine(id json.RawMessage, code int, msg string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}{code, msg}})
+	_ = s.out.post(b, true)
+}
+
+// WriteObject writes one message jsonrpc2 sends (shim's calls to the
+// client), waiting for room in the queue.
+func (s *stream) WriteObject(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return s.out.post(b, true)
+}
+
+// Close is jsonrpc2 closing the connection: the input ended, the editor is
+// gone. What is still queued is dropped.
+func (s *stream) Close() error {
+	s.out.close()
+	return nil
+}

@@ -1,0 +1,68 @@
+package acp
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/shimdev/shim/internal/acptest"
+)
+
+// initOnly answers initialize and nothing else.
+type initOnly struct{ c *Conn }
+
+func (h *initOnly) Handle(_ context.Context, req *Request) {
+	if req.Method == MethodInitialize {
+		_ = h.c.Reply(req, InitializeResult{ProtocolVersion: 1, AuthMethods: []AuthMethod{}, AgentInfo: Implementation{Name: "test", Version: "test"}}, nil)
+		return
+	}
+	_ = h.c.Reply(req, nil, MethodNotFound(req.Method))
+}
+
+// startConn serves a connection that answers initialize, driven by the
+// schema-checking test client.
+func startConn(t *testing.T) *acptest.Client {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := NewConn(inR, outW, slog.New(slog.DiscardHandler))
+	c.Start(context.Background(), &initOnly{c: c})
+	t.Cleanup(func() { inW.Close(); <-c.Done(); outW.Close() })
+	return acptest.NewClient(t, outR, inW, nil)
+}
+
+// TestStdinLineCap: a line over the limit is answered -32600 "message too
+// large" with a null id, whatever it holds; the rest of it is skipped and
+// the next line, just under the limit, is served.
+func TestStdinLineCap(t *testing.T) {
+	old := lineMax
+	lineMax = 1 << 20
+	t.Cleanup(func() { lineMax = old })
+	s := startConn(t)
+	big := `{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":1,"pad":"` + strings.Repeat("p", 3<<20) + `"}}`
+	s.WriteLine([]byte(big))
+	s.WaitFor("the -32600 answer", func(ms []acptest.Message) bool {
+		for _, m := range ms {
+			if m.Error != nil {
+				return true
+			}
+		}
+		return false
+	})
+	var e *acptest.Message
+	for _, m := range s.Messages() {
+		if m.Error != nil {
+			e = &m
+			break
+		}
+	}
+	if e.Error.Code != -32600 || e.Error.Message != "message too large" || string(e.ID) != "null" {
+		t.Fatalf("want -32600 message too large with id null, got %+v id %s", e.Error, e.ID)
+	}
+	pad := strings.Repeat("q", (1<<20)-200)
+	m := s.Call("initialize", map[string]any{"protocolVersion": 1, "pad": pad})
+	if m.Error != nil {
+		t.Fatalf("the next line: %v", m.Error)
+	}
+}

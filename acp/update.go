@@ -1,0 +1,101 @@
+package acp
+
+import "encoding/json"
+
+// Update is one session/update: AgentMessageChunk, AgentThoughtChunk,
+// UserMessageChunk, ToolCall, ToolCallUpdate, UsageUpdate or
+// SessionInfoUpdate.
+type Update interface{ isUpdate() }
+
+// SessionNotification is session/update's params.
+type SessionNotification struct {
+	SessionID string `json:"sessionId"`
+	Update    Update `json:"update"`
+}
+
+// AgentMessageChunk is a piece of the agent's answer.
+type AgentMessageChunk struct {
+	SessionUpdate tagAgentMessageChunk `json:"sessionUpdate"`
+	Content       ContentBlock         `json:"content"`
+}
+
+// AgentThoughtChunk is a piece of the agent's reasoning.
+type AgentThoughtChunk struct {
+	SessionUpdate tagAgentThoughtChunk `json:"sessionUpdate"`
+	Content       ContentBlock         `json:"content"`
+}
+
+// UserMessageChunk is a piece of the user's message (replay).
+type UserMessageChunk struct {
+	SessionUpdate tagUserMessageChunk `json:"sessionUpdate"`
+	Content       ContentBlock        `json:"content"`
+}
+
+// ToolKind is a tool call's kind.
+type ToolKind = string
+
+// ToolStatus is a tool call's status.
+type ToolStatus string
+
+// Tool call statuses.
+const (
+	ToolPending    ToolStatus = "pending"
+	ToolInProgress ToolStatus = "in_progress"
+	ToolCompleted  ToolStatus = "completed"
+	ToolFailed     ToolStatus = "failed"
+)
+
+// ToolCall opens a tool card.
+type ToolCall struct {
+	SessionUpdate tagToolCall       `json:"sessionUpdate"`
+	ToolCallID    string            `json:"toolCallId"`
+	Title         string            `json:"title"`
+	Kind          ToolKind          `json:"kind,omitempty"`
+	Status        ToolStatus        `json:"status,omitempty"`
+	Content       []ToolCallContent `json:"content,omitempty"`
+	Locations     []Location        `json:"locations,omitempty"`
+	RawInput      json.RawMessage   `json:"rawInput,omitempty"`
+	RawOutput     json.RawMessage   `json:"rawOutput,omitempty"`
+}
+
+// ToolCallUpdate changes an open card: only the fields set.
+type ToolCallUpdate struct {
+	SessionUpdate tagToolCallUpdate `json:"sessionUpdate"`
+	ToolCallID    string            `json:"toolCallId"`
+	Title         string            `json:"title,omitempty"`
+	Kind          ToolKind          `json:"kind,omitempty"`
+	Status        ToolStatus        `json:"status,omitempty"`
+	Content       []ToolCallContent `json:"content,omitempty"`
+	Locations     []Location        `json:"locations,omitempty"`
+	RawInput      json.RawMessage   `json:"rawInput,omitempty"`
+	RawOutput     json.RawMessage   `json:"rawOutput,omitempty"`
+}
+
+// UsageUpdate is the context window's use.
+type UsageUpdate struct {
+	SessionUpdate tagUsageUpdate `json:"sessionUpdate"`
+	Used          int64          `json:"used"`
+	Size          int64          `json:"size"`
+	Cost          *Cost          `json:"cost,omitempty"`
+}
+
+// Cost is an amount of money.
+type Cost struct {
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"`
+}
+
+// SessionInfoUpdate changes the session's title or time.
+type SessionInfoUpdate struct {
+	SessionUpdate tagSessionInfoUpdate `json:"sessionUpdate"`
+	Title         string               `json:"title,omitempty"`
+	UpdatedAt     string               `json:"updatedAt,omitempty"`
+}
+
+func (AgentMessageChunk) isUpdate() {}
+func (AgentThoughtChunk) isUpdate() {}
+func (UserMessageChunk) isUpdate()  {}
+func (ToolCall) isUpdate()          {}
+func (ToolCallUpdate) isUpdate()    {}
+func (UsageUpdate) isUpdate()       {}
+func (SessionInfoUpdate) isUpdate() {}

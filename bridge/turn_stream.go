@@ -1,0 +1,256 @@
+package bridge
+
+// Reading a turn's streams: the events of the answer mapped one by one,
+// reattaching when a stream drops, reading the task back when it cannot.
+
+import (
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/acp"
+)
+
+// consumeResult is why consume returned.
+type consumeResult uint8
+
+const (
+	consumedEnd     consumeResult = iota // a final outcome is known
+	consumedDropped                      // the stream ended, broke or stalled without one
+	consumedError                        // an error frame after the task was known
+)
+
+// drive runs the turn and returns how it ended. An answered approval
+// resumes the task with a new stream, in the same turn.
+func (t *turn) drive() outcome {
+	msg := t.msg
+	for {
+		stream, err := t.client.Stream(t.ctx, msg)
+		if err != nil {
+			if t.isCancelled() {
+				return outcome{stop: acp.StopCancelled}
+			}
+			return outcome{err: t.srv.callError(err, t.task())}
+		}
+		out := t.follow(stream)
+		if out.resume == nil && out.err == nil && out.stop == acp.StopEndTurn {
+			out.resume = t.settleSteers()
+		} else if out.resume == nil {
+			t.dropSteers()
+		}
+		if out.resume == nil {
+			return out
+		}
+		msg = *out.resume
+		t.reattaching, t.authRequired = false, false
+		if msg.TaskID == "" {
+			// A steer run as the next turn starts a task of its own.
+			t.mu.Lock()
+			t.taskID = ""
+			t.mu.Unlock()
+		}
+	}
+}
+
+// follow reads a stream to the outcome, reattaching when it drops and
+// reading the task back when it cannot.
+func (t *turn) follow(stream *a2a.Stream) outcome {
+	for attempt := 0; ; attempt++ {
+		out, why, cause := t.consume(stream)
+		stream.Close()
+		if why == consumedEnd {
+			return out
+		}
+		if t.isCancelled() {
+			return outcome{stop: acp.StopCancelled}
+		}
+		if t.authRequired {
+			return outcome{stop: acp.StopEndTurn}
+		}
+		taskID := t.task()
+		if taskID == "" {
+			if t.gotMessage {
+				return outcome{stop: acp.StopEndTurn}
+			}
+			if cause != nil {
+				return outcome{err: t.srv.callError(cause, "")}
+			}
+			return outcome{err: acp.NewError(acp.CodeInternal, t.agent+": the stream ended before the agent started a task",
+				stateData("unknown", "", ""))}
+		}
+		if why == consumedError || attempt >= 2 {
+			break
+		}
+		t.srv.log.Info("the stream ended before the turn did; reattaching", "task", taskID, "cause", errString(cause))
+		var err error
+		stream, err = t.client.Resubscribe(t.ctx, taskID)
+		if err != nil {
+			t.srv.log.Info("reattach refused; reading the task back", "task", taskID, "err", err)
+			break
+		}
+		t.reattaching = true
+	}
+	return t.readBack()
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "end of stream"
+	}
+	return err.Error()
+}
+
+// consume reads a stream until the turn's outcome is known or the stream
+// ends without one.
+func (t *turn) consume(stream *a2a.Stream) (outcome, consumeResult, error) {
+	for {
+		ev, err := stream.Next()
+		if err != nil {
+			if t.isCancelled() {
+				return outcome{stop: acp.StopCancelled}, consumedEnd, nil
+			}
+			var rpc *a2a.RPCError
+			if errors.As(err, &rpc) {
+				if t.task() == "" {
+					return outcome{err: acp.NewError(acp.CodeInternal, t.agent+": "+rpc.Message, stateData("failed", "", rpc.Message))}, consumedEnd, nil
+				}
+				return outcome{}, consumedError, err
+			}
+			if a2a.IsUnauthorized(err) || errors.Is(err, a2a.ErrTooLarge) {
+				return outcome{err: t.srv.callError(err, t.task())}, consumedEnd, nil
+			}
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			return outcome{}, consumedDropped, err
+		}
+		if ev.ContextID != "" && ev.ContextID != t.sess.id {
+			t.srv.log.Debug("ignoring a frame of another context", "context", ev.ContextID)
+			continue
+		}
+		if known := t.task(); known != "" && ev.TaskID != "" && ev.TaskID != known {
+			// Another client's turn on the same thread.
+			t.srv.log.Debug("ignoring a frame of another task", "task", ev.TaskID, "turn task", known)
+			continue
+		}
+		if out, done := t.handle(ev); done {
+			return out, consumedEnd, nil
+		}
+	}
+}
+
+// handle maps one event; done reports that the turn's outcome is known.
+func (t *turn) handle(ev a2a.Event) (outcome, bool) {
+	t.setTask(ev.TaskID)
+	switch ev.Kind {
+	case a2a.EventTask:
+		// A snapshot's state never ends a turn: a resumed task's first
+		// frame is the stale parked one. After a reattach its artifacts
+		// fill what the gap lost.
+		if t.reattaching && ev.Task != nil {
+			for i := range ev.Task.Artifacts {
+				t.artifact(&ev.Task.Artifacts[i], false)
+			}
+		}
+		return outcome{}, false
+	case a2a.EventArtifact:
+		t.artifact(ev.Artifact, ev.Append)
+		return outcome{}, false
+	case a2a.EventMessage:
+		if ev.Message != nil && !ev.Message.FromUser() {
+			t.gotMessage = true
+			t.message(ev.Message)
+		}
+		return outcome{}, false
+	case a2a.EventStatus:
+		return t.status(ev.Status)
+	}
+	return outcome{}, false
+}
+
+// message shows an agent message: its thoughts, tools and text.
+func (t *turn) message(m *a2a.Message) {
+	t.show(t.r.thoughts(m))
+	for _, tc := range m.ToolCalls() {
+		t.tool(tc)
+	}
+	t.showStatusText(m.Text())
+}
+
+// status maps a status update.
+func (t *turn) status(st a2a.Status) (outcome, bool) {
+	m := st.Message
+	if m != nil {
+		t.show(t.r.thoughts(m))
+		for _, tc := range m.ToolCalls() {
+			t.tool(tc)
+		}
+		t.steersConsumed(m.SteersConsumed())
+	}
+	text := m.Text()
+	switch st.State {
+	case a2a.StateCompleted:
+		if !t.r.artifactText {
+			t.showStatusText(text)
+		}
+		return outcome{stop: acp.StopEndTurn}, true
+	case a2a.StateCanceled:
+		return outcome{stop: acp.StopCancelled}, true
+	case a2a.StateRejected:
+		t.showStatusText(text)
+		return outcome{stop: acp.StopRefusal}, true
+	case a2a.StateFailed:
+		return t.failed(text), true
+	case a2a.StateInputRequired:
+		return t.park(m), true
+	case a2a.StateAuthRequired:
+		t.authRequired = true
+		if text == "" {
+			text = "The agent needs you to authenticate with it before it can go on."
+		}
+		t.showStatusText(text)
+		return outcome{}, false
+	default:
+		if strings.TrimSpace(text) != "" {
+			t.thought(text)
+		}
+	}
+	return outcome{}, false
+}
+
+// failed shows the failed-turn line and builds its error.
+func (t *turn) failed(detail string) outcome {
+	outs, f := t.r.failure(detail)
+	t.show(outs)
+	return outcome{err: acp.NewError(acp.CodeInternal, t.agent+": "+f, map[string]any{"state": "failed", "taskId": t.task(), "detail": detail})}
+}
+
+// readBack reads the task after the stream was lost for good.
+func (t *turn) readBack() outcome {
+	taskID := t.task()
+	task, err := t.client.GetTask(t.ctx, taskID, 0)
+	if err != nil {
+		if t.isCancelled() {
+			return outcome{stop: acp.StopCancelled}
+		}
+		e := t.srv.callError(err, taskID)
+		e.Message = t.agent + ": the stream was lost and the task could not be read back: " + err.Error()
+		return outcome{err: e}
+	}
+	t.reattaching = true
+	for i := range task.Artifacts {
+		t.artifact(&task.Artifacts[i], false)
+	}
+	switch task.Status.State {
+	case a2a.StateCompleted, a2a.StateCanceled, a2a.StateRejected, a2a.StateFailed, a2a.StateInputRequired:
+		out, _ := t.status(task.Status)
+		return out
+	case a2a.StateAuthRequired:
+		t.status(task.Status)
+		return outcome{stop: acp.StopEndTurn}
+	}
+	return outcome{err: acp.NewError(acp.CodeInternal,
+		t.agent+": the connection was lost while the task was still "+string(task.Status.State)+"; it may finish on its own",
+		stateData("working", taskID, ""))}
+}
