@@ -87,10 +87,6 @@ DEADCODE_ALLOW := ^internal/acptest/
 # internal/oidctest: a real OpenID provider for the sign-in tests; test support
 # reached only from tests (checked by the deadcode -test run below).
 DEADCODE_ALLOW += ^internal/oidctest/
-# a2a.SetMaxEventSize: bridge's hostile-stream test lowers the 64 MiB SSE
-# limit with it; it becomes an a2a.Config option with the transport split
-# (issue 14), which threads a per-client limit through the SSE reader.
-DEADCODE_ALLOW += ^a2a/budget\.go:[0-9:]+.unreachable.func:.SetMaxEventSize$$
 
 lint-tools:
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
