@@ -79,6 +79,8 @@ type Card struct {
 	Endpoint  string
 	Dialect   Dialect
 	Tenant    string
+	// Skills are the card's skills in its order.
+	Skills []Skill
 }
 
 // Client talks to one remote agent. It is safe for concurrent use.

@@ -82,6 +82,7 @@ func (c *Client) Discover(ctx context.Context) (*Card, error) {
 		return nil, fmt.Errorf("agent card at %s: %w", cardURL, err)
 	}
 	card.Endpoint = c.rebase(card.Endpoint)
+	card.Skills = cardSkills(body)
 	c.log.Debug("agent card", "name", card.Name, "endpoint", card.Endpoint, "dialect", card.Dialect.String(), "streaming", card.Streaming)
 	c.card = card
 	return card, nil
