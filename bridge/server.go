@@ -56,6 +56,12 @@ type Options struct {
 	// refused (it depends on where the token came from); the default
 	// says to run `shim login`.
 	RefusedAdvice func() string
+	// Models are the model ids the agent accepts (--models): offered as
+	// the model picker; none, no picker.
+	Models []string
+	// CredentialSource, when set, says where the token in use came from
+	// (never the token), for /status.
+	CredentialSource func() string
 	// Log receives diagnostics (stderr).
 	Log *slog.Logger
 }
@@ -83,6 +89,8 @@ type Server struct {
 	queues      map[string]*serial
 	mcpNoted    bool
 	rootMap     *roots.Map
+	// commandsSent is the command list last sent (cardChanged compares).
+	commandsSent []acp.AvailableCommand
 	// threadStates holds, per session id, what this process showed of the
 	// thread (*threadState).
 	threadStates sync.Map
@@ -181,7 +189,8 @@ func (s *Server) Handle(ctx context.Context, req *acp.Request) {
 		}()
 	case acp.MethodSessionList:
 		go func() { res, err := s.listSessions(req); s.reply(req, res, err) }()
-	case acp.MethodSessionPrompt, acp.MethodSessionCancel, acp.MethodSessionLoad, acp.MethodSessionResume, acp.MethodSessionClose:
+	case acp.MethodSessionPrompt, acp.MethodSessionCancel, acp.MethodSessionLoad, acp.MethodSessionResume, acp.MethodSessionClose,
+		acp.MethodSessionSetMode, acp.MethodSessionSetConfigOption, acp.MethodSessionSteering, acp.MethodSessionDelete:
 		var p acp.SessionParams
 		if req.Params != nil {
 			_ = json.Unmarshal(*req.Params, &p)
@@ -236,9 +245,21 @@ func (s *Server) handleSession(req *acp.Request, p acp.SessionParams) {
 	case acp.MethodSessionLoad, acp.MethodSessionResume:
 		res, err := s.loadSession(req, p, req.Method == acp.MethodSessionLoad)
 		s.reply(req, res, err)
+		if err == nil {
+			s.sendCommands(p.SessionID)
+		}
 	case acp.MethodSessionClose:
 		res, err := s.closeSession(p)
 		s.reply(req, res, err)
+	case acp.MethodSessionDelete:
+		res, err := s.deleteSession(p)
+		s.reply(req, res, err)
+	case acp.MethodSessionSetMode:
+		s.setModeRequest(req)
+	case acp.MethodSessionSetConfigOption:
+		s.setConfigOption(req)
+	case acp.MethodSessionSteering:
+		s.nativeSteer(req)
 	}
 }
 
@@ -382,8 +403,8 @@ func (s *Server) newSession(req *acp.Request) (result any, err error, after func
 	}
 	s.mu.Unlock()
 	if h := s.claimHandoff(c, p.CWD); h != nil {
-		res, after := s.openHandoff(c, p.CWD, h)
-		return res, nil, after
+		sess, after := s.openHandoff(c, p.CWD, h)
+		return s.newResult(sess), nil, func() { after(); s.sendCommands(sess.id) }
 	}
 	s.mu.Lock()
 	id := mintContextID(s.prefix, time.Now())
@@ -394,7 +415,13 @@ func (s *Server) newSession(req *acp.Request) (result any, err error, after func
 		e.CWD = p.CWD
 		e.UpdatedAt = time.Now()
 	})
-	return acp.NewSessionResult{SessionID: id}, nil, nil
+	return s.newResult(sess), nil, func() { s.sendCommands(id) }
+}
+
+// newResult answers session/new: the id, the options and the modes.
+func (s *Server) newResult(sess *session) acp.NewSessionResult {
+	open := s.openResult(sess)
+	return acp.NewSessionResult{SessionID: sess.id, ConfigOptions: open.ConfigOptions, Modes: open.Modes}
 }
 
 // checkCWD refuses a cwd that is not absolute (an empty one only when the

@@ -2,10 +2,13 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"github.com/shimdev/shim/acp"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/shimdev/shim/acp"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/steer"
@@ -65,27 +68,102 @@ func (s *Server) trySteer(req *acp.Request, sess *session, prev *turn, parts []a
 		prev.orphan()
 		return false
 	}
-	id := steer.NewID(clientSlug(s.clientNameOf()))
-	ps := &pendingSteer{id: id, text: text}
-	prev.mu.Lock()
-	prev.steers = append(prev.steers, ps)
-	prev.mu.Unlock()
-	ctx, cancel := context.WithTimeout(s.ctx, 20*time.Second)
-	defer cancel()
-	queued, err := prev.client.Operator().Steer(ctx, sess.id, id, text)
-	if err != nil || !queued {
-		if err != nil && !errors.Is(err, a2a.ErrAbsent) {
-			s.log.Info("the server did not take the steer; cancelling the turn", "err", err)
-		}
-		prev.mu.Lock()
-		prev.steers = prev.steers[:len(prev.steers)-1]
-		prev.mu.Unlock()
+	if !s.postSteer(prev, text) {
 		prev.win.Release()
 		prev.orphan()
 		return false
 	}
 	prev.adopt(req)
 	// The steered turn's own index write (at its end) dates the thread.
+	return true
+}
+
+// postSteer folds text into a running turn: it is recorded as one of the
+// turn's steers and posted to the server's steering queue (SPEC §7); false,
+// with nothing kept, when the server did not take it (no operator API, the
+// POST failed, or the turn no longer takes steers).
+func (s *Server) postSteer(t *turn, text string) bool {
+	id := steer.NewID(clientSlug(s.clientNameOf()))
+	ps := &pendingSteer{id: id, text: text}
+	t.mu.Lock()
+	if t.steersClosed {
+		t.mu.Unlock()
+		return false
+	}
+	t.steers = append(t.steers, ps)
+	t.mu.Unlock()
+	ctx, cancel := context.WithTimeout(s.ctx, 20*time.Second)
+	defer cancel()
+	queued, err := t.client.Operator().Steer(ctx, t.sess.id, id, text)
+	if err == nil && queued {
+		return true
+	}
+	if err != nil && !errors.Is(err, a2a.ErrAbsent) {
+		s.log.Info("the server did not take the steer", "err", err)
+	}
+	t.mu.Lock()
+	t.steers = slices.DeleteFunc(t.steers, func(p *pendingSteer) bool { return p == ps })
+	t.mu.Unlock()
+	return false
+}
+
+// nativeSteer handles _session/steering (SPEC §11.4): the text rides the
+// running turn exactly as a Send Now steer does; with no turn running the
+// editor is told to send a prompt (shim never starts a turn outside one).
+func (s *Server) nativeSteer(req *acp.Request) {
+	var p acp.SteeringParams
+	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
+		s.reply(req, nil, acp.InvalidParams("_session/steering needs {sessionId, prompt}"))
+		return
+	}
+	sess := s.session(p.SessionID)
+	if sess == nil {
+		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
+		return
+	}
+	t := sess.turn()
+	if t == nil || !t.steerable() {
+		s.reply(req, acp.SteeringResult{Outcome: acp.SteerPromptRequired}, nil)
+		return
+	}
+	outcome := acp.SteerFailed
+	parts, _, err := promptMessage(p.Prompt)
+	text, plain := plainText(parts)
+	switch {
+	case err != nil || !plain:
+		s.log.Info("a steer that is not plain text is not sent", "session", sess.id)
+	case t.task() == "":
+		s.log.Info("the turn has no task on the server yet; the steer is not sent", "session", sess.id)
+	case s.postSteer(t, text):
+		outcome = acp.SteerInjected
+	}
+	s.reply(req, acp.SteeringResult{Outcome: outcome}, nil)
+}
+
+// steerable reports that the turn runs for its prompt: not ended, not
+// given up, not detached by a cancel.
+func (t *turn) steerable() bool {
+	select {
+	case <-t.done:
+		return false
+	default:
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !t.cancelled && !t.steersClosed && t.prompt != nil && t.win.State() == steer.Attached
+}
+
+// closeSteers stops the turn taking steers, unless one came in since they
+// were settled (then false: settle again).
+func (t *turn) closeSteers() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, p := range t.steers {
+		if !p.shown {
+			return false
+		}
+	}
+	t.steersClosed = true
 	return true
 }
 
@@ -141,8 +219,7 @@ func (t *turn) settleSteers() *a2a.OutMessage {
 	if len(rerun) == 0 {
 		return nil
 	}
-	return &a2a.OutMessage{ContextID: t.sess.id, Parts: []a2a.Part{{Kind: a2a.PartText, Text: strings.Join(rerun, "\n\n")}},
-		Bypass: t.sess.bypassing()}
+	return t.sess.intents(&a2a.OutMessage{ContextID: t.sess.id, Parts: []a2a.Part{{Kind: a2a.PartText, Text: strings.Join(rerun, "\n\n")}}})
 }
 
 // clientNameOf is clientInfo.name from initialize.

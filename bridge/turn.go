@@ -41,6 +41,9 @@ type turn struct {
 	cancelled bool
 	// steers are the steers folded into this turn, in order.
 	steers []*pendingSteer
+	// steersClosed is set once the turn's steers were settled for good:
+	// it takes no more.
+	steersClosed bool
 	// final is the outcome once the turn ended.
 	final *outcome
 
@@ -55,10 +58,12 @@ type turn struct {
 	gotMessage   bool
 	authRequired bool
 	reattaching  bool
-	allowSession bool
-	usage        *a2a.Usage
-	ctxInfo      *a2a.ContextInfo
-	tools        *toolCards
+	// sentBypass is set when the message the turn's stream answers asked
+	// to bypass approvals.
+	sentBypass bool
+	usage      *a2a.Usage
+	ctxInfo    *a2a.ContextInfo
+	tools      *toolCards
 }
 
 // outcome is how a stream of the turn ended: a stop reason, an error, or
@@ -80,6 +85,11 @@ func (s *Server) prompt(req *acp.Request) {
 		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
 		return
 	}
+	cmd := slashCommand(p.Prompt)
+	if cmd == statusCommand {
+		s.showStatus(req, sess)
+		return
+	}
 	parts, userText, err := promptMessage(p.Prompt)
 	p.Prompt, req.Params = nil, nil // a big prompt's JSON is not kept for the turn
 	if err != nil {
@@ -91,7 +101,7 @@ func (s *Server) prompt(req *acp.Request) {
 		s.reply(req, nil, err)
 		return
 	}
-	msg := a2a.OutMessage{ContextID: sess.id, Parts: parts}
+	msg := a2a.OutMessage{ContextID: sess.id, Parts: parts, SkillHint: s.skillHint(cmd)}
 
 	prev := sess.turn()
 	if s.trySteer(req, sess, prev, parts) {
@@ -103,7 +113,7 @@ func (s *Server) prompt(req *acp.Request) {
 	sess.prompted = true
 	parked := sess.parkedTask
 	sess.parkedTask = ""
-	bypass, minted, cwd := sess.bypass, sess.minted, sess.cwd
+	minted, cwd := sess.minted, sess.cwd
 	sess.mu.Unlock()
 	// No lock is held from here to the turn's start: the preamble may load
 	// the project roots over the network.
@@ -116,7 +126,7 @@ func (s *Server) prompt(req *acp.Request) {
 			msg.Parts = addPreamble(msg.Parts, pre)
 		}
 	}
-	msg.Bypass = bypass
+	sess.intents(&msg)
 	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg, prompt: req,
 		done: make(chan struct{}), texts: map[string]*shownText{}, shownIDs: map[string]bool{}, statusText: newShownText()}
 	t.tools = newToolCards(t)
