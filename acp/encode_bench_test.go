@@ -109,3 +109,26 @@ func BenchmarkNotifyChunkDirect(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTextChunk is how an artifact's text chunk is queued
+// (Conn.SendText then Pace: the line written around the escaped text, no
+// reflection), to io.Discard.
+func BenchmarkTextChunk(b *testing.B) {
+	stream := newStream(bytes.NewReader(nil), io.Discard, slog.New(slog.DiscardHandler))
+	defer stream.Close()
+	for _, n := range benchChunkSizes {
+		s := strings.Repeat("a", n)
+		b.Run(fmt.Sprintf("%dB", n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if err := stream.out.appendText("chat-zed-1790294944966-qkf93w", "answer", s); err != nil {
+					b.Fatal(err)
+				}
+				if err := stream.out.waitRoom(); err != nil { // Conn.Pace, as a turn does
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -28,6 +28,9 @@ type queue struct {
 	closed bool
 	err    error
 	done   chan struct{}
+	// tail is the last queued line when it is a text chunk that can take
+	// more text (chunks.go).
+	tail mergeTail
 }
 
 // outMax bounds the bytes waiting for the editor.
@@ -56,14 +59,23 @@ func (q *queue) post(b []byte, pace bool) error {
 func (q *queue) append(fn func([]byte) []byte) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if err := q.usable(); err != nil {
+		return err
+	}
+	q.buf = append(fn(q.buf), '\n')
+	q.tail.ok = false
+	q.cond.Broadcast()
+	return nil
+}
+
+// usable reports why nothing can be queued any more; q.mu is held.
+func (q *queue) usable() error {
 	if q.err != nil {
 		return q.err
 	}
 	if q.closed {
 		return io.ErrClosedPipe
 	}
-	q.buf = append(fn(q.buf), '\n')
-	q.cond.Broadcast()
 	return nil
 }
 
@@ -74,13 +86,7 @@ func (q *queue) waitRoom() error {
 	for len(q.buf) >= outMax && !q.closed && q.err == nil {
 		q.cond.Wait()
 	}
-	if q.err != nil {
-		return q.err
-	}
-	if q.closed {
-		return io.ErrClosedPipe
-	}
-	return nil
+	return q.usable()
 }
 
 // writeLoop writes what has queued, all of it at once.
@@ -97,6 +103,7 @@ func (q *queue) writeLoop() {
 		}
 		buf := q.buf
 		q.buf, q.spare = q.spare[:0], nil
+		q.tail.ok = false // taken: nothing merges into it any more
 		q.busy = true
 		q.mu.Unlock()
 		_, err := q.out.Write(buf)
@@ -108,6 +115,7 @@ func (q *queue) writeLoop() {
 		if err != nil && q.err == nil {
 			q.err = err
 			q.buf = nil
+			q.tail.ok = false
 		}
 		q.cond.Broadcast()
 		if q.err != nil {
@@ -122,6 +130,7 @@ func (q *queue) close() {
 	q.mu.Lock()
 	q.closed = true
 	q.buf = nil
+	q.tail.ok = false
 	q.cond.Broadcast()
 	q.mu.Unlock()
 }

@@ -20,7 +20,7 @@ func (s *Server) initialize(req *acp.Request) (any, error) {
 			return nil, acp.InvalidParams(err.Error())
 		}
 	}
-	s.mu.Lock()
+	s.infoMu.Lock()
 	if p.ClientInfo != nil {
 		s.clientName, s.clientTitle = p.ClientInfo.Name, p.ClientInfo.Title
 	}
@@ -28,7 +28,7 @@ func (s *Server) initialize(req *acp.Request) (any, error) {
 	if s.opts.ContextPrefix == "" {
 		s.prefix = "chat-" + clientSlug(s.clientName)
 	}
-	s.mu.Unlock()
+	s.infoMu.Unlock()
 
 	var res acp.InitializeResult
 	res.ProtocolVersion = 1
@@ -60,9 +60,9 @@ func (s *Server) initialize(req *acp.Request) (any, error) {
 // agentName is the agent card's name when known, else "A2A agent". It
 // never fetches the card.
 func (s *Server) agentName() string {
-	s.mu.Lock()
+	s.authMu.Lock()
 	c := s.client
-	s.mu.Unlock()
+	s.authMu.Unlock()
 	if c != nil {
 		if card := c.KnownCard(); card != nil && card.Name != "" {
 			return card.Name
@@ -73,11 +73,11 @@ func (s *Server) agentName() string {
 
 // remote returns the A2A client, building it on first use.
 // Building it may read the OS keyring (seconds when it hangs), so it holds
-// connectMu, not s.mu: initialize never waits for it.
+// connectMu, not s.authMu: initialize never waits for it.
 func (s *Server) remote() (*a2a.Client, error) {
-	s.mu.Lock()
+	s.authMu.Lock()
 	c := s.client
-	s.mu.Unlock()
+	s.authMu.Unlock()
 	if c != nil {
 		return c, nil
 	}
@@ -86,9 +86,9 @@ func (s *Server) remote() (*a2a.Client, error) {
 	}
 	s.connectMu.Lock()
 	defer s.connectMu.Unlock()
-	s.mu.Lock()
+	s.authMu.Lock()
 	c = s.client
-	s.mu.Unlock()
+	s.authMu.Unlock()
 	if c != nil {
 		return c, nil
 	}
@@ -96,9 +96,12 @@ func (s *Server) remote() (*a2a.Client, error) {
 	if err != nil {
 		return nil, acp.AuthRequired(err.Error())
 	}
-	s.mu.Lock()
+	// The extended card (read after the probe) may bring other skills:
+	// the open sessions get the new commands.
+	c.OnCardChange(func(*a2a.Card) { s.cardChanged() })
+	s.authMu.Lock()
 	s.client = c
-	s.mu.Unlock()
+	s.authMu.Unlock()
 	return c, nil
 }
 
@@ -108,13 +111,19 @@ func (s *Server) ensureAuth(ctx context.Context) (*a2a.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
+	s.authMu.Lock()
 	ok := s.authOK
-	s.mu.Unlock()
+	s.authMu.Unlock()
 	if ok {
 		return c, nil
 	}
 	if err := c.Probe(ctx); err != nil {
+		// A sign-in shim cannot do, or an OAuth token that could not be
+		// renewed: the a2a error says what to do.
+		var se *a2a.SignInError
+		if errors.As(err, &se) {
+			return nil, acp.AuthRequired(se.Error())
+		}
 		var h *a2a.HTTPError
 		if errors.As(err, &h) && h.Unauthorized() {
 			where := c.Base()
@@ -126,9 +135,9 @@ func (s *Server) ensureAuth(ctx context.Context) (*a2a.Client, error) {
 		}
 		return nil, s.callError(err, "")
 	}
-	s.mu.Lock()
+	s.authMu.Lock()
 	s.authOK = true
-	s.mu.Unlock()
+	s.authMu.Unlock()
 	return c, nil
 }
 
@@ -139,9 +148,9 @@ func (s *Server) authenticate(req *acp.Request) (any, error) {
 	}
 	switch p.MethodID {
 	case "shim-credentials":
-		s.mu.Lock()
+		s.authMu.Lock()
 		s.client, s.authOK = nil, false
-		s.mu.Unlock()
+		s.authMu.Unlock()
 		if _, err := s.ensureAuth(s.ctx); err != nil {
 			return nil, err
 		}
@@ -161,9 +170,9 @@ func (s *Server) logout() (any, error) {
 			return nil, acp.NewError(acp.CodeInternal, "logout failed: "+err.Error(), nil)
 		}
 	}
-	s.mu.Lock()
+	s.authMu.Lock()
 	s.client, s.authOK = nil, false
-	s.mu.Unlock()
+	s.authMu.Unlock()
 	return struct{}{}, nil
 }
 

@@ -105,9 +105,9 @@ func commandsOf(card *a2a.Card) commandSet {
 
 // knownCard is the card in use, when discovery ran; it never fetches.
 func (s *Server) knownCard() *a2a.Card {
-	s.mu.Lock()
+	s.authMu.Lock()
 	c := s.client
-	s.mu.Unlock()
+	s.authMu.Unlock()
 	if c == nil {
 		return nil
 	}
@@ -118,27 +118,32 @@ func (s *Server) knownCard() *a2a.Card {
 // introduced it) and remembers the list sent.
 func (s *Server) sendCommands(id string) {
 	set := commandsOf(s.knownCard())
-	s.mu.Lock()
+	s.cmdMu.Lock()
 	s.commandsSent = set.list
-	s.mu.Unlock()
+	s.cmdMu.Unlock()
 	s.notify(id, acp.AvailableCommandsUpdate{AvailableCommands: set.list})
 }
 
 // cardChanged re-sends the commands to every open session when the card
-// in use gives another list than the one sent (a new card after
-// authenticate; the extended card, SPEC §12.2).
+// in use gives another list than the one sent: the extended card replaced
+// the public one (SPEC §12.2; a2a.Client.OnCardChange calls it), or a new
+// card after authenticate.
 func (s *Server) cardChanged() {
 	set := commandsOf(s.knownCard())
-	s.mu.Lock()
-	same := s.commandsSent != nil && slices.EqualFunc(s.commandsSent, set.list, sameCommand)
-	var ids []string
+	s.cmdMu.Lock()
+	same := s.commandsSent == nil || slices.EqualFunc(s.commandsSent, set.list, sameCommand)
 	if !same {
 		s.commandsSent = set.list
+	}
+	s.cmdMu.Unlock()
+	var ids []string
+	if !same {
+		s.sessMu.Lock()
 		for id := range s.sessions {
 			ids = append(ids, id)
 		}
+		s.sessMu.Unlock()
 	}
-	s.mu.Unlock()
 	if same || len(ids) == 0 {
 		return
 	}
@@ -203,7 +208,7 @@ func (s *Server) showStatus(req *acp.Request, sess *session) {
 	b.WriteString(line("URL", url))
 	dialect, endpoint := "", ""
 	if card != nil {
-		dialect, endpoint = "A2A "+card.Dialect.String()+", "+bindingName(card), card.Endpoint
+		dialect, endpoint = "A2A "+card.Dialect.String()+", "+card.Binding.String(), card.Endpoint
 	}
 	b.WriteString(line("Protocol", dialect))
 	b.WriteString(line("Endpoint", endpoint))
@@ -225,12 +230,9 @@ func (s *Server) showStatus(req *acp.Request, sess *session) {
 	s.reply(req, acp.PromptResult{StopReason: acp.StopEndTurn}, nil)
 }
 
-// bindingName is the A2A binding the calls go over: shim speaks JSON-RPC.
-func bindingName(*a2a.Card) string { return "JSON-RPC" }
-
 // knownClient is the A2A client when one was built; it builds none.
 func (s *Server) knownClient() *a2a.Client {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.authMu.Lock()
+	defer s.authMu.Unlock()
 	return s.client
 }

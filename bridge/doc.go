@@ -8,16 +8,43 @@
 //	session.go     a session and its serial queue
 //	auth.go        initialize, authenticate, logout, the A2A client
 //	prompt.go      ACP prompt content to an A2A message; titles, ids
-//	turn.go        the turn: its state, session/prompt, session/cancel, run
-//	turn_output.go who owns the output (emit, finish, cancel, adopt, orphan)
+//	turn.go        the turn: its fields, session/prompt, session/cancel, run
+//	turn_state.go  the turn's state machine (below)
+//	turn_output.go the output routed to its owner (emit, finish, cancel, adopt, orphan)
 //	turn_stream.go the A2A streams of a turn (drive, follow, consume, status)
-//	turn_text.go   answer text, thoughts and files as shown
+//	turn_text.go   the renderer's output routed; usage and context kept
+//	render.go      the pure renderer: a2a values to ACP updates (answer
+//	               text, thoughts, files, the failure line, a question, a
+//	               past turn's answer); the blank-line rule (blocks)
+//	render_tools.go tool cards: a row per kind (cardRules), per phase
+//	               (toolPhases); live (opened, updated, ended) and replayed
 //	turn_busy.go   the wait for a chat busy elsewhere; the park a turn answers
-//	steering.go    Send Now: steers folded into a detached turn
+//	steering.go    Send Now: steers folded into a detached turn; _session/steering
+//	               into a running one, through the same post
+//	commands.go    the card's skills as commands, /status, skill hints (§11.1)
+//	modes.go       the permissions and model options, mirrored as modes (§11.2)
 //	parks.go       approvals (permission requests) and questions
-//	tools.go       tool cards
-//	history.go     session/list, load, resume, close; the console hand-off
-//	replay.go      a thread's past turns as updates
+//	tools.go       the live turn's tool events; the roots resolver
+//	history.go     session/list, load, resume, close, delete; the console hand-off
+//	replay.go      a thread's past turns, in order, through the renderer
+//
+// # The turn's state
+//
+// One machine (turnState, under turn.mu), its phase named by who owns
+// the output:
+//
+//	attached → detached   cancel with a grace window (the prompt answers "cancelled")
+//	attached → orphaned   cancel with no grace
+//	detached → adopting   a prompt arrives with a steer (the window holds)
+//	adopting → attached   the server took the steer: the buffer is handed over in order
+//	adopting → orphaned   the server refused it, or nothing runs there yet
+//	detached → orphaned   the window expired; close; shutdown
+//	any      → ended      the stream is over; a prompt adopting then gets the kept outcome
+//
+// Leaving for orphaned the first time cancels the task. The park (a task
+// in input-required) is the session's (session.parkedTask): a turn takes
+// it as it starts, gives it back when it sent nothing, and sets it when it
+// ends on a question. TestTurnStateTransitions walks the table.
 //
 // # Goroutines
 //
@@ -27,7 +54,8 @@
 //	request             Server.Handle               initialize-free calls that may wait (authenticate,
 //	                                                logout, session/new, session/list): one each
 //	session queue       serial.push                 one per session id with work: prompt, cancel, load,
-//	                                                resume, close of that id, in arrival order; forgotten
+//	                                                resume, close, delete, set_mode, set_config_option,
+//	                                                _session/steering of that id, in arrival order; forgotten
 //	                                                when idle and the id is no session
 //	turn                Server.prompt               the turn's stream, its tool cards and text state
 //	                                                (fields "only the turn's goroutine touches"); it waits
@@ -39,15 +67,21 @@
 //
 // # Locks
 //
-// The order is Server.mu → session.mu → serial.mu (enqueue and dropQueue
-// hold Server.mu while they take a queue's lock); turn.mu → the window's
+// Server's state is under four locks, one per concern, each taken alone:
+// Server.authMu (the A2A client, authOK), Server.sessMu (the sessions and
+// their queues), Server.infoMu (what initialize said of the client, the
+// context-id prefix, the once-only notes) and Server.cmdMu (the command
+// list last sent). The order is Server.sessMu →
+// serial.mu (enqueue and dropQueue hold sessMu while they take a queue's
+// lock); session.mu is taken alone; turn.mu → the window's
 // own lock and the output queue's lock (a turn queues its updates and its
 // prompt's reply under turn.mu so that nothing passes a handed-over buffer
 // or a cancel's answer; queueing never waits). No lock is held while
 // waiting for the editor: an update waits for room in the queue after
 // turn.mu is let go, and a reply never waits (so a cancel never waits on
-// stdout). Server.connectMu is taken alone, around building the A2A
-// client. No other lock nests.
+// stdout). Server.connectMu is held around building the A2A client, and
+// takes Server.authMu inside it to read and set the client. No other lock
+// nests.
 //
 // # Shutdown
 //

@@ -33,10 +33,10 @@ const (
 )
 
 func (s *Server) closeSession(p acp.SessionParams) (any, error) {
-	s.mu.Lock()
+	s.sessMu.Lock()
 	sess := s.sessions[p.SessionID]
 	delete(s.sessions, p.SessionID)
-	s.mu.Unlock()
+	s.sessMu.Unlock()
 	if sess == nil {
 		return nil, acp.InvalidParams("unknown session " + p.SessionID)
 	}
@@ -230,8 +230,8 @@ func (s *Server) fetchTitle(ctx context.Context, c *a2a.Client, r *listRow, oper
 }
 
 func (s *Server) contextPrefix() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
 	return s.prefix
 }
 
@@ -296,13 +296,13 @@ func unknownThread(id string) error {
 // thread that already has a title (named) is not renamed by its next
 // prompt.
 func (s *Server) register(id, cwd string, turns []pastTurn, named bool) *session {
-	s.mu.Lock()
+	s.sessMu.Lock()
 	sess := s.sessions[id]
 	if sess == nil {
 		sess = &session{id: id, cwd: cwd, prompted: named}
 		s.sessions[id] = sess
 	}
-	s.mu.Unlock()
+	s.sessMu.Unlock()
 	var newest time.Time
 	for _, t := range turns {
 		if t.updated.After(newest) {

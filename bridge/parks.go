@@ -5,8 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/shimdev/shim/acp"
 	"strings"
+
+	"github.com/shimdev/shim/acp"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/bridge/toolview"
@@ -56,27 +57,6 @@ func approvalSubject(h *a2a.Hitl) subject {
 	return subjectOther
 }
 
-// parkedTool finds the open tool card the park is about: the most recent
-// card not ended whose kind matches the subject; nil when none does.
-func (c *toolCards) parkedTool(sub subject) (string, *toolCard) {
-	want := ""
-	switch sub {
-	case subjectCommand:
-		want = toolview.KindExecute
-	case subjectDelete:
-		want = toolview.KindDelete
-	default:
-		return "", nil
-	}
-	for i := len(c.order) - 1; i >= 0; i-- {
-		id := c.order[i]
-		if card := c.open[id]; !card.ended && toolview.Kind(card.name) == want {
-			return id, card
-		}
-	}
-	return "", nil
-}
-
 // approval asks the person and resumes the task with the answer.
 func (t *turn) approval(h *a2a.Hitl) outcome {
 	taskID := t.task()
@@ -88,8 +68,10 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 	case subjectDelete:
 		kind = toolview.KindDelete
 	}
-	if _, card := t.tools.parkedTool(sub); card != nil {
-		kind = toolview.Kind(card.name)
+	if sub != subjectOther {
+		if _, card := t.r.cards.parkedTool(kind); card != nil {
+			kind = toolview.Kind(card.name)
+		}
 	}
 	title := strings.TrimSpace(h.Title)
 	if title == "" {
@@ -204,23 +186,12 @@ func (t *turn) tellNoSkipOnce() {
 }
 
 // showNote shows a line of shim's own in the answer.
-func (t *turn) showNote(s string) {
-	if t.anyText {
-		s = "\n\n" + s
-	}
-	t.emit(acp.AgentMessageChunk{Content: acp.Text(s + "\n\n")})
-	t.anyText = true
-}
+func (t *turn) showNote(s string) { t.show(t.r.note(s)) }
 
 // question shows a question or a form and ends the turn; the next prompt
 // answers it.
 func (t *turn) question(m *a2a.Message) outcome {
-	q := parkQuestion(m)
-	if t.anyText {
-		q = "\n\n" + q
-	}
-	t.emit(acp.AgentMessageChunk{Content: acp.Text(q)})
-	t.anyText = true
+	t.show(t.r.question(m))
 	t.sess.mu.Lock()
 	t.sess.parkedTask = t.task()
 	t.sess.mu.Unlock()

@@ -22,9 +22,9 @@ func TestQueueDroppedOnClose(t *testing.T) {
 	srv := s.server()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		srv.mu.Lock()
+		srv.sessMu.Lock()
 		n := len(srv.queues)
-		srv.mu.Unlock()
+		srv.sessMu.Unlock()
 		if n == 0 {
 			return
 		}

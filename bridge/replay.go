@@ -4,13 +4,13 @@ package bridge
 // API's /turns or from A2A tasks, shown to the editor as session updates.
 
 import (
-	"encoding/base64"
-	"github.com/shimdev/shim/acp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/shimdev/shim/acp"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/bridge/toolview"
@@ -66,22 +66,6 @@ func threadTitle(ts []pastTurn) string {
 		}
 	}
 	return ""
-}
-
-const preambleStart = "[Context: the user is talking to you from "
-
-// stripPreamble removes the editor-context line shim puts before the first
-// prompt of a minted session (and the blank line after it).
-func stripPreamble(s string) string {
-	if !strings.HasPrefix(s, preambleStart) {
-		return s
-	}
-	line, rest, _ := strings.Cut(s, "\n")
-	if !strings.HasSuffix(strings.TrimRight(line, " \r"), "]") {
-		return s
-	}
-	rest = strings.TrimPrefix(rest, "\r")
-	return strings.TrimPrefix(strings.TrimPrefix(rest, "\n"), "\r\n")
 }
 
 // shownKeep is how many shown task ids a thread remembers beyond the
@@ -171,7 +155,7 @@ type replayer struct {
 func (s *Server) newReplayer(sess *session, emit func(acp.Update)) *replayer {
 	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
 	return &replayer{s: s, sess: sess, st: s.thread(sess.id), agent: s.agentName(), emit: emit,
-		res: rootResolver{m: s.roots(), cwd: sess.cwd, ctx: s.ctx}}
+		res: s.resolver(s.ctx, sess)}
 }
 
 // replay shows the turns not shown yet, oldest first. With park set, a
@@ -199,184 +183,39 @@ func (r *replayer) replay(ts []pastTurn, park bool) int {
 	return n
 }
 
-// replayCard is one tool call of a replayed turn.
-type replayCard struct {
-	id, name, parent string
-	args             toolview.Args
-	phase            string
-	result           string
-	emitted          bool
-}
-
-// turn shows one past turn: the user's text, steers and tool calls where
-// they happened, the answer, and how the turn ended.
+// turn shows one past turn in the order it happened: the user's text,
+// steers and tool calls where they happened, the calls that never ended,
+// the answer and how the turn ended. What each looks like is the
+// renderer's (render.go).
 func (r *replayer) turn(p *pastTurn) {
-	cards := map[string]*replayCard{}
-	var order []string
-	tool := func(tc a2a.ToolCall) {
-		if tc.ID == "" {
-			return
-		}
-		c := cards[tc.ID]
-		if c == nil {
-			c = &replayCard{id: tc.ID}
-			cards[tc.ID] = c
-			order = append(order, tc.ID)
-		}
-		if c.emitted {
-			return
-		}
-		if tc.Name != "" {
-			c.name = tc.Name
-		}
-		if tc.ParentID != "" {
-			c.parent = tc.ParentID
-		}
-		if tc.Args != "" {
-			c.args = toolview.ParseArgs(tc.Args)
-		}
-		switch tc.Phase {
-		case a2a.PhaseCompleted, a2a.PhaseFailed:
-			c.phase = "completed"
-			c.result = tc.Result
-			if tc.Phase == a2a.PhaseFailed {
-				c.phase = "failed"
-				if c.result == "" {
-					c.result = tc.Error
-				}
-			}
-			r.card(p.taskID, c, acp.ToolStatus(c.phase))
-		}
-	}
+	v := newRenderer(r.agent, r.res)
+	cardID := func(id string) string { return r.st.toolID(p.taskID, id) }
 	for i := range p.history {
 		m := &p.history[i]
 		if m.FromUser() {
 			if !m.HitlResume() {
-				r.user(m)
+				r.send(v.userMessage(m))
 			}
 			continue
 		}
-		for _, st := range m.SteersConsumed() {
-			if s := strings.TrimSpace(st.Text); s != "" {
-				r.emit(acp.UserMessageChunk{Content: acp.Text(st.Text)})
-			}
-		}
+		r.send(v.steersRead(m.SteersConsumed()))
 		for _, tc := range m.ToolCalls() {
-			tool(tc)
+			r.send(v.pastTool(tc, cardID))
 		}
 	}
 	if m := p.status.Message; m != nil {
 		for _, tc := range m.ToolCalls() {
-			tool(tc)
+			r.send(v.pastTool(tc, cardID))
 		}
 	}
-	// Calls that never ended take the turn's state.
-	open := "completed"
-	switch p.state {
-	case a2a.StateFailed, a2a.StateCanceled, a2a.StateRejected:
-		open = "failed"
-	case a2a.StateInputRequired, a2a.StateAuthRequired:
-		open = "pending"
-	case a2a.StateWorking, a2a.StateSubmitted, a2a.StateUnknown, "":
-		open = "in_progress"
-	}
-	for _, id := range order {
-		if c := cards[id]; !c.emitted {
-			r.card(p.taskID, c, acp.ToolStatus(open))
-		}
-	}
-
-	answer := answerText(p.artifacts)
-	statusText := strings.TrimSpace(p.status.Message.Text())
-	if answer == "" && p.text != "" && (p.state != a2a.StateFailed || strings.TrimSpace(p.text) != statusText) {
-		answer = trimLeadingBlankLines(p.text)
-	}
-	if answer == "" && (p.state == a2a.StateCompleted || p.state == a2a.StateRejected) && p.status.Message.Hitl() == nil {
-		answer = trimLeadingBlankLines(p.status.Message.Text())
-	}
-	if answer != "" {
-		r.emit(acp.AgentMessageChunk{Content: acp.Text(answer)})
-	}
-	sep := ""
-	if answer != "" {
-		sep = "\n\n"
-	}
-	switch p.state {
-	case a2a.StateFailed:
-		f := a2a.FriendlyError(p.status.Message.Text())
-		if f == "" {
-			f = "the task failed"
-		}
-		r.emit(acp.AgentMessageChunk{Content: acp.Text(sep + "⚠️ " + r.agent + " error: " + f)})
-	case a2a.StateInputRequired:
-		r.emit(acp.AgentMessageChunk{Content: acp.Text(sep + parkQuestion(p.status.Message))})
-	case a2a.StateAuthRequired:
-		if statusText != "" {
-			r.emit(acp.AgentMessageChunk{Content: acp.Text(sep + statusText)})
-		}
-	case a2a.StateWorking, a2a.StateSubmitted:
-		r.emit(acp.AgentMessageChunk{Content: acp.Text(sep + "(still running elsewhere…)")})
-	}
+	r.send(v.pastOpen(p.state, cardID))
+	r.send(v.pastEnd(p))
 }
 
-// user shows a user message: its text (preamble stripped) and images.
-func (r *replayer) user(m *a2a.Message) {
-	if s := stripPreamble(m.Text()); strings.TrimSpace(s) != "" {
-		r.emit(acp.UserMessageChunk{Content: acp.Text(s)})
+func (r *replayer) send(outs []out) {
+	for _, o := range outs {
+		r.emit(o.Update())
 	}
-	for i := range m.Parts {
-		p := &m.Parts[i]
-		if p.Kind == a2a.PartFile && len(p.Raw) > 0 && strings.HasPrefix(p.MediaType, "image/") {
-			r.emit(acp.UserMessageChunk{Content: acp.ImageContent{
-				Data: base64.StdEncoding.EncodeToString(p.Raw), MimeType: p.MediaType}})
-		}
-	}
-}
-
-// card shows one tool call as a single tool_call in its final state.
-func (r *replayer) card(taskID string, c *replayCard, status acp.ToolStatus) {
-	c.emitted = true
-	u := acp.ToolCall{ToolCallID: r.st.toolID(taskID, c.id), Title: cardTitle(c.name, c.parent, c.args),
-		Kind: toolview.Kind(c.name), Status: status, RawInput: acp.RawJSON(rawInput(c.args))}
-	u.Locations = acpLocations(toolview.Locations(c.name, c.args, r.res))
-	if toolview.Kind(c.name) == toolview.KindSearch {
-		if locs := toolview.SearchLocations(c.result, c.args.String("project"), r.res); len(locs) > 0 {
-			u.Locations = acpLocations(locs)
-		}
-	}
-	if status == acp.ToolCompleted {
-		if d, ok := toolview.Diff(c.name, c.args, r.res); ok {
-			u.Content = append(u.Content, acp.Diff{Path: d.Path, OldText: d.OldText, NewText: d.NewText})
-		}
-	}
-	if c.result != "" {
-		u.Content = append(u.Content, acp.Content{Content: acp.Text(toolview.CutResult(c.result))})
-		u.RawOutput = acp.RawJSON(c.result)
-	}
-	r.emit(u)
-}
-
-// answerText is the text of a task's artifacts, in order, each without its
-// leading blank lines, separated by blank lines.
-func answerText(arts []a2a.Artifact) string {
-	var out []string
-	for i := range arts {
-		var b strings.Builder
-		for j := range arts[i].Parts {
-			if p := &arts[i].Parts[j]; p.Kind == a2a.PartText && !p.Thought() {
-				b.WriteString(p.Text)
-			}
-		}
-		if s := trimLeadingBlankLines(b.String()); strings.TrimSpace(s) != "" {
-			out = append(out, s)
-		}
-	}
-	return strings.Join(out, "\n\n")
-}
-
-func trimLeadingBlankLines(s string) string {
-	st := newShownText()
-	return st.trimLead(s)
 }
 
 // reverseTasks turns a newest-first task list into oldest first.

@@ -77,19 +77,31 @@ type Server struct {
 	conn *acp.Conn
 	ctx  context.Context
 
-	connectMu   sync.Mutex
-	mu          sync.Mutex
-	client      *a2a.Client
-	authOK      bool
+	connectMu sync.Mutex
+
+	// authMu guards the A2A client and whether authenticate succeeded.
+	authMu sync.Mutex
+	client *a2a.Client
+	authOK bool
+
+	// sessMu guards the sessions and their queues.
+	sessMu   sync.Mutex
+	sessions map[string]*session
+	queues   map[string]*serial
+
+	// infoMu guards what initialize said of the client, and the notes
+	// logged once.
+	infoMu      sync.Mutex
 	clientName  string
 	clientTitle string
 	termAuth    bool
 	prefix      string
-	sessions    map[string]*session
-	queues      map[string]*serial
 	mcpNoted    bool
-	rootMap     *roots.Map
-	// commandsSent is the command list last sent (cardChanged compares).
+
+	rootMap *roots.Map
+
+	// cmdMu guards the command list last sent (cardChanged compares).
+	cmdMu        sync.Mutex
 	commandsSent []acp.AvailableCommand
 	// threadStates holds, per session id, what this process showed of the
 	// thread (*threadState).
@@ -152,12 +164,12 @@ func (s *Server) shutdown() {
 
 // runningTurns is the current turn of every session.
 func (s *Server) runningTurns() []*turn {
-	s.mu.Lock()
+	s.sessMu.Lock()
 	sessions := make([]*session, 0, len(s.sessions))
 	for _, sess := range s.sessions {
 		sessions = append(sessions, sess)
 	}
-	s.mu.Unlock()
+	s.sessMu.Unlock()
 	var running []*turn
 	for _, sess := range sessions {
 		if t := sess.turn(); t != nil {
@@ -207,11 +219,11 @@ func (s *Server) Handle(ctx context.Context, req *acp.Request) {
 }
 
 // enqueue runs f in the session's queue, after what arrived before it;
-// the queue is found (or made) and f queued under s.mu, so that dropQueue
+// the queue is found (or made) and f queued under s.sessMu, so that dropQueue
 // never forgets a queue that has work.
 func (s *Server) enqueue(id string, f func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.sessMu.Lock()
+	defer s.sessMu.Unlock()
 	q := s.queues[id]
 	if q == nil {
 		q = &serial{}
@@ -226,8 +238,8 @@ func (s *Server) enqueue(id string, f func()) {
 // dropQueue forgets an idle queue of an id that is no session (closed,
 // or never one): the map holds queues of live sessions only.
 func (s *Server) dropQueue(id string, q *serial) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.sessMu.Lock()
+	defer s.sessMu.Unlock()
 	if _, live := s.sessions[id]; live || s.queues[id] != q || !q.idleAfterThis() {
 		return
 	}
@@ -349,7 +361,10 @@ func (s *Server) callError(err error, taskID string) *acp.Error {
 	var rpc *a2a.RPCError
 	var unreachable *a2a.UnreachableError
 	var herr *a2a.HTTPError
+	var unsup *a2a.UnsupportedError
 	switch {
+	case errors.As(err, &unsup): // SPEC §12.6: never a half-working session
+		return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("unsupported", taskID, unsup.URI))
 	case a2a.IsUnauthorized(err):
 		return acp.AuthRequired("the server refused the token (" + err.Error() + "): " + s.refusedAdvice())
 	case errors.Is(err, a2a.ErrInsecure):
@@ -396,21 +411,21 @@ func (s *Server) newSession(req *acp.Request) (result any, err error, after func
 	if err != nil {
 		return nil, err, nil
 	}
-	s.mu.Lock()
+	s.infoMu.Lock()
 	if len(p.MCPServers) > 0 && !s.mcpNoted {
 		s.mcpNoted = true
 		s.log.Info("mcpServers from the editor are not forwarded: the remote agent cannot reach this machine's MCP servers", "count", len(p.MCPServers))
 	}
-	s.mu.Unlock()
+	s.infoMu.Unlock()
 	if h := s.claimHandoff(c, p.CWD); h != nil {
 		sess, after := s.openHandoff(c, p.CWD, h)
 		return s.newResult(sess), nil, func() { after(); s.sendCommands(sess.id) }
 	}
-	s.mu.Lock()
-	id := mintContextID(s.prefix, time.Now())
+	id := mintContextID(s.contextPrefix(), time.Now())
 	sess := &session{id: id, cwd: p.CWD, minted: true}
+	s.sessMu.Lock()
 	s.sessions[id] = sess
-	s.mu.Unlock()
+	s.sessMu.Unlock()
 	s.index(id, func(e *threads.Entry) {
 		e.CWD = p.CWD
 		e.UpdatedAt = time.Now()
@@ -463,7 +478,7 @@ func (s *Server) index(id string, fn func(*threads.Entry)) {
 }
 
 func (s *Server) session(id string) *session {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.sessMu.Lock()
+	defer s.sessMu.Unlock()
 	return s.sessions[id]
 }

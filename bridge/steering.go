@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 	"strings"
 	"time"
 
@@ -58,18 +57,31 @@ func (s *Server) trySteer(req *acp.Request, sess *session, prev *turn, parts []a
 		return false
 	}
 	text, ok := plainText(parts)
-	if !ok || !prev.win.Reserve() {
+	if !ok {
 		return false
 	}
-	if prev.task() == "" {
+	id := steer.NewID(clientSlug(s.clientNameOf()))
+	ps := &pendingSteer{id: id, text: text}
+	prev.mu.Lock()
+	if !prev.onSteer(ps) {
+		prev.mu.Unlock()
+		return false
+	}
+	running := prev.taskID != ""
+	if !running {
 		// Nothing runs on the server yet (the turn still waits for a busy
 		// chat, or for its first frame): there is nothing to steer.
-		prev.win.Release()
+		prev.onRefused()
+	}
+	prev.mu.Unlock()
+	if !running {
 		prev.orphan()
 		return false
 	}
-	if !s.postSteer(prev, text) {
-		prev.win.Release()
+	if !s.postSteer(prev, id, text) {
+		prev.mu.Lock()
+		prev.onRefused()
+		prev.mu.Unlock()
 		prev.orphan()
 		return false
 	}
@@ -78,20 +90,11 @@ func (s *Server) trySteer(req *acp.Request, sess *session, prev *turn, parts []a
 	return true
 }
 
-// postSteer folds text into a running turn: it is recorded as one of the
-// turn's steers and posted to the server's steering queue (SPEC §7); false,
-// with nothing kept, when the server did not take it (no operator API, the
-// POST failed, or the turn no longer takes steers).
-func (s *Server) postSteer(t *turn, text string) bool {
-	id := steer.NewID(clientSlug(s.clientNameOf()))
-	ps := &pendingSteer{id: id, text: text}
-	t.mu.Lock()
-	if t.steersClosed {
-		t.mu.Unlock()
-		return false
-	}
-	t.steers = append(t.steers, ps)
-	t.mu.Unlock()
+// postSteer posts a steer already folded into the turn to the server's
+// steering queue (SPEC §7); false when the server did not take it (no
+// operator API, or the POST failed). Send Now and _session/steering both
+// post through it.
+func (s *Server) postSteer(t *turn, id, text string) bool {
 	ctx, cancel := context.WithTimeout(s.ctx, 20*time.Second)
 	defer cancel()
 	queued, err := t.client.Operator().Steer(ctx, t.sess.id, id, text)
@@ -101,15 +104,13 @@ func (s *Server) postSteer(t *turn, text string) bool {
 	if err != nil && !errors.Is(err, a2a.ErrAbsent) {
 		s.log.Info("the server did not take the steer", "err", err)
 	}
-	t.mu.Lock()
-	t.steers = slices.DeleteFunc(t.steers, func(p *pendingSteer) bool { return p == ps })
-	t.mu.Unlock()
 	return false
 }
 
 // nativeSteer handles _session/steering (SPEC §11.4): the text rides the
 // running turn exactly as a Send Now steer does; with no turn running the
-// editor is told to send a prompt (shim never starts a turn outside one).
+// editor is told to send a prompt (shim never starts a turn outside one);
+// a steer the server does not take changes nothing.
 func (s *Server) nativeSteer(req *acp.Request) {
 	var p acp.SteeringParams
 	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
@@ -122,35 +123,41 @@ func (s *Server) nativeSteer(req *acp.Request) {
 		return
 	}
 	t := sess.turn()
-	if t == nil || !t.steerable() {
+	if t == nil || !t.running() {
 		s.reply(req, acp.SteeringResult{Outcome: acp.SteerPromptRequired}, nil)
 		return
 	}
-	outcome := acp.SteerFailed
 	parts, _, err := promptMessage(p.Prompt)
 	text, plain := plainText(parts)
-	switch {
-	case err != nil || !plain:
+	if err != nil || !plain {
 		s.log.Info("a steer that is not plain text is not sent", "session", sess.id)
-	case t.task() == "":
-		s.log.Info("the turn has no task on the server yet; the steer is not sent", "session", sess.id)
-	case s.postSteer(t, text):
+		s.reply(req, acp.SteeringResult{Outcome: acp.SteerFailed}, nil)
+		return
+	}
+	ps := &pendingSteer{id: steer.NewID(clientSlug(s.clientNameOf())), text: text}
+	t.mu.Lock()
+	taken := t.taskID != "" && t.onNativeSteer(ps)
+	t.mu.Unlock()
+	outcome := acp.SteerFailed
+	switch {
+	case !taken:
+		s.log.Info("the turn takes no steer now (no task on the server yet, or it is ending)", "session", sess.id)
+	case s.postSteer(t, ps.id, text):
 		outcome = acp.SteerInjected
+	default:
+		t.mu.Lock()
+		t.onNativeRefused(ps)
+		t.mu.Unlock()
 	}
 	s.reply(req, acp.SteeringResult{Outcome: outcome}, nil)
 }
 
-// steerable reports that the turn runs for its prompt: not ended, not
-// given up, not detached by a cancel.
-func (t *turn) steerable() bool {
-	select {
-	case <-t.done:
-		return false
-	default:
-	}
+// running reports that the turn runs for its prompt: not ended, not
+// given up, not detached by a cancel (the editor thinks no turn runs then).
+func (t *turn) running() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return !t.cancelled && !t.steersClosed && t.prompt != nil && t.win.State() == steer.Attached
+	return t.phase() == phaseAttached && t.prompt != nil
 }
 
 // closeSteers stops the turn taking steers, unless one came in since they
@@ -158,13 +165,7 @@ func (t *turn) steerable() bool {
 func (t *turn) closeSteers() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, p := range t.steers {
-		if !p.shown {
-			return false
-		}
-	}
-	t.steersClosed = true
-	return true
+	return t.onSteersSettled()
 }
 
 // plainText joins the text parts; false when the prompt has other parts.
@@ -193,8 +194,7 @@ func (t *turn) steersConsumed(items []a2a.SteerItem) {
 		}
 		t.mu.Unlock()
 		if ps != nil {
-			t.emit(acp.AgentMessageChunk{Content: acp.Text(steer.Marker(ps.text))})
-			t.anyText = true
+			t.show(t.r.marker(ps.text))
 		}
 	}
 }
@@ -213,8 +213,7 @@ func (t *turn) settleSteers() *a2a.OutMessage {
 			rerun = append(rerun, p.text)
 			continue
 		}
-		t.emit(acp.AgentMessageChunk{Content: acp.Text(steer.Marker(p.text))})
-		t.anyText = true
+		t.show(t.r.marker(p.text))
 	}
 	if len(rerun) == 0 {
 		return nil
@@ -224,8 +223,8 @@ func (t *turn) settleSteers() *a2a.OutMessage {
 
 // clientNameOf is clientInfo.name from initialize.
 func (s *Server) clientNameOf() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
 	return s.clientName
 }
 
@@ -240,9 +239,6 @@ func (t *turn) dropSteers() {
 		cancel()
 	}
 }
-
-// winBuffered is the detached output buffered and dropped (for tests).
-func (t *turn) winBuffered() (kept, dropped int) { return t.win.Buffered() }
 
 // takeOpenSteers returns the steers whose marker was not placed yet and
 // marks them settled.

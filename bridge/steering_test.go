@@ -488,3 +488,6 @@ func TestSteerRerunSameArtifactID(t *testing.T) {
 		t.Errorf("text %q, want %q", got, want)
 	}
 }
+
+// winBuffered is the detached output buffered and dropped.
+func (t *turn) winBuffered() (kept, dropped int) { return t.win.Buffered() }

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"github.com/shimdev/shim/acp"
 	"path/filepath"
 
 	"github.com/shimdev/shim/a2a"
@@ -10,158 +9,18 @@ import (
 	"github.com/shimdev/shim/roots"
 )
 
-// toolCards follows the tool calls of one turn and keeps the editor's
-// cards in step: one tool_call when a call first appears, then updates.
-type toolCards struct {
-	t     *turn
-	open  map[string]*toolCard
-	order []string // ids in the order they opened
-}
-
-type toolCard struct {
-	name   string
-	parent string
-	args   toolview.Args
-	ended  bool
-}
-
-func newToolCards(t *turn) *toolCards {
-	return &toolCards{t: t, open: map[string]*toolCard{}}
-}
-
-// handle maps one tool-call event.
-func (c *toolCards) handle(tc a2a.ToolCall) {
-	if tc.ID == "" {
-		return
-	}
-	card := c.open[tc.ID]
-	switch tc.Phase {
-	case a2a.PhaseCompleted, a2a.PhaseFailed:
-		if card == nil {
-			card = c.start(tc)
-		}
-		c.end(tc, card)
-	default:
-		if card == nil {
-			c.start(tc)
-			return
-		}
-		// Servers announce a call twice: first with empty args, then with
-		// the full ones.
-		if tc.Args == "" {
-			return
-		}
-		if tc.Name != "" {
-			card.name = tc.Name
-		}
-		card.args = toolview.ParseArgs(tc.Args)
-		c.t.emit(acp.ToolCallUpdate{ToolCallID: tc.ID,
-			Title: c.title(card), Kind: toolview.Kind(card.name),
-			Locations: c.locations(card), RawInput: acp.RawJSON(rawInput(card.args))})
+// tool shows one tool-call event of the live turn (render_tools.go) and
+// learns the project roots from a list_projects that completed.
+func (t *turn) tool(tc a2a.ToolCall) {
+	t.show(t.r.tool(tc))
+	if tc.Phase == a2a.PhaseCompleted && t.r.toolName(tc.ID) == "list_projects" && t.srv.roots() != nil {
+		t.srv.roots().Learn(tc.Result)
 	}
 }
 
-func (c *toolCards) start(tc a2a.ToolCall) *toolCard {
-	card := &toolCard{name: tc.Name, parent: tc.ParentID, args: toolview.ParseArgs(tc.Args)}
-	c.open[tc.ID] = card
-	c.order = append(c.order, tc.ID)
-	c.t.emit(acp.ToolCall{ToolCallID: tc.ID, Title: c.title(card),
-		Kind: toolview.Kind(card.name), Status: "in_progress",
-		Locations: c.locations(card), RawInput: acp.RawJSON(rawInput(card.args))})
-	return card
-}
-
-func (c *toolCards) end(tc a2a.ToolCall, card *toolCard) {
-	status := acp.ToolCompleted
-	result := tc.Result
-	if tc.Phase == a2a.PhaseFailed {
-		status = acp.ToolFailed
-		if result == "" {
-			result = tc.Error
-		}
-	}
-	u := acp.ToolCallUpdate{ToolCallID: tc.ID, Status: status}
-	if tc.Args != "" {
-		card.args = toolview.ParseArgs(tc.Args)
-	}
-	if status == acp.ToolCompleted {
-		if d, ok := toolview.Diff(card.name, card.args, c.resolver()); ok {
-			u.Content = append(u.Content, acp.Diff{Path: d.Path, OldText: d.OldText, NewText: d.NewText})
-		}
-	}
-	if result != "" {
-		u.Content = append(u.Content, acp.Content{Content: acp.Text(toolview.CutResult(result))})
-		u.RawOutput = acp.RawJSON(result)
-	}
-	switch toolview.Kind(card.name) {
-	case toolview.KindSearch:
-		if locs := toolview.SearchLocations(result, card.args.String("project"), c.resolver()); len(locs) > 0 {
-			u.Locations = acpLocations(locs)
-		}
-	}
-	if card.name == "list_projects" && status == acp.ToolCompleted && c.t.srv.roots() != nil {
-		c.t.srv.roots().Learn(result)
-	}
-	card.ended = true
-	c.t.emit(u)
-}
-
-// settle ends every card still open as the turn ends (no card outlives its
-// turn): status is completed for a turn that ends end_turn, else failed.
-func (c *toolCards) settle(status acp.ToolStatus) {
-	for _, id := range c.order {
-		card := c.open[id]
-		if card.ended {
-			continue
-		}
-		card.ended = true
-		c.t.emitSettled(acp.ToolCallUpdate{ToolCallID: id, Status: status})
-	}
-}
-
-func (c *toolCards) title(card *toolCard) string { return cardTitle(card.name, card.parent, card.args) }
-
-// cardTitle is the title of a tool card, live or replayed.
-func cardTitle(name, parent string, args toolview.Args) string {
-	if name == "" {
-		name = "tool"
-	}
-	title := toolview.Title(name, args)
-	if parent != "" {
-		title = toolview.ChildTitle(title)
-	}
-	return title
-}
-
-func (c *toolCards) locations(card *toolCard) []acp.Location {
-	return acpLocations(toolview.Locations(card.name, card.args, c.resolver()))
-}
-
-func (c *toolCards) resolver() toolview.Resolver {
-	return rootResolver{m: c.t.srv.roots(), cwd: c.t.sess.cwd, ctx: c.t.ctx}
-}
-
-func acpLocations(locs []toolview.Location) []acp.Location {
-	if len(locs) == 0 {
-		return nil
-	}
-	out := make([]acp.Location, len(locs))
-	for i, l := range locs {
-		out[i] = acp.Location{Path: l.Path, Line: l.Line}
-	}
-	return out
-}
-
-// rawInput is what the editor shows as the call's input: the parsed
-// arguments, or the raw text when nothing parsed.
-func rawInput(a toolview.Args) any {
-	if len(a.Fields) > 0 {
-		return a.Fields
-	}
-	if a.Raw != "" {
-		return a.Raw
-	}
-	return nil
+// resolver resolves the paths of the session's tool cards.
+func (s *Server) resolver(ctx context.Context, sess *session) toolview.Resolver {
+	return rootResolver{m: s.roots(), cwd: sess.cwd, ctx: ctx}
 }
 
 // rootResolver resolves tool paths against the project roots: a named

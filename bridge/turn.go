@@ -3,9 +3,10 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"github.com/shimdev/shim/acp"
 	"sync"
 	"time"
+
+	"github.com/shimdev/shim/acp"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/steer"
@@ -16,7 +17,7 @@ import (
 // maps the events of the answer (and of any reattach) onto session
 // updates. A turn can outlive its prompt: Send Now detaches it from the
 // cancelled prompt and hands it to the next one. Who receives its output
-// at each moment (a prompt, the buffer, nobody) is its steer.Window.
+// at each moment (a prompt, the buffer, nobody) is its turnState.
 type turn struct {
 	srv    *Server
 	sess   *session
@@ -30,31 +31,14 @@ type turn struct {
 	done   chan struct{}
 
 	mu sync.Mutex
-	// prompt is the request that receives the turn's answer; nil once it
-	// was answered (by the turn, or "cancelled" by a cancel).
-	prompt *acp.Request
-	// win says where updates go.
-	win *steer.Window[acp.Update]
-	// taskID is the A2A task, once the server named it.
+	// turnState (turn_state.go) is under mu: who owns the output, the
+	// prompt, cancelled, the steers, the outcome.
+	turnState
+	// taskID is the A2A task, once the server named it (under mu).
 	taskID string
-	// cancelled is set once the turn was given up (its task cancelled).
-	cancelled bool
-	// steers are the steers folded into this turn, in order.
-	steers []*pendingSteer
-	// steersClosed is set once the turn's steers were settled for good:
-	// it takes no more.
-	steersClosed bool
-	// final is the outcome once the turn ended.
-	final *outcome
 
-	// Only the turn's own goroutine touches the fields below. texts and
-	// shownIDs are keyed by artifactKey: artifact ids are unique per task,
-	// and a new task of the same turn (a re-run steer) starts afresh.
-	texts        map[string]*shownText
-	shownIDs     map[string]bool
-	statusText   *shownText
-	anyText      bool
-	artifactText bool
+	// Only the turn's own goroutine touches the fields below.
+	r            *renderer // the turn's a2a values as updates
 	gotMessage   bool
 	authRequired bool
 	reattaching  bool
@@ -63,7 +47,6 @@ type turn struct {
 	sentBypass bool
 	usage      *a2a.Usage
 	ctxInfo    *a2a.ContextInfo
-	tools      *toolCards
 }
 
 // outcome is how a stream of the turn ended: a stop reason, an error, or
@@ -127,11 +110,11 @@ func (s *Server) prompt(req *acp.Request) {
 		}
 	}
 	sess.intents(&msg)
-	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg, prompt: req,
-		done: make(chan struct{}), texts: map[string]*shownText{}, shownIDs: map[string]bool{}, statusText: newShownText()}
-	t.tools = newToolCards(t)
+	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg,
+		done: make(chan struct{}), turnState: turnState{prompt: req}}
 	t.win = steer.NewWindow(s.opts.SteerGrace, steerBufferMax, droppedNote, t.orphan)
 	t.ctx, t.cancel = context.WithCancel(s.ctx)
+	t.r = newRenderer(t.agent, s.resolver(t.ctx, sess))
 	sess.mu.Lock()
 	t.prev = sess.current
 	sess.current = t
@@ -156,12 +139,12 @@ func (s *Server) preamble(cwd string) string {
 	if !ok {
 		return ""
 	}
-	s.mu.Lock()
+	s.infoMu.Lock()
 	client := s.clientTitle
 	if client == "" {
 		client = s.clientName
 	}
-	s.mu.Unlock()
+	s.infoMu.Unlock()
 	if client == "" {
 		client = "an ACP editor"
 	}
@@ -195,7 +178,7 @@ func (t *turn) run(title string) {
 		t.emit(acp.SessionInfoUpdate{Title: title, UpdatedAt: time.Now().UTC().Format(time.RFC3339)})
 	}
 	out := t.drive()
-	t.tools.settle(cardStatus(out))
+	t.showSettled(t.r.settle(cardStatus(out)))
 	t.record(title)
 	t.usageUpdate()
 	t.finish(out)

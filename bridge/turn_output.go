@@ -8,7 +8,6 @@ import (
 	"context"
 
 	"github.com/shimdev/shim/acp"
-	"github.com/shimdev/shim/steer"
 )
 
 // emit sends an update to whoever owns the turn's output now. The update
@@ -30,7 +29,7 @@ func (t *turn) emit(update acp.Update) {
 func (t *turn) emitSettled(update acp.Update) {
 	registered := t.srv.session(t.sess.id) == t.sess
 	t.mu.Lock()
-	sent := (t.win.Route(bufferItem(update)) || (registered && t.win.State() == steer.Orphaned)) && t.srv.send(t.sess.id, update)
+	sent := (t.win.Route(bufferItem(update)) || (registered && t.phase() == phaseOrphaned)) && t.srv.send(t.sess.id, update)
 	t.mu.Unlock()
 	if sent {
 		t.srv.pace()
@@ -50,10 +49,7 @@ func cardStatus(out outcome) acp.ToolStatus {
 func (t *turn) finish(out outcome) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.win.End()
-	t.final = &out
-	if req := t.prompt; req != nil {
-		t.prompt = nil
+	if req := t.onEnd(out); req != nil {
 		t.answer(req, out)
 	}
 }
@@ -83,27 +79,23 @@ func (t *turn) cancelByUser() {
 	default:
 	}
 	t.mu.Lock()
-	req := t.prompt
-	t.prompt = nil
+	req, giveUp := t.onCancel()
 	if req != nil {
 		t.srv.reply(req, acp.PromptResult{StopReason: acp.StopCancelled}, nil)
 	}
-	state := t.win.Detach()
 	t.mu.Unlock()
-	if state == steer.Orphaned {
+	if giveUp {
 		t.orphan()
 	}
 }
 
 // orphan gives the turn up: its output is dropped, its task cancelled.
 func (t *turn) orphan() {
-	t.win.Orphan()
 	t.mu.Lock()
-	already := t.cancelled
-	t.cancelled = true
+	first := t.onGiveUp()
 	taskID := t.taskID
 	t.mu.Unlock()
-	if already {
+	if !first {
 		return
 	}
 	select {
@@ -121,14 +113,12 @@ func (t *turn) orphan() {
 // cancelled and its task cancelled (with the A2A client's own timeout and
 // retries); it returns once the turn's goroutine is done.
 func (t *turn) abandon() {
-	t.win.Orphan()
 	t.mu.Lock()
+	first := t.onGiveUp()
 	taskID := t.taskID
-	already := t.cancelled
-	t.cancelled = true
 	t.mu.Unlock()
 	t.cancel()
-	if taskID != "" && !already {
+	if taskID != "" && first {
 		t.cancelTask(taskID)
 	}
 	// Let the turn end and record itself in the index.
@@ -183,14 +173,13 @@ func (t *turn) task() string {
 // it, in order.
 func (t *turn) adopt(req *acp.Request) {
 	t.mu.Lock()
-	for _, it := range t.win.Adopt() {
+	flush, ended := t.onAdopt(req)
+	for _, it := range flush {
 		t.srv.send(t.sess.id, it.Update)
 	}
-	if t.final != nil {
+	if ended != nil {
 		// The turn ended while the steer was being posted.
-		t.answer(req, *t.final)
-	} else {
-		t.prompt = req
+		t.answer(req, *ended)
 	}
 	t.mu.Unlock()
 	t.srv.pace()

@@ -179,11 +179,9 @@ func (t *turn) handle(ev a2a.Event) (outcome, bool) {
 
 // message shows an agent message: its thoughts, tools and text.
 func (t *turn) message(m *a2a.Message) {
-	for _, th := range m.Thoughts() {
-		t.thought(th)
-	}
+	t.show(t.r.thoughts(m))
 	for _, tc := range m.ToolCalls() {
-		t.tools.handle(tc)
+		t.tool(tc)
 	}
 	t.showStatusText(m.Text())
 }
@@ -192,18 +190,16 @@ func (t *turn) message(m *a2a.Message) {
 func (t *turn) status(st a2a.Status) (outcome, bool) {
 	m := st.Message
 	if m != nil {
-		for _, th := range m.Thoughts() {
-			t.thought(th)
-		}
+		t.show(t.r.thoughts(m))
 		for _, tc := range m.ToolCalls() {
-			t.tools.handle(tc)
+			t.tool(tc)
 		}
 		t.steersConsumed(m.SteersConsumed())
 	}
 	text := m.Text()
 	switch st.State {
 	case a2a.StateCompleted:
-		if !t.artifactText {
+		if !t.r.artifactText {
 			t.showStatusText(text)
 		}
 		return outcome{stop: acp.StopEndTurn}, true
@@ -233,16 +229,8 @@ func (t *turn) status(st a2a.Status) (outcome, bool) {
 
 // failed shows the failed-turn line and builds its error.
 func (t *turn) failed(detail string) outcome {
-	f := a2a.FriendlyError(detail)
-	if f == "" {
-		f = "the task failed"
-	}
-	line := "⚠️ " + t.agent + " error: " + f
-	if t.anyText {
-		line = "\n\n" + line
-	}
-	t.emit(acp.AgentMessageChunk{Content: acp.Text(line)})
-	t.anyText = true
+	outs, f := t.r.failure(detail)
+	t.show(outs)
 	return outcome{err: acp.NewError(acp.CodeInternal, t.agent+": "+f, map[string]any{"state": "failed", "taskId": t.task(), "detail": detail})}
 }
 

@@ -1,0 +1,130 @@
+package acp
+
+import "unicode/utf8"
+
+// Text chunks of one artifact merge while they wait: when the last line
+// still queued (not yet taken by the writer) is a text chunk of the same
+// session and key, a new chunk's text is appended to it, up to mergeMax
+// bytes of text. Nothing waits for a merge: the writer takes whatever has
+// queued the moment it is free, so a lone chunk goes out at once, and
+// chunks merge only while the editor (or the writer) is behind.
+
+// mergeMax caps the text of one merged chunk update (64 KiB): merging
+// never makes a line longer than its longest chunk or this.
+const mergeMax = 64 << 10
+
+// mergeTail locates the text chunk at the end of the queue.
+type mergeTail struct {
+	ok      bool
+	session string
+	key     string
+	end     int // offset of the chunk's closing `"}}}}` in the queue
+	n       int // bytes of text in the chunk
+}
+
+// The session/update line of an agent_message_chunk of text, around its
+// escaped text: the bytes encodeNotification writes for it.
+const (
+	chunkHead = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`
+	chunkMid  = `,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"`
+	chunkEnd  = `"}}}}` + "\n"
+)
+
+// SendText queues answer text (an agent_message_chunk of text) like Send,
+// without waiting: key names where the text belongs (an artifact), and
+// the text merges into the chunk at the end of the queue when that one is
+// of the same session and key and both fit in mergeMax. The editor reads
+// exactly the same text, in the same order, in fewer updates.
+func (c *Conn) SendText(sessionID, key, text string) error {
+	return c.s.out.appendText(sessionID, key, text)
+}
+
+// appendText queues a text chunk, merged when it can be. Only valid UTF-8
+// merges: the JSON of a+b is then the JSON of a followed by the JSON of b.
+func (q *queue) appendText(sessionID, key, text string) error {
+	valid := utf8.ValidString(text)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if err := q.usable(); err != nil {
+		return err
+	}
+	if t := &q.tail; valid && t.ok && t.session == sessionID && t.key == key && t.n+len(text) <= mergeMax {
+		q.buf = appendJSONText(q.buf[:t.end], text)
+		t.end = len(q.buf)
+		t.n += len(text)
+		q.buf = append(q.buf, chunkEnd...)
+		return nil
+	}
+	b := append(q.buf, chunkHead...)
+	b = appendJSONString(b, sessionID)
+	b = append(b, chunkMid...)
+	b = appendJSONText(b, text)
+	end := len(b)
+	q.buf = append(b, chunkEnd...)
+	q.tail = mergeTail{ok: valid && len(text) <= mergeMax, session: sessionID, key: key, end: end, n: len(text)}
+	q.cond.Broadcast()
+	return nil
+}
+
+// appendJSONString appends s as a JSON string, as encoding/json writes it
+// with HTML escaping off.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = appendJSONText(b, s)
+	return append(b, '"')
+}
+
+// appendJSONText appends the inside of s as a JSON string, byte for byte
+// what encoding/json writes with SetEscapeHTML(false): the short escapes
+// for \b \f \n \r \t, \u00XX for other control bytes, \u2028 and \u2029
+// escaped, invalid UTF-8 replaced by \ufffd (TestAppendJSONTextLikeEncodingJSON).
+func appendJSONText(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= ' ' && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(b, s[start:]...)
+}

@@ -1,0 +1,288 @@
+package bridge
+
+// Tool cards, rendered: a tool call's title, kind, locations, result and
+// diff, live (a tool_call when the call first appears, then updates) or
+// replayed (one tool_call in its final state). What a kind of tool adds
+// to its card is one row of cardRules; what a phase means is toolPhases.
+
+import (
+	"encoding/json"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/toolview"
+)
+
+// toolCards are the cards of one turn.
+type toolCards struct {
+	open  map[string]*toolCard
+	order []string // ids in the order they opened
+}
+
+type toolCard struct {
+	name   string
+	parent string
+	args   toolview.Args
+	ended  bool
+	// emitted: a replayed card was shown (in its final state)
+	emitted bool
+}
+
+// cardRule is what one kind of tool adds to its card; a kind with no row
+// adds nothing.
+type cardRule struct {
+	// completed adds content to a card that completed (a diff).
+	completed func(c *toolCard, res toolview.Resolver) []acp.ToolCallContent
+	// resultLocations reads locations from a result (search hits); nil
+	// keeps the card's own.
+	resultLocations func(c *toolCard, result string, res toolview.Resolver) []acp.Location
+}
+
+var cardRules = map[acp.ToolKind]cardRule{
+	toolview.KindEdit: {completed: func(c *toolCard, res toolview.Resolver) []acp.ToolCallContent {
+		if d, ok := toolview.Diff(c.name, c.args, res); ok {
+			return []acp.ToolCallContent{acp.Diff{Path: d.Path, OldText: d.OldText, NewText: d.NewText}}
+		}
+		return nil
+	}},
+	toolview.KindSearch: {resultLocations: func(c *toolCard, result string, res toolview.Resolver) []acp.Location {
+		return acpLocations(toolview.SearchLocations(result, c.args.String("project"), res))
+	}},
+}
+
+// toolPhases maps a call's phase to the status of its card; a phase not
+// listed leaves the call running.
+var toolPhases = map[a2a.Phase]acp.ToolStatus{
+	a2a.PhaseCompleted: acp.ToolCompleted,
+	a2a.PhaseFailed:    acp.ToolFailed,
+}
+
+// endStatus is the status a call's phase ends its card with.
+func endStatus(tc a2a.ToolCall) (acp.ToolStatus, bool) {
+	s, ok := toolPhases[tc.Phase]
+	return s, ok
+}
+
+// resultOf is what an ended call returned: its result, or a failed call's
+// error.
+func resultOf(tc a2a.ToolCall, status acp.ToolStatus) string {
+	if status == acp.ToolFailed && tc.Result == "" {
+		return tc.Error
+	}
+	return tc.Result
+}
+
+// callView is what a card shows of the call itself.
+type callView struct {
+	title     string
+	kind      acp.ToolKind
+	locations []acp.Location
+	rawInput  json.RawMessage
+}
+
+func (r *renderer) callView(c *toolCard) callView {
+	return callView{title: cardTitle(c.name, c.parent, c.args), kind: toolview.Kind(c.name),
+		locations: acpLocations(toolview.Locations(c.name, c.args, r.res)), rawInput: acp.RawJSON(rawInput(c.args))}
+}
+
+// resultView is what an ended card shows of its result.
+type resultView struct {
+	content   []acp.ToolCallContent
+	rawOutput json.RawMessage
+	locations []acp.Location // nil: the card's own stand
+}
+
+func (r *renderer) resultView(c *toolCard, status acp.ToolStatus, result string) resultView {
+	var v resultView
+	rule := cardRules[toolview.Kind(c.name)]
+	if status == acp.ToolCompleted && rule.completed != nil {
+		v.content = append(v.content, rule.completed(c, r.res)...)
+	}
+	if result != "" {
+		v.content = append(v.content, acp.Content{Content: acp.Text(toolview.CutResult(result))})
+		v.rawOutput = acp.RawJSON(result)
+	}
+	if rule.resultLocations != nil {
+		v.locations = rule.resultLocations(c, result, r.res)
+	}
+	return v
+}
+
+// tool renders one tool-call event of a live turn.
+func (r *renderer) tool(tc a2a.ToolCall) []out {
+	if tc.ID == "" {
+		return nil
+	}
+	card := r.cards.open[tc.ID]
+	if status, ended := endStatus(tc); ended {
+		if card == nil {
+			card = r.openCard(tc)
+		}
+		r.endCard(tc, card, status)
+		return r.take()
+	}
+	if card == nil {
+		r.openCard(tc)
+		return r.take()
+	}
+	// Servers announce a call twice: first with empty args, then with
+	// the full ones.
+	if tc.Args == "" {
+		return nil
+	}
+	if tc.Name != "" {
+		card.name = tc.Name
+	}
+	card.args = toolview.ParseArgs(tc.Args)
+	v := r.callView(card)
+	r.push(acp.ToolCallUpdate{ToolCallID: tc.ID, Title: v.title, Kind: v.kind, Locations: v.locations, RawInput: v.rawInput})
+	return r.take()
+}
+
+func (r *renderer) openCard(tc a2a.ToolCall) *toolCard {
+	card := &toolCard{name: tc.Name, parent: tc.ParentID, args: toolview.ParseArgs(tc.Args)}
+	r.cards.open[tc.ID] = card
+	r.cards.order = append(r.cards.order, tc.ID)
+	v := r.callView(card)
+	r.push(acp.ToolCall{ToolCallID: tc.ID, Title: v.title, Kind: v.kind, Status: acp.ToolInProgress,
+		Locations: v.locations, RawInput: v.rawInput})
+	return card
+}
+
+func (r *renderer) endCard(tc a2a.ToolCall, card *toolCard, status acp.ToolStatus) {
+	if tc.Args != "" {
+		card.args = toolview.ParseArgs(tc.Args)
+	}
+	v := r.resultView(card, status, resultOf(tc, status))
+	card.ended = true
+	r.push(acp.ToolCallUpdate{ToolCallID: tc.ID, Status: status, Content: v.content, RawOutput: v.rawOutput, Locations: v.locations})
+}
+
+// toolName is the name of the call id's card ("" when none).
+func (r *renderer) toolName(id string) string {
+	if c := r.cards.open[id]; c != nil {
+		return c.name
+	}
+	return ""
+}
+
+// settle ends every card still open as the turn ends (no card outlives its
+// turn): status is completed for a turn that ends end_turn, else failed.
+func (r *renderer) settle(status acp.ToolStatus) []out {
+	for _, id := range r.cards.order {
+		if card := r.cards.open[id]; !card.ended {
+			card.ended = true
+			r.push(acp.ToolCallUpdate{ToolCallID: id, Status: status})
+		}
+	}
+	return r.take()
+}
+
+// pastTool renders one tool-call event of a past turn: a call is shown
+// once, as one tool_call in its final state, when it ended (newID names
+// the card in the session).
+func (r *renderer) pastTool(tc a2a.ToolCall, newID func(string) string) []out {
+	if tc.ID == "" {
+		return nil
+	}
+	c := r.cards.open[tc.ID]
+	if c == nil {
+		c = &toolCard{}
+		r.cards.open[tc.ID] = c
+		r.cards.order = append(r.cards.order, tc.ID)
+	}
+	if c.emitted {
+		return nil
+	}
+	if tc.Name != "" {
+		c.name = tc.Name
+	}
+	if tc.ParentID != "" {
+		c.parent = tc.ParentID
+	}
+	if tc.Args != "" {
+		c.args = toolview.ParseArgs(tc.Args)
+	}
+	if status, ended := endStatus(tc); ended {
+		r.pastCard(tc.ID, c, status, resultOf(tc, status), newID)
+	}
+	return r.take()
+}
+
+// pastOpen shows the past calls that never ended, with the status the
+// turn's state gives them.
+func (r *renderer) pastOpen(state a2a.State, newID func(string) string) []out {
+	status := acp.ToolCompleted
+	switch state {
+	case a2a.StateFailed, a2a.StateCanceled, a2a.StateRejected:
+		status = acp.ToolFailed
+	case a2a.StateInputRequired, a2a.StateAuthRequired:
+		status = acp.ToolPending
+	case a2a.StateWorking, a2a.StateSubmitted, a2a.StateUnknown, "":
+		status = acp.ToolInProgress
+	}
+	for _, id := range r.cards.order {
+		if c := r.cards.open[id]; !c.emitted {
+			r.pastCard(id, c, status, "", newID)
+		}
+	}
+	return r.take()
+}
+
+func (r *renderer) pastCard(id string, c *toolCard, status acp.ToolStatus, result string, newID func(string) string) {
+	c.emitted = true
+	cv, rv := r.callView(c), r.resultView(c, status, result)
+	u := acp.ToolCall{ToolCallID: newID(id), Title: cv.title, Kind: cv.kind, Status: status, RawInput: cv.rawInput,
+		Locations: cv.locations, Content: rv.content, RawOutput: rv.rawOutput}
+	if len(rv.locations) > 0 {
+		u.Locations = rv.locations
+	}
+	r.push(u)
+}
+
+// parkedTool finds the open tool card a park is about: the most recent
+// card not ended whose kind is kind; nil when none is.
+func (c *toolCards) parkedTool(kind string) (string, *toolCard) {
+	for i := len(c.order) - 1; i >= 0; i-- {
+		id := c.order[i]
+		if card := c.open[id]; !card.ended && toolview.Kind(card.name) == kind {
+			return id, card
+		}
+	}
+	return "", nil
+}
+
+// cardTitle is the title of a tool card, live or replayed.
+func cardTitle(name, parent string, args toolview.Args) string {
+	if name == "" {
+		name = "tool"
+	}
+	title := toolview.Title(name, args)
+	if parent != "" {
+		title = toolview.ChildTitle(title)
+	}
+	return title
+}
+
+func acpLocations(locs []toolview.Location) []acp.Location {
+	if len(locs) == 0 {
+		return nil
+	}
+	out := make([]acp.Location, len(locs))
+	for i, l := range locs {
+		out[i] = acp.Location{Path: l.Path, Line: l.Line}
+	}
+	return out
+}
+
+// rawInput is what the editor shows as the call's input: the parsed
+// arguments, or the raw text when nothing parsed.
+func rawInput(a toolview.Args) any {
+	if len(a.Fields) > 0 {
+		return a.Fields
+	}
+	if a.Raw != "" {
+		return a.Raw
+	}
+	return nil
+}
