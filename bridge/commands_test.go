@@ -299,3 +299,40 @@ func TestSkillHint(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandsFromExtendedCard: the extended card read after the probe
+// gives the skills; a session opened before it was read gets them again
+// when it replaces the public card.
+func TestCommandsFromExtendedCard(t *testing.T) {
+	f := newFake(t)
+	f.setSkills(reviewSkills()...)
+	f.mu.Lock()
+	f.extended = []any{map[string]any{"id": "deploy", "name": "Deploy", "description": "Ships it", "tags": []any{}}}
+	f.mu.Unlock()
+	s := startShim(t, f.url, nil, nil)
+	s.init(t)
+	id := s.newSession(t, "/tmp")
+	lists := waitCommands(t, s, id, 1)
+	if got := commandNames(lists[0]); got != "deploy status" {
+		t.Errorf("commands %q", got)
+	}
+	// authenticate reads the cards again: the public one first (its
+	// skills), then the extended one; the session ends on the extended.
+	if m := s.Call("authenticate", map[string]any{"methodId": "shim-credentials"}); m.Error != nil {
+		t.Fatal(m.Error)
+	}
+	f.mu.Lock()
+	f.extended = []any{map[string]any{"id": "rollback", "name": "Rollback", "tags": []any{}}}
+	f.mu.Unlock()
+	if m := s.Call("authenticate", map[string]any{"methodId": "shim-credentials"}); m.Error != nil {
+		t.Fatal(m.Error)
+	}
+	s.WaitFor("the extended card's commands", func(ms []acptest.Message) bool {
+		for _, m := range ms {
+			if strings.Contains(string(m.Raw), `"available_commands_update"`) && strings.Contains(string(m.Raw), `"rollback"`) {
+				return true
+			}
+		}
+		return false
+	})
+}
