@@ -62,7 +62,7 @@ func Run(o Options) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting shim: %w", err)
 	}
-	c := &conn{w: stdin, out: o.Out, approve: o.Approve, waiters: map[string]chan message{}}
+	c := &conn{w: stdin, out: o.Out, approve: o.Approve, waiters: map[string]chan message{}, methods: map[string]string{}}
 	go c.read(stdout)
 	defer func() {
 		stdin.Close()
@@ -115,6 +115,9 @@ type Step struct {
 	// prompt's answer has started streaming: session/cancel, then this
 	// prompt at once (inside shim's grace window, it steers the turn).
 	SendNow string
+	// SetMode, when set, is chosen in the mode picker (session/set_mode)
+	// before the prompt (none when Prompt is empty).
+	SetMode string
 }
 
 func (c *conn) step(sessionID string, st Step, timeout time.Duration) error {
@@ -123,6 +126,14 @@ func (c *conn) step(sessionID string, st Step, timeout time.Duration) error {
 	}
 	prompt := func(text string) map[string]any {
 		return map[string]any{"sessionId": sessionID, "prompt": []any{map[string]any{"type": "text", "text": text}}}
+	}
+	if st.SetMode != "" {
+		if _, err := c.call("session/set_mode", map[string]any{"sessionId": sessionID, "modeId": st.SetMode}, timeout); err != nil {
+			return err
+		}
+		if st.Prompt == "" {
+			return nil
+		}
 	}
 	if st.SendNow == "" {
 		_, err := c.call("session/prompt", prompt(st.Prompt), timeout)
@@ -174,6 +185,7 @@ type conn struct {
 	mu      sync.Mutex
 	seq     int
 	waiters map[string]chan message
+	methods map[string]string
 	// onChunk, when set, runs once at the next agent_message_chunk.
 	onChunk func()
 }
@@ -197,6 +209,7 @@ func (c *conn) call(method string, params any, timeout time.Duration) (json.RawM
 	id := c.seq
 	ch := make(chan message, 1)
 	c.waiters[fmt.Sprint(id)] = ch
+	c.methods[fmt.Sprint(id)] = method
 	c.mu.Unlock()
 	pj, _ := json.Marshal(params)
 	c.printf("→ %s %s\n", method, pj)
@@ -207,10 +220,8 @@ func (c *conn) call(method string, params any, timeout time.Duration) (json.RawM
 			return nil, errors.New("shim closed its stdout")
 		}
 		if m.Error != nil {
-			c.printf("← %s error %d: %s %s\n", method, m.Error.Code, m.Error.Message, m.Error.Data)
 			return nil, fmt.Errorf("%s: %s", method, m.Error.Message)
 		}
-		c.printf("← %s result %s\n", method, m.Result)
 		return m.Result, nil
 	case <-time.After(timeout):
 		return nil, fmt.Errorf("%s: no answer within %s", method, timeout)
@@ -234,10 +245,19 @@ func (c *conn) read(r io.Reader) {
 		case m.Method != "":
 			c.printf("← %s %s\n", m.Method, m.Params)
 		default:
+			// Printed here, in the order shim wrote it: an update that
+			// follows a response is shown after it.
 			c.mu.Lock()
 			ch := c.waiters[string(m.ID)]
+			method := c.methods[string(m.ID)]
 			delete(c.waiters, string(m.ID))
+			delete(c.methods, string(m.ID))
 			c.mu.Unlock()
+			if m.Error != nil {
+				c.printf("← %s error %d: %s %s\n", method, m.Error.Code, m.Error.Message, m.Error.Data)
+			} else {
+				c.printf("← %s result %s\n", method, m.Result)
+			}
 			if ch != nil {
 				ch <- m
 			}
