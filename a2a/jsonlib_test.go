@@ -46,7 +46,7 @@ func corpusInputs(t testing.TB, dirs ...string) [][]byte {
 // frameSeeds are the frames of the a2a corpora (frames, and the data of
 // the SSE streams' events) and the ACP lines of bridge's corpus.
 func frameSeeds(t testing.TB) [][]byte {
-	seeds := corpusInputs(t, "testdata/fuzz/FuzzDecodeFrame", "testdata/fuzz/FuzzWireText", "../bridge/testdata/fuzz/FuzzStdioLine")
+	seeds := corpusInputs(t, "testdata/fuzz/FuzzDecodeFrame", "testdata/fuzz/FuzzWireText", "../acp/testdata/fuzz/FuzzStdioLine")
 	for _, stream := range corpusInputs(t, "testdata/fuzz/FuzzSSE") {
 		sr := newSSEReader(strings.NewReader(string(stream)))
 		for range len(stream) + 1 {
