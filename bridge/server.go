@@ -56,6 +56,12 @@ type Options struct {
 	// refused (it depends on where the token came from); the default
 	// says to run `shim login`.
 	RefusedAdvice func() string
+	// Models are the model ids the agent accepts (--models): offered as
+	// the model picker; none, no picker.
+	Models []string
+	// CredentialSource, when set, says where the token in use came from
+	// (never the token), for /status.
+	CredentialSource func() string
 	// Log receives diagnostics (stderr).
 	Log *slog.Logger
 }
@@ -93,6 +99,10 @@ type Server struct {
 	mcpNoted    bool
 
 	rootMap *roots.Map
+
+	// cmdMu guards the command list last sent (cardChanged compares).
+	cmdMu        sync.Mutex
+	commandsSent []acp.AvailableCommand
 	// threadStates holds, per session id, what this process showed of the
 	// thread (*threadState).
 	threadStates sync.Map
@@ -191,7 +201,8 @@ func (s *Server) Handle(ctx context.Context, req *acp.Request) {
 		}()
 	case acp.MethodSessionList:
 		go func() { res, err := s.listSessions(req); s.reply(req, res, err) }()
-	case acp.MethodSessionPrompt, acp.MethodSessionCancel, acp.MethodSessionLoad, acp.MethodSessionResume, acp.MethodSessionClose:
+	case acp.MethodSessionPrompt, acp.MethodSessionCancel, acp.MethodSessionLoad, acp.MethodSessionResume, acp.MethodSessionClose,
+		acp.MethodSessionSetMode, acp.MethodSessionSetConfigOption, acp.MethodSessionSteering, acp.MethodSessionDelete:
 		var p acp.SessionParams
 		if req.Params != nil {
 			_ = json.Unmarshal(*req.Params, &p)
@@ -246,9 +257,21 @@ func (s *Server) handleSession(req *acp.Request, p acp.SessionParams) {
 	case acp.MethodSessionLoad, acp.MethodSessionResume:
 		res, err := s.loadSession(req, p, req.Method == acp.MethodSessionLoad)
 		s.reply(req, res, err)
+		if err == nil {
+			s.sendCommands(p.SessionID)
+		}
 	case acp.MethodSessionClose:
 		res, err := s.closeSession(p)
 		s.reply(req, res, err)
+	case acp.MethodSessionDelete:
+		res, err := s.deleteSession(p)
+		s.reply(req, res, err)
+	case acp.MethodSessionSetMode:
+		s.setModeRequest(req)
+	case acp.MethodSessionSetConfigOption:
+		s.setConfigOption(req)
+	case acp.MethodSessionSteering:
+		s.nativeSteer(req)
 	}
 }
 
@@ -395,8 +418,8 @@ func (s *Server) newSession(req *acp.Request) (result any, after func(), err err
 	}
 	s.infoMu.Unlock()
 	if h := s.claimHandoff(c, p.CWD); h != nil {
-		res, after := s.openHandoff(c, p.CWD, h)
-		return res, after, nil
+		sess, after := s.openHandoff(c, p.CWD, h)
+		return s.newResult(sess), func() { after(); s.sendCommands(sess.id) }, nil
 	}
 	id := mintContextID(s.contextPrefix(), time.Now())
 	sess := &session{id: id, cwd: p.CWD, minted: true}
@@ -407,7 +430,13 @@ func (s *Server) newSession(req *acp.Request) (result any, after func(), err err
 		e.CWD = p.CWD
 		e.UpdatedAt = time.Now()
 	})
-	return acp.NewSessionResult{SessionID: id}, nil, nil
+	return s.newResult(sess), func() { s.sendCommands(id) }, nil
+}
+
+// newResult answers session/new: the id, the options and the modes.
+func (s *Server) newResult(sess *session) acp.NewSessionResult {
+	open := s.openResult(sess)
+	return acp.NewSessionResult{SessionID: sess.id, ConfigOptions: open.ConfigOptions, Modes: open.Modes}
 }
 
 // checkCWD refuses a cwd that is not absolute (an empty one only when the

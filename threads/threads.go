@@ -67,6 +67,9 @@ type Entry struct {
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 	TaskIDs   []string  `json:"taskIds,omitempty"`
+	// Deleted is set once the thread left the editor's history
+	// (session/delete): it is never listed again.
+	Deleted bool `json:"deleted,omitempty"`
 }
 
 // AddTask appends taskID unless the entry has it already, keeping the

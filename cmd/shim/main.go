@@ -202,6 +202,7 @@ func commonFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "allow-insecure-http", Usage: "allow sending a token over plain http to a non-loopback host"},
 		&cli.BoolFlag{Name: "no-preamble", Usage: "never add the editor-context preamble to the first prompt"},
 		&cli.Int64Flag{Name: "context-window", Usage: "the remote model's context window in `TOKENS`, for usage updates"},
+		&cli.StringFlag{Name: "models", EnvVars: []string{"SHIM_MODELS"}, Usage: "comma-separated model ids (`LIST`) the agent accepts in message metadata model; offered as the editor's model picker"},
 		&cli.StringFlag{Name: "stall", Value: "90s", Usage: "a stream silent this long (`DURATION`, keep-alives included) counts as dropped"},
 		&cli.StringFlag{Name: "trace-frames", Usage: "append every raw A2A frame to `FILE`, one JSON line each, tokens redacted"},
 		&cli.StringFlag{Name: "oauth-client-id", EnvVars: []string{"SHIM_OAUTH_CLIENT_ID"}, Usage: "OAuth client `ID` for `shim login` against an OAuth 2.0 / OpenID Connect agent"},

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -308,6 +309,7 @@ func serveAction(c *cli.Context) error {
 		SteerGrace:    grace,
 		NoPreamble:    flagBool(c, "no-preamble"),
 		ContextWindow: flagInt64(c, "context-window"),
+		Models:        modelList(flagString(c, "models")),
 		BusyTimeout:   busy,
 		ThreadsOnly:   flagBool(c, "threads-only"),
 		ServerKey:     key,
@@ -321,6 +323,14 @@ func serveAction(c *cli.Context) error {
 			defer s.mu.Unlock()
 			return refusedAdvice(s.source)
 		},
+		CredentialSource: func() string {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.source == "" {
+				return "none (no token for this URL)"
+			}
+			return sourceName(s.source, s.store.Path())
+		},
 	}
 	opts.RootOverrides, opts.Home = overrides, homeDir()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -332,6 +342,18 @@ func serveAction(c *cli.Context) error {
 	// ACP messages quote server errors and answers: a server that echoes
 	// the token must not get it onto stdout (editors log this stream).
 	return bridge.Serve(ctx, os.Stdin, newJSONRedactor(os.Stdout), opts)
+}
+
+// modelList reads --models: comma-separated ids, trimmed, empty ones and
+// repeats dropped, in the given order.
+func modelList(s string) []string {
+	var out []string
+	for _, m := range strings.Split(s, ",") {
+		if m = strings.TrimSpace(m); m != "" && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // rootOverrides parses the --root flags. A relative PATH is taken in dir,

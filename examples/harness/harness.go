@@ -116,6 +116,9 @@ type Step struct {
 	// prompt's answer has started streaming: session/cancel, then this
 	// prompt at once (inside shim's grace window, it steers the turn).
 	SendNow string
+	// SetMode, when set, is chosen in the mode picker (session/set_mode)
+	// before the prompt (none when Prompt is empty).
+	SetMode string
 }
 
 func (c *conn) step(sessionID string, st Step, timeout time.Duration) error {
@@ -124,6 +127,14 @@ func (c *conn) step(sessionID string, st Step, timeout time.Duration) error {
 	}
 	prompt := func(text string) map[string]any {
 		return map[string]any{"sessionId": sessionID, "prompt": []any{map[string]any{"type": "text", "text": text}}}
+	}
+	if st.SetMode != "" {
+		if _, err := c.call("session/set_mode", map[string]any{"sessionId": sessionID, "modeId": st.SetMode}, timeout); err != nil {
+			return err
+		}
+		if st.Prompt == "" {
+			return nil
+		}
 	}
 	if st.SendNow == "" {
 		_, err := c.call("session/prompt", prompt(st.Prompt), timeout)
@@ -182,17 +193,19 @@ func (c *conn) call(method string, params any, timeout time.Duration) (json.RawM
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", method, err)
 	case m.Error != nil:
-		c.printf("← %s error %d: %s %s\n", method, m.Error.Code, m.Error.Message, m.Error.Data)
 		return nil, fmt.Errorf("%s: %s", method, m.Error.Message)
 	}
-	c.printf("← %s result %s\n", method, m.Result)
 	return m.Result, nil
 }
 
-// read prints each message shim wrote but the responses (call prints
-// those), in the order shim wrote them.
+// read prints each message shim wrote, in the order shim wrote it: an
+// update that follows a response is shown after it.
 func (c *conn) read(m acpclient.Message) {
 	switch {
+	case m.Method == "" && m.Error != nil:
+		c.printf("← %s error %d: %s %s\n", c.MethodOf(string(m.ID)), m.Error.Code, m.Error.Message, m.Error.Data)
+	case m.Method == "":
+		c.printf("← %s result %s\n", c.MethodOf(string(m.ID)), m.Result)
 	case m.Method == "session/update":
 		c.printUpdate(m.Params)
 	case m.Method == "session/request_permission" && len(m.ID) > 0:

@@ -132,6 +132,9 @@ func (c *Conn) read(r io.Reader) {
 	}
 }
 
+// MethodOf is the method of the request this client sent with id.
+func (c *Conn) MethodOf(id string) string { return c.methodOf(id) }
+
 func (c *Conn) methodOf(id string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
