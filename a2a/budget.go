@@ -131,12 +131,3 @@ func overBudget(b *ReadBudget, limit int64) error {
 	}
 	return &tooLargeError{what: "a response body", limit: limit}
 }
-
-// SetMaxEventSize sets the SSE event and body limit (64 MiB) and returns
-// a func that restores it. It is for tests, which would otherwise have to
-// stream 64 MiB; nothing else calls it, and no stream may be open.
-func SetMaxEventSize(n int) (restore func()) {
-	old := maxEventSize
-	maxEventSize = n
-	return func() { maxEventSize = old }
-}

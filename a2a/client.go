@@ -2,8 +2,6 @@ package a2a
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +15,7 @@ import (
 	"github.com/hashicorp/go-cleanhttp"
 	"github.com/hashicorp/go-retryablehttp"
 
+	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/internal/redact"
 )
 
@@ -313,27 +312,10 @@ func (c *Client) Resubscribe(ctx context.Context, taskID string) (*Stream, error
 // success it reads the extended card when the card offers one (SPEC
 // §12.2).
 func (c *Client) Probe(ctx context.Context) error {
-	_, err := c.GetTask(ctx, "shim-probe-"+randomHex(8), 0)
+	_, err := c.GetTask(ctx, "shim-probe-"+randid.Hex(8), 0)
 	var rpc *RPCError
 	if err != nil && !errors.As(err, &rpc) {
 		return err
 	}
 	return c.extend(ctx)
-}
-
-// randomHex returns n random bytes in hex.
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// NewID returns a random UUID (version 4) for message ids.
-func NewID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b)
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }

@@ -9,11 +9,13 @@ import (
 	"strconv"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/shimdev/shim/internal/randid"
 )
 
 // encodeMessage builds a user message for the dialect.
 func encodeMessage(d Dialect, m OutMessage) map[string]any {
-	msg := map[string]any{"messageId": NewID()}
+	msg := map[string]any{"messageId": randid.UUID()}
 	parts := make([]map[string]any, 0, len(m.Parts))
 	for _, p := range m.Parts {
 		parts = append(parts, encodePart(d, p))
@@ -149,7 +151,7 @@ func newLongText(s string) *longText {
 	return &longText{s: s, id: "shim-long-text-" + longNonce + "-" + strconv.FormatInt(longSeq.Add(1), 10)}
 }
 
-var longNonce = randomHex(8)
+var longNonce = randid.Hex(8)
 
 // collectLong finds the long texts of an encoded message.
 func collectLong(v any, out *[]*longText) {

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
+	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/internal/redact"
 )
 
@@ -241,7 +242,7 @@ func (l *OAuthLogin) authCode(ctx context.Context, p *OAuthPlan) (*oauth2.Token,
 	conf := l.config(p)
 	conf.RedirectURL = fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
 	verifier := oauth2.GenerateVerifier()
-	state := randomHex(16)
+	state := randid.Hex(16)
 	type answer struct {
 		code string
 		err  error

@@ -301,12 +301,6 @@ func eventData(c *chunks, hasData bool) []byte {
 	return b
 }
 
-// parseSSEBlock parses the lines of one event block.
-func parseSSEBlock(block []byte) (sseEvent, bool) {
-	ev, err := newSSEReader(bytes.NewReader(block)).Next()
-	return ev, err == nil
-}
-
 // crReader turns every line end into "\n": "\r\n" and a lone "\r" alike
 // (a raw CR can only be a line end in SSE). A CR at the end of one read
 // whose LF starts the next read counts once.

@@ -58,6 +58,14 @@ type InitializeResult struct {
 	AgentCapabilities AgentCapabilities `json:"agentCapabilities"`
 	AuthMethods       []AuthMethod      `json:"authMethods"`
 	AgentInfo         Implementation    `json:"agentInfo"`
+	Meta              *InitializeMeta   `json:"_meta,omitempty"`
+}
+
+// InitializeMeta is initialize's _meta: the extensions shim speaks.
+type InitializeMeta struct {
+	Steering struct {
+		Supported bool `json:"supported"`
+	} `json:"steering"`
 }
 
 // Empty is a capability with no options ({}).
@@ -75,6 +83,7 @@ type AgentCapabilities struct {
 		List   Empty `json:"list"`
 		Resume Empty `json:"resume"`
 		Close  Empty `json:"close"`
+		Delete Empty `json:"delete"`
 	} `json:"sessionCapabilities"`
 	Auth struct {
 		Logout Empty `json:"logout"`

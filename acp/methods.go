@@ -14,4 +14,11 @@ const (
 	MethodSessionCancel     = "session/cancel"
 	MethodSessionUpdate     = "session/update"
 	MethodRequestPermission = "session/request_permission"
+
+	MethodSessionDelete          = "session/delete"
+	MethodSessionSetMode         = "session/set_mode"
+	MethodSessionSetConfigOption = "session/set_config_option"
+	// MethodSessionSteering is the steering extension editors and other
+	// ACP agents share (not in the v1 schema).
+	MethodSessionSteering = "_session/steering"
 )

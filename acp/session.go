@@ -10,7 +10,15 @@ type NewSessionParams struct {
 
 // NewSessionResult answers session/new.
 type NewSessionResult struct {
-	SessionID string `json:"sessionId"`
+	SessionID     string                `json:"sessionId"`
+	ConfigOptions []SessionConfigOption `json:"configOptions,omitempty"`
+	Modes         *SessionModeState     `json:"modes,omitempty"`
+}
+
+// LoadSessionResult answers session/load and session/resume.
+type LoadSessionResult struct {
+	ConfigOptions []SessionConfigOption `json:"configOptions,omitempty"`
+	Modes         *SessionModeState     `json:"modes,omitempty"`
 }
 
 // SessionParams is the part of a session method's params shim routes by

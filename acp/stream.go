@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -15,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/shimdev/shim/internal/randid"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -183,9 +182,7 @@ const parkMin = 1 << 20
 // placeholder is what jsonrpc2 sees as the params of a parked request.
 func (s *stream) placeholder() []byte {
 	s.nonceOnce.Do(func() {
-		b := make([]byte, 12)
-		_, _ = rand.Read(b)
-		s.nonce = []byte(`{"$shim-parked-params":"` + hex.EncodeToString(b) + `"}`)
+		s.nonce = []byte(`{"$shim-parked-params":"` + randid.Hex(12) + `"}`)
 	})
 	return s.nonce
 }

@@ -17,6 +17,10 @@ type (
 	tagToolCallUpdate    struct{}
 	tagUsageUpdate       struct{}
 	tagSessionInfoUpdate struct{}
+	tagAvailableCommands struct{}
+	tagCurrentMode       struct{}
+	tagConfigOption      struct{}
+	tagSelect            struct{}
 )
 
 func (tagText) MarshalJSON() ([]byte, error)         { return []byte(`"text"`), nil }
@@ -37,3 +41,9 @@ func (tagUsageUpdate) MarshalJSON() ([]byte, error)      { return []byte(`"usage
 func (tagSessionInfoUpdate) MarshalJSON() ([]byte, error) {
 	return []byte(`"session_info_update"`), nil
 }
+func (tagAvailableCommands) MarshalJSON() ([]byte, error) {
+	return []byte(`"available_commands_update"`), nil
+}
+func (tagCurrentMode) MarshalJSON() ([]byte, error)  { return []byte(`"current_mode_update"`), nil }
+func (tagConfigOption) MarshalJSON() ([]byte, error) { return []byte(`"config_option_update"`), nil }
+func (tagSelect) MarshalJSON() ([]byte, error)       { return []byte(`"select"`), nil }

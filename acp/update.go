@@ -3,8 +3,9 @@ package acp
 import "encoding/json"
 
 // Update is one session/update: AgentMessageChunk, AgentThoughtChunk,
-// UserMessageChunk, ToolCall, ToolCallUpdate, UsageUpdate or
-// SessionInfoUpdate.
+// UserMessageChunk, ToolCall, ToolCallUpdate, UsageUpdate,
+// SessionInfoUpdate, AvailableCommandsUpdate, CurrentModeUpdate or
+// ConfigOptionUpdate (config.go).
 type Update interface{ isUpdate() }
 
 // SessionNotification is session/update's params.

@@ -38,6 +38,8 @@ func (s *Server) initialize(req *acp.Request) (any, error) {
 	caps.LoadSession = true
 	caps.PromptCapabilities.Image = true
 	caps.PromptCapabilities.EmbeddedContext = true
+	res.Meta = &acp.InitializeMeta{}
+	res.Meta.Steering.Supported = true
 	res.AuthMethods = []acp.AuthMethod{
 		{ID: "shim-credentials", Name: "Stored credentials",
 			Description: "Use the agent URL and token saved by `shim login` (or given with --url and --token), and check them against the server."},
@@ -96,6 +98,9 @@ func (s *Server) remote() (*a2a.Client, error) {
 	if err != nil {
 		return nil, acp.AuthRequired(err.Error())
 	}
+	// The extended card (read after the probe) may bring other skills:
+	// the open sessions get the new commands.
+	c.OnCardChange(func(*a2a.Card) { s.cardChanged() })
 	s.authMu.Lock()
 	s.client = c
 	s.authMu.Unlock()
@@ -151,6 +156,9 @@ func (s *Server) authenticate(req *acp.Request) (any, error) {
 		if _, err := s.ensureAuth(s.ctx); err != nil {
 			return nil, err
 		}
+		// The card may be another now (a login to another agent, a
+		// changed one): the open sessions get its commands.
+		s.cardChanged()
 		return struct{}{}, nil
 	case "shim-login":
 		return nil, acp.AuthRequired("run `shim login` in a terminal to store the agent URL and token, then try again")

@@ -20,11 +20,14 @@
 //	               (toolPhases); live (opened, updated, ended) and replayed;
 //	               a todo tool's plan; command cards as terminals
 //	turn_busy.go   the wait for a chat busy elsewhere; the park a turn answers
-//	steering.go    Send Now: steers folded into a detached turn
+//	steering.go    Send Now: steers folded into a detached turn; _session/steering
+//	               into a running one, through the same post
+//	commands.go    the card's skills as commands, /status, skill hints (§11.1)
+//	modes.go       the permissions and model options, mirrored as modes (§11.2)
 //	parks.go       approvals (permission requests) and questions
 //	forms.go       questions and forms as elicitation/create forms
 //	tools.go       the live turn's tool events; the roots resolver
-//	history.go     session/list, load, resume, close; the console hand-off
+//	history.go     session/list, load, resume, close, delete; the console hand-off
 //	replay.go      a thread's past turns, in order, through the renderer
 //
 // # The turn's state
@@ -53,7 +56,8 @@
 //	request             Server.Handle               initialize-free calls that may wait (authenticate,
 //	                                                logout, session/new, session/list): one each
 //	session queue       serial.push                 one per session id with work: prompt, cancel, load,
-//	                                                resume, close of that id, in arrival order; forgotten
+//	                                                resume, close, delete, set_mode, set_config_option,
+//	                                                _session/steering of that id, in arrival order; forgotten
 //	                                                when idle and the id is no session
 //	turn                Server.prompt               the turn's stream, its tool cards and text state
 //	                                                (fields "only the turn's goroutine touches"); it waits
@@ -66,10 +70,11 @@
 //
 // # Locks
 //
-// Server's state is under three locks, one per concern, each taken alone:
+// Server's state is under four locks, one per concern, each taken alone:
 // Server.authMu (the A2A client, authOK), Server.sessMu (the sessions and
-// their queues) and Server.infoMu (what initialize said of the client, the
-// context-id prefix, the once-only notes). The order is Server.sessMu →
+// their queues), Server.infoMu (what initialize said of the client, the
+// context-id prefix, the once-only notes) and Server.cmdMu (the command
+// list last sent). The order is Server.sessMu →
 // serial.mu (enqueue and dropQueue hold sessMu while they take a queue's
 // lock); session.mu is taken alone; turn.mu → the window's
 // own lock and the output queue's lock (a turn queues its updates and its

@@ -27,6 +27,17 @@ type fakeAgent struct {
 	getTask   func(c rpcCall) any
 	// operator, when set, serves /api/… paths.
 	operator http.Handler
+	// skills are the card's skills (guarded by mu); extended, when set,
+	// are the skills of the extended card the card then offers.
+	skills   []any
+	extended []any
+}
+
+// setSkills changes the card's skills.
+func (f *fakeAgent) setSkills(skills ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.skills = skills
 }
 
 type rpcCall struct {
@@ -75,11 +86,23 @@ func (f *fakeAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/.well-known/agent-card.json":
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
+		f.mu.Lock()
+		skills := f.skills
+		f.mu.Unlock()
+		card := map[string]any{
 			"name": f.name, "version": "1",
 			"supportedInterfaces": []any{map[string]any{"url": f.url + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}},
 			"capabilities":        map[string]any{"streaming": true},
-		})
+		}
+		if skills != nil {
+			card["skills"] = skills
+		}
+		f.mu.Lock()
+		if f.extended != nil {
+			card["capabilities"] = map[string]any{"streaming": true, "extendedAgentCard": true}
+		}
+		f.mu.Unlock()
+		json.NewEncoder(w).Encode(card)
 		return
 	case strings.HasPrefix(r.URL.Path, "/api/"):
 		if f.operator != nil {
@@ -132,6 +155,13 @@ func (f *fakeAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeRPC(w, c.ID, res, nil)
+	case "GetExtendedAgentCard":
+		f.mu.Lock()
+		ext := f.extended
+		f.mu.Unlock()
+		writeRPC(w, c.ID, map[string]any{"name": f.name + " (signed in)", "version": "1", "skills": ext,
+			"supportedInterfaces": []any{map[string]any{"url": f.url + "/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}},
+			"capabilities":        map[string]any{"streaming": true}}, nil)
 	case "CancelTask":
 		writeRPC(w, c.ID, map[string]any{"id": c.Params["id"], "status": map[string]any{"state": "TASK_STATE_CANCELED"}}, nil)
 	default:

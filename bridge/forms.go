@@ -99,8 +99,8 @@ func (t *turn) askForms(m *a2a.Message) (outcome, bool) {
 		}
 		text = string(b)
 	}
-	return outcome{resume: &a2a.OutMessage{ContextID: t.sess.id, TaskID: t.task(), Resume: true, Bypass: t.sess.bypassing(),
-		Parts: []a2a.Part{{Kind: a2a.PartText, Text: text}}}}, true
+	return outcome{resume: t.sess.intents(&a2a.OutMessage{ContextID: t.sess.id, TaskID: t.task(), Resume: true,
+		Parts: []a2a.Part{{Kind: a2a.PartText, Text: text}}})}, true
 }
 
 // elicit asks one form of the editor and returns the accepted values. It

@@ -164,10 +164,9 @@ func TestFormAsElicitations(t *testing.T) {
 	s := startShim(t, f.url, nil, el.handler)
 	s.initWith(t, formCaps)
 	id := s.newSession(t, "/tmp")
-	sess := s.server().session(id)
-	sess.mu.Lock()
-	sess.bypass = true // "Allow for this session" chosen earlier
-	sess.mu.Unlock()
+	if m := s.Call("session/set_mode", map[string]any{"sessionId": id, "modeId": "allow-commands"}); m.Error != nil {
+		t.Fatalf("set_mode: %v", m.Error)
+	}
 	if got := stopReason(t, s.prompt(t, id, "deploy")); got != "end_turn" {
 		t.Fatalf("stop %q", got)
 	}

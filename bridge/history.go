@@ -7,15 +7,15 @@ package bridge
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/shimdev/shim/acp"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/internal/randid"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/threads"
@@ -44,6 +44,23 @@ func (s *Server) closeSession(p acp.SessionParams) (any, error) {
 	if t := sess.turn(); t != nil {
 		t.cancelByUser()
 	}
+	return struct{}{}, nil
+}
+
+// deleteSession handles session/delete: the thread leaves this editor's
+// history (marked deleted in the index, never listed again); the remote
+// thread stays, and so does a session open in this process. An unknown id
+// succeeds.
+func (s *Server) deleteSession(p acp.SessionParams) (any, error) {
+	if p.SessionID == "" {
+		return nil, acp.InvalidParams("session/delete needs {sessionId}")
+	}
+	if _, _, ok := s.threadIndex(); !ok {
+		s.log.Warn("session/delete: there is no thread index to mark the thread in", "session", p.SessionID)
+		return struct{}{}, nil
+	}
+	s.index(p.SessionID, func(e *threads.Entry) { e.Deleted = true })
+	s.log.Info("thread deleted from this editor's history (the agent keeps it)", "session", p.SessionID)
 	return struct{}{}, nil
 }
 
@@ -88,6 +105,9 @@ func (s *Server) listSessions(req *acp.Request) (any, error) {
 	case err == nil:
 		for _, r := range serverRows {
 			it := indexed[r.ID]
+			if it.Deleted {
+				continue
+			}
 			title := r.Title
 			if title == "" {
 				title = it.Title
@@ -101,6 +121,9 @@ func (s *Server) listSessions(req *acp.Request) (any, error) {
 			s.log.Warn("the server's session list failed; listing the local thread index", "err", err)
 		}
 		for _, it := range items {
+			if it.Deleted {
+				continue
+			}
 			rows = append(rows, &listRow{id: it.ID, cwd: it.CWD, title: it.Title, updated: it.UpdatedAt, taskIDs: it.TaskIDs})
 		}
 	}
@@ -243,7 +266,7 @@ func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool)
 	sess := s.register(id, p.CWD, turns, len(turns) > 0)
 	if replay {
 		s.replayLoaded(sess, turns, cut, true, func(u acp.Update) { s.notify(id, u) })
-		return struct{}{}, nil
+		return s.openResult(sess), nil
 	}
 	// Resume: the editor has the history; only a pending park is news,
 	// and it is announced after the response (queued behind it).
@@ -261,7 +284,7 @@ func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool)
 			s.notify(id, acp.AgentMessageChunk{Content: acp.Text(parkQuestion(last.status.Message))})
 		})
 	}
-	return struct{}{}, nil
+	return s.openResult(sess), nil
 }
 
 func unknownThread(id string) error {
@@ -430,7 +453,7 @@ func (s *Server) claimHandoff(c *a2a.Client, cwd string) *a2a.Handoff {
 // turns and the file the console pointed at are shown by a job queued on
 // the session now (so it runs before any prompt for it) that starts only
 // when the returned func is called, after the response was written.
-func (s *Server) openHandoff(c *a2a.Client, cwd string, h *a2a.Handoff) (any, func()) {
+func (s *Server) openHandoff(c *a2a.Client, cwd string, h *a2a.Handoff) (*session, func()) {
 	id := h.SessionID
 	s.log.Info("claimed a console hand-off", "session", id)
 	sess := s.register(id, cwd, nil, h.Title != "")
@@ -446,7 +469,7 @@ func (s *Server) openHandoff(c *a2a.Client, cwd string, h *a2a.Handoff) (any, fu
 		<-ready
 		s.showHandoff(c, sess, h)
 	})
-	return acp.NewSessionResult{SessionID: id}, func() { close(ready) }
+	return sess, func() { close(ready) }
 }
 
 // showHandoff replays a claimed session and opens the console's file.
@@ -463,9 +486,7 @@ func (s *Server) showHandoff(c *a2a.Client, sess *session, h *a2a.Handoff) {
 	if h.Path == "" {
 		return
 	}
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	u := acp.ToolCall{ToolCallID: "handoff-" + hex.EncodeToString(b),
+	u := acp.ToolCall{ToolCallID: "handoff-" + randid.Hex(3),
 		Title: "Open " + h.Path, Kind: "read", Status: "completed"}
 	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
 	res := rootResolver{m: s.roots(), cwd: sess.cwd, ctx: s.ctx}

@@ -2,12 +2,11 @@ package bridge
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"strings"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/internal/randid"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/bridge/toolview"
@@ -81,7 +80,7 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 	if first, _, _ := strings.Cut(strings.TrimSpace(h.Detail), "\n"); first != "" {
 		cardTitle += " " + first
 	}
-	cardID := "approval-" + taskID + "-" + randHex(3)
+	cardID := "approval-" + taskID + "-" + randid.Hex(3)
 	var rawIn json.RawMessage
 	if h.Detail != "" {
 		rawIn = acp.RawJSON(map[string]any{"detail": h.Detail})
@@ -89,30 +88,28 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 	t.emit(acp.ToolCall{ToolCallID: cardID, Title: cardTitle, Kind: kind,
 		Status: "pending", RawInput: rawIn})
 
-	t.sess.mu.Lock()
-	bypassSent := t.sess.bypass
-	t.sess.mu.Unlock()
 	approved := false
 	switch {
-	case sub == subjectCommand && t.allowSession:
-		// "Allow for this session" was chosen earlier in this turn.
+	case sub == subjectCommand && t.sess.bypassing():
+		// allow-commands ("Allow for this session"): auto-approval
+		// follows the mode at once. A server that parked although the
+		// message asked to bypass is one that does not let approvals be
+		// skipped; the person is told once.
 		approved = true
-		t.srv.log.Info("auto-approved a command for this session", "task", taskID)
-	default:
-		if sub == subjectCommand && bypassSent {
+		if t.sentBypass {
 			t.tellNoSkipOnce()
 		}
+		t.srv.log.Info("auto-approved a command for this session", "task", taskID)
+	default:
 		choice := t.askPermission(cardID, title, rawIn, sub == subjectCommand)
 		switch choice {
 		case optApprove:
 			approved = true
 		case optApproveSession:
 			approved = true
-			if sub == subjectCommand {
-				t.allowSession = true
-				t.sess.mu.Lock()
-				t.sess.bypass = true
-				t.sess.mu.Unlock()
+			if sub == subjectCommand && t.sess.setMode(modeAllow) {
+				t.srv.log.Info("session mode set by the permission dialog", "session", t.sess.id, "mode", modeAllow)
+				t.srv.modeChanged(t.sess, t.emit)
 			}
 		}
 	}
@@ -128,8 +125,8 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 	if approved {
 		answer = a2a.AnswerApproved
 	}
-	return outcome{resume: &a2a.OutMessage{ContextID: t.sess.id, TaskID: taskID, Resume: true, Bypass: t.sess.bypassing(),
-		Parts: []a2a.Part{{Kind: a2a.PartText, Text: string(answer)}}}}
+	return outcome{resume: t.sess.intents(&a2a.OutMessage{ContextID: t.sess.id, TaskID: taskID, Resume: true,
+		Parts: []a2a.Part{{Kind: a2a.PartText, Text: string(answer)}}})}
 }
 
 // askPermission shows the editor's permission dialog and returns the
@@ -184,7 +181,7 @@ func (t *turn) tellNoSkipOnce() {
 	if told {
 		return
 	}
-	t.showNote("The agent asks again although you allowed commands for this session: this server does not let approvals be skipped.")
+	t.showNote("The agent asked although commands are allowed for this session: this server does not let approvals be skipped, so shim approves its command approvals for you (a delete is still asked).")
 }
 
 // showNote shows a line of shim's own in the answer.
@@ -261,10 +258,4 @@ func formLine(f a2a.FormField) string {
 		s += " — " + f.Description
 	}
 	return s
-}
-
-func randHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

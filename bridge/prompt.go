@@ -1,9 +1,7 @@
 package bridge
 
 import (
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/internal/randid"
 )
 
 // clientSlug is clientInfo.name lowercased with every character outside
@@ -36,9 +35,7 @@ func clientSlug(name string) string {
 
 // mintContextID returns <prefix>-<epoch ms>-<6 hex>.
 func mintContextID(prefix string, now time.Time) string {
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	return prefix + "-" + strconv.FormatInt(now.UnixMilli(), 10) + "-" + hex.EncodeToString(b)
+	return prefix + "-" + strconv.FormatInt(now.UnixMilli(), 10) + "-" + randid.Hex(3)
 }
 
 // userTextMax bounds the user's text kept for the title.

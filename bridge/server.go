@@ -56,6 +56,12 @@ type Options struct {
 	// refused (it depends on where the token came from); the default
 	// says to run `shim login`.
 	RefusedAdvice func() string
+	// Models are the model ids the agent accepts (--models): offered as
+	// the model picker; none, no picker.
+	Models []string
+	// CredentialSource, when set, says where the token in use came from
+	// (never the token), for /status.
+	CredentialSource func() string
 	// Log receives diagnostics (stderr).
 	Log *slog.Logger
 }
@@ -97,6 +103,10 @@ type Server struct {
 	mcpNoted  bool
 
 	rootMap *roots.Map
+
+	// cmdMu guards the command list last sent (cardChanged compares).
+	cmdMu        sync.Mutex
+	commandsSent []acp.AvailableCommand
 	// threadStates holds, per session id, what this process showed of the
 	// thread (*threadState).
 	threadStates sync.Map
@@ -187,7 +197,7 @@ func (s *Server) Handle(ctx context.Context, req *acp.Request) {
 		go func() { res, err := s.logout(); s.reply(req, res, err) }()
 	case acp.MethodSessionNew:
 		go func() {
-			res, err, after := s.newSession(req)
+			res, after, err := s.newSession(req)
 			s.reply(req, res, err)
 			if after != nil {
 				after()
@@ -195,7 +205,8 @@ func (s *Server) Handle(ctx context.Context, req *acp.Request) {
 		}()
 	case acp.MethodSessionList:
 		go func() { res, err := s.listSessions(req); s.reply(req, res, err) }()
-	case acp.MethodSessionPrompt, acp.MethodSessionCancel, acp.MethodSessionLoad, acp.MethodSessionResume, acp.MethodSessionClose:
+	case acp.MethodSessionPrompt, acp.MethodSessionCancel, acp.MethodSessionLoad, acp.MethodSessionResume, acp.MethodSessionClose,
+		acp.MethodSessionSetMode, acp.MethodSessionSetConfigOption, acp.MethodSessionSteering, acp.MethodSessionDelete:
 		var p acp.SessionParams
 		if req.Params != nil {
 			_ = json.Unmarshal(*req.Params, &p)
@@ -250,9 +261,21 @@ func (s *Server) handleSession(req *acp.Request, p acp.SessionParams) {
 	case acp.MethodSessionLoad, acp.MethodSessionResume:
 		res, err := s.loadSession(req, p, req.Method == acp.MethodSessionLoad)
 		s.reply(req, res, err)
+		if err == nil {
+			s.sendCommands(p.SessionID)
+		}
 	case acp.MethodSessionClose:
 		res, err := s.closeSession(p)
 		s.reply(req, res, err)
+	case acp.MethodSessionDelete:
+		res, err := s.deleteSession(p)
+		s.reply(req, res, err)
+	case acp.MethodSessionSetMode:
+		s.setModeRequest(req)
+	case acp.MethodSessionSetConfigOption:
+		s.setConfigOption(req)
+	case acp.MethodSessionSteering:
+		s.nativeSteer(req)
 	}
 }
 
@@ -380,17 +403,17 @@ func stateData(state, taskID, detail string) map[string]any {
 // newSession handles session/new. after, when set, runs once the response
 // was written (updates for a session never precede the response that
 // introduced its id).
-func (s *Server) newSession(req *acp.Request) (result any, err error, after func()) {
+func (s *Server) newSession(req *acp.Request) (result any, after func(), err error) {
 	var p acp.NewSessionParams
 	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
-		return nil, acp.InvalidParams("session/new needs {cwd, mcpServers}"), nil
+		return nil, nil, acp.InvalidParams("session/new needs {cwd, mcpServers}")
 	}
 	if err := checkCWD(acp.MethodSessionNew, p.CWD, true); err != nil {
-		return nil, err, nil
+		return nil, nil, err
 	}
 	c, err := s.ensureAuth(s.ctx)
 	if err != nil {
-		return nil, err, nil
+		return nil, nil, err
 	}
 	s.infoMu.Lock()
 	if len(p.MCPServers) > 0 && !s.mcpNoted {
@@ -399,8 +422,8 @@ func (s *Server) newSession(req *acp.Request) (result any, err error, after func
 	}
 	s.infoMu.Unlock()
 	if h := s.claimHandoff(c, p.CWD); h != nil {
-		res, after := s.openHandoff(c, p.CWD, h)
-		return res, nil, after
+		sess, after := s.openHandoff(c, p.CWD, h)
+		return s.newResult(sess), func() { after(); s.sendCommands(sess.id) }, nil
 	}
 	id := mintContextID(s.contextPrefix(), time.Now())
 	sess := &session{id: id, cwd: p.CWD, minted: true}
@@ -411,7 +434,13 @@ func (s *Server) newSession(req *acp.Request) (result any, err error, after func
 		e.CWD = p.CWD
 		e.UpdatedAt = time.Now()
 	})
-	return acp.NewSessionResult{SessionID: id}, nil, nil
+	return s.newResult(sess), func() { s.sendCommands(id) }, nil
+}
+
+// newResult answers session/new: the id, the options and the modes.
+func (s *Server) newResult(sess *session) acp.NewSessionResult {
+	open := s.openResult(sess)
+	return acp.NewSessionResult{SessionID: sess.id, ConfigOptions: open.ConfigOptions, Modes: open.Modes}
 }
 
 // checkCWD refuses a cwd that is not absolute (an empty one only when the

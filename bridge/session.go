@@ -2,6 +2,8 @@ package bridge
 
 import (
 	"sync"
+
+	"github.com/shimdev/shim/a2a"
 )
 
 // serial runs functions one at a time, in the order they were queued. Each
@@ -65,9 +67,12 @@ type session struct {
 	// parkedTask is a task waiting in input-required for the next prompt
 	// to answer it.
 	parkedTask string
-	// bypass is "Allow for this session": later messages ask to bypass
-	// approvals.
+	// bypass is the allow-commands mode, §6's "Allow for this session":
+	// later messages ask to bypass approvals, command approvals are
+	// auto-approved. Never persisted.
 	bypass bool
+	// model is the model chosen in the picker; "" is the agent's default.
+	model string
 	// toldNoSkip is set once the person was told the server does not let
 	// approvals be skipped.
 	toldNoSkip bool
@@ -76,11 +81,21 @@ type session struct {
 }
 
 // bypassing reports whether a fresh message asks to bypass approvals
-// (after "Allow for this session").
+// (the allow-commands mode).
 func (s *session) bypassing() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.bypass
+}
+
+// intents sets what the session's settings add to a fresh A2A message:
+// bypass in allow-commands, the chosen model. Read for each message, so a
+// change applies from the next one.
+func (s *session) intents(m *a2a.OutMessage) *a2a.OutMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m.Bypass, m.Model = s.bypass, s.model
+	return m
 }
 
 // turn is the session's turn that last ran or still runs.

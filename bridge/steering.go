@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -77,13 +78,7 @@ func (s *Server) trySteer(req *acp.Request, sess *session, prev *turn, parts []a
 		prev.orphan()
 		return false
 	}
-	ctx, cancel := context.WithTimeout(s.ctx, 20*time.Second)
-	defer cancel()
-	queued, err := prev.client.Operator().Steer(ctx, sess.id, id, text)
-	if err != nil || !queued {
-		if err != nil && !errors.Is(err, a2a.ErrAbsent) {
-			s.log.Info("the server did not take the steer; cancelling the turn", "err", err)
-		}
+	if !s.postSteer(prev, id, text) {
 		prev.mu.Lock()
 		prev.onRefused()
 		prev.mu.Unlock()
@@ -93,6 +88,84 @@ func (s *Server) trySteer(req *acp.Request, sess *session, prev *turn, parts []a
 	prev.adopt(req)
 	// The steered turn's own index write (at its end) dates the thread.
 	return true
+}
+
+// postSteer posts a steer already folded into the turn to the server's
+// steering queue (SPEC §7); false when the server did not take it (no
+// operator API, or the POST failed). Send Now and _session/steering both
+// post through it.
+func (s *Server) postSteer(t *turn, id, text string) bool {
+	ctx, cancel := context.WithTimeout(s.ctx, 20*time.Second)
+	defer cancel()
+	queued, err := t.client.Operator().Steer(ctx, t.sess.id, id, text)
+	if err == nil && queued {
+		return true
+	}
+	if err != nil && !errors.Is(err, a2a.ErrAbsent) {
+		s.log.Info("the server did not take the steer", "err", err)
+	}
+	return false
+}
+
+// nativeSteer handles _session/steering (SPEC §11.4): the text rides the
+// running turn exactly as a Send Now steer does; with no turn running the
+// editor is told to send a prompt (shim never starts a turn outside one);
+// a steer the server does not take changes nothing.
+func (s *Server) nativeSteer(req *acp.Request) {
+	var p acp.SteeringParams
+	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
+		s.reply(req, nil, acp.InvalidParams("_session/steering needs {sessionId, prompt}"))
+		return
+	}
+	sess := s.session(p.SessionID)
+	if sess == nil {
+		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
+		return
+	}
+	t := sess.turn()
+	if t == nil || !t.running() {
+		s.reply(req, acp.SteeringResult{Outcome: acp.SteerPromptRequired}, nil)
+		return
+	}
+	parts, _, err := promptMessage(p.Prompt)
+	text, plain := plainText(parts)
+	if err != nil || !plain {
+		s.log.Info("a steer that is not plain text is not sent", "session", sess.id)
+		s.reply(req, acp.SteeringResult{Outcome: acp.SteerFailed}, nil)
+		return
+	}
+	ps := &pendingSteer{id: steer.NewID(clientSlug(s.clientNameOf())), text: text}
+	t.mu.Lock()
+	taken := t.taskID != "" && t.onNativeSteer(ps)
+	t.mu.Unlock()
+	outcome := acp.SteerFailed
+	switch {
+	case !taken:
+		s.log.Info("the turn takes no steer now (no task on the server yet, or it is ending)", "session", sess.id)
+	case s.postSteer(t, ps.id, text):
+		outcome = acp.SteerInjected
+	default:
+		t.mu.Lock()
+		t.onNativeRefused(ps)
+		t.mu.Unlock()
+	}
+	s.reply(req, acp.SteeringResult{Outcome: outcome}, nil)
+}
+
+// running reports that the turn runs for its prompt: not ended, not
+// given up, not detached by a cancel (the editor thinks no turn runs then).
+func (t *turn) running() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.phase() == phaseAttached && t.prompt != nil
+}
+
+// closeSteers stops the turn taking steers, unless one came in since they
+// were settled (then false: settle again).
+func (t *turn) closeSteers() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.onSteersSettled()
 }
 
 // plainText joins the text parts; false when the prompt has other parts.
@@ -145,8 +218,7 @@ func (t *turn) settleSteers() *a2a.OutMessage {
 	if len(rerun) == 0 {
 		return nil
 	}
-	return &a2a.OutMessage{ContextID: t.sess.id, Parts: []a2a.Part{{Kind: a2a.PartText, Text: strings.Join(rerun, "\n\n")}},
-		Bypass: t.sess.bypassing()}
+	return t.sess.intents(&a2a.OutMessage{ContextID: t.sess.id, Parts: []a2a.Part{{Kind: a2a.PartText, Text: strings.Join(rerun, "\n\n")}}})
 }
 
 // clientNameOf is clientInfo.name from initialize.

@@ -42,9 +42,11 @@ type turn struct {
 	gotMessage   bool
 	authRequired bool
 	reattaching  bool
-	allowSession bool
-	usage        *a2a.Usage
-	ctxInfo      *a2a.ContextInfo
+	// sentBypass is set when the message the turn's stream answers asked
+	// to bypass approvals.
+	sentBypass bool
+	usage      *a2a.Usage
+	ctxInfo    *a2a.ContextInfo
 }
 
 // outcome is how a stream of the turn ended: a stop reason, an error, or
@@ -66,6 +68,11 @@ func (s *Server) prompt(req *acp.Request) {
 		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
 		return
 	}
+	cmd := slashCommand(p.Prompt)
+	if cmd == statusCommand {
+		s.showStatus(req, sess)
+		return
+	}
 	parts, userText, err := promptMessage(p.Prompt)
 	p.Prompt, req.Params = nil, nil // a big prompt's JSON is not kept for the turn
 	if err != nil {
@@ -77,7 +84,7 @@ func (s *Server) prompt(req *acp.Request) {
 		s.reply(req, nil, err)
 		return
 	}
-	msg := a2a.OutMessage{ContextID: sess.id, Parts: parts}
+	msg := a2a.OutMessage{ContextID: sess.id, Parts: parts, SkillHint: s.skillHint(cmd)}
 
 	prev := sess.turn()
 	if s.trySteer(req, sess, prev, parts) {
@@ -89,7 +96,7 @@ func (s *Server) prompt(req *acp.Request) {
 	sess.prompted = true
 	parked := sess.parkedTask
 	sess.parkedTask = ""
-	bypass, minted, cwd := sess.bypass, sess.minted, sess.cwd
+	minted, cwd := sess.minted, sess.cwd
 	sess.mu.Unlock()
 	// No lock is held from here to the turn's start: the preamble may load
 	// the project roots over the network.
@@ -102,7 +109,7 @@ func (s *Server) prompt(req *acp.Request) {
 			msg.Parts = addPreamble(msg.Parts, pre)
 		}
 	}
-	msg.Bypass = bypass
+	sess.intents(&msg)
 	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg,
 		done: make(chan struct{}), turnState: turnState{prompt: req}}
 	t.win = steer.NewWindow(s.opts.SteerGrace, steerBufferMax, droppedNote, t.orphan)

@@ -55,6 +55,9 @@ type turnState struct {
 	cancelled bool
 	// steers are the steers folded into this turn, in order.
 	steers []*pendingSteer
+	// steersClosed is set once the steers were settled for good at the
+	// turn's end: it takes no more.
+	steersClosed bool
 	// final is the outcome once the turn ended.
 	final *outcome
 }
@@ -90,7 +93,7 @@ func (s *turnState) onCancel() (req *acp.Request, giveUp bool) {
 // holds the window open while the steer is posted; false when the window
 // is not open.
 func (s *turnState) onSteer(ps *pendingSteer) bool {
-	if s.final != nil || !s.win.Reserve() {
+	if s.final != nil || s.steersClosed || !s.win.Reserve() {
 		return false
 	}
 	s.steers = append(s.steers, ps)
@@ -135,4 +138,38 @@ func (s *turnState) onEnd(out outcome) *acp.Request {
 	req := s.prompt
 	s.prompt = nil
 	return req
+}
+
+// onNativeSteer is a _session/steering steer for the turn running for its
+// prompt (attached); false when the turn takes none (another phase, or
+// its steers were settled for good).
+func (s *turnState) onNativeSteer(ps *pendingSteer) bool {
+	if s.phase() != phaseAttached || s.prompt == nil || s.steersClosed {
+		return false
+	}
+	s.steers = append(s.steers, ps)
+	return true
+}
+
+// onNativeRefused takes back a native steer the server did not take; the
+// turn goes on unchanged.
+func (s *turnState) onNativeRefused(ps *pendingSteer) {
+	for i, p := range s.steers {
+		if p == ps {
+			s.steers = append(s.steers[:i], s.steers[i+1:]...)
+			return
+		}
+	}
+}
+
+// onSteersSettled closes the steers at the turn's end; false when one
+// came in after they were settled (they are settled again first).
+func (s *turnState) onSteersSettled() bool {
+	for _, p := range s.steers {
+		if !p.shown {
+			return false
+		}
+	}
+	s.steersClosed = true
+	return true
 }

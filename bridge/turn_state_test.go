@@ -76,3 +76,42 @@ func TestTurnStateTransitions(t *testing.T) {
 		})
 	}
 }
+
+// TestTurnStateNativeSteer: a _session/steering steer is taken only while
+// the turn runs for its prompt, taken back when the server refuses it, and
+// none once the steers were settled for good (nor a Send Now steer then);
+// a steer taken after a settle keeps the steers open.
+func TestTurnStateNativeSteer(t *testing.T) {
+	st := &turnState{prompt: &acp.Request{}, win: steer.NewWindow(time.Hour, 1<<10, droppedNote, nil)}
+	defer st.win.Orphan()
+	a := &pendingSteer{id: "a"}
+	if !st.onNativeSteer(a) || len(st.steers) != 1 {
+		t.Fatal("an attached turn takes a native steer")
+	}
+	st.onNativeRefused(a)
+	if len(st.steers) != 0 {
+		t.Fatal("a refused steer is taken back")
+	}
+	b := &pendingSteer{id: "b"}
+	st.onNativeSteer(b)
+	if st.onSteersSettled() {
+		t.Fatal("an unsettled steer keeps the steers open")
+	}
+	b.shown = true
+	if !st.onSteersSettled() {
+		t.Fatal("settled steers close")
+	}
+	if st.onNativeSteer(&pendingSteer{id: "c"}) {
+		t.Error("closed steers take no native steer")
+	}
+	st.onCancel()
+	if st.onSteer(&pendingSteer{id: "d"}) {
+		t.Error("closed steers take no Send Now steer")
+	}
+	detached := &turnState{prompt: &acp.Request{}, win: steer.NewWindow(time.Hour, 1<<10, droppedNote, nil)}
+	defer detached.win.Orphan()
+	detached.onCancel()
+	if detached.onNativeSteer(&pendingSteer{id: "e"}) {
+		t.Error("a detached turn (its prompt cancelled) takes no native steer")
+	}
+}

@@ -26,6 +26,7 @@ const (
 func (t *turn) drive() outcome {
 	msg := t.msg
 	for {
+		t.sentBypass = msg.Bypass
 		stream, err := t.client.Stream(t.ctx, msg)
 		if err != nil {
 			if t.isCancelled() {
@@ -34,10 +35,17 @@ func (t *turn) drive() outcome {
 			return outcome{err: t.srv.callError(err, t.task())}
 		}
 		out := t.follow(stream)
-		if out.resume == nil && out.err == nil && out.stop == acp.StopEndTurn {
-			out.resume = t.settleSteers()
-		} else if out.resume == nil {
-			t.dropSteers()
+		for {
+			if out.resume == nil && out.err == nil && out.stop == acp.StopEndTurn {
+				out.resume = t.settleSteers()
+			} else if out.resume == nil {
+				t.dropSteers()
+			}
+			// A native steer taken while the steers were settled is
+			// settled too; then no more are taken.
+			if out.resume != nil || t.closeSteers() {
+				break
+			}
 		}
 		if out.resume == nil {
 			return out

@@ -18,10 +18,10 @@
 package steer
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"sync"
 	"time"
+
+	"github.com/shimdev/shim/internal/randid"
 )
 
 // State is who owns a turn's output.
@@ -226,9 +226,7 @@ func (w *Window[U]) Buffered() (kept, dropped int) {
 
 // NewID returns a steer id: "<client>-<12 hex>".
 func NewID(client string) string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	return client + "-" + hex.EncodeToString(b)
+	return client + "-" + randid.Hex(6)
 }
 
 // Marker is the text placed in the answer where the agent read a steer.

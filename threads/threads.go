@@ -67,6 +67,9 @@ type Entry struct {
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 	TaskIDs   []string  `json:"taskIds,omitempty"`
+	// Deleted is set once the thread left the editor's history
+	// (session/delete): it is never listed again.
+	Deleted bool `json:"deleted,omitempty"`
 }
 
 // AddTask appends taskID unless the entry has it already, keeping the
@@ -326,20 +329,9 @@ func readDocument(path string) (*document, error) {
 }
 
 func parse(data []byte) (*document, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
+	top, err := privfile.DecodeVersioned(data, version)
+	if err != nil {
 		return nil, err
-	}
-	if top == nil {
-		return nil, errors.New("not a JSON object")
-	}
-	var v int
-	if raw, ok := top["version"]; !ok {
-		return nil, errors.New("no version")
-	} else if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, fmt.Errorf("version: %w", err)
-	} else if v != version {
-		return nil, fmt.Errorf("version %d, want %d", v, version)
 	}
 	d := newDocument()
 	if raw, ok := top["servers"]; ok {
@@ -350,7 +342,6 @@ func parse(data []byte) (*document, error) {
 			d.servers = make(map[string]map[string]Entry)
 		}
 	}
-	delete(top, "version")
 	delete(top, "servers")
 	if len(top) > 0 {
 		d.extra = top

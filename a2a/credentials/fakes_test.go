@@ -57,12 +57,6 @@ func (k *memKeyring) get(user string) (string, bool) {
 	return s, ok
 }
 
-func (k *memKeyring) len() int {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return len(k.secrets)
-}
-
 // errKeyring fails every call, and its Set error repeats the secret, as a
 // careless backend might: the Store must not pass that on.
 type errKeyring struct{}
@@ -177,4 +171,10 @@ func (l *leakLog) check() {
 			}
 		}
 	}
+}
+
+func (k *memKeyring) len() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.secrets)
 }

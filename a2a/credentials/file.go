@@ -73,24 +73,9 @@ func (s *Store) read() (*document, error) {
 // parse decodes the file. Its errors say what is wrong without quoting the
 // content, which may hold tokens.
 func parse(data []byte) (*document, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("not JSON (error at byte %d)", se.Offset)
-		}
-		return nil, errors.New("not a JSON object")
-	}
-	if top == nil {
-		return nil, errors.New("not a JSON object")
-	}
-	var v int
-	if raw, ok := top["version"]; !ok {
-		return nil, errors.New("no version")
-	} else if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, errors.New("version is not an integer")
-	} else if v != fileVersion {
-		return nil, fmt.Errorf("version %d, want %d", v, fileVersion)
+	top, err := privfile.DecodeVersioned(data, fileVersion)
+	if err != nil {
+		return nil, err
 	}
 	d := newDocument()
 	if raw, ok := top["lastUrl"]; ok {
@@ -106,7 +91,6 @@ func parse(data []byte) (*document, error) {
 			d.tokens = make(map[string]string)
 		}
 	}
-	delete(top, "version")
 	delete(top, "lastUrl")
 	delete(top, "tokens")
 	if len(top) > 0 {

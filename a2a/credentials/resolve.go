@@ -48,13 +48,13 @@ func (s *Store) Resolve(url string, src Sources) (token, source string, err erro
 		t := g.value
 		if g.file {
 			if t, err = readTokenFile(g.value, src.Home); err != nil {
-				return "", "", fmt.Errorf("credentials: %s: %w", g.source, err)
+				return "", "", &SourceError{Source: g.source, err: fmt.Errorf("credentials: %s: %w", g.source, err)}
 			}
 		}
 		t = strings.TrimSpace(t)
 		redact.Add(t)
 		if err := CheckToken(t); err != nil {
-			return "", "", fmt.Errorf("%w (from %s)", err, g.source)
+			return "", "", &SourceError{Source: g.source, err: fmt.Errorf("%w (from %s)", err, g.source)}
 		}
 		return t, g.source, nil
 	}

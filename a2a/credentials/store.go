@@ -94,7 +94,7 @@ func (s *Store) keyring() (Keyring, Mode, error) {
 	case m == ModeOff:
 		return nil, m, nil
 	case s.Keyring == nil && m == ModeOn:
-		return nil, m, errors.New("credentials: --keyring on, but no OS keyring is available")
+		return nil, m, keyringOnError{errors.New("credentials: --keyring on, but no OS keyring is available")}
 	}
 	return s.Keyring, m, nil
 }
@@ -134,7 +134,7 @@ func (s *Store) Save(url, token string) (where string, err error) {
 		}
 		kerr = scrub(kerr, token)
 		if mode == ModeOn {
-			return "", fmt.Errorf("credentials: the OS keyring did not take the token (--keyring on): %w", kerr)
+			return "", keyringOnError{fmt.Errorf("credentials: the OS keyring did not take the token (--keyring on): %w", kerr)}
 		}
 		s.log().Warn("OS keyring unavailable; storing the token in the credentials file",
 			"url", url, "path", s.path(), "err", kerr)
@@ -179,7 +179,7 @@ func (s *Store) Token(url string) (token, source string, err error) {
 			return t, SourceKeyring, nil
 		case kerr == nil, errors.Is(kerr, ErrNotFound):
 		case mode == ModeOn:
-			return "", "", fmt.Errorf("credentials: reading the OS keyring (--keyring on): %w", scrub(kerr, t))
+			return "", "", keyringOnError{fmt.Errorf("credentials: reading the OS keyring (--keyring on): %w", scrub(kerr, t))}
 		default:
 			s.log().Debug("OS keyring unavailable; looking in the credentials file", "url", url, "err", scrub(kerr, t))
 		}
@@ -217,7 +217,7 @@ func (s *Store) Forget(url string) error {
 	if kr != nil {
 		if err := kr.Delete(Service, url); err != nil && !errors.Is(err, ErrNotFound) {
 			if mode == ModeOn {
-				kerr = fmt.Errorf("credentials: removing the token from the OS keyring (--keyring on): %w", err)
+				kerr = keyringOnError{fmt.Errorf("credentials: removing the token from the OS keyring (--keyring on): %w", err)}
 			} else {
 				s.log().Warn("OS keyring unavailable; a token for this URL may remain in it", "url", url, "err", err)
 			}

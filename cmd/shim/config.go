@@ -52,19 +52,6 @@ func flagSlice(c *cli.Context, name string) []string {
 	return out
 }
 
-// flagWasGiven reports whether the flag was on the command line (not only
-// in the environment).
-func flagWasGiven(c *cli.Context, name string) bool {
-	for _, cc := range c.Lineage() {
-		for _, n := range cc.FlagNames() {
-			if n == name && cc.IsSet(name) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // parseDuration takes Go syntax ("1.5s", "2m") or a bare number of seconds.
 func parseDuration(flag, s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/credentials"
+	"github.com/shimdev/shim/internal/randid"
 )
 
 // Verdicts of doctor's rows. Only FAIL makes the exit status 1.
@@ -239,7 +238,7 @@ func sourceName(src, file string) string {
 // through the a2a client's own rules for the token.
 func (s *settings) checkAPIs(ctx context.Context, t *doctorTable, client *a2a.Client) {
 	op := client.Operator()
-	probeID := "shim-doctor-" + randomHex(6)
+	probeID := "shim-doctor-" + randid.Hex(6)
 	for _, api := range optionalAPIs {
 		p := strings.ReplaceAll(api.path, "{probe}", probeID)
 		code, err := op.Check(ctx, p)
@@ -305,10 +304,4 @@ func checkDir(t *doctorTable, check, dir, file, what string) {
 		return
 	}
 	t.row(check, vOK, fmt.Sprintf("%s (%#o)", dir, fi.Mode().Perm()))
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

@@ -24,8 +24,8 @@ func helpFlags(help string) []string {
 func TestCommandHelpListsItsFlags(t *testing.T) {
 	e := newShimEnv(t)
 	all := helpFlags(e.run(t, "", "--help").stdout)
-	if len(all) != 24 {
-		t.Errorf("shim --help lists %d flags, want 24: %v", len(all), all)
+	if len(all) != 25 {
+		t.Errorf("shim --help lists %d flags, want 25: %v", len(all), all)
 	}
 	for _, c := range []struct {
 		cmd  string

@@ -29,8 +29,8 @@ type console struct {
 	readSecret func() ([]byte, error)
 }
 
-// newConsole returns the process's console; tests replace it.
-var newConsole = func(prompt io.Writer) *console {
+// processConsole returns the process's console (stdin and its terminal).
+func processConsole(prompt io.Writer) *console {
 	fd := int(os.Stdin.Fd())
 	return &console{
 		in:         bufio.NewReader(os.Stdin),
@@ -139,7 +139,8 @@ func askToken(con *console, key, label string) (string, error) {
 	return token, nil
 }
 
-func loginAction(c *cli.Context) error {
+// loginAction runs `shim login`; newConsole gives the console it asks on.
+func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) error {
 	if c.NArg() > 0 {
 		return &exitError{code: 2, msg: fmt.Sprintf("shim login takes no arguments (got %q): give the URL with --url and the token at the prompt or on stdin", c.Args().First())}
 	}
@@ -208,7 +209,7 @@ func loginAction(c *cli.Context) error {
 	}
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "credentials: ")
-		if strings.Contains(msg, "--keyring on") {
+		if errors.Is(err, credentials.ErrKeyringOn) {
 			msg += "; start the OS keyring (Secret Service), or pass --keyring auto or off to use the credentials file"
 		}
 		return fmt.Errorf("storing the token: %s", msg)
@@ -247,7 +248,7 @@ func logoutAction(c *cli.Context) error {
 	had, _, _ := s.store.Token(key)
 	if err := s.store.Forget(key); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "credentials: ")
-		if strings.Contains(msg, "--keyring on") {
+		if errors.Is(err, credentials.ErrKeyringOn) {
 			msg += "; start the OS keyring, or pass --keyring auto"
 		}
 		return fmt.Errorf("forgetting the token: %s", msg)

@@ -75,7 +75,7 @@ var (
 )
 
 func main() {
-	app := newApp()
+	app := newApp(processConsole)
 	app.Writer, app.ErrWriter = stdout, stderr
 	if err := app.Run(os.Args); err != nil {
 		var ee *exitError
@@ -90,7 +90,8 @@ func main() {
 	}
 }
 
-func newApp() *cli.App {
+// newApp is the CLI; newConsole gives `shim login` its console.
+func newApp(newConsole func(prompt io.Writer) *console) *cli.App {
 	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, versionString()) }
 	flags := commonFlags()
 	return &cli.App{
@@ -124,7 +125,7 @@ func newApp() *cli.App {
 					"OAuth 2.0 / OpenID Connect: then shim runs the device-code flow (prints a URL and a code), else\n" +
 					"authorization code with PKCE (prints a URL to open; the browser comes back to 127.0.0.1), else\n" +
 					"client credentials (--oauth-client-secret-file). --oauth-client-id is needed for those.",
-				Flags: flagsNamed(loginFlags...), Action: loginAction, OnUsageError: usageError},
+				Flags: flagsNamed(loginFlags...), Action: func(c *cli.Context) error { return loginAction(c, newConsole) }, OnUsageError: usageError},
 			{Name: "logout", Usage: "forget the stored token for an agent URL",
 				UsageText:   "shim logout [--url URL] [--slug SLUG]",
 				Description: "Removes the token stored by `shim login` for URL (default: the URL of the last login) from\nthe OS keyring and from the credentials file.",
@@ -201,6 +202,7 @@ func commonFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "allow-insecure-http", Usage: "allow sending a token over plain http to a non-loopback host"},
 		&cli.BoolFlag{Name: "no-preamble", Usage: "never add the editor-context preamble to the first prompt"},
 		&cli.Int64Flag{Name: "context-window", Usage: "the remote model's context window in `TOKENS`, for usage updates"},
+		&cli.StringFlag{Name: "models", EnvVars: []string{"SHIM_MODELS"}, Usage: "comma-separated model ids (`LIST`) the agent accepts in message metadata model; offered as the editor's model picker"},
 		&cli.StringFlag{Name: "stall", Value: "90s", Usage: "a stream silent this long (`DURATION`, keep-alives included) counts as dropped"},
 		&cli.StringFlag{Name: "trace-frames", Usage: "append every raw A2A frame to `FILE`, one JSON line each, tokens redacted"},
 		&cli.StringFlag{Name: "oauth-client-id", EnvVars: []string{"SHIM_OAUTH_CLIENT_ID"}, Usage: "OAuth client `ID` for `shim login` against an OAuth 2.0 / OpenID Connect agent"},

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -175,12 +176,13 @@ func (s *settings) resolveToken(c *cli.Context, key string) (token, source strin
 // tokenError says what to do about a token that cannot be read.
 func tokenError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), "credentials: ")
+	var source *credentials.SourceError
 	switch {
-	case strings.Contains(msg, "--token-file") || strings.Contains(msg, "SHIM_TOKEN_FILE"):
+	case errors.As(err, &source) && source.File():
 		return fmt.Errorf("%s: the token file must exist and hold only the token; fix the path, or drop --token-file / SHIM_TOKEN_FILE to use the token `shim login` stored", msg)
-	case strings.Contains(msg, "(from --token)") || strings.Contains(msg, "(from SHIM_TOKEN)"):
+	case source != nil:
 		return fmt.Errorf("%s: give the token alone, without spaces, quotes or \"Bearer \"", msg)
-	case strings.Contains(msg, "--keyring on"):
+	case errors.Is(err, credentials.ErrKeyringOn):
 		return fmt.Errorf("%s: start the OS keyring (Secret Service), or pass --keyring auto to use the credentials file", msg)
 	case errors.Is(err, credentials.ErrCorrupt):
 		return fmt.Errorf("%s", msg)
@@ -307,6 +309,7 @@ func serveAction(c *cli.Context) error {
 		SteerGrace:    grace,
 		NoPreamble:    flagBool(c, "no-preamble"),
 		ContextWindow: flagInt64(c, "context-window"),
+		Models:        modelList(flagString(c, "models")),
 		BusyTimeout:   busy,
 		ThreadsOnly:   flagBool(c, "threads-only"),
 		ServerKey:     key,
@@ -320,6 +323,14 @@ func serveAction(c *cli.Context) error {
 			defer s.mu.Unlock()
 			return refusedAdvice(s.source)
 		},
+		CredentialSource: func() string {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.source == "" {
+				return "none (no token for this URL)"
+			}
+			return sourceName(s.source, s.store.Path())
+		},
 	}
 	opts.RootOverrides, opts.Home = overrides, homeDir()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -331,6 +342,18 @@ func serveAction(c *cli.Context) error {
 	// ACP messages quote server errors and answers: a server that echoes
 	// the token must not get it onto stdout (editors log this stream).
 	return bridge.Serve(ctx, os.Stdin, newJSONRedactor(os.Stdout), opts)
+}
+
+// modelList reads --models: comma-separated ids, trimmed, empty ones and
+// repeats dropped, in the given order.
+func modelList(s string) []string {
+	var out []string
+	for _, m := range strings.Split(s, ",") {
+		if m = strings.TrimSpace(m); m != "" && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // rootOverrides parses the --root flags. A relative PATH is taken in dir,

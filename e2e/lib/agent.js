@@ -29,6 +29,7 @@ export const TOOL_CALL_V1 = "https://proto-labs.ai/a2a/ext/tool-call-v1";
 export const COST_V1 = "https://proto-labs.ai/a2a/ext/cost-v1";
 export const REASONING_V1 = "application/vnd.protolabs.reasoning-v1+json";
 export const HITL_V1 = "application/vnd.protolabs.hitl-v1+json";
+export const STEER_CONSUMED_V1 = "application/vnd.protolabs.steer-consumed-v1+json";
 
 export { TaskState };
 
@@ -159,6 +160,11 @@ class Turn {
     this.status(TaskState.TASK_STATE_FAILED, [textPart(text)]);
   }
 
+  /** The steer-consumed frame: the agent read these steers (SPEC §7). */
+  steerConsumed(items) {
+    this.working([dataPart({ items }, STEER_CONSUMED_V1)]);
+  }
+
   inputRequired(text, hitl) {
     const parts = [textPart(text)];
     if (hitl) parts.push(dataPart(hitl, HITL_V1));
@@ -223,7 +229,7 @@ export function whenCancelled(turn) {
  * Starts a scripted agent on 127.0.0.1 and a random port.
  * @param {{dialect?: "1.0"|"0.3", name?: string, script: (turn: Turn) => Promise<void>}} opts
  */
-export async function startAgent({ dialect = "1.0", name = "E2E Agent", script }) {
+export async function startAgent({ dialect = "1.0", name = "E2E Agent", script, skills = [], steer = false }) {
   const legacy = dialect === "0.3";
   const agent = {
     dialect,
@@ -234,6 +240,10 @@ export async function startAgent({ dialect = "1.0", name = "E2E Agent", script }
     cancels: [],
     requests: [],
     url: "",
+    /** steers posted to the operator steering queue (with steer: true) */
+    steers: [],
+    steerWaiters: [],
+    unsteered: [],
   };
   const card = {
     name,
@@ -246,7 +256,7 @@ export async function startAgent({ dialect = "1.0", name = "E2E Agent", script }
     securityRequirements: [],
     defaultInputModes: ["text/plain"],
     defaultOutputModes: ["text/plain"],
-    skills: [],
+    skills,
     signatures: [],
   };
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new ScriptedExecutor(agent));
@@ -271,6 +281,22 @@ export async function startAgent({ dialect = "1.0", name = "E2E Agent", script }
       ...(legacy ? { legacyCompat: { enabled: true } } : {}),
     }),
   );
+  if (steer) {
+    // The operator steering queue of a protoAgent instance (SPEC §7).
+    app.post("/api/chat/sessions/:ctx/steer", express.json(), (req, res) => {
+      const s = { ctx: req.params.ctx, id: req.body?.id, text: req.body?.text };
+      agent.steers.push(s);
+      res.json({ ok: true, id: s.id, pending: 1 });
+      agent.steerWaiters.splice(0).forEach((f) => f(s));
+    });
+    app.delete("/api/chat/sessions/:ctx/steer/:id", (req, res) => {
+      agent.unsteered.push(req.params.id);
+      res.json({ removed: false, pending: 0 });
+    });
+  }
+  /** Resolves with the next steer posted (or one already posted and not taken). */
+  agent.nextSteer = (taken = 0) =>
+    agent.steers.length > taken ? Promise.resolve(agent.steers[taken]) : new Promise((r) => agent.steerWaiters.push(r));
   app.use(
     `/${AGENT_CARD_PATH}`,
     agentCardHandler({

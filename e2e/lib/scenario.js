@@ -17,7 +17,7 @@ import { Shim } from "./shim.js";
  * @param {(ctx: {acp, shim, agent}) => Promise<void>} op
  */
 export async function scenario(o, op) {
-  const agent = o.agent ?? (await startAgent({ dialect: o.dialect, script: o.script, name: o.name }));
+  const agent = o.agent ?? (await startAgent({ dialect: o.dialect, script: o.script, name: o.name, skills: o.skills, steer: o.steer }));
   try {
     const shim = new Shim({ url: agent.url, stateDir: o.stateDir, args: [...dialectArgs(o.dialect), ...(o.args ?? [])] });
     await shim.run((acp) => op({ acp, shim, agent }), { timeout: o.timeout ?? 20000, outlive: o.outlive });

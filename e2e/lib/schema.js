@@ -94,7 +94,26 @@ export function validateAgentMessage(msg, methodOf) {
   if (hasError) return validateDef("Error", msg.error);
   const method = methodOf(msg.id);
   if (!method) return `response to unknown request id ${JSON.stringify(msg.id)}`;
+  if (method === "_session/steering") return validateSteering(msg.result);
   const def = defFor("agent", method, "Response");
   if (!def) return `no schema definition for the ${method} response`;
   return validateDef(def, msg.result);
+}
+
+// The steering extension (SPEC §11.4) is not in the v1 schema: its answer
+// is {outcome} with one of three values (the shape editors and the Claude
+// and Codex ACP adapters share).
+const validateSteeringSchema = ajv.compile({
+  type: "object",
+  required: ["outcome"],
+  properties: {
+    outcome: { enum: ["injected", "promptRequired", "failed"] },
+    reason: { type: "string" },
+    _meta: { type: ["object", "null"] },
+  },
+});
+
+function validateSteering(result) {
+  if (validateSteeringSchema(result)) return null;
+  return `_session/steering response: ${ajv.errorsText(validateSteeringSchema.errors)}`;
 }

@@ -23,9 +23,14 @@ import (
 
 // story is what `make demo` shows, one step per thing shim does.
 var story = []harness.Step{
+	{Note: "the commands (the agent's skills, then shim's /status) came after session/new; /status is answered by shim",
+		Prompt: "/status"},
 	{Note: "streamed text and a thought", Prompt: "Where is the request handler?"},
 	{Note: "a tool call; its location is an absolute path the editor opens", Prompt: "Use the tool to read the README"},
 	{Note: "a permission asked and answered (Allow once)", Prompt: "Please approve running the tests"},
+	{Note: "the mode picker: allow-commands, and the next command approval is approved by shim",
+		SetMode: "allow-commands", Prompt: "Please approve running the tests"},
+	{Note: "back to ask", SetMode: "ask"},
 	{Note: "a question: the agent asks, the next prompt answers", Prompt: "I have a question for you"},
 	{Prompt: "main"},
 	{Note: "Send Now: a cancel, then a prompt inside the grace window, steers the running turn",

@@ -5,7 +5,6 @@
 package harness
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/shimdev/shim/internal/acpclient"
 )
 
 // Options configures a run.
@@ -62,8 +63,8 @@ func Run(o Options) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting shim: %w", err)
 	}
-	c := &conn{w: stdin, out: o.Out, approve: o.Approve, waiters: map[string]chan message{}}
-	go c.read(stdout)
+	c := &conn{out: o.Out, approve: o.Approve}
+	c.Conn = acpclient.New(stdout, stdin, acpclient.Options{Handler: c.answer, Read: c.read, Bad: c.bad})
 	defer func() {
 		stdin.Close()
 		done := make(chan error, 1)
@@ -115,6 +116,9 @@ type Step struct {
 	// prompt's answer has started streaming: session/cancel, then this
 	// prompt at once (inside shim's grace window, it steers the turn).
 	SendNow string
+	// SetMode, when set, is chosen in the mode picker (session/set_mode)
+	// before the prompt (none when Prompt is empty).
+	SetMode string
 }
 
 func (c *conn) step(sessionID string, st Step, timeout time.Duration) error {
@@ -123,6 +127,14 @@ func (c *conn) step(sessionID string, st Step, timeout time.Duration) error {
 	}
 	prompt := func(text string) map[string]any {
 		return map[string]any{"sessionId": sessionID, "prompt": []any{map[string]any{"type": "text", "text": text}}}
+	}
+	if st.SetMode != "" {
+		if _, err := c.call("session/set_mode", map[string]any{"sessionId": sessionID, "modeId": st.SetMode}, timeout); err != nil {
+			return err
+		}
+		if st.Prompt == "" {
+			return nil
+		}
 	}
 	if st.SendNow == "" {
 		_, err := c.call("session/prompt", prompt(st.Prompt), timeout)
@@ -145,7 +157,7 @@ func (c *conn) step(sessionID string, st Step, timeout time.Duration) error {
 		return errors.New("the turn to interrupt never streamed")
 	}
 	c.printf("→ session/cancel (Send Now)\n")
-	c.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sessionID}})
+	c.Notify("session/cancel", map[string]any{"sessionId": sessionID})
 	_, err := c.call("session/prompt", prompt(st.SendNow), timeout)
 	if ferr := <-first; ferr != nil {
 		return ferr
@@ -153,27 +165,14 @@ func (c *conn) step(sessionID string, st Step, timeout time.Duration) error {
 	return err
 }
 
-type message struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	} `json:"error"`
-}
-
+// conn is the scripted ACP client (internal/acpclient) that prints what
+// goes by.
 type conn struct {
-	w       io.Writer
-	wmu     sync.Mutex
+	*acpclient.Conn
 	out     io.Writer
 	omu     sync.Mutex
 	approve bool
 	mu      sync.Mutex
-	seq     int
-	waiters map[string]chan message
 	// onChunk, when set, runs once at the next agent_message_chunk.
 	onChunk func()
 }
@@ -184,71 +183,41 @@ func (c *conn) printf(format string, args ...any) {
 	fmt.Fprintf(c.out, format, args...)
 }
 
-func (c *conn) send(v any) {
-	b, _ := json.Marshal(v)
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, _ = c.w.Write(append(b, '\n'))
-}
-
 func (c *conn) call(method string, params any, timeout time.Duration) (json.RawMessage, error) {
-	c.mu.Lock()
-	c.seq++
-	id := c.seq
-	ch := make(chan message, 1)
-	c.waiters[fmt.Sprint(id)] = ch
-	c.mu.Unlock()
 	pj, _ := json.Marshal(params)
 	c.printf("→ %s %s\n", method, pj)
-	c.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	select {
-	case m, ok := <-ch:
-		if !ok {
-			return nil, errors.New("shim closed its stdout")
-		}
-		if m.Error != nil {
-			c.printf("← %s error %d: %s %s\n", method, m.Error.Code, m.Error.Message, m.Error.Data)
-			return nil, fmt.Errorf("%s: %s", method, m.Error.Message)
-		}
-		c.printf("← %s result %s\n", method, m.Result)
-		return m.Result, nil
-	case <-time.After(timeout):
-		return nil, fmt.Errorf("%s: no answer within %s", method, timeout)
+	m, err := c.Call(method, params, timeout)
+	switch {
+	case errors.Is(err, acpclient.ErrClosed):
+		return nil, errors.New("shim closed its stdout")
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", method, err)
+	case m.Error != nil:
+		return nil, fmt.Errorf("%s: %s", method, m.Error.Message)
+	}
+	return m.Result, nil
+}
+
+// read prints each message shim wrote, in the order shim wrote it: an
+// update that follows a response is shown after it.
+func (c *conn) read(m acpclient.Message) {
+	switch {
+	case m.Method == "" && m.Error != nil:
+		c.printf("← %s error %d: %s %s\n", c.MethodOf(string(m.ID)), m.Error.Code, m.Error.Message, m.Error.Data)
+	case m.Method == "":
+		c.printf("← %s result %s\n", c.MethodOf(string(m.ID)), m.Result)
+	case m.Method == "session/update":
+		c.printUpdate(m.Params)
+	case m.Method == "session/request_permission" && len(m.ID) > 0:
+		title, choice := c.permission(m.Params)
+		c.printf("← session/request_permission %q → %s\n", title, choice)
+	case m.Method != "":
+		c.printf("← %s %s\n", m.Method, m.Params)
 	}
 }
 
-func (c *conn) read(r io.Reader) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 256<<20)
-	for sc.Scan() {
-		var m message
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			c.printf("!! shim wrote a non-JSON line on stdout: %q\n", sc.Text())
-			continue
-		}
-		switch {
-		case m.Method == "session/update":
-			c.printUpdate(m.Params)
-		case m.Method == "session/request_permission" && len(m.ID) > 0:
-			c.answerPermission(m)
-		case m.Method != "":
-			c.printf("← %s %s\n", m.Method, m.Params)
-		default:
-			c.mu.Lock()
-			ch := c.waiters[string(m.ID)]
-			delete(c.waiters, string(m.ID))
-			c.mu.Unlock()
-			if ch != nil {
-				ch <- m
-			}
-		}
-	}
-	c.mu.Lock()
-	for id, ch := range c.waiters {
-		close(ch)
-		delete(c.waiters, id)
-	}
-	c.mu.Unlock()
+func (c *conn) bad(line []byte, _ error) {
+	c.printf("!! shim wrote a non-JSON line on stdout: %q\n", line)
 }
 
 func (c *conn) printUpdate(params json.RawMessage) {
@@ -275,7 +244,10 @@ func (c *conn) printUpdate(params json.RawMessage) {
 	c.printf("← %s %s\n", kind, b)
 }
 
-func (c *conn) answerPermission(m message) {
+// permission is the tool's title and the option the harness picks: the
+// first allow_once when it approves, else the first reject ("" when
+// there is none: the request is cancelled).
+func (c *conn) permission(params json.RawMessage) (title, choice string) {
 	var p struct {
 		ToolCall struct {
 			Title string `json:"title"`
@@ -285,18 +257,25 @@ func (c *conn) answerPermission(m message) {
 			Kind     string `json:"kind"`
 		} `json:"options"`
 	}
-	_ = json.Unmarshal(m.Params, &p)
-	choice := ""
+	_ = json.Unmarshal(params, &p)
 	for _, o := range p.Options {
 		if (c.approve && o.Kind == "allow_once") || (!c.approve && strings.HasPrefix(o.Kind, "reject")) {
-			choice = o.OptionID
-			break
+			return p.ToolCall.Title, o.OptionID
 		}
 	}
-	c.printf("← session/request_permission %q → %s\n", p.ToolCall.Title, choice)
+	return p.ToolCall.Title, ""
+}
+
+// answer answers shim's requests: permission as read printed it; shim
+// makes no other request of a client without fs or terminal.
+func (c *conn) answer(method string, params json.RawMessage) (any, *acpclient.RPCError) {
+	if method != "session/request_permission" {
+		return nil, &acpclient.RPCError{Code: -32601, Message: "Method not found: the harness does not support " + method}
+	}
+	_, choice := c.permission(params)
 	outcome := map[string]any{"outcome": "cancelled"}
 	if choice != "" {
 		outcome = map[string]any{"outcome": "selected", "optionId": choice}
 	}
-	c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": outcome}})
+	return map[string]any{"outcome": outcome}, nil
 }

@@ -17,6 +17,18 @@ import (
 //go:embed testdata/schema.v1.json
 var schemaJSON []byte
 
+// extensionJSON defines the extension methods shim speaks that the v1
+// schema does not: the steering extension's response (SPEC §11.4; the
+// shape editors and claude-agent-acp / codex-acp share), written here in
+// the schema's own terms.
+const extensionJSON = `{"$defs": {
+  "SteeringResponse": {"type": "object", "required": ["outcome"],
+    "properties": {"outcome": {"enum": ["injected", "promptRequired", "failed"]},
+      "reason": {"type": "string"}, "_meta": {"type": ["object", "null"]}}}}}`
+
+// extensionDefs names the definitions of extensionJSON by "side method kind".
+var extensionDefs = map[string]string{"agent _session/steering Response": "ext.json#/$defs/SteeringResponse"}
+
 // Validator checks messages against the ACP v1 schema definitions.
 type Validator struct {
 	compiler *jsonschema.Compiler
@@ -48,6 +60,13 @@ func newValidator() (*Validator, error) {
 	if err := c.AddResource("acp.json", doc); err != nil {
 		return nil, err
 	}
+	ext, err := jsonschema.UnmarshalJSON(strings.NewReader(extensionJSON))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.AddResource("ext.json", ext); err != nil {
+		return nil, err
+	}
 	var raw struct {
 		Defs map[string]struct {
 			Side   string `json:"x-side"`
@@ -68,6 +87,9 @@ func newValidator() (*Validator, error) {
 			}
 		}
 	}
+	for k, name := range extensionDefs {
+		v.defs[k] = name
+	}
 	return v, nil
 }
 
@@ -84,7 +106,11 @@ func (v *Validator) ValidateDef(def string, value []byte) error {
 	sch := v.cache[def]
 	if sch == nil {
 		var err error
-		sch, err = v.compiler.Compile("acp.json#/$defs/" + def)
+		ref := def
+		if !strings.Contains(ref, "#") {
+			ref = "acp.json#/$defs/" + def
+		}
+		sch, err = v.compiler.Compile(ref)
 		if err != nil {
 			v.mu.Unlock()
 			return err

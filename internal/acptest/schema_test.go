@@ -12,7 +12,7 @@ func TestValidatorCatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	methods := map[string]string{"1": "initialize", "2": "session/prompt", "3": "session/new", "4": "session/cancel"}
+	methods := map[string]string{"1": "initialize", "2": "session/prompt", "3": "session/new", "4": "session/cancel", "5": "_session/steering", "6": "session/set_mode", "7": "session/delete"}
 	of := func(id string) string { return methods[id] }
 	tests := []struct {
 		line string
@@ -34,6 +34,13 @@ func TestValidatorCatches(t *testing.T) {
 		{`{"id":2,"result":{"stopReason":"end_turn"}}`, false},
 		{`{"jsonrpc":"2.0","id":4,"result":null}`, true},
 		{`{"jsonrpc":"2.0","id":4,"result":{}}`, false},
+		{`{"jsonrpc":"2.0","id":5,"result":{"outcome":"injected"}}`, true},
+		{`{"jsonrpc":"2.0","id":5,"result":{"outcome":"queued"}}`, false},
+		{`{"jsonrpc":"2.0","id":5,"result":{}}`, false},
+		{`{"jsonrpc":"2.0","id":6,"result":{}}`, true},
+		{`{"jsonrpc":"2.0","id":7,"result":{}}`, true},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"current_mode_update","currentModeId":"ask"}}}`, true},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"status"}]}}}`, false},
 	}
 	for _, tt := range tests {
 		err := v.AgentLine([]byte(tt.line), of)

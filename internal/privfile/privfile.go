@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -332,4 +333,37 @@ func Encode(head []byte, extra map[string]json.RawMessage) ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
+}
+
+// DecodeVersioned is the one reader of shim's versioned files
+// ({"version": N, …}: the thread index, the credentials file). It parses
+// data as a JSON object whose "version" is version and returns its other
+// top-level members, for the caller to take its own and keep the rest.
+// Its errors say what is wrong without quoting the content, which may
+// hold tokens.
+func DecodeVersioned(data []byte, version int) (map[string]json.RawMessage, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("not JSON (error at byte %d)", se.Offset)
+		}
+		return nil, errors.New("not a JSON object")
+	}
+	if top == nil {
+		return nil, errors.New("not a JSON object")
+	}
+	raw, ok := top["version"]
+	if !ok {
+		return nil, errors.New("no version")
+	}
+	var v int
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, errors.New("version is not an integer")
+	}
+	if v != version {
+		return nil, fmt.Errorf("version %d, want %d", v, version)
+	}
+	delete(top, "version")
+	return top, nil
 }

@@ -1,0 +1,178 @@
+package bridge
+
+// Config options and modes (SPEC §11.2): the permissions picker (ask /
+// allow-commands, mirrored as the session's modes) and, with --models, the
+// model picker. Per session, in memory, never persisted; a change applies
+// from the session's next A2A message, except that auto-approval follows
+// the mode at once (parks.go reads it when a park arrives).
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/shimdev/shim/acp"
+)
+
+// Config option ids, mode ids and values.
+const (
+	configPermissions = "permissions"
+	configModel       = "model"
+	modeAsk           = "ask"
+	modeAllow         = "allow-commands"
+	modelDefault      = "default"
+)
+
+var permissionChoices = []acp.SelectOption{
+	{Value: modeAsk, Name: "Ask every time"},
+	{Value: modeAllow, Name: "Allow commands this session"},
+}
+
+// modeName is a mode's name as the pickers show it.
+func modeName(id string) string {
+	for _, o := range permissionChoices {
+		if o.Value == id {
+			return o.Name
+		}
+	}
+	return id
+}
+
+// sessionSettings is a session's mode and model at one moment.
+type sessionSettings struct {
+	mode  string
+	model string // "" is the agent's default
+}
+
+func (sess *session) settings() sessionSettings {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	st := sessionSettings{mode: modeAsk, model: sess.model}
+	if sess.bypass {
+		st.mode = modeAllow
+	}
+	return st
+}
+
+// configOptions is the complete list of a session's options, in SPEC's
+// order.
+func (s *Server) configOptions(st sessionSettings) []acp.SessionConfigOption {
+	out := []acp.SessionConfigOption{{ID: configPermissions, Name: "Permissions", Category: "mode",
+		CurrentValue: st.mode, Options: permissionChoices}}
+	if len(s.opts.Models) > 0 {
+		opts := []acp.SelectOption{{Value: modelDefault, Name: "Agent's default"}}
+		for _, m := range s.opts.Models {
+			opts = append(opts, acp.SelectOption{Value: m, Name: m})
+		}
+		cur := st.model
+		if cur == "" {
+			cur = modelDefault
+		}
+		out = append(out, acp.SessionConfigOption{ID: configModel, Name: "Model", Category: "model",
+			CurrentValue: cur, Options: opts})
+	}
+	return out
+}
+
+// modeState is a session's modes: always the permissions option's state.
+func modeState(st sessionSettings) *acp.SessionModeState {
+	ms := &acp.SessionModeState{CurrentModeID: st.mode}
+	for _, o := range permissionChoices {
+		ms.AvailableModes = append(ms.AvailableModes, acp.SessionMode{ID: o.Value, Name: o.Name})
+	}
+	return ms
+}
+
+// openResult is the answer of new, load and resume: the session's options
+// and modes.
+func (s *Server) openResult(sess *session) acp.LoadSessionResult {
+	st := sess.settings()
+	return acp.LoadSessionResult{ConfigOptions: s.configOptions(st), Modes: modeState(st)}
+}
+
+// setMode puts the session in a mode; it reports whether that changed it.
+func (sess *session) setMode(mode string) bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	allow := mode == modeAllow
+	changed := sess.bypass != allow
+	sess.bypass = allow
+	return changed
+}
+
+// modeChanged tells the editor of a mode change it did not ask for in
+// the picker: current_mode_update and config_option_update (the complete
+// list), sent through send.
+func (s *Server) modeChanged(sess *session, send func(acp.Update)) {
+	st := sess.settings()
+	send(acp.CurrentModeUpdate{CurrentModeID: st.mode})
+	send(acp.ConfigOptionUpdate{ConfigOptions: s.configOptions(st)})
+}
+
+// setModeRequest handles session/set_mode; the config picker learns the
+// change after the answer.
+func (s *Server) setModeRequest(req *acp.Request) {
+	var p acp.SetModeParams
+	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
+		s.reply(req, nil, acp.InvalidParams("session/set_mode needs {sessionId, modeId}"))
+		return
+	}
+	sess := s.session(p.SessionID)
+	if sess == nil {
+		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
+		return
+	}
+	if p.ModeID != modeAsk && p.ModeID != modeAllow {
+		s.reply(req, nil, acp.InvalidParams("unknown mode "+p.ModeID+": the modes are ask and allow-commands"))
+		return
+	}
+	changed := sess.setMode(p.ModeID)
+	s.log.Info("session mode set", "session", sess.id, "mode", p.ModeID)
+	s.reply(req, struct{}{}, nil)
+	if changed {
+		s.notify(sess.id, acp.ConfigOptionUpdate{ConfigOptions: s.configOptions(sess.settings())})
+	}
+}
+
+// setConfigOption handles session/set_config_option; the answer is the
+// complete list, and the mode picker learns a permissions change after it.
+func (s *Server) setConfigOption(req *acp.Request) {
+	var p acp.SetConfigOptionParams
+	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
+		s.reply(req, nil, acp.InvalidParams("session/set_config_option needs {sessionId, configId, value}"))
+		return
+	}
+	sess := s.session(p.SessionID)
+	if sess == nil {
+		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
+		return
+	}
+	var value string
+	if json.Unmarshal(p.Value, &value) != nil {
+		s.reply(req, nil, acp.InvalidParams("the value of "+p.ConfigID+" must be one of its option values"))
+		return
+	}
+	modeChanged := false
+	switch {
+	case p.ConfigID == configPermissions && (value == modeAsk || value == modeAllow):
+		modeChanged = sess.setMode(value)
+	case p.ConfigID == configModel && len(s.opts.Models) > 0 && (value == modelDefault || slices.Contains(s.opts.Models, value)):
+		if value == modelDefault {
+			value = ""
+		}
+		sess.mu.Lock()
+		sess.model = value
+		sess.mu.Unlock()
+	case p.ConfigID == configPermissions || (p.ConfigID == configModel && len(s.opts.Models) > 0):
+		s.reply(req, nil, acp.InvalidParams("unknown value "+value+" for "+p.ConfigID))
+		return
+	default:
+		s.reply(req, nil, acp.InvalidParams("unknown config option "+p.ConfigID))
+		return
+	}
+	st := sess.settings()
+	s.log.Info("session option set", "session", sess.id, "option", p.ConfigID, "value", value)
+	s.reply(req, acp.SetConfigOptionResult{ConfigOptions: s.configOptions(st)}, nil)
+	if modeChanged {
+		s.notify(sess.id, acp.CurrentModeUpdate{CurrentModeID: st.mode})
+	}
+}
