@@ -67,6 +67,9 @@ type Config struct {
 	Log *slog.Logger
 	// Trace, when set, receives every raw frame as a JSON line.
 	Trace io.Writer
+	// Profile is "auto" (or empty: recognise known servers by their card),
+	// "generic" or "gemini-cli" (gemini.go).
+	Profile string
 }
 
 // Card is what shim uses of an agent card.
@@ -79,6 +82,9 @@ type Card struct {
 	Endpoint  string
 	Dialect   Dialect
 	Tenant    string
+	// NoReplay is set when the agent's task history cannot be trusted to
+	// replay a thread (its GetTask history is empty or partial).
+	NoReplay bool
 }
 
 // Client talks to one remote agent. It is safe for concurrent use.
@@ -186,6 +192,11 @@ func (c *Client) transport(ctx context.Context) (transport, *Card, error) {
 	defer c.mu.Unlock()
 	if c.tr == nil {
 		c.tr = newJSONRPC(c.conn, card)
+		if c.isGemini(card) {
+			card.NoReplay = true
+			c.tr = newGemini(c.conn, card)
+			c.log.Info("the agent is Gemini CLI's A2A server: speaking its coderAgent protocol", "profile", c.cfg.Profile)
+		}
 	}
 	return c.tr, card, nil
 }
