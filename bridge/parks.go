@@ -70,7 +70,7 @@ func (c *toolCards) parkedTool(sub subject) (string, *toolCard) {
 	}
 	for i := len(c.order) - 1; i >= 0; i-- {
 		id := c.order[i]
-		if card := c.open[id]; !card.ended && toolview.Kind(card.name) == want {
+		if card := c.open[id]; !card.ended && card.kind == want {
 			return id, card
 		}
 	}
@@ -89,7 +89,18 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 		kind = toolview.KindDelete
 	}
 	if _, card := t.tools.parkedTool(sub); card != nil {
-		kind = toolview.Kind(card.name)
+		kind = card.kind
+	}
+	// A park that names its call is asked on that call's own card, which
+	// the agent's own updates settle.
+	ownCard := t.tools.open[h.ToolCallID]
+	if h.ToolCallID == "" || ownCard == nil || ownCard.ended {
+		ownCard = nil
+	} else {
+		kind = ownCard.kind
+		if kind == toolview.KindDelete {
+			sub = subjectDelete
+		}
 	}
 	title := strings.TrimSpace(h.Title)
 	if title == "" {
@@ -104,13 +115,20 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 	if h.Detail != "" {
 		rawIn = map[string]any{"detail": h.Detail}
 	}
-	t.emit(toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: cardID, Title: cardTitle, Kind: kind,
-		Status: "pending", RawInput: rawIn})
+	if ownCard != nil {
+		cardID, rawIn = h.ToolCallID, rawInput(ownCard.args)
+	} else {
+		t.emit(toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: cardID, Title: cardTitle, Kind: kind,
+			Status: "pending", RawInput: rawIn})
+	}
 
 	t.sess.mu.Lock()
 	bypassSent := t.sess.bypass
 	t.sess.mu.Unlock()
-	approved := false
+	approved, always := false, false
+	// An agent that remembers "always" itself is offered it for any call
+	// but a delete, and shim skips nothing on its own.
+	agentAlways := h.Always && sub != subjectDelete
 	switch {
 	case sub == subjectCommand && t.allowSession:
 		// "Allow for this session" was chosen earlier in this turn.
@@ -120,13 +138,15 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 		if sub == subjectCommand && bypassSent {
 			t.tellNoSkipOnce()
 		}
-		choice := t.askPermission(cardID, title, rawIn, sub == subjectCommand)
+		choice := t.askPermission(cardID, title, rawIn, sub == subjectCommand || agentAlways)
 		switch choice {
 		case optApprove:
 			approved = true
 		case optApproveSession:
 			approved = true
-			if sub == subjectCommand {
+			if agentAlways {
+				always = true
+			} else if sub == subjectCommand {
 				t.allowSession = true
 				t.sess.mu.Lock()
 				t.sess.bypass = true
@@ -138,16 +158,14 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 	if approved {
 		status = "completed"
 	}
-	t.emit(toolCallUpdate{SessionUpdate: uToolUpdate, ToolCallID: cardID, Status: status})
+	if ownCard == nil {
+		t.emit(toolCallUpdate{SessionUpdate: uToolUpdate, ToolCallID: cardID, Status: status})
+	}
 	if t.isCancelled() {
 		return outcome{stop: stopCancelled}
 	}
-	answer := a2a.AnswerDenied
-	if approved {
-		answer = a2a.AnswerApproved
-	}
 	return outcome{resume: &a2a.OutMessage{ContextID: t.sess.id, TaskID: taskID, Resume: true, Bypass: t.sess.bypassing(),
-		Parts: []a2a.Part{{Kind: a2a.PartText, Text: string(answer)}}}}
+		Approval: &a2a.ApprovalAnswer{ToolCallID: h.ToolCallID, Allow: approved, Always: always}}}
 }
 
 // askPermission shows the editor's permission dialog and returns the

@@ -22,6 +22,12 @@ type toolCard struct {
 	parent string
 	args   toolview.Args
 	ended  bool
+	// kind is the agent's kind for the call, else the name's.
+	kind string
+	// label is the agent's own title, for a name shim has none for.
+	label string
+	// status is the last status the card was given.
+	status string
 }
 
 func newToolCards(t *turn) *toolCards {
@@ -40,32 +46,67 @@ func (c *toolCards) handle(tc a2a.ToolCall) {
 			card = c.start(tc)
 		}
 		c.end(tc, card)
+	case a2a.PhaseOutput:
+		if card == nil {
+			card = c.start(tc)
+		}
+		// The live output replaces what the card showed.
+		c.t.emit(toolCallUpdate{SessionUpdate: uToolUpdate, ToolCallID: tc.ID,
+			Content: []any{toolContent{Type: "content", Content: text(toolview.CutResult(tc.Output))}}})
 	default:
 		if card == nil {
 			c.start(tc)
 			return
 		}
+		u := toolCallUpdate{SessionUpdate: uToolUpdate, ToolCallID: tc.ID}
+		changed := false
+		if st := phaseStatus(tc.Phase); st != card.status {
+			card.status, u.Status, changed = st, st, true
+		}
 		// Servers announce a call twice: first with empty args, then with
 		// the full ones.
-		if tc.Args == "" {
-			return
+		if tc.Args != "" {
+			if tc.Name != "" {
+				card.name = tc.Name
+			}
+			c.learn(card, tc)
+			card.args = toolview.ParseArgs(tc.Args)
+			u.Title, u.Kind = c.title(card), card.kind
+			u.Locations, u.RawInput = c.locations(card), rawInput(card.args)
+			changed = true
 		}
-		if tc.Name != "" {
-			card.name = tc.Name
+		if changed {
+			c.t.emit(u)
 		}
-		card.args = toolview.ParseArgs(tc.Args)
-		c.t.emit(toolCallUpdate{SessionUpdate: uToolUpdate, ToolCallID: tc.ID,
-			Title: c.title(card), Kind: toolview.Kind(card.name),
-			Locations: c.locations(card), RawInput: rawInput(card.args)})
+	}
+}
+
+// phaseStatus is the card status of a phase before the call ends.
+func phaseStatus(p a2a.Phase) string {
+	if p == a2a.PhasePending {
+		return "pending"
+	}
+	return "in_progress"
+}
+
+// learn keeps what the agent says of the call's kind and title.
+func (c *toolCards) learn(card *toolCard, tc a2a.ToolCall) {
+	card.kind = tc.Kind
+	if card.kind == "" {
+		card.kind = toolview.Kind(card.name)
+	}
+	if tc.Title != "" {
+		card.label = tc.Title
 	}
 }
 
 func (c *toolCards) start(tc a2a.ToolCall) *toolCard {
-	card := &toolCard{name: tc.Name, parent: tc.ParentID, args: toolview.ParseArgs(tc.Args)}
+	card := &toolCard{name: tc.Name, parent: tc.ParentID, args: toolview.ParseArgs(tc.Args), status: phaseStatus(tc.Phase)}
+	c.learn(card, tc)
 	c.open[tc.ID] = card
 	c.order = append(c.order, tc.ID)
 	c.t.emit(toolCallUpdate{SessionUpdate: uToolCall, ToolCallID: tc.ID, Title: c.title(card),
-		Kind: toolview.Kind(card.name), Status: "in_progress",
+		Kind: card.kind, Status: card.status,
 		Locations: c.locations(card), RawInput: rawInput(card.args)})
 	return card
 }
@@ -84,7 +125,10 @@ func (c *toolCards) end(tc a2a.ToolCall, card *toolCard) {
 		card.args = toolview.ParseArgs(tc.Args)
 	}
 	if status == "completed" {
-		if d, ok := toolview.Diff(card.name, card.args, c.resolver()); ok {
+		if d := tc.Diff; d != nil && filepath.IsAbs(d.Path) {
+			old := d.OldText
+			u.Content = append(u.Content, diffContent{Type: "diff", Path: d.Path, OldText: &old, NewText: d.NewText})
+		} else if d, ok := toolview.Diff(card.name, card.args, c.resolver()); ok {
 			u.Content = append(u.Content, diffContent{Type: "diff", Path: d.Path, OldText: d.OldText, NewText: d.NewText})
 		}
 	}
@@ -92,7 +136,7 @@ func (c *toolCards) end(tc a2a.ToolCall, card *toolCard) {
 		u.Content = append(u.Content, toolContent{Type: "content", Content: text(toolview.CutResult(result))})
 		u.RawOutput = result
 	}
-	switch toolview.Kind(card.name) {
+	switch card.kind {
 	case toolview.KindSearch:
 		if locs := toolview.SearchLocations(result, card.args.String("project"), c.resolver()); len(locs) > 0 {
 			u.Locations = acpLocations(locs)
@@ -118,7 +162,13 @@ func (c *toolCards) settle(status string) {
 	}
 }
 
-func (c *toolCards) title(card *toolCard) string { return cardTitle(card.name, card.parent, card.args) }
+func (c *toolCards) title(card *toolCard) string {
+	name := card.name
+	if card.label != "" && toolview.Title(name, card.args) == name {
+		name = card.label
+	}
+	return cardTitle(name, card.parent, card.args)
+}
 
 // cardTitle is the title of a tool card, live or replayed.
 func cardTitle(name, parent string, args toolview.Args) string {

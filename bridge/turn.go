@@ -125,6 +125,7 @@ func (s *Server) prompt(req *jsonrpc2.Request) {
 		}
 	}
 	msg.Bypass = bypass
+	msg.Workspace = cwd
 	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg, prompt: req,
 		done: make(chan struct{}), texts: map[string]*shownText{}, shownIDs: map[string]bool{}, statusText: newShownText()}
 	t.tools = newToolCards(t)
