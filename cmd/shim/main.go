@@ -146,7 +146,7 @@ var (
 	loginFlags   = []string{"url", "endpoint", "slug", "a2a-version", "allow-insecure-http", "keyring", "config-dir", "log-level"}
 	logoutFlags  = []string{"url", "slug", "keyring", "config-dir", "log-level"}
 	threadsFlags = []string{"url", "slug", "state-dir", "config-dir", "keyring", "log-level"}
-	doctorFlags  = []string{"url", "endpoint", "token", "token-file", "slug", "a2a-version", "allow-insecure-http",
+	doctorFlags  = []string{"url", "endpoint", "token", "token-file", "slug", "a2a-version", "agent-profile", "allow-insecure-http",
 		"state-dir", "config-dir", "keyring", "log-level"}
 )
 
@@ -188,6 +188,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "steer-grace", EnvVars: []string{"SHIM_STEER_GRACE"}, Value: "1.5s", Usage: "`DURATION` after a cancel in which a new prompt steers the running turn; 0 disables steering"},
 		&cli.BoolFlag{Name: "threads-only", Usage: "list and load only threads whose id has this shim's prefix"},
 		&cli.StringFlag{Name: "a2a-version", EnvVars: []string{"SHIM_A2A_VERSION"}, Value: "auto", Usage: "A2A protocol `VERSION`: auto, 1.0 or 0.3"},
+		&cli.StringFlag{Name: "agent-profile", EnvVars: []string{"SHIM_AGENT_PROFILE"}, Value: "auto", Usage: "`PROFILE` of the agent's own protocol: auto (recognise known servers from the card), generic, gemini-cli"},
 		&cli.StringFlag{Name: "state-dir", EnvVars: []string{"SHIM_STATE_DIR"}, Usage: "`DIR` of threads.json (default $XDG_STATE_HOME/shim, else ~/.local/state/shim)"},
 		&cli.StringFlag{Name: "config-dir", EnvVars: []string{"SHIM_CONFIG_DIR"}, Usage: "`DIR` of the credentials file (default $XDG_CONFIG_HOME/shim, else ~/.config/shim)"},
 		&cli.StringFlag{Name: "keyring", EnvVars: []string{"SHIM_KEYRING"}, Value: "auto", Usage: "`MODE`: auto (OS keyring when one answers, else the file), on, off"},

@@ -34,6 +34,7 @@ type settings struct {
 	endpoint      string
 	slug          string
 	a2aVersion    string
+	profile       string
 	allowInsecure bool
 	stall         time.Duration
 	store         *credentials.Store
@@ -66,6 +67,7 @@ func loadSettings(c *cli.Context) (*settings, error) {
 		endpoint:      flagString(c, "endpoint"),
 		slug:          flagString(c, "slug"),
 		a2aVersion:    flagString(c, "a2a-version"),
+		profile:       flagString(c, "agent-profile"),
 		allowInsecure: flagBool(c, "allow-insecure-http"),
 		log:           log,
 	}
@@ -73,6 +75,11 @@ func loadSettings(c *cli.Context) (*settings, error) {
 	case "auto", "1.0", "0.3", "":
 	default:
 		return nil, fmt.Errorf("--a2a-version %q: use auto, 1.0 or 0.3", s.a2aVersion)
+	}
+	switch s.profile {
+	case a2a.ProfileAuto, a2a.ProfileGeneric, a2a.ProfileGeminiCLI, "":
+	default:
+		return nil, fmt.Errorf("--agent-profile %q: use auto, generic or gemini-cli", s.profile)
 	}
 	if s.stall, err = parseDuration("stall", flagString(c, "stall")); err != nil {
 		return nil, err
@@ -207,7 +214,7 @@ func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2a.Client, e
 	return a2a.New(a2a.Config{
 		URL: url, Slug: s.slug, Endpoint: s.endpoint, Token: tok, Version: s.a2aVersion,
 		AllowInsecureHTTP: s.allowInsecure, Stall: s.stall, Timeout: timeout, UserAgent: "shim/" + versionOrDev(),
-		Log: s.log, Trace: s.trace,
+		Log: s.log, Trace: s.trace, Profile: s.profile,
 	})
 }
 
