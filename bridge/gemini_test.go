@@ -316,3 +316,36 @@ func TestGeminiCancelDropsTheStreamNotTheTask(t *testing.T) {
 		t.Fatalf("the next prompt does not continue the task: %v", last)
 	}
 }
+
+func TestGeminiLoadIsAResumeSaidOnce(t *testing.T) {
+	g := startGemini(t, geminiCaptured(t, "text.sse"))
+	s := geminiShim(t, g, nil)
+	cwd := t.TempDir()
+	id := s.newSession(t, cwd)
+	stopReason(t, s.prompt(t, id, "Say hello."))
+	before := len(s.Updates(id))
+	for i := 0; i < 2; i++ {
+		if m := s.Call("session/load", map[string]any{"sessionId": id, "cwd": cwd, "mcpServers": []any{}}); m.Error != nil {
+			t.Fatalf("load: %v", m.Error)
+		}
+	}
+	// A prompt after the loads: its updates come after any note queued
+	// behind the load responses.
+	g.mu.Lock()
+	g.bodies = append(g.bodies, geminiCaptured(t, "text-second-turn.sse"))
+	g.mu.Unlock()
+	stopReason(t, s.prompt(t, id, "Again."))
+	added := s.Updates(id)[before:]
+	notes := 0
+	for _, u := range added {
+		if u.Kind() == "user_message_chunk" {
+			t.Fatalf("the thread was replayed: %s", u.Update)
+		}
+		if strings.Contains(u.Text(), "does not give a thread's history back") {
+			notes++
+		}
+	}
+	if notes != 1 {
+		t.Fatalf("%d notes, want 1", notes)
+	}
+}

@@ -250,6 +250,11 @@ func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool
 		return nil, unknownThread(id)
 	}
 	existing := s.session(id)
+	noReplay := false
+	if card := c.KnownCard(); replay && card != nil && card.NoReplay {
+		// The agent's history cannot be read back: the thread is resumed.
+		replay, noReplay = false, true
+	}
 	turns, cut, err := s.threadTurns(s.ctx, c, id)
 	if err != nil {
 		if replay {
@@ -267,6 +272,12 @@ func (s *Server) loadSession(req *jsonrpc2.Request, p sessionParams, replay bool
 	}
 	// Resume: the editor has the history; only a pending park is news,
 	// and it is announced after the response (queued behind it).
+	if noReplay && s.toldNoReplay.CompareAndSwap(false, true) {
+		s.queue(id).push(func() {
+			s.notify(id, chunkUpdate{SessionUpdate: uAgentMessage, Content: text(s.agentName() +
+				" does not give a thread's history back, so shim cannot show it here; new prompts go on in this thread.\n\n")})
+		})
+	}
 	st := s.thread(id)
 	st.expect(len(turns))
 	for _, t := range turns {

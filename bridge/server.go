@@ -73,8 +73,11 @@ type Server struct {
 	log    *slog.Logger
 	conn   atomic.Pointer[jsonrpc2.Conn]
 	callID atomic.Uint64 // the last id of shim's own calls to the client
-	stream *stdioStream
-	ctx    context.Context
+	// toldNoReplay is set once the person was told a thread's history
+	// cannot be replayed (an agent whose card says NoReplay).
+	toldNoReplay atomic.Bool
+	stream       *stdioStream
+	ctx          context.Context
 
 	connectMu   sync.Mutex
 	mu          sync.Mutex
