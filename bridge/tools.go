@@ -48,7 +48,7 @@ func (c *toolCards) handle(tc a2a.ToolCall) {
 		c.end(tc, card)
 	case a2a.PhaseOutput:
 		if card == nil {
-			card = c.start(tc)
+			c.start(tc)
 		}
 		// The live output replaces what the card showed.
 		c.t.emit(toolCallUpdate{SessionUpdate: uToolUpdate, ToolCallID: tc.ID,
