@@ -51,6 +51,11 @@ type Config struct {
 	Token string
 	// Version is "auto", "1.0" or "0.3".
 	Version string
+	// Binding is "auto", "jsonrpc" or "http+json" (SPEC §12.3).
+	Binding string
+	// PollInterval is the longest wait between the GetTask polls of a
+	// non-streaming agent's task (default and at most 1 s).
+	PollInterval time.Duration
 	// AllowInsecureHTTP allows the token over plain http to a non-loopback host.
 	AllowInsecureHTTP bool
 	// Stall is how long a silent stream is waited for (0: forever).
@@ -70,6 +75,9 @@ type Config struct {
 	// Profile is "auto" (or empty: recognise known servers by their card),
 	// "generic" or "gemini-cli" (gemini.go).
 	Profile string
+	// OAuth, when set, is the stored OAuth sign-in, renewed on expiry or
+	// 401 (auth.go).
+	OAuth *OAuth
 }
 
 // Card is what shim uses of an agent card.
@@ -85,6 +93,18 @@ type Card struct {
 	// NoReplay is set when the agent's task history cannot be trusted to
 	// replay a thread (its GetTask history is empty or partial).
 	NoReplay bool
+	// Security is what the card says about signing in (security.go).
+	Security *Security
+	// Binding is the transport the calls go over.
+	Binding Binding
+	// Skills are the card's skills in its order.
+	Skills []Skill
+	// Extensions are the extensions the card declares.
+	Extensions []Extension
+	// ExtendedCard is set when the card offers an extended card to
+	// authenticated clients; Extended is set once it replaced this one.
+	ExtendedCard bool
+	Extended     bool
 }
 
 // Client talks to one remote agent. It is safe for concurrent use.
@@ -92,10 +112,12 @@ type Client struct {
 	*conn
 	base *url.URL
 
-	mu   sync.Mutex
-	card *Card
-	tr   transport
-	op   *Operator
+	mu       sync.Mutex
+	card     *Card
+	tr       transport
+	op       *Operator
+	onChange []func(*Card)
+	extTried bool
 }
 
 // New returns a client; it makes no network call.
@@ -115,7 +137,9 @@ func New(cfg Config) (*Client, error) {
 	// Whatever a server echoes of the token is redacted wherever the
 	// process writes it.
 	redact.Add(cfg.Token)
-	c := &Client{conn: &conn{cfg: cfg, log: cfg.Log}}
+	auth := newAuthState(&cfg) // hook: sign-in (auth.go)
+	cfg.Transport = &authTransport{base: cfg.Transport, auth: auth}
+	c := &Client{conn: &conn{cfg: cfg, log: cfg.Log, auth: auth}}
 	raw := cfg.URL
 	if raw == "" {
 		raw = cfg.Endpoint
@@ -128,6 +152,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("agent URL %q is not an http(s) URL", raw)
 	}
 	c.origin = origin(u)
+	auth.origin = c.origin
 	if cfg.URL != "" {
 		u.Path = strings.TrimSuffix(u.Path, "/")
 		if cfg.Slug != "" {
@@ -184,18 +209,27 @@ func (c *Client) Base() string {
 
 // transport returns the binding the card chose, discovering the card first.
 func (c *Client) transport(ctx context.Context) (transport, *Card, error) {
-	card, err := c.Discover(ctx)
-	if err != nil {
+	if _, err := c.Discover(ctx); err != nil {
 		return nil, nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// The card in use now: the extended card may have replaced the one
+	// Discover returned.
+	card := c.card
+	if err := card.unsupported(); err != nil {
+		return nil, nil, err
+	}
 	if c.tr == nil {
-		c.tr = newJSONRPC(c.conn, card)
-		if c.isGemini(card) {
-			card.NoReplay = true
-			c.tr = newGemini(c.conn, card)
-			c.log.Info("the agent is Gemini CLI's A2A server: speaking its coderAgent protocol", "profile", c.cfg.Profile)
+		if card.Binding == BindingHTTPJSON {
+			c.tr = newREST(c.conn, card)
+		} else {
+			c.tr = newJSONRPC(c.conn, card)
+			if c.isGemini(card) {
+				card.NoReplay = true
+				c.tr = newGemini(c.conn, card)
+				c.log.Info("the agent is Gemini CLI's A2A server: speaking its coderAgent protocol", "profile", c.cfg.Profile)
+			}
 		}
 	}
 	return c.tr, card, nil
@@ -258,7 +292,8 @@ func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength 
 }
 
 // Stream sends a message and returns the stream of its events. A server
-// whose card says it cannot stream gets a blocking send whose result is
+// whose card says it cannot stream is asked to answer at once and its
+// task is polled (SPEC §12.6); one that blocks anyway has its result
 // returned as the events a stream would have carried.
 func (c *Client) Stream(ctx context.Context, m OutMessage) (*Stream, error) {
 	tr, card, err := c.transport(ctx)
@@ -266,7 +301,11 @@ func (c *Client) Stream(ctx context.Context, m OutMessage) (*Stream, error) {
 		return nil, err
 	}
 	if !card.Streaming {
-		return tr.Send(ctx, m)
+		s, err := tr.Send(ctx, m, true)
+		if err != nil {
+			return nil, err
+		}
+		return c.poll(ctx, tr, s), nil
 	}
 	return tr.SendStreaming(ctx, m)
 }
@@ -281,14 +320,16 @@ func (c *Client) Resubscribe(ctx context.Context, taskID string) (*Stream, error
 }
 
 // Probe checks the credentials with a GetTask on an id that cannot exist:
-// any JSON-RPC answer is success, 401/403 is a refused token.
+// any JSON-RPC answer is success, 401/403 is a refused token. After a
+// success it reads the extended card when the card offers one (SPEC
+// §12.2).
 func (c *Client) Probe(ctx context.Context) error {
 	_, err := c.GetTask(ctx, "shim-probe-"+randomHex(8), 0)
 	var rpc *RPCError
-	if errors.As(err, &rpc) {
-		return nil
+	if err != nil && !errors.As(err, &rpc) {
+		return err
 	}
-	return err
+	return c.extend(ctx)
 }
 
 // randomHex returns n random bytes in hex.

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	fastjson "github.com/segmentio/encoding/json"
 )
 
 // The wire types below accept both dialects at once: camelCase and
@@ -426,12 +428,37 @@ type frameResponse struct {
 	Result *wireObject `json:"result"`
 }
 
+// fastFrameMax is the largest frame decoded with segmentio/encoding's
+// json. Stream frames are decoded with it because encoding/json, which
+// checks a whole value in a pass of its own before decoding it, was 64% of
+// shim's CPU on a fast stream (BENCHMARKS.md); segmentio/encoding checks
+// and decodes in one pass and gives what encoding/json gives (it runs the
+// standard library's own tests). A larger frame (a full replace of a long
+// answer, a big tool result) is rare, costs mostly its text, and goes to
+// encoding/json, whose memory use for it is measured (the slow-editor and
+// full-replace bounds).
+const fastFrameMax = 64 << 10
+
+// frameUnmarshal is the decoder of a frame: segmentio/encoding up to
+// fastFrameMax bytes, encoding/json above. FuzzDecodeFrameLikeEncodingJSON
+// holds the two side by side.
+func frameUnmarshal(b []byte) func([]byte, any) error {
+	if len(b) <= fastFrameMax {
+		return fastjson.Unmarshal
+	}
+	return json.Unmarshal
+}
+
 // DecodeFrame decodes one stream frame (a JSON-RPC response whose result
 // is a task, a status or artifact update, or a message) in either dialect.
 // A JSON-RPC error in the frame is returned as *RPCError.
 func DecodeFrame(b []byte) (Event, error) {
+	return decodeFrameWith(frameUnmarshal(b), b)
+}
+
+func decodeFrameWith(unmarshal func([]byte, any) error, b []byte) (Event, error) {
 	var r frameResponse
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := unmarshal(b, &r); err != nil {
 		return Event{}, &DecodeError{Err: err, Snippet: snippet(b)}
 	}
 	if r.Error != nil {

@@ -227,7 +227,7 @@ func TestCaptureCards(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		card, err := parseCard(b, tt.forced)
+		card, err := parseCard(b, tt.forced, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.file, err)
 		}
@@ -236,11 +236,11 @@ func TestCaptureCards(t *testing.T) {
 		}
 	}
 	// A 0.3-only card (no supportedInterfaces) selects 0.3.
-	card, err := parseCard([]byte(`{"name":"old","url":"http://h/rpc","preferredTransport":"JSONRPC","protocolVersion":"0.3.0","capabilities":{"streaming":false}}`), 0)
+	card, err := parseCard([]byte(`{"name":"old","url":"http://h/rpc","preferredTransport":"JSONRPC","protocolVersion":"0.3.0","capabilities":{"streaming":false}}`), 0, 0)
 	if err != nil || card.Dialect != V03 || card.Endpoint != "http://h/rpc" || card.Streaming {
 		t.Errorf("0.3 card: %+v %v", card, err)
 	}
-	if _, err := parseCard([]byte(`{"supportedInterfaces":[{"url":"http://h/g","protocolBinding":"GRPC"}]}`), 0); err == nil {
+	if _, err := parseCard([]byte(`{"supportedInterfaces":[{"url":"http://h/g","protocolBinding":"GRPC"}]}`), 0, 0); err == nil {
 		t.Error("a card with no JSONRPC interface must be refused")
 	}
 }

@@ -3,7 +3,6 @@ package a2a
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -43,12 +42,19 @@ func (c *Client) Discover(ctx context.Context) (*Card, error) {
 		return c.card, nil
 	}
 	forced := dialectFor(c.cfg.Version)
+	bind, err := ParseBinding(c.cfg.Binding)
+	if err != nil {
+		return nil, err
+	}
 	if c.cfg.Endpoint != "" {
 		d := forced
 		if d == 0 {
 			d = V10
 		}
-		c.card = &Card{Endpoint: c.cfg.Endpoint, Dialect: d, Streaming: true}
+		if bind == 0 {
+			bind = BindingJSONRPC
+		}
+		c.card = &Card{Endpoint: c.cfg.Endpoint, Dialect: d, Binding: bind, Streaming: true}
 		return c.card, nil
 	}
 	cardURL := c.base.String() + "/.well-known/agent-card.json"
@@ -72,7 +78,7 @@ func (c *Client) Discover(ctx context.Context) (*Card, error) {
 		}
 		return nil, fmt.Errorf("%w: %w", ErrNoCard, herr)
 	}
-	card, err := parseCard(body, forced)
+	card, err := parseCard(body, forced, bind)
 	if err != nil {
 		if !json.Valid(body) {
 			herr := httpError(resp.StatusCode, cardURL, resp.Header.Get("Content-Type"), body)
@@ -82,7 +88,9 @@ func (c *Client) Discover(ctx context.Context) (*Card, error) {
 		return nil, fmt.Errorf("agent card at %s: %w", cardURL, err)
 	}
 	card.Endpoint = c.rebase(card.Endpoint)
-	c.log.Debug("agent card", "name", card.Name, "endpoint", card.Endpoint, "dialect", card.Dialect.String(), "streaming", card.Streaming)
+	card.Security = ParseSecurity(body) // hook: security schemes (security.go)
+	c.auth.setSecurity(card.Security)
+	c.log.Debug("agent card", "name", card.Name, "endpoint", card.Endpoint, "dialect", card.Dialect.String(), "binding", card.Binding.String(), "streaming", card.Streaming)
 	c.card = card
 	return card, nil
 }
@@ -131,10 +139,6 @@ type wireInterface struct {
 	Tenant    string `json:"tenant"`
 }
 
-func (i wireInterface) jsonrpc() bool {
-	return strings.EqualFold(first(first(i.Binding, i.Binding2), i.Transport), "JSONRPC")
-}
-
 func (i wireInterface) dialect() Dialect {
 	if strings.HasPrefix(strings.TrimPrefix(first(i.Version, i.Version2), "v"), "0.") {
 		return V03
@@ -143,41 +147,27 @@ func (i wireInterface) dialect() Dialect {
 }
 
 // parseCard reads a card of either dialect. forced, when not zero, is the
-// dialect --a2a-version asks for.
-func parseCard(body []byte, forced Dialect) (*Card, error) {
+// dialect --a2a-version asks for; bind, when not zero, the binding
+// --binding asks for. A card with no usable interface is returned with
+// the error (its name, skills and capabilities read).
+func parseCard(body []byte, forced Dialect, bind Binding) (*Card, error) {
 	var w wireCard
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, err
 	}
 	card := &Card{Name: w.Name, Description: w.Description, Version: w.Version,
 		Streaming: w.Capabilities.Streaming == nil || *w.Capabilities.Streaming}
+	cardExtras(body, card)
 	ifaces := w.Interfaces
 	if len(ifaces) == 0 {
 		ifaces = w.Interfaces2
 	}
 	if len(ifaces) > 0 {
-		var pick *wireInterface
-		for i := range ifaces {
-			in := &ifaces[i]
-			if !in.jsonrpc() {
-				continue
-			}
-			want := forced
-			if want == 0 {
-				want = V10
-			}
-			if in.dialect() == want {
-				pick = in
-				break
-			}
-			if pick == nil {
-				pick = in
-			}
+		pick, b, err := pickInterface(ifaces, forced, bind)
+		if err != nil {
+			return card, err
 		}
-		if pick == nil {
-			return nil, errors.New("the card offers no JSONRPC interface (shim speaks JSON-RPC only)")
-		}
-		card.Endpoint, card.Dialect, card.Tenant = pick.URL, pick.dialect(), pick.Tenant
+		card.Endpoint, card.Dialect, card.Tenant, card.Binding = pick.URL, pick.dialect(), pick.Tenant, b
 		if forced != 0 {
 			card.Dialect = forced
 		}
@@ -188,18 +178,12 @@ func parseCard(body []byte, forced Dialect) (*Card, error) {
 	if forced != 0 {
 		card.Dialect = forced
 	}
-	pref := first(w.Preferred, w.Preferred2)
-	if w.URL != "" && (pref == "" || strings.EqualFold(pref, "JSONRPC")) {
-		card.Endpoint = w.URL
-		return card, nil
+	ep, b, err := pickURL03(w.URL, first(w.Preferred, w.Preferred2), w.Additional, bind)
+	if err != nil {
+		return card, err
 	}
-	for _, in := range w.Additional {
-		if in.jsonrpc() {
-			card.Endpoint = in.URL
-			return card, nil
-		}
-	}
-	return nil, errors.New("the card names no JSON-RPC endpoint")
+	card.Endpoint, card.Binding = ep, b
+	return card, nil
 }
 
 // rebase keeps the token on --url's origin: an endpoint on another origin,

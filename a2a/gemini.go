@@ -112,14 +112,23 @@ func (g *geminiTransport) session(ctxID string) *geminiSession {
 	}
 	s := &geminiSession{g: g, session: ctxID}
 	base := g.conn
-	nc := &conn{cfg: base.cfg, origin: base.origin, log: base.log, trace: base.trace}
-	rt := base.cfg.Transport
-	if ht, ok := rt.(*http.Transport); ok {
+	nc := *base // the same credentials, log and trace; clients of its own
+	pin := func(rt http.RoundTripper) http.RoundTripper {
+		ht, ok := rt.(*http.Transport)
+		if !ok {
+			return rt // a test's or a caller's own transport
+		}
 		s.ht = ht.Clone()
 		s.ht.MaxConnsPerHost = 1
 		s.ht.MaxIdleConnsPerHost = 1
 		s.ht.DisableKeepAlives = false
-		rt = s.ht
+		return s.ht
+	}
+	rt := base.cfg.Transport
+	if at, ok := rt.(*authTransport); ok {
+		rt = &authTransport{base: pin(at.base), auth: at.auth}
+	} else {
+		rt = pin(rt)
 	}
 	nc.streaming = &http.Client{Transport: rt, CheckRedirect: base.streaming.CheckRedirect}
 	rc := retryablehttp.NewClient()
@@ -127,7 +136,7 @@ func (g *geminiTransport) session(ctxID string) *geminiSession {
 	rc.RetryMax, rc.RetryWaitMin, rc.RetryWaitMax = base.unary.RetryMax, base.unary.RetryWaitMin, base.unary.RetryWaitMax
 	rc.Backoff, rc.Logger, rc.CheckRetry, rc.ErrorHandler = base.unary.Backoff, base.unary.Logger, base.unary.CheckRetry, base.unary.ErrorHandler
 	nc.unary = rc
-	s.tr = newJSONRPC(nc, g.card)
+	s.tr = newJSONRPC(&nc, g.card)
 	g.sessions[ctxID] = s
 	return s
 }
@@ -156,9 +165,13 @@ func (g *geminiTransport) SendStreaming(ctx context.Context, m OutMessage) (*Str
 
 // Send implements transport (the server streams; a blocking send is only
 // encoded the same way).
-func (g *geminiTransport) Send(ctx context.Context, m OutMessage) (*Stream, error) {
+func (g *geminiTransport) Send(ctx context.Context, m OutMessage, immediate bool) (*Stream, error) {
 	s := g.session(m.ContextID)
-	return s.tr.openStreamWith(ctx, "message/send", map[string]any{"message": s.encode(m)}, &geminiFrames{s: s})
+	p := map[string]any{"message": s.encode(m)}
+	if immediate {
+		p["configuration"] = sendConfiguration(V03)
+	}
+	return s.tr.openStreamWith(ctx, "message/send", p, &geminiFrames{s: s})
 }
 
 // Subscribe implements transport.

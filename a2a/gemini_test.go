@@ -445,3 +445,15 @@ func TestGeminiEditResultIsADiff(t *testing.T) {
 		t.Fatalf("tool = %+v diff %+v", tc, tc.Diff)
 	}
 }
+
+// TestGeminiSessionHasItsOwnConnection: each session's task gets a
+// transport of one connection, also under the credentials' transport.
+func TestGeminiSessionHasItsOwnConnection(t *testing.T) {
+	f := newGeminiFake(t, geminiCapture(t, "card.json"), geminiCapture(t, "text.sse"))
+	c := f.client(t, "")
+	geminiTurn(t, c, OutMessage{ContextID: "s", Parts: []Part{{Text: "hi"}}})
+	s := c.tr.(*geminiTransport).sessions["s"]
+	if s.ht == nil || s.ht.MaxConnsPerHost != 1 {
+		t.Fatalf("the session's task has no connection of its own: %+v", s.ht)
+	}
+}

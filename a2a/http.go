@@ -30,12 +30,16 @@ type conn struct {
 	trace     *tracer
 	unary     *retryablehttp.Client
 	streaming *http.Client
+	auth      *authState // the credential and its scheme (auth.go)
 }
 
 // retryPolicy retries connection errors and 502, 503 and 504.
 func retryPolicy(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
+	}
+	if isSignInError(err) { // hook: a failed OAuth renewal (auth.go)
+		return false, nil
 	}
 	if err != nil {
 		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
@@ -87,6 +91,9 @@ func (c *conn) setHeaders(req *http.Request, d Dialect) error {
 		req.Header.Set("A2A-Version", "1.0")
 		req.Header.Set("A2A-Extensions", ext)
 	}
+	if err := c.auth.check(); err != nil { // hook: a scheme shim cannot meet (auth.go)
+		return err
+	}
 	if c.cfg.Token == "" {
 		return nil
 	}
@@ -97,14 +104,16 @@ func (c *conn) setHeaders(req *http.Request, d Dialect) error {
 	if req.URL.Scheme == "http" && !IsLoopback(req.URL.Hostname()) && !c.cfg.AllowInsecureHTTP {
 		return ErrInsecure
 	}
-	req.Header.Set("Authorization", "Bearer "+c.cfg.Token)
-	return nil
+	return c.auth.apply(req) // hook: the credential as the scheme takes it (auth.go)
 }
 
 func (c *conn) transportError(target string, err error) error {
 	if errors.Is(err, ErrInsecure) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrTooLarge) || errors.Is(err, ErrBudget) {
 		return err
+	}
+	if se := authErrorOf(err); se != nil { // hook: a failed OAuth renewal (auth.go)
+		return se
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {

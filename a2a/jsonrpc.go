@@ -130,6 +130,11 @@ func (c *jsonrpcTransport) ListTasks(ctx context.Context, q taskQuery) (taskPage
 	if err != nil {
 		return taskPage{}, err
 	}
+	return decodeTaskPage(raw)
+}
+
+// decodeTaskPage decodes a ListTasks answer: its tasks and next page token.
+func decodeTaskPage(raw []byte) (taskPage, error) {
 	tasks, err := decodeTaskList(raw)
 	if err != nil {
 		return taskPage{}, err
@@ -149,9 +154,28 @@ func (c *jsonrpcTransport) SendStreaming(ctx context.Context, m OutMessage) (*St
 }
 
 // Send implements transport.
-func (c *jsonrpcTransport) Send(ctx context.Context, m OutMessage) (*Stream, error) {
-	return c.openStream(ctx, c.method("SendMessage", "message/send"),
-		c.params(map[string]any{"message": encodeMessage(c.dialect, m)}))
+func (c *jsonrpcTransport) Send(ctx context.Context, m OutMessage, immediate bool) (*Stream, error) {
+	p := map[string]any{"message": encodeMessage(c.dialect, m)}
+	if immediate {
+		p["configuration"] = sendConfiguration(c.dialect)
+	}
+	return c.openStream(ctx, c.method("SendMessage", "message/send"), c.params(p))
+}
+
+// sendConfiguration asks a blocking send to answer once the task exists.
+func sendConfiguration(d Dialect) map[string]any {
+	if d == V03 {
+		return map[string]any{"blocking": false}
+	}
+	return map[string]any{"returnImmediately": true}
+}
+
+// ExtendedCard implements transport.
+func (c *jsonrpcTransport) ExtendedCard(ctx context.Context) ([]byte, error) {
+	if c.dialect == V03 {
+		return c.call(ctx, "agent/getAuthenticatedExtendedCard", map[string]any{})
+	}
+	return c.call(ctx, "GetExtendedAgentCard", c.params(map[string]any{}))
 }
 
 // Subscribe implements transport.

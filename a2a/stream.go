@@ -23,7 +23,7 @@ type frameDecoder interface {
 func (c *conn) newStream(ctx context.Context, method string, frames frameDecoder) *Stream {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Stream{log: c.log, trace: c.trace, frames: frames, method: method, cancel: cancel, ctx: ctx, parent: parent}
+	s := &Stream{log: c.log, trace: c.trace, frames: frames, shape: shapeDecoder{full: frames.event}, method: method, cancel: cancel, ctx: ctx, parent: parent}
 	s.stall = newStallReader(nil, c.cfg.Stall, cancel)
 	return s
 }
@@ -48,6 +48,7 @@ type Stream struct {
 	log    *slog.Logger
 	trace  *tracer
 	frames frameDecoder
+	shape  shapeDecoder // the stream's learned text-chunk shape
 	ctx    context.Context
 	// parent is the context the stream was opened with.
 	parent context.Context
@@ -57,6 +58,8 @@ type Stream struct {
 	sse    *sseReader
 	stall  *stallReader
 	queue  []Event
+	// pull, when set, gives the events after queue (a polled task).
+	pull   func() (Event, error)
 	closed atomic.Bool
 }
 
@@ -66,6 +69,12 @@ type Stream struct {
 // decode are logged and skipped.
 func (s *Stream) Next() (Event, error) {
 	if s.sse == nil {
+		if len(s.queue) == 0 && s.pull != nil {
+			if s.closed.Load() {
+				return Event{}, context.Canceled
+			}
+			return s.pull()
+		}
 		if len(s.queue) == 0 {
 			return Event{}, io.EOF
 		}
@@ -95,14 +104,17 @@ func (s *Stream) Next() (Event, error) {
 		if raw.Event == "error" {
 			return Event{}, s.frames.failure(raw.Data)
 		}
-		ev, err := s.frames.event(raw.Data)
+		ev, err := s.shape.decode(raw.Data)
+		if err == nil {
+			if f, ok := s.frames.(finalFrames); ok && f.final(ev) {
+				s.drain()
+			}
+			return ev, nil
+		}
 		var de *DecodeError
 		if errors.As(err, &de) {
 			s.log.Warn("skipping an undecodable stream frame", "method", s.method, "err", err)
 			continue
-		}
-		if f, ok := s.frames.(finalFrames); ok && err == nil && f.final(ev) {
-			s.drain()
 		}
 		return ev, err
 	}

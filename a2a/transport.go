@@ -5,14 +5,16 @@ import "context"
 // transport is one protocol binding: how the calls reach the agent and how
 // their answers are read back into the event model. The client picks one
 // per card and delegates every call to it; jsonrpcTransport (both dialects)
-// is the one binding today. Nothing in it names a method or an envelope:
+// and restTransport (HTTP+JSON) are the bindings. Nothing in it names a method or an envelope:
 // those are the binding's own.
 type transport interface {
 	// SendStreaming sends a message and returns the stream of its events.
 	SendStreaming(ctx context.Context, m OutMessage) (*Stream, error)
 	// Send sends a message in one blocking call and returns its result
 	// (a task or a message) as the events a stream would have carried.
-	Send(ctx context.Context, m OutMessage) (*Stream, error)
+	// immediate asks the server to answer once the task exists
+	// (returnImmediately; 0.3 blocking: false).
+	Send(ctx context.Context, m OutMessage, immediate bool) (*Stream, error)
 	// Subscribe reattaches to a live task's stream.
 	Subscribe(ctx context.Context, taskID string) (*Stream, error)
 	// GetTask reads a task back; historyLength < 0 leaves it to the server.
@@ -22,6 +24,8 @@ type transport interface {
 	// ListTasks reads one page of a context's tasks, artifacts included;
 	// ErrUnsupported when the server's protocol version has no listing.
 	ListTasks(ctx context.Context, q taskQuery) (taskPage, error)
+	// ExtendedCard reads the extended agent card (SPEC §12.2).
+	ExtendedCard(ctx context.Context) ([]byte, error)
 }
 
 // taskQuery asks for one page of a context's tasks.

@@ -118,6 +118,12 @@ func (s *Server) ensureAuth(ctx context.Context) (*a2a.Client, error) {
 		return c, nil
 	}
 	if err := c.Probe(ctx); err != nil {
+		// A sign-in shim cannot do, or an OAuth token that could not be
+		// renewed: the a2a error says what to do.
+		var se *a2a.SignInError
+		if errors.As(err, &se) {
+			return nil, authRequired(se.Error())
+		}
 		var h *a2a.HTTPError
 		if errors.As(err, &h) && h.Unauthorized() {
 			where := c.Base()

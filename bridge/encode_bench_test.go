@@ -108,3 +108,23 @@ func BenchmarkNotifyChunkDirect(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTextChunk is how an artifact's text chunk is queued
+// (stdioStream.textChunk: the line written around the escaped text, no
+// reflection), to io.Discard.
+func BenchmarkTextChunk(b *testing.B) {
+	stream := newStdioStream(bytes.NewReader(nil), io.Discard, nil, slog.New(slog.DiscardHandler))
+	defer stream.Close()
+	for _, n := range benchChunkSizes {
+		s := strings.Repeat("a", n)
+		b.Run(fmt.Sprintf("%dB", n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if err := stream.textChunk("chat-zed-1790294944966-qkf93w", "answer", uAgentMessage, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -333,7 +333,10 @@ func (s *Server) callError(err error, taskID string) *jsonrpc2.Error {
 	var rpc *a2a.RPCError
 	var unreachable *a2a.UnreachableError
 	var herr *a2a.HTTPError
+	var unsup *a2a.UnsupportedError
 	switch {
+	case errors.As(err, &unsup): // SPEC §12.6: never a half-working session
+		return rpcError(codeInternal, name+": "+err.Error(), stateData("unsupported", taskID, unsup.URI))
 	case a2a.IsUnauthorized(err):
 		return authRequired("the server refused the token (" + err.Error() + "): " + s.refusedAdvice())
 	case errors.Is(err, a2a.ErrInsecure):

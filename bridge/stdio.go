@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -31,6 +32,13 @@ import (
 // calls happen, and a goroutine writes whatever has queued with one write.
 // A caller blocks while the queue holds outMax bytes, so an editor that
 // reads slowly slows the turns down instead of growing memory.
+//
+// Text chunks of one artifact merge while they wait: when the last message
+// still queued (not yet taken by the writer) is a chunk of the same
+// session and artifact, a new chunk's text is appended to it, up to
+// mergeMax bytes of text. Nothing waits for a merge: the writer takes
+// whatever has queued the moment it is free, so a lone chunk goes out at
+// once, and chunks merge only while the editor (or the writer) is behind.
 type stdioStream struct {
 	in  *bufio.Reader
 	out io.Writer
@@ -50,10 +58,26 @@ type stdioStream struct {
 	closed  bool
 	err     error
 	done    chan struct{}
+	// tail is the last queued message when it is a text chunk that can
+	// take more text.
+	tail mergeTail
+}
+
+// mergeTail locates the text chunk at the end of the queue.
+type mergeTail struct {
+	ok       bool
+	session  string
+	artifact string
+	end      int // offset of the chunk's closing `"}}}}` in the queue
+	n        int // bytes of text in the chunk
 }
 
 // outMax bounds the bytes waiting for the editor.
 const outMax = 256 << 10
+
+// mergeMax caps the text of one merged chunk update (64 KiB): merging
+// never makes a line longer than its longest chunk or this.
+const mergeMax = 64 << 10
 
 func newStdioStream(in io.Reader, out io.Writer, c io.Closer, log *slog.Logger) *stdioStream {
 	s := &stdioStream{in: bufio.NewReaderSize(in, 64<<10), out: out, c: c, log: log, done: make(chan struct{})}
@@ -396,6 +420,17 @@ func (s *stdioStream) notify(method string, params any) error {
 func (s *stdioStream) write(b []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.waitRoom(); err != nil {
+		return err
+	}
+	s.queue = append(append(s.queue, b...), '\n')
+	s.tail.ok = false
+	s.cond.Broadcast()
+	return nil
+}
+
+// waitRoom blocks while the queue is full; s.mu is held.
+func (s *stdioStream) waitRoom() error {
 	for len(s.queue) >= outMax && !s.closed && s.err == nil {
 		s.cond.Wait()
 	}
@@ -405,9 +440,110 @@ func (s *stdioStream) write(b []byte) error {
 	if s.closed {
 		return io.ErrClosedPipe
 	}
-	s.queue = append(append(s.queue, b...), '\n')
+	return nil
+}
+
+// The session/update line of a text chunk, around its escaped text. The
+// bytes are what notify writes for a chunkUpdate of textContent.
+const (
+	chunkHead = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`
+	chunkEnd  = `"}}}}` + "\n"
+)
+
+// textChunk queues a text chunk of an artifact as a session/update of
+// kind (agent_message_chunk), merged into the chunk at the end of the
+// queue when that one is of the same session and artifact and both texts
+// fit in mergeMax. Only valid UTF-8 merges: the JSON of a+b is then the
+// JSON of a followed by the JSON of b, so the editor reads exactly the
+// same text, in the same order.
+func (s *stdioStream) textChunk(sessionID, artifact, kind, text string) error {
+	valid := utf8.ValidString(text)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.waitRoom(); err != nil {
+		return err
+	}
+	if t := &s.tail; valid && t.ok && t.session == sessionID && t.artifact == artifact && t.n+len(text) <= mergeMax {
+		s.queue = appendJSONText(s.queue[:t.end], text)
+		t.end = len(s.queue)
+		t.n += len(text)
+		s.queue = append(s.queue, chunkEnd...)
+		return nil
+	}
+	q := append(s.queue, chunkHead...)
+	q = appendJSONString(q, sessionID)
+	q = append(q, `,"update":{"sessionUpdate":`...)
+	q = appendJSONString(q, kind)
+	q = append(q, `,"content":{"type":"text","text":"`...)
+	q = appendJSONText(q, text)
+	end := len(q)
+	s.queue = append(q, chunkEnd...)
+	s.tail = mergeTail{ok: valid && len(text) <= mergeMax, session: sessionID, artifact: artifact, end: end, n: len(text)}
 	s.cond.Broadcast()
 	return nil
+}
+
+// appendJSONString appends s as a JSON string, as encoding/json writes it
+// with HTML escaping off.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = appendJSONText(b, s)
+	return append(b, '"')
+}
+
+// appendJSONText appends the inside of s as a JSON string, byte for byte
+// what encoding/json writes with SetEscapeHTML(false): the short escapes
+// for \b \f \n \r \t, \u00XX for other control bytes, \u2028 and \u2029
+// escaped, invalid UTF-8 replaced by \ufffd (TestAppendJSONTextLikeEncodingJSON).
+func appendJSONText(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= ' ' && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(b, s[start:]...)
 }
 
 // writeLoop writes what has queued, all of it at once.
@@ -424,6 +560,7 @@ func (s *stdioStream) writeLoop() {
 		}
 		buf := s.queue
 		s.queue, s.spare = s.spare[:0], nil
+		s.tail.ok = false // taken: nothing merges into it any more
 		s.writing = true
 		s.mu.Unlock()
 		_, err := s.out.Write(buf)

@@ -679,16 +679,21 @@ func (t *turn) artifact(a *a2a.Artifact, appendMode bool) {
 	if a == nil {
 		return
 	}
+	// (The copies inside the ifs keep a chunk without usage or context
+	// from allocating them.)
 	if u, ok := a.Usage(); ok {
+		u := u
 		t.usage = &u
 		t.sess.mu.Lock()
 		t.sess.costUSD += u.CostUSD
 		t.sess.mu.Unlock()
 	}
 	if c, ok := a.Context(); ok {
+		c := c
 		t.ctxInfo = &c
 	}
-	var textParts []string
+	var one [1]string // the usual chunk has one text part
+	textParts := one[:0]
 	for i := range a.Parts {
 		p := &a.Parts[i]
 		switch p.Kind {
@@ -740,7 +745,7 @@ func (t *turn) showArtifactText(id, s string) {
 			s = "\n\n" + s
 		}
 	}
-	t.emit(chunkUpdate{SessionUpdate: uAgentMessage, Content: text(s)})
+	t.emitArtifactText(id, s)
 	t.anyText = true
 	t.artifactText = true
 }

@@ -203,6 +203,9 @@ func (s *Store) Forget(url string) error {
 	if err := checkNormalized(url); err != nil {
 		return err
 	}
+	if err := s.ForgetOAuth(url); err != nil { // the OAuth record beside the token (oauth.go)
+		s.log().Warn("could not remove the OAuth record for this URL", "url", url, "err", err)
+	}
 	kr, mode, err := s.keyring()
 	if err != nil {
 		return err

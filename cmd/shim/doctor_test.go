@@ -74,6 +74,7 @@ func TestDoctor(t *testing.T) {
 	wantRow(t, rows, "token", "ok from "+filepath.Join(e.config, "credentials.json"))
 	wantRow(t, rows, "agent card", "ok Fake Agent")
 	wantRow(t, rows, "dialect", "ok A2A 1.0")
+	wantRow(t, rows, "binding", "ok JSON-RPC (from the card)")
 	wantRow(t, rows, "endpoint", "ok "+f.url()+"/a2a")
 	wantRow(t, rows, "auth probe", "ok")
 	wantRow(t, rows, "api sessions", "ok")

@@ -24,8 +24,8 @@ func helpFlags(help string) []string {
 func TestCommandHelpListsItsFlags(t *testing.T) {
 	e := newShimEnv(t)
 	all := helpFlags(e.run(t, "", "--help").stdout)
-	if len(all) != 21 {
-		t.Errorf("shim --help lists %d flags, want 21: %v", len(all), all)
+	if len(all) != 25 {
+		t.Errorf("shim --help lists %d flags, want 25: %v", len(all), all)
 	}
 	for _, c := range []struct {
 		cmd  string

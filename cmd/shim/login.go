@@ -86,10 +86,10 @@ func askURL(con *console, def, slug string) (string, error) {
 
 // askToken returns the token: on a terminal it asks without echo;
 // otherwise it reads all of stdin.
-func askToken(con *console, key string) (string, error) {
+func askToken(con *console, key, label string) (string, error) {
 	var raw string
 	if con.terminal {
-		fmt.Fprintf(con.prompt, "Bearer token for %s (input hidden): ", key)
+		fmt.Fprintf(con.prompt, "%s for %s (input hidden): ", label, key)
 		var b []byte
 		var err error
 		if con.in.Buffered() > 0 {
@@ -161,9 +161,23 @@ func loginAction(c *cli.Context) error {
 	if err != nil {
 		return urlError(url, err)
 	}
-	token, err := askToken(con, key)
+	// The card says how the agent signs in (login_oauth.go).
+	sctx, scancel := context.WithTimeout(c.Context, 40*time.Second)
+	sec := s.loginSecurity(sctx, url)
+	scancel()
+	switch {
+	case sec != nil && sec.Unmet != "":
+		return &exitError{code: 1, msg: fmt.Sprintf("the agent card at %s asks for a sign-in shim cannot do: %s; nothing was stored", key, sec.Unmet)}
+	case sec != nil && sec.Scheme.OAuth():
+		return s.oauthLogin(c, out, url, key, sec.Scheme)
+	}
+	label := secretLabel(sec)
+	token, err := askToken(con, key, label)
 	if err != nil {
 		return err
+	}
+	if label == "user:password" && !strings.Contains(token, ":") {
+		return &exitError{code: 2, msg: "the agent signs in with HTTP basic: give user:password (the user name, a colon, the password); nothing was stored"}
 	}
 	addSecret(token)
 	client, err := a2a.New(a2a.Config{URL: url, Slug: s.slug, Endpoint: s.endpoint, Token: token, Version: s.a2aVersion,
@@ -189,6 +203,9 @@ func loginAction(c *cli.Context) error {
 			"warning: storing it anyway; run `shim doctor` once the agent is reachable.\n", perr)
 	}
 	where, err := s.store.Save(key, token)
+	if err == nil {
+		err = s.store.ForgetOAuth(key) // an OAuth sign-in stored before is replaced
+	}
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "credentials: ")
 		if strings.Contains(msg, "--keyring on") {

@@ -50,7 +50,7 @@ func TestLoginPrompts(t *testing.T) {
 		if !strings.Contains(screen.String(), "Agent URL [https://last.example]: ") {
 			t.Errorf("prompt %q does not offer the default", screen.String())
 		}
-		got, err := askToken(con, "https://last.example")
+		got, err := askToken(con, "https://last.example", "Bearer token")
 		if err != nil || got != tok || *reads != 1 {
 			t.Fatalf("askToken = %q, %v (no-echo reads %d)", got, err, *reads)
 		}
@@ -89,7 +89,7 @@ func TestLoginPrompts(t *testing.T) {
 		if _, err := askURL(con, "", ""); err != nil {
 			t.Fatal(err)
 		}
-		got, err := askToken(con, "https://a.example")
+		got, err := askToken(con, "https://a.example", "Bearer token")
 		if err != nil || got != tok || *reads != 0 {
 			t.Fatalf("askToken = %q, %v, reads %d", got, err, *reads)
 		}
@@ -99,13 +99,13 @@ func TestLoginPrompts(t *testing.T) {
 	})
 	t.Run("empty token", func(t *testing.T) {
 		con, _, _ := fakeConsole(true, "", "   ")
-		if _, err := askToken(con, "https://a.example"); err == nil || !strings.Contains(err.Error(), "shim login") {
+		if _, err := askToken(con, "https://a.example", "Bearer token"); err == nil || !strings.Contains(err.Error(), "shim login") {
 			t.Fatalf("askToken = %v", err)
 		}
 	})
 	t.Run("Bearer prefix and white space dropped", func(t *testing.T) {
 		con, _, _ := fakeConsole(true, "", "  Bearer "+tok+"  ")
-		if got, err := askToken(con, "https://a.example"); err != nil || got != tok {
+		if got, err := askToken(con, "https://a.example", "Bearer token"); err != nil || got != tok {
 			t.Fatalf("askToken = %q, %v", got, err)
 		}
 	})
@@ -115,7 +115,7 @@ func TestLoginPrompts(t *testing.T) {
 		if err != nil || u != "https://flag.example" {
 			t.Fatalf("askURL = %q, %v", u, err)
 		}
-		got, err := askToken(con, u)
+		got, err := askToken(con, u, "Bearer token")
 		if err != nil || got != tok || *reads != 0 {
 			t.Fatalf("askToken = %q, %v, reads %d", got, err, *reads)
 		}
@@ -126,11 +126,11 @@ func TestLoginPrompts(t *testing.T) {
 		if _, err := askURL(con, "", ""); err == nil || !strings.Contains(err.Error(), "--url") {
 			t.Fatalf("askURL without a URL = %v", err)
 		}
-		if _, err := askToken(con, u); err == nil || !strings.Contains(err.Error(), "echo") {
+		if _, err := askToken(con, u, "Bearer token"); err == nil || !strings.Contains(err.Error(), "echo") {
 			t.Fatalf("askToken on empty stdin = %v", err)
 		}
 		con, _, _ = fakeConsole(false, "two words", "")
-		if _, err := askToken(con, u); err == nil || !strings.Contains(err.Error(), "white space") {
+		if _, err := askToken(con, u, "Bearer token"); err == nil || !strings.Contains(err.Error(), "white space") {
 			t.Fatalf("askToken with a space = %v", err)
 		}
 	})
@@ -416,8 +416,12 @@ func TestLoginRefusesShortSecret(t *testing.T) {
 		if _, tokens := e.credentialsFile(t); len(tokens) != 0 {
 			t.Errorf("%q: stored %v", tok, tokens)
 		}
-		if reqs := f.requests(); len(reqs) != 0 {
-			t.Errorf("%q: the server was asked %+v", tok, reqs)
+		// Only the card is read (to learn the security scheme), with no
+		// credential.
+		for _, q := range f.requests() {
+			if q.Path != "/.well-known/agent-card.json" || q.Auth != "" {
+				t.Errorf("%q: the server was asked %+v", tok, q)
+			}
 		}
 	}
 	f := newFakeA2A(t, "", "short9ch")

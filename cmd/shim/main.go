@@ -111,7 +111,7 @@ func newApp() *cli.App {
 		EnableBashCompletion: false,
 		Commands: []*cli.Command{
 			{Name: "acp", Usage: "serve ACP on stdin/stdout (the same as no command)", Flags: commonFlags(), Action: serveAction, OnUsageError: usageError},
-			{Name: "login", Usage: "store a bearer token for an agent URL (prompts on a terminal; else reads the token from stdin)",
+			{Name: "login", Usage: "sign in to an agent URL: store its bearer token, API key or user:password (prompts on a terminal; else reads it from stdin), or run its OAuth flow",
 				UsageText: "shim login [--url URL] [--slug SLUG] [--keyring auto|on|off]\n" +
 					"echo \"$TOKEN\" | shim login --url URL",
 				Description: "On a terminal, asks for the agent URL (default: --url, else the URL of the last login) and the\n" +
@@ -119,7 +119,11 @@ func newApp() *cli.App {
 					"a refused token (HTTP 401/403) is not stored and the exit status is 1; a server that cannot be\n" +
 					"reached gets the token stored anyway, with a warning. The token goes to the OS keyring\n" +
 					"(service \"shim\", account = the normalized URL), or to <config-dir>/credentials.json (mode 0600)\n" +
-					"with --keyring off or when no keyring answers. Editors then run `shim` with no --url.",
+					"with --keyring off or when no keyring answers. Editors then run `shim` with no --url.\n\n" +
+					"The agent card says what to ask for: an API key, user:password, or nothing when it signs in with\n" +
+					"OAuth 2.0 / OpenID Connect: then shim runs the device-code flow (prints a URL and a code), else\n" +
+					"authorization code with PKCE (prints a URL to open; the browser comes back to 127.0.0.1), else\n" +
+					"client credentials (--oauth-client-secret-file). --oauth-client-id is needed for those.",
 				Flags: flagsNamed(loginFlags...), Action: loginAction, OnUsageError: usageError},
 			{Name: "logout", Usage: "forget the stored token for an agent URL",
 				UsageText:   "shim logout [--url URL] [--slug SLUG]",
@@ -143,11 +147,12 @@ func newApp() *cli.App {
 
 // The flags each command reads (besides serving, which reads them all).
 var (
-	loginFlags   = []string{"url", "endpoint", "slug", "a2a-version", "allow-insecure-http", "keyring", "config-dir", "log-level"}
+	loginFlags = []string{"url", "endpoint", "slug", "a2a-version", "binding", "allow-insecure-http", "keyring", "config-dir", "log-level",
+		"oauth-client-id", "oauth-client-secret-file", "oauth-scopes"}
 	logoutFlags  = []string{"url", "slug", "keyring", "config-dir", "log-level"}
 	threadsFlags = []string{"url", "slug", "state-dir", "config-dir", "keyring", "log-level"}
-	doctorFlags  = []string{"url", "endpoint", "token", "token-file", "slug", "a2a-version", "agent-profile", "allow-insecure-http",
-		"state-dir", "config-dir", "keyring", "log-level"}
+	doctorFlags  = []string{"url", "endpoint", "token", "token-file", "slug", "a2a-version", "binding", "agent-profile", "allow-insecure-http",
+		"state-dir", "config-dir", "keyring", "log-level", "oauth-client-secret-file"}
 )
 
 // flagsNamed returns fresh definitions of the named flags, in the order of
@@ -188,6 +193,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "steer-grace", EnvVars: []string{"SHIM_STEER_GRACE"}, Value: "1.5s", Usage: "`DURATION` after a cancel in which a new prompt steers the running turn; 0 disables steering"},
 		&cli.BoolFlag{Name: "threads-only", Usage: "list and load only threads whose id has this shim's prefix"},
 		&cli.StringFlag{Name: "a2a-version", EnvVars: []string{"SHIM_A2A_VERSION"}, Value: "auto", Usage: "A2A protocol `VERSION`: auto, 1.0 or 0.3"},
+		&cli.StringFlag{Name: "binding", EnvVars: []string{"SHIM_BINDING"}, Value: "auto", Usage: "A2A transport `BINDING`: auto (from the card), jsonrpc, http+json"},
 		&cli.StringFlag{Name: "agent-profile", EnvVars: []string{"SHIM_AGENT_PROFILE"}, Value: "auto", Usage: "`PROFILE` of the agent's own protocol: auto (recognise known servers from the card), generic, gemini-cli"},
 		&cli.StringFlag{Name: "state-dir", EnvVars: []string{"SHIM_STATE_DIR"}, Usage: "`DIR` of threads.json (default $XDG_STATE_HOME/shim, else ~/.local/state/shim)"},
 		&cli.StringFlag{Name: "config-dir", EnvVars: []string{"SHIM_CONFIG_DIR"}, Usage: "`DIR` of the credentials file (default $XDG_CONFIG_HOME/shim, else ~/.config/shim)"},
@@ -198,6 +204,9 @@ func commonFlags() []cli.Flag {
 		&cli.Int64Flag{Name: "context-window", Usage: "the remote model's context window in `TOKENS`, for usage updates"},
 		&cli.StringFlag{Name: "stall", Value: "90s", Usage: "a stream silent this long (`DURATION`, keep-alives included) counts as dropped"},
 		&cli.StringFlag{Name: "trace-frames", Usage: "append every raw A2A frame to `FILE`, one JSON line each, tokens redacted"},
+		&cli.StringFlag{Name: "oauth-client-id", EnvVars: []string{"SHIM_OAUTH_CLIENT_ID"}, Usage: "OAuth client `ID` for `shim login` against an OAuth 2.0 / OpenID Connect agent"},
+		&cli.StringFlag{Name: "oauth-client-secret-file", EnvVars: []string{"SHIM_OAUTH_CLIENT_SECRET_FILE"}, Usage: "`FILE` holding the OAuth client secret (trimmed, ~ expanded), for the client-credentials flow"},
+		&cli.StringFlag{Name: "oauth-scopes", EnvVars: []string{"SHIM_OAUTH_SCOPES"}, Usage: "space- or comma-separated OAuth `SCOPES` to ask for (default: those the agent card lists)"},
 		&cli.StringFlag{Name: "log-level", EnvVars: []string{"SHIM_LOG_LEVEL"}, Value: "info", Usage: "`LEVEL`: debug, info, warn or error (logs go to stderr only)"},
 	}
 }

@@ -34,6 +34,7 @@ type settings struct {
 	endpoint      string
 	slug          string
 	a2aVersion    string
+	binding       string
 	profile       string
 	allowInsecure bool
 	stall         time.Duration
@@ -67,6 +68,7 @@ func loadSettings(c *cli.Context) (*settings, error) {
 		endpoint:      flagString(c, "endpoint"),
 		slug:          flagString(c, "slug"),
 		a2aVersion:    flagString(c, "a2a-version"),
+		binding:       flagString(c, "binding"),
 		profile:       flagString(c, "agent-profile"),
 		allowInsecure: flagBool(c, "allow-insecure-http"),
 		log:           log,
@@ -75,6 +77,9 @@ func loadSettings(c *cli.Context) (*settings, error) {
 	case "auto", "1.0", "0.3", "":
 	default:
 		return nil, fmt.Errorf("--a2a-version %q: use auto, 1.0 or 0.3", s.a2aVersion)
+	}
+	if _, err := a2a.ParseBinding(s.binding); err != nil {
+		return nil, fmt.Errorf("--binding %q: use auto, jsonrpc or http+json", s.binding)
 	}
 	switch s.profile {
 	case a2a.ProfileAuto, a2a.ProfileGeneric, a2a.ProfileGeminiCLI, "":
@@ -212,9 +217,10 @@ func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2a.Client, e
 		s.log.Debug("no bearer token for this URL", "url", key)
 	}
 	return a2a.New(a2a.Config{
-		URL: url, Slug: s.slug, Endpoint: s.endpoint, Token: tok, Version: s.a2aVersion,
+		URL: url, Slug: s.slug, Endpoint: s.endpoint, Token: tok, Version: s.a2aVersion, Binding: s.binding,
 		AllowInsecureHTTP: s.allowInsecure, Stall: s.stall, Timeout: timeout, UserAgent: "shim/" + versionOrDev(),
 		Log: s.log, Trace: s.trace, Profile: s.profile,
+		OAuth: s.oauthFor(c, key, tok, src), // a stored OAuth sign-in, renewed as needed (login_oauth.go)
 	})
 }
 

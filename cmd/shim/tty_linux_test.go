@@ -99,6 +99,13 @@ func TestTerminalStdinExplains(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("no initialize answer; stderr:\n%s", errb.String())
 	}
+	// exec copies stderr on a goroutine of its own, so the notice can
+	// reach the buffer after the answer reached stdout: wait for its last
+	// line.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(errb.String(), "Ctrl-D ends") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	msg := errb.String()
 	for _, want := range []string{"ACP agent", "JSON-RPC on stdin/stdout", "editor", "shim --help"} {
 		if !strings.Contains(msg, want) {

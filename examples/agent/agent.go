@@ -19,6 +19,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"net/http"
@@ -46,6 +47,19 @@ type Options struct {
 	Dialect string
 	// Delay is the pause between streamed chunks (default 20 ms).
 	Delay time.Duration
+	// Binding is "" (JSON-RPC at /a2a) or "http+json" (the HTTP+JSON
+	// binding at /rest; 1.0 only).
+	Binding string
+	// Tenant, with the HTTP+JSON binding, is the card's tenant: every
+	// route is under /rest/<tenant>.
+	Tenant string
+	// NoStreaming makes the card say capabilities.streaming: false.
+	NoStreaming bool
+	// Extended offers an extended card to authenticated clients: the
+	// same card named Name+" (signed in)" with one more skill, "review".
+	Extended bool
+	// Required declares an extension of this URI with required: true.
+	Required string
 }
 
 // NewHandler serves the agent card and the JSON-RPC endpoint (/a2a) for an
@@ -61,28 +75,55 @@ func NewHandler(baseURL string, opts Options) http.Handler {
 	if opts.Dialect == "0.3" {
 		version = "0.3"
 	}
+	iface := &a2a.AgentInterface{
+		URL: strings.TrimSuffix(baseURL, "/") + "/a2a", ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: version,
+	}
+	if opts.Binding == "http+json" {
+		iface = &a2a.AgentInterface{URL: strings.TrimSuffix(baseURL, "/") + "/rest", ProtocolBinding: a2a.TransportProtocolHTTPJSON,
+			ProtocolVersion: version, Tenant: opts.Tenant}
+	}
 	card := &a2a.AgentCard{
-		Name:        opts.Name,
-		Description: "A demo coding agent that streams its answers",
-		Version:     "1.0.0",
-		SupportedInterfaces: []*a2a.AgentInterface{{
-			URL: strings.TrimSuffix(baseURL, "/") + "/a2a", ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: version,
-		}},
-		DefaultInputModes:  []string{"text/plain"},
-		DefaultOutputModes: []string{"text/plain"},
+		Name:                opts.Name,
+		Description:         "A demo coding agent that streams its answers",
+		Version:             "1.0.0",
+		SupportedInterfaces: []*a2a.AgentInterface{iface},
+		DefaultInputModes:   []string{"text/plain"},
+		DefaultOutputModes:  []string{"text/plain"},
 		Capabilities: a2a.AgentCapabilities{Streaming: true, Extensions: []a2a.AgentExtension{
 			{URI: extToolCall, Description: "tool progress"}, {URI: extCost, Description: "token usage"},
 		}},
 		Skills: []a2a.AgentSkill{{ID: "chat", Name: "chat", Description: "answers questions about code", Tags: []string{"demo"}}},
 	}
-	handler := a2asrv.NewHandler(&executor{opts: opts})
+	if opts.Required != "" {
+		card.Capabilities.Extensions = append(card.Capabilities.Extensions, a2a.AgentExtension{URI: opts.Required, Required: true})
+	}
+	// Every caller is the one demo user (ListTasks and the extended card
+	// are for authenticated users).
+	hopts := []a2asrv.RequestHandlerOption{a2asrv.WithCallInterceptors(demoUser{})}
+	if opts.Extended {
+		card.Capabilities.ExtendedAgentCard = true
+		ext := *card
+		ext.Name = opts.Name + " (signed in)"
+		ext.Skills = append(append([]a2a.AgentSkill{}, card.Skills...), a2a.AgentSkill{ID: "review", Name: "review",
+			Description: "reviews a change", Tags: []string{"demo"}, Examples: []string{"review my last commit"}})
+		hopts = append(hopts, a2asrv.WithExtendedAgentCard(&ext))
+	}
+	handler := a2asrv.NewHandler(&executor{opts: opts}, hopts...)
 	mux := http.NewServeMux()
-	if opts.Dialect == "0.3" {
+	switch {
+	case opts.Binding == "http+json":
+		rest := a2asrv.NewRESTHandler(handler)
+		if opts.Tenant != "" {
+			rest = a2asrv.NewTenantRESTHandler("/{*}", handler)
+		}
+		mux.Handle("/rest/", http.StripPrefix("/rest", rest))
+		mux.Handle(a2asrv.WellKnownAgentCardPath, cardHandler(card, opts))
+	case opts.Dialect == "0.3":
 		mux.Handle("/a2a", a2av0.NewJSONRPCHandler(handler))
 		mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewAgentCardHandler(a2av0.NewStaticAgentCardProducer(card)))
-	} else {
+	default:
 		mux.Handle("/a2a", a2asrv.NewJSONRPCHandler(handler))
-		mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewStaticAgentCardHandler(card))
+		mux.Handle(a2asrv.WellKnownAgentCardPath, cardHandler(card, opts))
 	}
 	// A steering queue (the operator API shim posts Send Now's text to):
 	// the demo takes every steer, and shim runs what is still queued at
@@ -96,6 +137,39 @@ func NewHandler(baseURL string, opts Options) http.Handler {
 		fmt.Fprint(w, `{"removed": true}`)
 	})
 	return mux
+}
+
+// cardHandler serves the 1.0 card; with NoStreaming it says
+// capabilities.streaming: false out loud (the SDK omits a false flag).
+func cardHandler(card *a2a.AgentCard, opts Options) http.Handler {
+	if !opts.NoStreaming {
+		return a2asrv.NewStaticAgentCardHandler(card)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := *card
+		c.Capabilities.Streaming = false
+		b, _ := json.Marshal(&c)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		caps, _ := m["capabilities"].(map[string]any)
+		if caps == nil {
+			caps = map[string]any{}
+			m["capabilities"] = caps
+		}
+		caps["streaming"] = false
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(m)
+	})
+}
+
+// demoUser signs every call in as the demo user.
+type demoUser struct {
+	a2asrv.PassthroughCallInterceptor
+}
+
+func (demoUser) Before(ctx context.Context, cc *a2asrv.CallContext, req *a2asrv.Request) (context.Context, any, error) {
+	cc.User = a2asrv.NewAuthenticatedUser("demo", nil)
+	return ctx, nil, nil
 }
 
 type executor struct{ opts Options }

@@ -1,0 +1,277 @@
+package a2a
+
+// The credential on the wire: the scheme the card chose, the stored OAuth
+// token refreshed once when it is past its expiry or answered 401 (SPEC
+// §12.1). The refresh token goes only to the token URL.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/shimdev/shim/internal/redact"
+)
+
+// OAuthToken is what an OAuth sign-in stores for a URL.
+type OAuthToken struct {
+	AccessToken  string
+	RefreshToken string
+	// Expiry is when the access token expires (zero: unknown).
+	Expiry time.Time
+	// TokenURL is where the refresh token goes, and nowhere else.
+	TokenURL string
+	ClientID string
+}
+
+// OAuth is an OAuth sign-in the client may renew.
+type OAuth struct {
+	Token OAuthToken
+	// ClientSecret is sent to the token URL when refreshing, if set.
+	ClientSecret string
+	// OnRefresh is called with every renewed token (to store it).
+	OnRefresh func(OAuthToken)
+}
+
+// expiryDelta renews a token this long before it expires.
+const expiryDelta = 10 * time.Second
+
+// authState is the credential of one client.
+type authState struct {
+	origin string
+	base   http.RoundTripper
+	now    func() time.Time
+
+	mu       sync.Mutex
+	secret   string
+	oauth    *OAuth
+	security *Security
+}
+
+func newAuthState(cfg *Config) *authState {
+	a := &authState{base: cfg.Transport, secret: cfg.Token, now: time.Now}
+	if cfg.OAuth != nil {
+		o := *cfg.OAuth
+		a.oauth = &o
+		if o.Token.AccessToken != "" {
+			a.secret = o.Token.AccessToken
+			cfg.Token = a.secret
+		}
+		redact.Add(o.Token.AccessToken)
+		redact.Add(o.Token.RefreshToken)
+		redact.Add(o.ClientSecret)
+	}
+	return a
+}
+
+func (a *authState) setSecurity(s *Security) {
+	a.mu.Lock()
+	a.security = s
+	a.mu.Unlock()
+}
+
+// Security returns what the card says about signing in, once discovery
+// ran (nil: bearer, or not discovered yet).
+func (c *Client) Security() *Security {
+	c.auth.mu.Lock()
+	defer c.auth.mu.Unlock()
+	return c.auth.security
+}
+
+// TokenExpiry returns the expiry of the OAuth access token in use, zero
+// when unknown.
+func (c *Client) TokenExpiry() time.Time {
+	c.auth.mu.Lock()
+	defer c.auth.mu.Unlock()
+	if c.auth.oauth == nil {
+		return time.Time{}
+	}
+	return c.auth.oauth.Token.Expiry
+}
+
+// check fails for a card requirement shim cannot meet.
+func (a *authState) check() error {
+	a.mu.Lock()
+	sec := a.security
+	a.mu.Unlock()
+	if sec != nil && sec.Unmet != "" {
+		return &SignInError{Msg: "the agent card asks for a sign-in shim cannot do: " + sec.Unmet +
+			"; shim signs in with bearer tokens, basic, API keys, OAuth 2.0 and OpenID Connect"}
+	}
+	return nil
+}
+
+// apply puts the credential on req, first renewing an OAuth token that is
+// past its expiry. The caller checked that req goes to --url's origin.
+func (a *authState) apply(req *http.Request) error {
+	a.mu.Lock()
+	expired := a.oauth != nil && !a.oauth.Token.Expiry.IsZero() && !a.now().Before(a.oauth.Token.Expiry.Add(-expiryDelta))
+	current := a.secret
+	a.mu.Unlock()
+	if expired {
+		// Said as a refusal (an *HTTPError 401 inside), as the server would.
+		refused := &HTTPError{StatusCode: http.StatusUnauthorized, URL: req.URL.Scheme + "://" + req.URL.Host + req.URL.Path}
+		if _, err := a.refresh(req.Context(), current, refused); err != nil {
+			return err
+		}
+	}
+	a.mu.Lock()
+	secret, sec := a.secret, a.security
+	a.mu.Unlock()
+	var s *Scheme
+	if sec != nil {
+		s = sec.Scheme
+	}
+	if a.oauth != nil {
+		s = nil // an OAuth access token is a bearer token
+	}
+	applyCredential(req, s, secret)
+	return nil
+}
+
+// refresh renews the OAuth token once: when the token in use is no longer
+// sent (another request renewed it), it returns the new one. refused is
+// the 401 answer that asked for it, if any.
+func (a *authState) refresh(ctx context.Context, sent string, refused error) (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.oauth == nil {
+		return "", refused
+	}
+	if a.secret != sent {
+		return a.secret, nil
+	}
+	t := a.oauth.Token
+	fail := func(why string, err error) error {
+		msg := "the OAuth sign-in expired and could not be renewed (" + why + "): run `shim login` in a terminal to sign in again"
+		if err != nil {
+			msg = "the OAuth sign-in expired and could not be renewed (" + why + ": " + redact.Default.String(err.Error()) +
+				"): run `shim login` in a terminal to sign in again"
+		}
+		return &SignInError{Msg: msg, Err: refused}
+	}
+	if t.RefreshToken == "" {
+		return "", fail("no refresh token was stored", nil)
+	}
+	if err := CheckEndpointURL(t.TokenURL); err != nil {
+		return "", fail("token URL: "+err.Error(), nil)
+	}
+	conf := &oauth2.Config{ClientID: t.ClientID, ClientSecret: a.oauth.ClientSecret,
+		Endpoint: oauth2.Endpoint{TokenURL: t.TokenURL, AuthStyle: authStyle(a.oauth.ClientSecret)}}
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, tokenHTTPClient(a.base))
+	tok, err := conf.TokenSource(ctx, &oauth2.Token{RefreshToken: t.RefreshToken, Expiry: time.Unix(1, 0)}).Token()
+	if err != nil {
+		return "", fail("the token URL refused the refresh token", err)
+	}
+	next := fromOAuth2(tok, t.TokenURL, t.ClientID)
+	if next.RefreshToken == "" {
+		next.RefreshToken = t.RefreshToken
+	}
+	redact.Add(next.AccessToken)
+	redact.Add(next.RefreshToken)
+	a.oauth.Token = next
+	a.secret = next.AccessToken
+	if a.oauth.OnRefresh != nil {
+		a.oauth.OnRefresh(next)
+	}
+	return next.AccessToken, nil
+}
+
+// authStyle is how the client authenticates at the token URL: a public
+// client names itself in the form, a confidential one uses HTTP Basic
+// (RFC 6749 §2.3.1). Never both in turn: one request per renewal.
+func authStyle(secret string) oauth2.AuthStyle {
+	if secret == "" {
+		return oauth2.AuthStyleInParams
+	}
+	return oauth2.AuthStyleInHeader
+}
+
+func fromOAuth2(tok *oauth2.Token, tokenURL, clientID string) OAuthToken {
+	return OAuthToken{AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken, Expiry: tok.Expiry,
+		TokenURL: tokenURL, ClientID: clientID}
+}
+
+// tokenHTTPClient talks to authorization servers: no credential of the
+// agent's, no redirect followed (a redirected POST would resend the
+// refresh token elsewhere).
+func tokenHTTPClient(base http.RoundTripper) *http.Client {
+	return &http.Client{Transport: base, Timeout: 30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// CheckEndpointURL fails for an authorization server URL that is neither
+// https nor on this machine.
+func CheckEndpointURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%q is not a URL", raw)
+	}
+	switch {
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && IsLoopback(u.Hostname()):
+		return nil
+	}
+	return fmt.Errorf("%s is not https (nor on this machine): shim sends no OAuth secret there", raw)
+}
+
+// authTransport renews an OAuth token answered with 401 and sends the
+// request again, once.
+type authTransport struct {
+	base http.RoundTripper
+	auth *authState
+}
+
+func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized || origin(req.URL) != t.auth.origin {
+		return resp, err
+	}
+	t.auth.mu.Lock()
+	renewable := t.auth.oauth != nil
+	t.auth.mu.Unlock()
+	sent, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+	if !renewable || !ok {
+		return resp, nil
+	}
+	canResend := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+	refused := &HTTPError{StatusCode: resp.StatusCode, URL: req.URL.Scheme + "://" + req.URL.Host + req.URL.Path}
+	next, rerr := t.auth.refresh(req.Context(), sent, refused)
+	if rerr != nil {
+		resp.Body.Close()
+		return nil, rerr
+	}
+	if !canResend {
+		return resp, nil
+	}
+	again := req.Clone(req.Context())
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return resp, nil
+		}
+		again.Body = body
+	}
+	resp.Body.Close()
+	again.Header.Set("Authorization", "Bearer "+next)
+	return t.base.RoundTrip(again)
+}
+
+// authErrorOf is the hook of transportError: a failed renewal is said as
+// it is, not as an unreachable server.
+func authErrorOf(err error) error {
+	if se := signInErrorOf(err); se != nil {
+		return se
+	}
+	return nil
+}
+
+// isSignInError tells the retry policy not to try again.
+func isSignInError(err error) bool { return errors.As(err, new(*SignInError)) }

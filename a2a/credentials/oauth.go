@@ -1,0 +1,169 @@
+package credentials
+
+// What an OAuth sign-in stores (SPEC §12.1), under the normalized URL like
+// a token: the access token is the URL's token (so everything that reads
+// a token reads it), and the renewal half (refresh token, expiry, token
+// URL, client id) sits beside it: in the OS keyring under the account
+// "<url>#oauth", or in the credentials file's "oauth" object (the file
+// stays version 1; an older shim keeps the field as an unknown one).
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/shimdev/shim/internal/redact"
+)
+
+// OAuthRecord is the renewal half of an OAuth sign-in.
+type OAuthRecord struct {
+	RefreshToken string `json:"refreshToken,omitempty"`
+	// Expiry is the access token's expiry, RFC 3339 ("" unknown).
+	Expiry   string `json:"expiry,omitempty"`
+	TokenURL string `json:"tokenUrl"`
+	ClientID string `json:"clientId,omitempty"`
+}
+
+// ExpiryTime returns the expiry, zero when unknown.
+func (r *OAuthRecord) ExpiryTime() time.Time {
+	if r == nil || r.Expiry == "" {
+		return time.Time{}
+	}
+	t, _ := time.Parse(time.RFC3339, r.Expiry)
+	return t
+}
+
+// oauthSuffix makes the keyring account of the renewal half; a
+// normalized URL never holds '#'.
+const (
+	oauthSuffix = "#oauth"
+	oauthField  = "oauth"
+)
+
+// SaveOAuth stores an OAuth sign-in for url (normalized): the access
+// token as Save does, and the record beside it. where is where the
+// access token went.
+func (s *Store) SaveOAuth(url, access string, rec OAuthRecord) (where string, err error) {
+	redact.Add(rec.RefreshToken)
+	where, err = s.Save(url, access)
+	if err != nil {
+		return "", err
+	}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return "", errors.New("credentials: cannot encode the OAuth record")
+	}
+	if where == SourceKeyring {
+		if kr, _, kerr := s.keyring(); kerr == nil && kr != nil {
+			if err := kr.Set(Service, url+oauthSuffix, string(data)); err == nil {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				return where, scrub(s.write(func(d *document) { setOAuth(d, url, nil) }), rec.RefreshToken)
+			}
+		}
+		s.log().Warn("the OS keyring took the access token but not the refresh token; storing that in the credentials file",
+			"url", url, "path", s.path())
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.write(func(d *document) { setOAuth(d, url, data) }); err != nil {
+		return "", scrub(err, rec.RefreshToken)
+	}
+	return where, nil
+}
+
+// OAuth returns the OAuth record stored for url, nil when there is none.
+func (s *Store) OAuth(url string) (*OAuthRecord, error) {
+	if err := checkNormalized(url); err != nil {
+		return nil, err
+	}
+	kr, _, err := s.keyring()
+	if err != nil {
+		return nil, err
+	}
+	var raw []byte
+	if kr != nil {
+		if v, kerr := kr.Get(Service, url+oauthSuffix); kerr == nil && v != "" {
+			raw = []byte(v)
+		}
+	}
+	if raw == nil {
+		s.mu.Lock()
+		d, err := s.read()
+		s.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		raw = oauthOf(d)[url]
+	}
+	if raw == nil {
+		return nil, nil
+	}
+	var rec OAuthRecord
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return nil, fmt.Errorf("%w: the OAuth record for %s is not JSON of the expected shape", ErrCorrupt, url)
+	}
+	redact.Add(rec.RefreshToken)
+	return &rec, nil
+}
+
+// ForgetOAuth removes the OAuth record of url (the token stays: Forget
+// removes both).
+func (s *Store) ForgetOAuth(url string) error {
+	if err := checkNormalized(url); err != nil {
+		return err
+	}
+	kr, _, err := s.keyring()
+	if err != nil {
+		return err
+	}
+	if kr != nil {
+		if err := kr.Delete(Service, url+oauthSuffix); err != nil && !errors.Is(err, ErrNotFound) {
+			s.log().Debug("could not remove the OAuth record from the OS keyring", "url", url, "err", err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, err := s.read()
+	if err != nil || oauthOf(d)[url] == nil {
+		return nil
+	}
+	return s.write(func(d *document) { setOAuth(d, url, nil) })
+}
+
+// oauthOf reads the file's "oauth" object (kept among the unknown
+// fields).
+func oauthOf(d *document) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	if raw, ok := d.extra[oauthField]; ok {
+		_ = json.Unmarshal(raw, &m)
+	}
+	return m
+}
+
+// setOAuth sets (nil: removes) the record of url in the file's "oauth"
+// object.
+func setOAuth(d *document, url string, rec json.RawMessage) {
+	m := oauthOf(d)
+	if rec == nil {
+		if _, ok := m[url]; !ok {
+			return
+		}
+		delete(m, url)
+	} else {
+		if m == nil {
+			m = map[string]json.RawMessage{}
+		}
+		m[url] = rec
+	}
+	if d.extra == nil {
+		d.extra = map[string]json.RawMessage{}
+	}
+	if len(m) == 0 {
+		delete(d.extra, oauthField)
+		return
+	}
+	b, _ := json.Marshal(m)
+	d.extra[oauthField] = b
+}

@@ -1,0 +1,443 @@
+package a2a
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shimdev/shim/internal/oidctest"
+)
+
+// opDiscovery reads the real OP's discovery document.
+func opDiscovery(t *testing.T, o *oidctest.OP) asMetadata {
+	t.Helper()
+	resp, err := http.Get(o.DiscoveryURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m asMetadata
+	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// tokenAgent is a fake agent that takes only the tokens valid() accepts,
+// and records everything it was sent.
+type tokenAgent struct {
+	srv   *httptest.Server
+	valid func(string) bool
+	mu    sync.Mutex
+	seen  []string // each request's method, URL, headers and body, as text
+	auths []string
+}
+
+func newTokenAgent(t *testing.T, valid func(string) bool) *tokenAgent {
+	a := &tokenAgent{valid: valid}
+	a.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var dump strings.Builder
+		dump.WriteString(r.Method + " " + r.URL.String() + "\n")
+		r.Header.Write(&dump)
+		dump.Write(body)
+		a.mu.Lock()
+		a.seen = append(a.seen, dump.String())
+		a.auths = append(a.auths, r.Header.Get("Authorization"))
+		a.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/.well-known/agent-card.json" {
+			w.Write([]byte(card10(a.srv.URL+"/rpc", "", true)))
+			return
+		}
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !a.valid(tok) {
+			http.Error(w, `{"error":"invalid_token"}`, http.StatusUnauthorized)
+			return
+		}
+		w.Write([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Task not found"}}`))
+	}))
+	t.Cleanup(a.srv.Close)
+	return a
+}
+
+func (a *tokenAgent) sawAnywhere(s string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, d := range a.seen {
+		if strings.Contains(d, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *tokenAgent) rpcAuths() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []string
+	for i, d := range a.seen {
+		if strings.HasPrefix(d, "POST ") {
+			out = append(out, a.auths[i])
+		}
+	}
+	return out
+}
+
+func TestOAuthDeviceCodeAgainstRealOP(t *testing.T) {
+	o := oidctest.New(t)
+	s := &Scheme{Name: "corp", Kind: SchemeOpenIDConnect, MetadataURL: o.DiscoveryURL()}
+	var shown string
+	login := &OAuthLogin{ClientID: oidctest.DeviceClient, ClientSecret: oidctest.DeviceSecret,
+		DeviceCode: func(uri, complete, code string) {
+			shown = uri + " " + code
+			if err := o.Approve(code); err != nil {
+				t.Error(err)
+			}
+		}}
+	plan, err := login.Plan(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Flow != FlowDeviceCode || plan.Scopes[0] != "openid" {
+		t.Fatalf("plan %+v", plan)
+	}
+	tok, err := login.Run(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(shown, o.Issuer+"/device") || !o.Valid(tok.AccessToken) || tok.TokenURL != plan.TokenURL || tok.Expiry.IsZero() {
+		t.Fatalf("shown %q, token %+v", shown, tok)
+	}
+}
+
+// authCodeLogin signs in against the real OP with authorization code and
+// PKCE, following the printed URL as a browser would.
+func authCodeLogin(t *testing.T, o *oidctest.OP) (*OAuthPlan, OAuthToken) {
+	t.Helper()
+	m := opDiscovery(t, o)
+	s := &Scheme{Name: "sso", Kind: SchemeOAuth2, Scopes: []string{"openid", "offline_access"},
+		AuthorizationCode: &OAuthFlow{AuthorizationURL: m.AuthorizationEndpoint, TokenURL: m.TokenEndpoint}}
+	browserDone := make(chan error, 1)
+	login := &OAuthLogin{ClientID: oidctest.NativeClient, OpenURL: func(u string) {
+		if !strings.Contains(u, "code_challenge_method=S256") || !strings.Contains(u, url.QueryEscape("http://127.0.0.1:")) {
+			t.Errorf("authorization URL %s", u)
+		}
+		go func() {
+			resp, err := http.Get(u) // the OP's login approves, then redirects to shim's loopback
+			if err == nil {
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if !strings.Contains(string(body), "Signed in") {
+					err = errors.New("the callback said: " + string(body))
+				}
+			}
+			browserDone <- err
+		}()
+	}}
+	plan, err := login.Plan(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Flow != FlowAuthorizationCode {
+		t.Fatalf("plan %+v", plan)
+	}
+	tok, err := login.Run(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-browserDone; err != nil {
+		t.Fatal(err)
+	}
+	return plan, tok
+}
+
+func TestOAuthAuthCodePKCEAndRefreshAgainstRealOP(t *testing.T) {
+	o := oidctest.New(t)
+	plan, tok := authCodeLogin(t, o)
+	if !o.Valid(tok.AccessToken) || tok.RefreshToken == "" || tok.TokenURL != plan.TokenURL {
+		t.Fatalf("token %+v", tok)
+	}
+	// The stored access token is refused: shim renews it with the refresh
+	// token at the OP and retries once.
+	agent := newTokenAgent(t, o.Valid)
+	var stored []OAuthToken
+	stale := tok
+	stale.AccessToken = "stale-access-token-0123456789"
+	c, err := New(Config{URL: agent.srv.URL, OAuth: &OAuth{Token: stale, OnRefresh: func(t OAuthToken) { stored = append(stored, t) }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Probe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != 1 || !o.Valid(stored[0].AccessToken) || stored[0].AccessToken == tok.AccessToken {
+		t.Fatalf("stored %+v", stored)
+	}
+	auths := agent.rpcAuths()
+	if len(auths) != 2 || auths[0] != "Bearer "+stale.AccessToken || auths[1] != "Bearer "+stored[0].AccessToken {
+		t.Fatalf("the agent saw %q", auths)
+	}
+	if agent.sawAnywhere(tok.RefreshToken) || agent.sawAnywhere(stored[0].RefreshToken) {
+		t.Fatal("the agent was sent a refresh token")
+	}
+}
+
+func TestOAuthClientCredentialsAgainstRealOP(t *testing.T) {
+	o := oidctest.New(t)
+	m := opDiscovery(t, o)
+	s := &Scheme{Name: "svc", Kind: SchemeOAuth2, ClientCredentials: &OAuthFlow{TokenURL: m.TokenEndpoint, Scopes: []string{"openid"}}}
+	login := &OAuthLogin{ClientID: oidctest.ServiceClient}
+	plan, err := login.Plan(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := login.Run(context.Background(), plan); err == nil || !strings.Contains(err.Error(), "--oauth-client-secret-file") {
+		t.Fatalf("without a secret: %v", err)
+	}
+	login.ClientSecret = oidctest.ServiceSecret
+	tok, err := login.Run(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.AccessToken == "" || tok.Expiry.IsZero() {
+		t.Fatalf("token %+v", tok)
+	}
+	login.ClientSecret = "wrong-secret-0123456789"
+	if _, err := login.Run(context.Background(), plan); err == nil {
+		t.Fatal("a wrong secret got a token")
+	}
+}
+
+func TestOAuthNeedsClientIDAndSafeEndpoints(t *testing.T) {
+	s := &Scheme{Kind: SchemeOAuth2, DeviceCode: &OAuthFlow{DeviceAuthorizationURL: "https://a.example/d", TokenURL: "https://a.example/t"}}
+	l := &OAuthLogin{}
+	plan, err := l.Plan(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Run(context.Background(), plan); !errors.Is(err, ErrNoClientID) || !strings.Contains(err.Error(), "--oauth-client-id") {
+		t.Fatalf("got %v", err)
+	}
+	s.DeviceCode.TokenURL = "http://auth.example/token"
+	if _, err := l.Plan(context.Background(), s); err == nil || !strings.Contains(err.Error(), "not https") {
+		t.Fatalf("a plain http token URL: %v", err)
+	}
+	for _, ok := range []string{"https://x.example/t", "http://127.0.0.1:9/t", "http://localhost/t", "http://[::1]:8/t"} {
+		if err := CheckEndpointURL(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}
+
+// scriptedAS is a scripted authorization server: device and token
+// endpoints answering from a script, recording the token requests.
+type scriptedAS struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	script []string // token answers in turn: an error code, or "" for a token
+	forms  []url.Values
+	times  []time.Time
+	issued int
+}
+
+func newScriptedAS(t *testing.T, script ...string) *scriptedAS {
+	as := &scriptedAS{script: script}
+	as.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/device":
+			w.Write([]byte(`{"device_code":"dc-0123456789","user_code":"WXYZ-1234","verification_uri":"https://verify.example/go","interval":1,"expires_in":600}`))
+		case "/token":
+			as.mu.Lock()
+			as.forms = append(as.forms, r.PostForm)
+			as.times = append(as.times, time.Now())
+			next := "invalid_request"
+			if len(as.script) > 0 {
+				next, as.script = as.script[0], as.script[1:]
+			}
+			as.issued++
+			n := as.issued
+			as.mu.Unlock()
+			if next != "" {
+				w.WriteHeader(http.StatusBadRequest)
+				json.NewEncoder(w).Encode(map[string]string{"error": next})
+				return
+			}
+			json.NewEncoder(w).Encode(map[string]any{"access_token": "fresh-access-" + strings.Repeat("x", n),
+				"refresh_token": "fresh-refresh-0123456789", "token_type": "Bearer", "expires_in": 3600})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(as.srv.Close)
+	return as
+}
+
+func (as *scriptedAS) tokenRequests() []url.Values {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	return append([]url.Values(nil), as.forms...)
+}
+
+func (as *scriptedAS) deviceScheme() *Scheme {
+	return &Scheme{Kind: SchemeOAuth2, DeviceCode: &OAuthFlow{DeviceAuthorizationURL: as.srv.URL + "/device", TokenURL: as.srv.URL + "/token"}}
+}
+
+func TestDeviceCodeSlowDown(t *testing.T) {
+	t.Parallel()
+	as := newScriptedAS(t, "authorization_pending", "slow_down", "")
+	var code string
+	l := &OAuthLogin{ClientID: "cli", DeviceCode: func(uri, _, c string) { code = uri + " " + c }}
+	plan, _ := l.Plan(context.Background(), as.deviceScheme())
+	tok, err := l.Run(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != "https://verify.example/go WXYZ-1234" || !strings.HasPrefix(tok.AccessToken, "fresh-access-") {
+		t.Fatalf("code %q token %+v", code, tok)
+	}
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	if len(as.times) != 3 {
+		t.Fatalf("%d polls", len(as.times))
+	}
+	// RFC 8628 §3.5: after slow_down the interval grows by 5 seconds.
+	if gap := as.times[2].Sub(as.times[1]); gap < 5*time.Second {
+		t.Fatalf("polled again %v after slow_down", gap)
+	}
+	if as.forms[0].Get("grant_type") != "urn:ietf:params:oauth:grant-type:device_code" || as.forms[0].Get("device_code") != "dc-0123456789" {
+		t.Fatalf("poll %v", as.forms[0])
+	}
+}
+
+func TestDeviceCodeExpired(t *testing.T) {
+	t.Parallel()
+	as := newScriptedAS(t, "authorization_pending", "expired_token")
+	l := &OAuthLogin{ClientID: "cli"}
+	plan, _ := l.Plan(context.Background(), as.deviceScheme())
+	_, err := l.Run(context.Background(), plan)
+	if err == nil || !strings.Contains(err.Error(), "expired") || !strings.Contains(err.Error(), "shim login") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestRefreshRefusedIsSignIn(t *testing.T) {
+	as := newScriptedAS(t, "invalid_grant")
+	agent := newTokenAgent(t, func(string) bool { return false })
+	c, _ := New(Config{URL: agent.srv.URL, OAuth: &OAuth{Token: OAuthToken{AccessToken: "old-access-0123456789",
+		RefreshToken: "old-refresh-0123456789", TokenURL: as.srv.URL + "/token", ClientID: "cli"}}})
+	err := c.Probe(context.Background())
+	se := signInErrorOf(err)
+	if se == nil || !strings.Contains(se.Error(), "run `shim login`") || !IsUnauthorized(err) {
+		t.Fatalf("got %v", err)
+	}
+	if n := len(as.tokenRequests()); n != 1 {
+		t.Fatalf("%d refresh attempts, want 1", n)
+	}
+	if len(agent.rpcAuths()) != 1 {
+		t.Fatalf("the call was sent %d times", len(agent.rpcAuths()))
+	}
+}
+
+func TestRefreshOn401ThenRetryOnce(t *testing.T) {
+	as := newScriptedAS(t, "")
+	agent := newTokenAgent(t, func(tok string) bool { return strings.HasPrefix(tok, "fresh-access-") })
+	var stored []OAuthToken
+	c, _ := New(Config{URL: agent.srv.URL, OAuth: &OAuth{Token: OAuthToken{AccessToken: "old-access-0123456789",
+		RefreshToken: "old-refresh-0123456789", Expiry: time.Now().Add(time.Hour), TokenURL: as.srv.URL + "/token", ClientID: "cli"},
+		OnRefresh: func(t OAuthToken) { stored = append(stored, t) }}})
+	if err := c.Probe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	reqs := as.tokenRequests()
+	if len(reqs) != 1 || reqs[0].Get("grant_type") != "refresh_token" || reqs[0].Get("refresh_token") != "old-refresh-0123456789" {
+		t.Fatalf("token requests %v", reqs)
+	}
+	if auths := agent.rpcAuths(); len(auths) != 2 || auths[1] != "Bearer fresh-access-x" {
+		t.Fatalf("the agent saw %q", auths)
+	}
+	if len(stored) != 1 || stored[0].RefreshToken != "fresh-refresh-0123456789" || stored[0].TokenURL != as.srv.URL+"/token" {
+		t.Fatalf("stored %+v", stored)
+	}
+	if agent.sawAnywhere("old-refresh-0123456789") || agent.sawAnywhere("fresh-refresh-0123456789") {
+		t.Fatal("the agent was sent a refresh token")
+	}
+	// The renewed token is used from now on: no second refresh.
+	if err := c.Probe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(as.tokenRequests()) != 1 {
+		t.Fatal("refreshed again")
+	}
+}
+
+func TestExpiredTokenRefreshedBeforeTheCall(t *testing.T) {
+	as := newScriptedAS(t, "")
+	agent := newTokenAgent(t, func(tok string) bool { return strings.HasPrefix(tok, "fresh-access-") })
+	c, _ := New(Config{URL: agent.srv.URL, Endpoint: "", OAuth: &OAuth{Token: OAuthToken{AccessToken: "old-access-0123456789",
+		RefreshToken: "old-refresh-0123456789", Expiry: time.Now().Add(-time.Minute), TokenURL: as.srv.URL + "/token", ClientID: "cli"}}})
+	if err := c.Probe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if agent.sawAnywhere("old-access-0123456789") {
+		t.Fatal("the expired access token was sent")
+	}
+	if auths := agent.rpcAuths(); len(auths) != 1 || auths[0] != "Bearer fresh-access-x" {
+		t.Fatalf("the agent saw %q", auths)
+	}
+	if got := c.TokenExpiry(); got.Before(time.Now().Add(30 * time.Minute)) {
+		t.Fatalf("expiry %v", got)
+	}
+}
+
+func TestExpiredTokenRefreshRefusedIsSignIn(t *testing.T) {
+	as := newScriptedAS(t, "invalid_grant")
+	agent := newTokenAgent(t, func(string) bool { return true })
+	c, _ := New(Config{URL: agent.srv.URL, OAuth: &OAuth{Token: OAuthToken{AccessToken: "old-access-0123456789",
+		RefreshToken: "old-refresh-0123456789", Expiry: time.Now().Add(-time.Minute), TokenURL: as.srv.URL + "/token", ClientID: "cli"}}})
+	err := c.Probe(context.Background())
+	if se := signInErrorOf(err); se == nil || !strings.Contains(se.Error(), "run `shim login`") || !IsUnauthorized(err) {
+		t.Fatalf("got %v", err)
+	}
+	if len(agent.rpcAuths()) != 0 || agent.sawAnywhere("old-access-0123456789") {
+		t.Fatal("the expired token was sent")
+	}
+}
+
+// A stream answered 401 is renewed and sent again with the same body.
+func TestRefreshOn401Stream(t *testing.T) {
+	as := newScriptedAS(t, "")
+	agent := newTokenAgent(t, func(tok string) bool { return strings.HasPrefix(tok, "fresh-access-") })
+	c, _ := New(Config{URL: agent.srv.URL, OAuth: &OAuth{Token: OAuthToken{AccessToken: "old-access-0123456789",
+		RefreshToken: "old-refresh-0123456789", TokenURL: as.srv.URL + "/token", ClientID: "cli"}}})
+	_, err := c.Stream(context.Background(), OutMessage{ContextID: "ctx-1"})
+	var rpc *RPCError
+	if !errors.As(err, &rpc) || rpc.Code != -32001 {
+		t.Fatalf("got %v", err)
+	}
+	auths := agent.rpcAuths()
+	if len(auths) != 2 || auths[0] != "Bearer old-access-0123456789" || auths[1] != "Bearer fresh-access-x" {
+		t.Fatalf("the agent saw %q", auths)
+	}
+	agent.mu.Lock()
+	defer agent.mu.Unlock()
+	var bodies []string
+	for _, d := range agent.seen {
+		if strings.HasPrefix(d, "POST ") {
+			bodies = append(bodies, d[strings.LastIndex(d, "\r\n")+2:])
+		}
+	}
+	if len(bodies) != 2 || bodies[0] != bodies[1] || !strings.Contains(bodies[0], "ctx-1") {
+		t.Fatalf("bodies %q", bodies)
+	}
+}

@@ -1,0 +1,307 @@
+package bridge
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/shimdev/shim/internal/acptest"
+)
+
+// encodingJSON is how encoding/json writes s with HTML escaping off.
+func encodingJSON(t testing.TB, s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+var jsonTextCases = []string{"", "plain", "a\"b\\c/d", "\b\f\n\r\t\x00\x01\x1f\x7f", "<b>&amp;</b>", "é ü 中文 🎉",
+	"\u2028\u2029", "bad \xff utf8 \xe2\x82", "\xed\xa0\x80 surrogate", "\"}}}}\n{\"jsonrpc\""}
+
+// TestAppendJSONTextLikeEncodingJSON: shim's escaper writes the bytes
+// encoding/json writes, on a table and on random strings (any bytes).
+func TestAppendJSONTextLikeEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	cases := append([]string(nil), jsonTextCases...)
+	for range 2000 {
+		cases = append(cases, randomText(rng, rng.IntN(40), rng.IntN(2) == 0))
+	}
+	for _, s := range cases {
+		if got, want := string(appendJSONString(nil, s)), encodingJSON(t, s); got != want {
+			t.Fatalf("%q: got %s, encoding/json writes %s", s, got, want)
+		}
+	}
+}
+
+func FuzzAppendJSONText(f *testing.F) {
+	for _, s := range jsonTextCases {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(appendJSONString(nil, s)), encodingJSON(t, s); got != want {
+			t.Fatalf("%q: got %s, encoding/json writes %s", s, got, want)
+		}
+	})
+}
+
+// randomText is n runes of text with escapes and multi-byte runes; with
+// raw set, also arbitrary bytes (invalid UTF-8).
+func randomText(rng *rand.Rand, n int, raw bool) string {
+	pool := []string{"a", "b", " ", "\n", "\t", "\"", "\\", "\x01", "é", "中", "🎉", "\u2028", "<", "&"}
+	var b strings.Builder
+	for range n {
+		if raw && rng.IntN(8) == 0 {
+			b.WriteByte(byte(rng.IntN(256)))
+			continue
+		}
+		b.WriteString(pool[rng.IntN(len(pool))])
+	}
+	return b.String()
+}
+
+// gateWriter blocks its first Write until released, and says when it is
+// inside it: while it blocks, everything else queues behind it.
+type gateWriter struct {
+	entered chan struct{}
+	release chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	buf     bytes.Buffer
+}
+
+func newGate() *gateWriter {
+	return &gateWriter{entered: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (g *gateWriter) Write(p []byte) (int, error) {
+	g.once.Do(func() { close(g.entered); <-g.release })
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.buf.Write(p)
+}
+
+// notifyLine is the line notify writes for one text chunk.
+func notifyLine(t testing.TB, sessionID, s string) string {
+	var out bytes.Buffer
+	st := newStdioStream(bytes.NewReader(nil), &out, nil, slog.New(slog.DiscardHandler))
+	if err := st.notify(mSessionUpdate, notification{SessionID: sessionID, Update: chunkUpdate{SessionUpdate: uAgentMessage, Content: text(s)}}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	return out.String()
+}
+
+type queued struct {
+	session, artifact, text string
+	other                   bool // a message that is not a text chunk
+}
+
+// TestTextChunkMerge: chunks queued behind a busy writer merge per
+// session and artifact, in order, byte for byte what the unmerged lines
+// carry, each merged text at most mergeMax; anything between two chunks
+// (another session, another artifact, another message) ends a merge.
+func TestTextChunkMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	big := strings.Repeat("x", 1<<10)
+	scripts := map[string][]queued{
+		"one artifact":    {{session: "s1", artifact: "a", text: "Hel"}, {session: "s1", artifact: "a", text: "lo, "}, {session: "s1", artifact: "a", text: "world"}},
+		"two artifacts":   {{session: "s1", artifact: "a", text: "x"}, {session: "s1", artifact: "b", text: "\n\ny"}, {session: "s1", artifact: "b", text: "z"}},
+		"two sessions":    {{session: "s1", artifact: "a", text: "1"}, {session: "s2", artifact: "a", text: "2"}, {session: "s1", artifact: "a", text: "3"}},
+		"a reply between": {{session: "s1", artifact: "a", text: "1"}, {other: true}, {session: "s1", artifact: "a", text: "2"}},
+		"invalid utf-8":   {{session: "s1", artifact: "a", text: "ok \xe2\x82"}, {session: "s1", artifact: "a", text: "\xac after"}},
+	}
+	var capped []queued // 100 KiB in 1 KiB chunks: two updates, 64 + 36 KiB
+	for range 100 {
+		capped = append(capped, queued{session: "s1", artifact: "a", text: big})
+	}
+	scripts["cap"] = capped
+	for i := range 20 {
+		var q []queued
+		for range 1 + rng.IntN(60) {
+			switch rng.IntN(10) {
+			case 0:
+				q = append(q, queued{other: true})
+			default:
+				q = append(q, queued{session: fmt.Sprint("s", rng.IntN(2)), artifact: fmt.Sprint("a", rng.IntN(2)), text: randomText(rng, rng.IntN(300), rng.IntN(4) == 0)})
+			}
+		}
+		scripts[fmt.Sprint("random ", i)] = q
+	}
+	for name, script := range scripts {
+		t.Run(name, func(t *testing.T) {
+			g := newGate()
+			s := newStdioStream(bytes.NewReader(nil), g, nil, slog.New(slog.DiscardHandler))
+			if err := s.write([]byte(`{"first":true}`)); err != nil {
+				t.Fatal(err)
+			}
+			<-g.entered // the writer holds the first line; the rest queues
+			for _, q := range script {
+				var err error
+				if q.other {
+					err = s.write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+				} else {
+					err = s.textChunk(q.session, q.artifact, uAgentMessage, q.text)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			close(g.release)
+			s.Close()
+
+			// The model: consecutive valid chunks of one session and
+			// artifact join while the join fits in mergeMax.
+			want := `{"first":true}` + "\n"
+			var cur *queued
+			endCur := func() {
+				if cur != nil {
+					want += notifyLine(t, cur.session, cur.text)
+					cur = nil
+				}
+			}
+			for _, q := range script {
+				switch {
+				case q.other:
+					endCur()
+					want += `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
+				case cur != nil && cur.session == q.session && cur.artifact == q.artifact && utf8.ValidString(cur.text) &&
+					utf8.ValidString(q.text) && len(cur.text)+len(q.text) <= mergeMax:
+					cur.text += q.text
+				default:
+					endCur()
+					c := q
+					cur = &c
+				}
+			}
+			endCur()
+			got := g.buf.String()
+			if got != want {
+				t.Fatalf("wrote\n%.2000s\nwant\n%.2000s", got, want)
+			}
+			// And what the editor reads: every session's text, in order.
+			texts := map[string]string{}
+			for _, q := range script {
+				if !q.other {
+					var seen string // what a reader of the unmerged line gets
+					_ = json.Unmarshal([]byte(encodingJSON(t, q.text)), &seen)
+					texts[q.session] += seen
+				}
+			}
+			read := map[string]string{}
+			sc := bufio.NewScanner(strings.NewReader(got))
+			sc.Buffer(nil, 1<<20)
+			for sc.Scan() {
+				var m struct {
+					Params struct {
+						SessionID string `json:"sessionId"`
+						Update    struct {
+							Content struct{ Text string } `json:"content"`
+						} `json:"update"`
+					} `json:"params"`
+				}
+				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+					t.Fatalf("%v: %s", err, sc.Bytes())
+				}
+				if len(m.Params.Update.Content.Text) > mergeMax && !strings.Contains(name, "random") {
+					t.Errorf("an update of %d bytes of text, above the %d cap", len(m.Params.Update.Content.Text), mergeMax)
+				}
+				read[m.Params.SessionID] += m.Params.Update.Content.Text
+			}
+			for sid, w := range texts {
+				if read[sid] != w {
+					t.Errorf("session %s read %.200q…, want %.200q…", sid, read[sid], w)
+				}
+			}
+			if name == "cap" && strings.Count(got, "\n") != 3 {
+				t.Errorf("100 KiB in 1 KiB chunks made %d lines, want 3 (the first, 64 KiB, 36 KiB)", strings.Count(got, "\n"))
+			}
+			if name == "one artifact" && strings.Count(got, "\n") != 2 {
+				t.Errorf("three queued chunks of one artifact made %d lines, want 2 (the first, one merged)", strings.Count(got, "\n"))
+			}
+		})
+	}
+}
+
+// TestTextChunkLineLikeNotify: a chunk that merges with nothing is the
+// line notify writes for it.
+func TestTextChunkLineLikeNotify(t *testing.T) {
+	for _, text := range jsonTextCases {
+		var out bytes.Buffer
+		s := newStdioStream(bytes.NewReader(nil), &out, nil, slog.New(slog.DiscardHandler))
+		if err := s.textChunk("chat-\"zed\"-1", "a", uAgentMessage, text); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		if want := notifyLine(t, "chat-\"zed\"-1", text); out.String() != want {
+			t.Errorf("%q: textChunk wrote\n%s\nnotify writes\n%s", text, out.String(), want)
+		}
+	}
+}
+
+// TestPacedChunksNotHeld: the server sends each chunk only after the
+// editor has read the one before, so a chunk held back for a merge would
+// stall the stream; every chunk arrives as its own update.
+func TestPacedChunksNotHeld(t *testing.T) {
+	const n = 20
+	seen := make(chan int)
+	stop := make(chan struct{})
+	f := newFake(t)
+	f.stream = func(w *sseWriter, c rpcCall) {
+		w.task("t1", "TASK_STATE_WORKING")
+		for i := range n {
+			w.artifact("t1", "a1", fmt.Sprintf("c%d ", i), i > 0)
+			select {
+			case <-seen:
+			case <-stop:
+				return
+			}
+		}
+		w.status("t1", "TASK_STATE_COMPLETED", nil)
+	}
+	s := startShim(t, f.url, nil, nil)
+	t.Cleanup(func() { close(stop) })
+	s.init(t)
+	id := s.newSession(t, t.TempDir())
+	ch, _ := s.Start("session/prompt", promptArgs(id, "go"))
+	want := ""
+	for i := range n {
+		want += fmt.Sprintf("c%d ", i)
+		s.WaitFor(fmt.Sprintf("chunk %d", i), func(ms []acptest.Message) bool {
+			return strings.HasSuffix(answerOf(ms, id), want)
+		})
+		seen <- i
+	}
+	if got := stopReason(t, s.Wait(ch, "session/prompt")); got != "end_turn" {
+		t.Fatalf("stop reason %q", got)
+	}
+	if got := count(s.Updates(id), "agent_message_chunk"); got != n {
+		t.Errorf("%d chunk updates, want %d (one per paced chunk)", got, n)
+	}
+}
+
+// answerOf joins the agent_message_chunk texts of a session in ms.
+func answerOf(ms []acptest.Message, sessionID string) string {
+	var b strings.Builder
+	for _, m := range ms {
+		if m.Method != "session/update" {
+			continue
+		}
+		var u acptest.Update
+		_ = json.Unmarshal(m.Params, &u)
+		if u.SessionID == sessionID && u.Kind() == "agent_message_chunk" {
+			b.WriteString(u.Text())
+		}
+	}
+	return b.String()
+}

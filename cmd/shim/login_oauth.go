@@ -1,0 +1,232 @@
+package main
+
+// Sign-in by the card's security scheme (SPEC §12.1): `shim login` asks
+// for the secret the scheme takes (a bearer token, an API key,
+// user:password) or runs the OAuth flow; a stored OAuth sign-in is
+// handed to the client to renew.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/credentials"
+	"github.com/shimdev/shim/internal/redact"
+)
+
+// loginSecurity reads the card (without a credential) to learn how the
+// agent signs in; nil when it cannot be read (then a bearer token is
+// asked for, as the card names no scheme).
+func (s *settings) loginSecurity(ctx context.Context, url string) *a2a.Security {
+	if s.endpoint != "" {
+		return nil
+	}
+	client, err := a2a.New(a2a.Config{URL: url, Slug: s.slug, Version: s.a2aVersion, AllowInsecureHTTP: s.allowInsecure,
+		Log: s.log, Timeout: 10 * time.Second, UserAgent: "shim/" + versionOrDev()})
+	if err != nil {
+		return nil
+	}
+	card, err := client.Discover(ctx)
+	if err != nil {
+		s.log.Debug("could not read the agent card to learn its security scheme; asking for a bearer token", "err", err)
+		return nil
+	}
+	return card.Security
+}
+
+// secretLabel names what the scheme takes, for the prompt.
+func secretLabel(sec *a2a.Security) string {
+	if sec != nil && sec.Scheme != nil {
+		switch sec.Scheme.Kind {
+		case a2a.SchemeAPIKey:
+			return "API key"
+		case a2a.SchemeBasic:
+			return "user:password"
+		}
+	}
+	return "Bearer token"
+}
+
+// readSecretFile reads a client secret file: trimmed, ~ expanded,
+// registered for redaction.
+func readSecretFile(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	p, err := credentials.ExpandHome(path, homeDir())
+	if err != nil {
+		return "", err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return "", fmt.Errorf("--oauth-client-secret-file: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenInput+1))
+	if err != nil {
+		return "", fmt.Errorf("--oauth-client-secret-file: %w", err)
+	}
+	if len(b) > maxTokenInput {
+		return "", fmt.Errorf("--oauth-client-secret-file: %s is larger than %d bytes", p, maxTokenInput)
+	}
+	secret := strings.TrimSpace(string(b))
+	if secret == "" {
+		return "", fmt.Errorf("--oauth-client-secret-file: %s is empty", p)
+	}
+	addSecret(secret)
+	return secret, nil
+}
+
+// oauthLogin runs the OAuth flow the card offers and stores the tokens.
+func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, key string, scheme *a2a.Scheme) error {
+	secret, err := readSecretFile(flagString(c, "oauth-client-secret-file"))
+	if err != nil {
+		return &exitError{code: 2, msg: err.Error()}
+	}
+	if secret != "" && utf8.RuneCountInString(secret) < redact.MinLen {
+		s.log.Warn(fmt.Sprintf("the client secret has fewer than %d characters: too short to redact from logs and output without mangling other text", redact.MinLen))
+	}
+	l := &a2a.OAuthLogin{
+		ClientID: strings.TrimSpace(flagString(c, "oauth-client-id")), ClientSecret: secret,
+		Scopes: a2a.ParseScopes(flagString(c, "oauth-scopes")),
+		DeviceCode: func(uri, complete, code string) {
+			fmt.Fprintf(out, "To sign in, open %s and enter the code %s\n", uri, code)
+			if complete != "" {
+				fmt.Fprintf(out, "(or open %s)\n", complete)
+			}
+			fmt.Fprintln(out, "Waiting for the sign-in to finish…")
+		},
+		OpenURL: func(u string) {
+			fmt.Fprintf(out, "To sign in, open this URL in a browser on this machine:\n\n  %s\n\nWaiting for the sign-in to come back to shim…\n", u)
+		},
+	}
+	if l.ClientID == "" {
+		return &exitError{code: 2, msg: fmt.Sprintf("the agent at %s signs in with %s: pass --oauth-client-id with the client id "+
+			"registered for shim at its authorization server (SHIM_OAUTH_CLIENT_ID also works); nothing was stored", key, scheme)}
+	}
+	ctx, cancel := context.WithTimeout(c.Context, 15*time.Minute)
+	defer cancel()
+	plan, err := l.Plan(ctx, scheme)
+	if err != nil {
+		return &exitError{code: 1, msg: fmt.Sprintf("cannot sign in to %s: %v; nothing was stored", key, err)}
+	}
+	fmt.Fprintf(out, "The agent at %s signs in with OAuth 2.0 (%s flow).\n", key, plan.Flow)
+	tok, err := l.Run(ctx, plan)
+	if err != nil {
+		if errors.Is(err, a2a.ErrNoClientID) {
+			return &exitError{code: 2, msg: err.Error()}
+		}
+		return &exitError{code: 1, msg: fmt.Sprintf("the sign-in to %s failed: %v; nothing was stored", key, err)}
+	}
+	client, err := a2a.New(a2a.Config{URL: url, Slug: s.slug, Endpoint: s.endpoint, Version: s.a2aVersion,
+		AllowInsecureHTTP: s.allowInsecure, Log: s.log, Timeout: 10 * time.Second, UserAgent: "shim/" + versionOrDev(),
+		OAuth: &a2a.OAuth{Token: tok, ClientSecret: secret}})
+	if err != nil {
+		return err
+	}
+	pctx, pcancel := context.WithTimeout(c.Context, 40*time.Second)
+	defer pcancel()
+	perr := client.Probe(pctx)
+	switch {
+	case perr == nil:
+		fmt.Fprintf(out, "The agent at %s accepted the sign-in.\n", key)
+	case a2a.IsUnauthorized(perr):
+		return &exitError{code: 1, msg: fmt.Sprintf("the agent at %s refused the token the authorization server issued (HTTP %d); nothing was stored. "+
+			"Check --oauth-client-id and --oauth-scopes.", key, statusOf(perr))}
+	default:
+		fmt.Fprintf(out, "warning: could not check the sign-in: %v\nwarning: storing it anyway; run `shim doctor` once the agent is reachable.\n", perr)
+	}
+	where, err := s.store.SaveOAuth(key, tok.AccessToken, recordOf(tok))
+	if err != nil {
+		return fmt.Errorf("storing the sign-in: %s", strings.TrimPrefix(err.Error(), "credentials: "))
+	}
+	switch where {
+	case credentials.SourceKeyring:
+		fmt.Fprintf(out, "Stored the sign-in in the OS keyring (service %q, account %s).\n", credentials.Service, key)
+	default:
+		fmt.Fprintf(out, "Stored the sign-in in %s (mode 0600).\n", s.store.Path())
+	}
+	if !tok.Expiry.IsZero() {
+		renew := "shim renews it with the refresh token"
+		if tok.RefreshToken == "" {
+			renew = "no refresh token was issued: run `shim login` again then"
+		}
+		fmt.Fprintf(out, "The access token expires at %s; %s.\n", tok.Expiry.UTC().Format(time.RFC3339), renew)
+	}
+	fmt.Fprintf(out, "Editors can now start `shim` without --url: it defaults to %s.\n", key)
+	return nil
+}
+
+func recordOf(t a2a.OAuthToken) credentials.OAuthRecord {
+	rec := credentials.OAuthRecord{RefreshToken: t.RefreshToken, TokenURL: t.TokenURL, ClientID: t.ClientID}
+	if !t.Expiry.IsZero() {
+		rec.Expiry = t.Expiry.UTC().Format(time.RFC3339)
+	}
+	return rec
+}
+
+// oauthFor returns the stored OAuth sign-in behind a stored token, for the
+// client to renew; nil for a token given by flag or variable, or a plain
+// one.
+func (s *settings) oauthFor(c *cli.Context, key, tok, src string) *a2a.OAuth {
+	if tok == "" || key == "" || (src != credentials.SourceKeyring && src != credentials.SourceFile) {
+		return nil
+	}
+	rec, err := s.store.OAuth(key)
+	if err != nil {
+		s.log.Warn("could not read the stored OAuth sign-in; the access token is used as it is", "url", key, "err", err)
+		return nil
+	}
+	if rec == nil {
+		return nil
+	}
+	secret, err := readSecretFile(flagString(c, "oauth-client-secret-file"))
+	if err != nil {
+		s.log.Warn("the OAuth client secret cannot be read; renewing without it", "err", err)
+	}
+	clientID := rec.ClientID
+	if clientID == "" {
+		clientID = strings.TrimSpace(flagString(c, "oauth-client-id"))
+	}
+	return &a2a.OAuth{
+		Token: a2a.OAuthToken{AccessToken: tok, RefreshToken: rec.RefreshToken, Expiry: rec.ExpiryTime(),
+			TokenURL: rec.TokenURL, ClientID: clientID},
+		ClientSecret: secret,
+		OnRefresh: func(t a2a.OAuthToken) {
+			if _, err := s.store.SaveOAuth(key, t.AccessToken, recordOf(t)); err != nil {
+				s.log.Warn("could not store the renewed OAuth token; it is used until shim exits", "url", key, "err", err)
+				return
+			}
+			s.log.Info("renewed the OAuth access token", "url", key)
+		},
+	}
+}
+
+// securityRows are doctor's rows about signing in: the scheme in use and
+// the stored token's expiry when known. They make no network call.
+func securityRows(t *doctorTable, client *a2a.Client, endpointOnly bool) {
+	sec := client.Security()
+	switch {
+	case endpointOnly:
+		t.row("security scheme", vOK, "bearer (--endpoint given: no card read)")
+	case sec != nil && sec.Unmet != "":
+		t.row("security scheme", vFail, "the agent card asks for a sign-in shim cannot do: "+sec.Unmet)
+	default:
+		t.row("security scheme", vOK, sec.String())
+	}
+	if exp := client.TokenExpiry(); !exp.IsZero() {
+		if time.Now().After(exp) {
+			t.row("token expiry", vWarn, exp.UTC().Format(time.RFC3339)+" (expired: renewed with the refresh token on the next call, else run `shim login`)")
+		} else {
+			t.row("token expiry", vOK, exp.UTC().Format(time.RFC3339))
+		}
+	}
+}
