@@ -71,6 +71,9 @@ type Config struct {
 	Log *slog.Logger
 	// Trace, when set, receives every raw frame as a JSON line.
 	Trace io.Writer
+	// Profile is "auto" (or empty: recognise known servers by their card),
+	// "generic" or "gemini-cli" (gemini.go).
+	Profile string
 	// OAuth, when set, is the stored OAuth sign-in, renewed on expiry or
 	// 401 (auth.go).
 	OAuth *OAuth
@@ -86,6 +89,9 @@ type Card struct {
 	Endpoint  string
 	Dialect   Dialect
 	Tenant    string
+	// NoReplay is set when the agent's task history cannot be trusted to
+	// replay a thread (its GetTask history is empty or partial).
+	NoReplay bool
 	// Security is what the card says about signing in (security.go).
 	Security *Security
 	// Binding is the transport the calls go over.
@@ -218,6 +224,11 @@ func (c *Client) transport(ctx context.Context) (transport, *Card, error) {
 			c.tr = newREST(c.conn, card)
 		} else {
 			c.tr = newJSONRPC(c.conn, card)
+			if c.isGemini(card) {
+				card.NoReplay = true
+				c.tr = newGemini(c.conn, card)
+				c.log.Info("the agent is Gemini CLI's A2A server: speaking its coderAgent protocol", "profile", c.cfg.Profile)
+			}
 		}
 	}
 	return c.tr, card, nil

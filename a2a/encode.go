@@ -16,6 +16,13 @@ import (
 // encodeMessage builds a user message for the dialect.
 func encodeMessage(d Dialect, m OutMessage) map[string]any {
 	msg := map[string]any{"messageId": randid.UUID()}
+	if len(m.Parts) == 0 && m.Approval != nil {
+		answer := AnswerDenied
+		if m.Approval.Allow {
+			answer = AnswerApproved
+		}
+		m.Parts = []Part{{Kind: PartText, Text: string(answer)}}
+	}
 	parts := make([]map[string]any, 0, len(m.Parts))
 	for _, p := range m.Parts {
 		parts = append(parts, encodePart(d, p))

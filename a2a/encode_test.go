@@ -41,3 +41,26 @@ func TestOutMessageIntents(t *testing.T) {
 		}
 	}
 }
+
+// TestApprovalAnswerIsText: a generic agent reads an approval answer as
+// the text "approved" or "denied" (SPEC §6); the workspace is not sent.
+func TestApprovalAnswerIsText(t *testing.T) {
+	for allow, want := range map[bool]string{true: "approved", false: "denied"} {
+		m := encodeMessage(V03, OutMessage{TaskID: "t", Resume: true, Workspace: "/w",
+			Approval: &ApprovalAnswer{ToolCallID: "c", Allow: allow}})
+		b, _ := json.Marshal(m)
+		var got struct {
+			Parts []struct {
+				Kind string `json:"kind"`
+				Text string `json:"text"`
+			} `json:"parts"`
+			Metadata map[string]any `json:"metadata"`
+		}
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Parts) != 1 || got.Parts[0].Text != want || len(got.Metadata) != 1 {
+			t.Errorf("allow=%v: %s", allow, b)
+		}
+	}
+}

@@ -31,6 +31,12 @@ const (
 	PhaseStarted   Phase = "started"
 	PhaseCompleted Phase = "completed"
 	PhaseFailed    Phase = "failed"
+	// PhasePending is a call not yet running (validated, scheduled, or
+	// waiting for approval).
+	PhasePending Phase = "pending"
+	// PhaseOutput carries the call's live output in Output, replacing what
+	// was shown; the call's phase does not change.
+	PhaseOutput Phase = "output"
 )
 
 // ToolCall is one tool-call-v1 event (or a Google ADK function part).
@@ -44,6 +50,23 @@ type ToolCall struct {
 	Result   string
 	Error    string
 	ParentID string
+	// Kind is the ACP tool kind the agent gives the call; empty: shim
+	// derives it from Name.
+	Kind string
+	// Title is the agent's own label for the call, used when shim knows no
+	// better title for Name.
+	Title string
+	// Output is the live output of a PhaseOutput event.
+	Output string
+	// Diff is the change an edit made, when the agent reports it.
+	Diff *ToolDiff
+}
+
+// ToolDiff is a file change: the whole old and new text of Path.
+type ToolDiff struct {
+	Path    string
+	OldText string
+	NewText string
 }
 
 // Usage is a cost-v1 payload.
@@ -90,6 +113,12 @@ type Hitl struct {
 	// Description is a form's description.
 	Description string
 	Fields      []FormField
+	// ToolCallID is the tool call an approval is about, when the agent
+	// names it: the answer refers to it and its card is the approval's.
+	ToolCallID string
+	// Always is set when the agent itself can remember an "always allow"
+	// answer for this call (ApprovalAnswer.Always).
+	Always bool
 	// Steps are a form's steps, in order.
 	Steps []FormStep
 }
@@ -194,7 +223,7 @@ func (m *Message) ToolCalls() []ToolCall {
 	if m == nil {
 		return nil
 	}
-	var out []ToolCall
+	out := append([]ToolCall(nil), m.Tools...)
 	switch v := m.Metadata[ExtToolCall].(type) {
 	case map[string]any:
 		out = append(out, toolCall(v))
@@ -256,6 +285,9 @@ func toolCall(o map[string]any) ToolCall {
 func (m *Message) Hitl() *Hitl {
 	if m == nil {
 		return nil
+	}
+	if m.Park != nil {
+		return m.Park
 	}
 	for i := range m.Parts {
 		p := &m.Parts[i]

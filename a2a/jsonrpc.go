@@ -188,9 +188,15 @@ func (c *jsonrpcTransport) Subscribe(ctx context.Context, taskID string) (*Strea
 // responses, or one JSON-RPC response in a plain body (a blocking send's
 // result, or an error).
 func (c *jsonrpcTransport) openStream(ctx context.Context, method string, params any) (*Stream, error) {
+	return c.openStreamWith(ctx, method, params, c)
+}
+
+// openStreamWith is openStream with the frames read by frames (an agent
+// profile's decoder).
+func (c *jsonrpcTransport) openStreamWith(ctx context.Context, method string, params any, frames frameDecoder) (*Stream, error) {
 	body := c.encode(method, params)
 	c.trace.frame("send", method, body)
-	s := c.newStream(ctx, method, c)
+	s := c.newStream(ctx, method, frames)
 	resp, err := c.dialStream(s, http.MethodPost, c.endpoint, body, c.dialect)
 	if err != nil {
 		return nil, err

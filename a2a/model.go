@@ -94,6 +94,12 @@ type Message struct {
 	ContextID string
 	Parts     []Part
 	Metadata  map[string]any
+	// Tools are tool events an agent profile already read from the
+	// message (ToolCalls returns them first).
+	Tools []ToolCall
+	// Park is the park an agent profile already read from the message
+	// (Hitl returns it).
+	Park *Hitl
 }
 
 // FromUser reports whether the message is the user's.
@@ -185,4 +191,22 @@ type OutMessage struct {
 	// Model is the model the person chose; empty is the agent's default
 	// (model).
 	Model string
+	// Workspace is the absolute directory the session works in (the ACP
+	// cwd). Agents that take their workspace from the first message of a
+	// task read it; others ignore it.
+	Workspace string
+	// Approval answers the approval park the task waits on. With no Parts
+	// the encoder spells it: the text "approved" or "denied" by default.
+	Approval *ApprovalAnswer
+}
+
+// ApprovalAnswer is the person's answer to an approval park.
+type ApprovalAnswer struct {
+	// ToolCallID is the park's Hitl.ToolCallID (empty when it named none).
+	ToolCallID string
+	// Allow is true when the person allowed the call.
+	Allow bool
+	// Always asks the agent to allow such calls from now on (only with a
+	// park whose Hitl.Always is set).
+	Always bool
 }

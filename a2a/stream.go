@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"sync/atomic"
+	"time"
 )
 
 // frameDecoder reads a binding's SSE frames into events.
@@ -20,8 +21,9 @@ type frameDecoder interface {
 // newStream returns a stream not yet connected; its stall timer cancels
 // it after a silence of the stall timeout.
 func (c *conn) newStream(ctx context.Context, method string, frames frameDecoder) *Stream {
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Stream{log: c.log, trace: c.trace, frames: frames, shape: shapeDecoder{full: frames.event}, method: method, cancel: cancel, ctx: ctx}
+	s := &Stream{log: c.log, trace: c.trace, frames: frames, shape: shapeDecoder{full: frames.event}, method: method, cancel: cancel, ctx: ctx, parent: parent}
 	s.stall = newStallReader(nil, c.cfg.Stall, cancel)
 	return s
 }
@@ -48,6 +50,8 @@ type Stream struct {
 	frames frameDecoder
 	shape  shapeDecoder // the stream's learned text-chunk shape
 	ctx    context.Context
+	// parent is the context the stream was opened with.
+	parent context.Context
 	method string
 	cancel context.CancelFunc
 	body   io.ReadCloser
@@ -102,6 +106,9 @@ func (s *Stream) Next() (Event, error) {
 		}
 		ev, err := s.shape.decode(raw.Data)
 		if err == nil {
+			if f, ok := s.frames.(finalFrames); ok && f.final(ev) {
+				s.drain()
+			}
 			return ev, nil
 		}
 		var de *DecodeError
@@ -110,6 +117,29 @@ func (s *Stream) Next() (Event, error) {
 			continue
 		}
 		return ev, err
+	}
+}
+
+// finalFrames is a frameDecoder that knows which frame is a stream's last:
+// the rest of the body is read after it, so that closing the stream keeps
+// its connection open for the next request (an agent that ends a run when
+// the request's connection closes needs that).
+type finalFrames interface {
+	final(ev Event) bool
+}
+
+// drainMax bounds the wait for the end of a body after its final frame.
+const drainMax = 2 * time.Second
+
+// drain reads the body to its end, at most drainMax.
+func (s *Stream) drain() {
+	t := time.AfterFunc(drainMax, s.cancel)
+	defer t.Stop()
+	for {
+		if _, err := s.sse.Next(); err != nil {
+			s.sse = nil // what follows the final frame is not read again
+			return
+		}
 	}
 }
 

@@ -253,6 +253,11 @@ func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool)
 		return nil, unknownThread(id)
 	}
 	existing := s.session(id)
+	noReplay := false
+	if card := c.KnownCard(); replay && card != nil && card.NoReplay {
+		// The agent's history cannot be read back: the thread is resumed.
+		replay, noReplay = false, true
+	}
 	turns, cut, err := s.threadTurns(s.ctx, c, id)
 	if err != nil {
 		if replay {
@@ -270,6 +275,12 @@ func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool)
 	}
 	// Resume: the editor has the history; only a pending park is news,
 	// and it is announced after the response (queued behind it).
+	if noReplay && s.firstNoReplayNote() {
+		s.enqueue(id, func() {
+			s.notify(id, acp.AgentMessageChunk{Content: acp.Text(s.agentName() +
+				" does not give a thread's history back, so shim cannot show it here; new prompts go on in this thread.\n\n")})
+		})
+	}
 	st := s.thread(id)
 	st.expect(len(turns))
 	for _, t := range turns {
@@ -285,6 +296,16 @@ func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool)
 		})
 	}
 	return s.openResult(sess), nil
+}
+
+// firstNoReplayNote reports whether the note that a thread's history
+// cannot be replayed is due: once per process.
+func (s *Server) firstNoReplayNote() bool {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	first := !s.noReplayTold
+	s.noReplayTold = true
+	return first
 }
 
 func unknownThread(id string) error {

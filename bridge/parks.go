@@ -69,8 +69,16 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 	}
 	if sub != subjectOther {
 		if _, card := t.r.cards.parkedTool(kind); card != nil {
-			kind = toolview.Kind(card.name)
+			kind = card.kindOf()
 		}
+	}
+	// A park that names its call is asked on that call's own card, which
+	// the agent's own updates settle.
+	ownCard := t.r.cards.open[h.ToolCallID]
+	if h.ToolCallID == "" || ownCard == nil || ownCard.ended {
+		ownCard = nil
+	} else if kind = ownCard.kindOf(); kind == toolview.KindDelete {
+		sub = subjectDelete
 	}
 	title := strings.TrimSpace(h.Title)
 	if title == "" {
@@ -85,10 +93,18 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 	if h.Detail != "" {
 		rawIn = acp.RawJSON(map[string]any{"detail": h.Detail})
 	}
-	t.emit(acp.ToolCall{ToolCallID: cardID, Title: cardTitle, Kind: kind,
-		Status: "pending", RawInput: rawIn})
+	if ownCard != nil {
+		cardID, rawIn = h.ToolCallID, acp.RawJSON(rawInput(ownCard.args))
+	} else {
+		t.emit(acp.ToolCall{ToolCallID: cardID, Title: cardTitle, Kind: kind,
+			Status: acp.ToolPending, RawInput: rawIn})
+	}
 
-	approved := false
+	approved, always := false, false
+	// An agent that remembers "always" itself is offered it for any call
+	// but a delete; choosing it is the agent's to keep, not shim's
+	// allow-commands mode.
+	agentAlways := h.Always && sub != subjectDelete
 	switch {
 	case sub == subjectCommand && t.sess.bypassing():
 		// allow-commands ("Allow for this session"): auto-approval
@@ -101,13 +117,15 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 		}
 		t.srv.log.Info("auto-approved a command for this session", "task", taskID)
 	default:
-		choice := t.askPermission(cardID, title, rawIn, sub == subjectCommand)
+		choice := t.askPermission(cardID, title, rawIn, sub == subjectCommand || agentAlways)
 		switch choice {
 		case optApprove:
 			approved = true
 		case optApproveSession:
 			approved = true
-			if sub == subjectCommand && t.sess.setMode(modeAllow) {
+			if agentAlways {
+				always = true
+			} else if sub == subjectCommand && t.sess.setMode(modeAllow) {
 				t.srv.log.Info("session mode set by the permission dialog", "session", t.sess.id, "mode", modeAllow)
 				t.srv.modeChanged(t.sess, t.emit)
 			}
@@ -117,16 +135,14 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 	if approved {
 		status = acp.ToolCompleted
 	}
-	t.emit(acp.ToolCallUpdate{ToolCallID: cardID, Status: status})
+	if ownCard == nil {
+		t.emit(acp.ToolCallUpdate{ToolCallID: cardID, Status: status})
+	}
 	if t.isCancelled() {
 		return outcome{stop: acp.StopCancelled}
 	}
-	answer := a2a.AnswerDenied
-	if approved {
-		answer = a2a.AnswerApproved
-	}
 	return outcome{resume: t.sess.intents(&a2a.OutMessage{ContextID: t.sess.id, TaskID: taskID, Resume: true,
-		Parts: []a2a.Part{{Kind: a2a.PartText, Text: string(answer)}}})}
+		Approval: &a2a.ApprovalAnswer{ToolCallID: h.ToolCallID, Allow: approved, Always: always}})}
 }
 
 // askPermission shows the editor's permission dialog and returns the

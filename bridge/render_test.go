@@ -81,3 +81,72 @@ func TestRendererLiveAndReplayAgree(t *testing.T) {
 		t.Errorf("the completed edit card's diff: live %v, replayed %v", liveDiff, repDiff)
 	}
 }
+
+// TestRendererKeepsTheAgentsCard: what the agent says of a call (its
+// kind, its title for a name shim has no title for, an absolute diff) is
+// kept live and replayed; pending is a status, a status change before the
+// end an update, live output replaces the content; the kind's rules follow
+// the agent's kind (a search's hits become locations).
+func TestRendererKeepsTheAgentsCard(t *testing.T) {
+	diff := &a2a.ToolDiff{Path: "/abs/hello.txt", OldText: "a", NewText: "b"}
+	call := a2a.ToolCall{ID: "c1", Name: "replace", Kind: "edit", Title: "Edit hello.txt", Args: `{"x":1}`}
+	at := func(p a2a.Phase, f func(*a2a.ToolCall)) a2a.ToolCall {
+		c := call
+		c.Phase = p
+		if f != nil {
+			f(&c)
+		}
+		return c
+	}
+	done := at(a2a.PhaseCompleted, func(c *a2a.ToolCall) { c.Result, c.Diff = "ok", diff })
+
+	live := newRenderer("Agent", cwdResolver{})
+	var ups []acp.Update
+	for _, tc := range []a2a.ToolCall{at(a2a.PhasePending, nil), at(a2a.PhaseStarted, func(c *a2a.ToolCall) { c.Args = "" }),
+		at(a2a.PhaseOutput, func(c *a2a.ToolCall) { c.Output = "screen" }), done} {
+		for _, o := range live.tool(tc) {
+			ups = append(ups, o.update)
+		}
+	}
+	if len(ups) != 4 {
+		t.Fatalf("live updates %#v", ups)
+	}
+	open, _ := ups[0].(acp.ToolCall)
+	if open.Kind != "edit" || open.Title != "Edit hello.txt" || open.Status != acp.ToolPending {
+		t.Errorf("opened %+v", open)
+	}
+	if u, _ := ups[1].(acp.ToolCallUpdate); u.Status != acp.ToolInProgress {
+		t.Errorf("started %+v", ups[1])
+	}
+	if u, _ := ups[2].(acp.ToolCallUpdate); len(u.Content) != 1 || u.Content[0] != (acp.Content{Content: acp.Text("screen")}) {
+		t.Errorf("output %+v", ups[2])
+	}
+	isDiff := func(cs []acp.ToolCallContent) bool {
+		d, ok := cs[0].(acp.Diff)
+		return ok && d.Path == diff.Path && *d.OldText == "a" && d.NewText == "b"
+	}
+	if u, _ := ups[3].(acp.ToolCallUpdate); u.Status != acp.ToolCompleted || len(u.Content) != 2 || !isDiff(u.Content) {
+		t.Errorf("completed %+v", ups[3])
+	}
+
+	rep := newRenderer("Agent", cwdResolver{})
+	outs := rep.pastTool(done, func(id string) string { return "r-" + id })
+	if len(outs) != 1 {
+		t.Fatalf("replayed %d updates", len(outs))
+	}
+	if p, _ := outs[0].update.(acp.ToolCall); p.Kind != "edit" || p.Title != "Edit hello.txt" || len(p.Content) != 2 || !isDiff(p.Content) {
+		t.Errorf("replayed %+v", outs[0].update)
+	}
+
+	// A relative diff is not the agent's to give; an agent's search kind
+	// reads its hits.
+	rel := newRenderer("Agent", cwdResolver{})
+	outs = rel.tool(at(a2a.PhaseCompleted, func(c *a2a.ToolCall) { c.Diff = &a2a.ToolDiff{Path: "hello.txt"} }))
+	if u, _ := outs[1].update.(acp.ToolCallUpdate); len(u.Content) != 0 {
+		t.Errorf("a relative diff shown: %+v", u)
+	}
+	outs = rel.tool(a2a.ToolCall{ID: "s1", Name: "find_things", Kind: "search", Phase: a2a.PhaseCompleted, Result: "src/a.go:3: hit"})
+	if u, _ := outs[1].update.(acp.ToolCallUpdate); len(u.Locations) != 1 || u.Locations[0].Path != "/work/src/a.go" {
+		t.Errorf("search by the agent's kind: %+v", u)
+	}
+}

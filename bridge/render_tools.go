@@ -9,6 +9,7 @@ package bridge
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"slices"
 
 	"github.com/shimdev/shim/a2a"
@@ -32,6 +33,7 @@ type toolCard struct {
 	// plan is the plan last sent for this call (planSent).
 	plan     []toolview.PlanItem
 	planSent bool
+	agentCard
 }
 
 // cardRule is what one kind of tool adds to its card; a kind with no row
@@ -57,16 +59,26 @@ var cardRules = map[acp.ToolKind]cardRule{
 }
 
 // toolPhases maps a call's phase to the status of its card; a phase not
-// listed leaves the call running.
+// listed leaves the call running (in_progress). Completed and failed end it.
 var toolPhases = map[a2a.Phase]acp.ToolStatus{
 	a2a.PhaseCompleted: acp.ToolCompleted,
 	a2a.PhaseFailed:    acp.ToolFailed,
+	a2a.PhasePending:   acp.ToolPending,
 }
 
 // endStatus is the status a call's phase ends its card with.
 func endStatus(tc a2a.ToolCall) (acp.ToolStatus, bool) {
-	s, ok := toolPhases[tc.Phase]
-	return s, ok
+	s := toolPhases[tc.Phase]
+	return s, s == acp.ToolCompleted || s == acp.ToolFailed
+}
+
+// liveStatus is the status a card opens or runs with (a call that ends
+// at once opens in_progress).
+func liveStatus(p a2a.Phase) acp.ToolStatus {
+	if s, ok := toolPhases[p]; ok && s != acp.ToolCompleted && s != acp.ToolFailed {
+		return s
+	}
+	return acp.ToolInProgress
 }
 
 // resultOf is what an ended call returned: its result, or a failed call's
@@ -87,7 +99,7 @@ type callView struct {
 }
 
 func (r *renderer) callView(c *toolCard) callView {
-	return callView{title: cardTitle(c.name, c.parent, c.args), kind: toolview.Kind(c.name),
+	return callView{title: cardTitle(c.titleName(), c.parent, c.args), kind: c.kindOf(),
 		locations: acpLocations(toolview.Locations(c.name, c.args, r.res)), rawInput: acp.RawJSON(rawInput(c.args))}
 }
 
@@ -100,8 +112,10 @@ type resultView struct {
 
 func (r *renderer) resultView(c *toolCard, status acp.ToolStatus, result string) resultView {
 	var v resultView
-	rule := cardRules[toolview.Kind(c.name)]
-	if status == acp.ToolCompleted && rule.completed != nil {
+	rule := cardRules[c.kindOf()]
+	if d := c.agentDiff(); status == acp.ToolCompleted && d != nil {
+		v.content = append(v.content, d)
+	} else if status == acp.ToolCompleted && rule.completed != nil {
 		v.content = append(v.content, rule.completed(c, r.res)...)
 	}
 	if result != "" {
@@ -128,30 +142,51 @@ func (r *renderer) tool(tc a2a.ToolCall) []out {
 		return r.take()
 	}
 	if card == nil {
-		r.openCard(tc)
+		card = r.openCard(tc)
+		if tc.Phase != a2a.PhaseOutput {
+			return r.take()
+		}
+	}
+	if tc.Phase == a2a.PhaseOutput {
+		// A terminal card keeps its one terminal block; its output comes
+		// with its end (terminal_output), never twice.
+		if !r.terminal(card) {
+			r.push(card.liveOutput(tc))
+		}
 		return r.take()
+	}
+	u := acp.ToolCallUpdate{ToolCallID: tc.ID}
+	if st := liveStatus(tc.Phase); st != card.status {
+		card.status, u.Status = st, st
 	}
 	// Servers announce a call twice: first with empty args, then with
 	// the full ones.
 	if tc.Args == "" {
-		return nil
+		if u.Status != "" {
+			r.push(u)
+		}
+		return r.take()
 	}
 	if tc.Name != "" {
 		card.name = tc.Name
 	}
+	card.learn(tc)
 	card.args = toolview.ParseArgs(tc.Args)
 	v := r.callView(card)
-	r.push(acp.ToolCallUpdate{ToolCallID: tc.ID, Title: v.title, Kind: v.kind, Locations: v.locations, RawInput: v.rawInput})
+	u.Title, u.Kind, u.Locations, u.RawInput = v.title, v.kind, v.locations, v.rawInput
+	r.push(u)
 	r.planUpdate(card)
 	return r.take()
 }
 
 func (r *renderer) openCard(tc a2a.ToolCall) *toolCard {
 	card := &toolCard{name: tc.Name, parent: tc.ParentID, args: toolview.ParseArgs(tc.Args)}
+	card.learn(tc)
+	card.status = liveStatus(tc.Phase)
 	r.cards.open[tc.ID] = card
 	r.cards.order = append(r.cards.order, tc.ID)
 	v := r.callView(card)
-	u := acp.ToolCall{ToolCallID: tc.ID, Title: v.title, Kind: v.kind, Status: acp.ToolInProgress,
+	u := acp.ToolCall{ToolCallID: tc.ID, Title: v.title, Kind: v.kind, Status: card.status,
 		Locations: v.locations, RawInput: v.rawInput}
 	if r.terminal(card) {
 		u.Content, u.Meta = terminalBlock(tc.ID), &acp.ToolMeta{TerminalInfo: &acp.TerminalInfo{TerminalID: tc.ID}}
@@ -165,9 +200,10 @@ func (r *renderer) endCard(tc a2a.ToolCall, card *toolCard, status acp.ToolStatu
 	if tc.Args != "" {
 		card.args = toolview.ParseArgs(tc.Args)
 	}
+	card.learn(tc)
 	result := resultOf(tc, status)
 	v := r.resultView(card, status, result)
-	card.ended = true
+	card.ended, card.status = true, status
 	u := acp.ToolCallUpdate{ToolCallID: tc.ID, Status: status, Content: v.content, RawOutput: v.rawOutput, Locations: v.locations}
 	if r.terminal(card) {
 		u.Content, u.Meta = terminalBlock(tc.ID), terminalEnd(tc.ID, status, result)
@@ -181,7 +217,7 @@ func (r *renderer) endCard(tc a2a.ToolCall, card *toolCard, status acp.ToolStatu
 // terminal reports whether the card shows its output as a terminal: a
 // command card, for a client that draws them (SPEC §11.6).
 func (r *renderer) terminal(c *toolCard) bool {
-	return r.terminals && toolview.Kind(c.name) == toolview.KindExecute
+	return r.terminals && c.kindOf() == toolview.KindExecute
 }
 
 // terminalBlock is a terminal card's content: its one terminal, named by
@@ -268,6 +304,7 @@ func (r *renderer) pastTool(tc a2a.ToolCall, newID func(string) string) []out {
 	if tc.Args != "" {
 		c.args = toolview.ParseArgs(tc.Args)
 	}
+	c.learn(tc)
 	if status, ended := endStatus(tc); ended {
 		r.pastCard(tc.ID, c, status, resultOf(tc, status), newID)
 	}
@@ -319,7 +356,7 @@ func (r *renderer) pastCard(id string, c *toolCard, status acp.ToolStatus, resul
 func (c *toolCards) parkedTool(kind string) (string, *toolCard) {
 	for i := len(c.order) - 1; i >= 0; i-- {
 		id := c.order[i]
-		if card := c.open[id]; !card.ended && toolview.Kind(card.name) == kind {
+		if card := c.open[id]; !card.ended && card.kindOf() == kind {
 			return id, card
 		}
 	}
@@ -359,4 +396,61 @@ func rawInput(a toolview.Args) any {
 		return a.Raw
 	}
 	return nil
+}
+
+// agentCard is what the agent itself says of a call (its kind, its title,
+// an edit's diff), kept over what shim derives from the name; and the
+// status last shown live.
+type agentCard struct {
+	kind   acp.ToolKind
+	label  string
+	diff   *a2a.ToolDiff
+	status acp.ToolStatus
+}
+
+// learn keeps what a call's event says of it.
+func (c *toolCard) learn(tc a2a.ToolCall) {
+	if tc.Kind != "" {
+		c.kind = tc.Kind
+	}
+	if tc.Title != "" {
+		c.label = tc.Title
+	}
+	if tc.Diff != nil {
+		c.diff = tc.Diff
+	}
+}
+
+// kindOf is the agent's kind for the call, else the name's.
+func (c *toolCard) kindOf() acp.ToolKind {
+	if c.kind != "" {
+		return c.kind
+	}
+	return toolview.Kind(c.name)
+}
+
+// titleName is the name a card's title is built from: the agent's label
+// when shim knows no better title for the name.
+func (c *toolCard) titleName() string {
+	if c.label != "" && toolview.Title(c.name, c.args) == c.name {
+		return c.label
+	}
+	return c.name
+}
+
+// agentDiff is the diff the agent reported, when it names an absolute
+// path; nil leaves the diff to the kind's rule.
+func (c *toolCard) agentDiff() acp.ToolCallContent {
+	if c.diff == nil || !filepath.IsAbs(c.diff.Path) {
+		return nil
+	}
+	old := c.diff.OldText
+	return acp.Diff{Path: c.diff.Path, OldText: &old, NewText: c.diff.NewText}
+}
+
+// liveOutput is a PhaseOutput event's update: the live output replaces
+// what the card showed, cut as results are.
+func (c *toolCard) liveOutput(tc a2a.ToolCall) acp.ToolCallUpdate {
+	return acp.ToolCallUpdate{ToolCallID: tc.ID,
+		Content: []acp.ToolCallContent{acp.Content{Content: acp.Text(toolview.CutResult(tc.Output))}}}
 }

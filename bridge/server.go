@@ -101,6 +101,9 @@ type Server struct {
 	terminals bool
 	prefix    string
 	mcpNoted  bool
+	// noReplayTold: the person was told a thread's history cannot be
+	// replayed (an agent whose card says NoReplay).
+	noReplayTold bool
 
 	rootMap *roots.Map
 

@@ -109,6 +109,7 @@ func (s *Server) prompt(req *acp.Request) {
 			msg.Parts = addPreamble(msg.Parts, pre)
 		}
 	}
+	msg.Workspace = cwd
 	sess.intents(&msg)
 	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg,
 		done: make(chan struct{}), turnState: turnState{prompt: req}}

@@ -24,8 +24,8 @@ func helpFlags(help string) []string {
 func TestCommandHelpListsItsFlags(t *testing.T) {
 	e := newShimEnv(t)
 	all := helpFlags(e.run(t, "", "--help").stdout)
-	if len(all) != 25 {
-		t.Errorf("shim --help lists %d flags, want 25: %v", len(all), all)
+	if len(all) != 26 {
+		t.Errorf("shim --help lists %d flags, want 26: %v", len(all), all)
 	}
 	for _, c := range []struct {
 		cmd  string
@@ -76,5 +76,25 @@ func TestFlagsBeforeTheCommand(t *testing.T) {
 	r := e.run(t, "", "--url", f.url(), "--steer-grace", "2s", "doctor", "--log-level", "warn")
 	if r.code != 0 || doctorRows(t, r.stdout)["agent URL"] != "ok "+f.url() {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestAgentProfileValues: --agent-profile (or SHIM_AGENT_PROFILE) takes
+// auto, generic or gemini-cli; anything else stops with a line saying so.
+func TestAgentProfileValues(t *testing.T) {
+	f := newFakeA2A(t, "", "")
+	e := newShimEnv(t)
+	for _, p := range []string{"auto", "generic", "gemini-cli"} {
+		if r := e.run(t, "", "--url", f.url(), "--agent-profile", p, "doctor"); r.code != 0 {
+			t.Errorf("--agent-profile %s: exit %d\n%s", p, r.code, r.stderr)
+		}
+	}
+	r := e.run(t, "", "--url", f.url(), "--agent-profile", "gemini", "doctor")
+	if r.code == 0 || !strings.Contains(r.stderr, `--agent-profile "gemini": use auto, generic or gemini-cli`) {
+		t.Errorf("a bad profile: exit %d, stderr %q", r.code, r.stderr)
+	}
+	e.vars = append(e.vars, "SHIM_AGENT_PROFILE=nope")
+	if r := e.run(t, "", "--url", f.url(), "doctor"); r.code == 0 || !strings.Contains(r.stderr, `"nope"`) {
+		t.Errorf("SHIM_AGENT_PROFILE is not read: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -152,7 +152,7 @@ var (
 		"oauth-client-id", "oauth-client-secret-file", "oauth-scopes"}
 	logoutFlags  = []string{"url", "slug", "keyring", "config-dir", "log-level"}
 	threadsFlags = []string{"url", "slug", "state-dir", "config-dir", "keyring", "log-level"}
-	doctorFlags  = []string{"url", "endpoint", "token", "token-file", "slug", "a2a-version", "binding", "allow-insecure-http",
+	doctorFlags  = []string{"url", "endpoint", "token", "token-file", "slug", "a2a-version", "binding", "agent-profile", "allow-insecure-http",
 		"state-dir", "config-dir", "keyring", "log-level", "oauth-client-secret-file"}
 )
 
@@ -195,6 +195,7 @@ func commonFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "threads-only", Usage: "list and load only threads whose id has this shim's prefix"},
 		&cli.StringFlag{Name: "a2a-version", EnvVars: []string{"SHIM_A2A_VERSION"}, Value: "auto", Usage: "A2A protocol `VERSION`: auto, 1.0 or 0.3"},
 		&cli.StringFlag{Name: "binding", EnvVars: []string{"SHIM_BINDING"}, Value: "auto", Usage: "A2A transport `BINDING`: auto (from the card), jsonrpc, http+json"},
+		&cli.StringFlag{Name: "agent-profile", EnvVars: []string{"SHIM_AGENT_PROFILE"}, Value: "auto", Usage: "`PROFILE` of the agent's own protocol: auto (recognise known servers from the card), generic, gemini-cli"},
 		&cli.StringFlag{Name: "state-dir", EnvVars: []string{"SHIM_STATE_DIR"}, Usage: "`DIR` of threads.json (default $XDG_STATE_HOME/shim, else ~/.local/state/shim)"},
 		&cli.StringFlag{Name: "config-dir", EnvVars: []string{"SHIM_CONFIG_DIR"}, Usage: "`DIR` of the credentials file (default $XDG_CONFIG_HOME/shim, else ~/.config/shim)"},
 		&cli.StringFlag{Name: "keyring", EnvVars: []string{"SHIM_KEYRING"}, Value: "auto", Usage: "`MODE`: auto (OS keyring when one answers, else the file), on, off"},

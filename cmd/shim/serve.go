@@ -36,6 +36,7 @@ type settings struct {
 	slug          string
 	a2aVersion    string
 	binding       string
+	profile       string
 	allowInsecure bool
 	stall         time.Duration
 	store         *credentials.Store
@@ -69,6 +70,7 @@ func loadSettings(c *cli.Context) (*settings, error) {
 		slug:          flagString(c, "slug"),
 		a2aVersion:    flagString(c, "a2a-version"),
 		binding:       flagString(c, "binding"),
+		profile:       flagString(c, "agent-profile"),
 		allowInsecure: flagBool(c, "allow-insecure-http"),
 		log:           log,
 	}
@@ -79,6 +81,11 @@ func loadSettings(c *cli.Context) (*settings, error) {
 	}
 	if _, err := a2a.ParseBinding(s.binding); err != nil {
 		return nil, fmt.Errorf("--binding %q: use auto, jsonrpc or http+json", s.binding)
+	}
+	switch s.profile {
+	case a2a.ProfileAuto, a2a.ProfileGeneric, a2a.ProfileGeminiCLI, "":
+	default:
+		return nil, fmt.Errorf("--agent-profile %q: use auto, generic or gemini-cli", s.profile)
 	}
 	if s.stall, err = parseDuration("stall", flagString(c, "stall")); err != nil {
 		return nil, err
@@ -214,7 +221,7 @@ func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2a.Client, e
 	return a2a.New(a2a.Config{
 		URL: url, Slug: s.slug, Endpoint: s.endpoint, Token: tok, Version: s.a2aVersion, Binding: s.binding,
 		AllowInsecureHTTP: s.allowInsecure, Stall: s.stall, Timeout: timeout, UserAgent: "shim/" + versionOrDev(),
-		Log: s.log, Trace: s.trace,
+		Log: s.log, Trace: s.trace, Profile: s.profile,
 		OAuth: s.oauthFor(c, key, tok, src), // a stored OAuth sign-in, renewed as needed (login_oauth.go)
 	})
 }
