@@ -402,3 +402,54 @@ func TestGeminiDeleteCallIsAlwaysAsked(t *testing.T) {
 		t.Fatalf("options = %s", got)
 	}
 }
+
+// TestGeminiShellAsTerminal: for a client that draws terminals, Gemini
+// CLI's shell card (its own kind, execute) is a terminal: the card embeds
+// it, its live output does not replace the terminal block, and its end
+// carries the output and the exit code (SPEC §11.6, §12.5).
+func TestGeminiShellAsTerminal(t *testing.T) {
+	g := startGemini(t, geminiCaptured(t, "shell-approve.sse"), geminiCaptured(t, "shell-approve-reply.sse"))
+	perms := &permissions{replies: []func() (any, *acptest.RPCError){func() (any, *acptest.RPCError) { return selected(optApprove) }}}
+	s := startShim(t, g.url, func(o *Options, c *a2a.Config) { o.SteerGrace = 0 }, perms.handler)
+	s.initWith(t, terminalCaps)
+	id := s.newSession(t, t.TempDir())
+	stopReason(t, s.prompt(t, id, "Run it."))
+	const card = "run_shell_command-1796113948586-269a6546dceca"
+	cards := cardUpdates(s.Updates(id), card)
+	if len(cards) == 0 {
+		t.Fatal("no shell card")
+	}
+	type term struct {
+		TerminalID string `json:"terminal_id"`
+		Data       string `json:"data"`
+		ExitCode   *int   `json:"exit_code"`
+	}
+	var ups []struct {
+		Content []struct {
+			Type       string `json:"type"`
+			TerminalID string `json:"terminalId"`
+		} `json:"content"`
+		Meta struct {
+			Info   *term `json:"terminal_info"`
+			Output *term `json:"terminal_output"`
+			Exit   *term `json:"terminal_exit"`
+		} `json:"_meta"`
+	}
+	b, _ := json.Marshal(cards)
+	if err := json.Unmarshal(b, &ups); err != nil {
+		t.Fatal(err)
+	}
+	for i, u := range ups {
+		if u.Content != nil && (len(u.Content) != 1 || u.Content[0].Type != "terminal" || u.Content[0].TerminalID != card) {
+			t.Errorf("update %d replaces the terminal block: %+v", i, u.Content)
+		}
+	}
+	if in := ups[0].Meta.Info; in == nil || in.TerminalID != card {
+		t.Errorf("the card does not announce its terminal: %s", b)
+	}
+	end := ups[len(ups)-1].Meta
+	if end.Output == nil || end.Output.TerminalID != card || !strings.Contains(end.Output.Data, "shell-was-run") ||
+		end.Exit == nil || end.Exit.ExitCode == nil || *end.Exit.ExitCode != 0 {
+		t.Errorf("the end carries no output and exit code: %s", b)
+	}
+}
