@@ -56,11 +56,18 @@ type renderer struct {
 	statusText   *shownText
 	artifactText bool // answer text came from an artifact
 	cards        toolCards
+	// Snapshots (render_snapshot.go): the messages shown, by task and id;
+	// the artifacts snapshots carried (a hash of their parts); whether
+	// answer text came from a status message.
+	msgs        map[string]uint8
+	snapArts    map[string]uint64
+	statusShown bool
 }
 
 func newRenderer(agent string, res toolview.Resolver) *renderer {
 	return &renderer{agent: agent, res: res, texts: map[string]*shownText{}, shownIDs: map[string]bool{},
-		statusText: newShownText(), cards: toolCards{open: map[string]*toolCard{}}}
+		statusText: newShownText(), cards: toolCards{open: map[string]*toolCard{}},
+		msgs: map[string]uint8{}, snapArts: map[string]uint64{}}
 }
 
 // take returns what was rendered since the last take; the slice is valid
