@@ -99,6 +99,16 @@ type Hitl struct {
 	// Description is a form's description.
 	Description string
 	Fields      []FormField
+	// Steps are a form's steps, in order.
+	Steps []FormStep
+}
+
+// FormStep is one step of a hitl-v1 form: its title and description (each
+// may be empty) and its JSON Schema as sent (an object of fields).
+type FormStep struct {
+	Title       string
+	Description string
+	Schema      json.RawMessage
 }
 
 // FormField is one field of a hitl-v1 form.
@@ -293,10 +303,37 @@ func (m *Message) Hitl() *Hitl {
 		}
 		if h.Kind == HitlForm {
 			h.Fields = formFields(o["steps"])
+			h.Steps = formSteps(p.Data)
 		}
 		return h
 	}
 	return nil
+}
+
+// formSteps reads a form's steps from its data, each schema kept as its
+// raw JSON (the order of its fields included).
+func formSteps(data []byte) []FormStep {
+	var f struct {
+		Steps []json.RawMessage `json:"steps"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return nil
+	}
+	out := make([]FormStep, 0, len(f.Steps))
+	for _, raw := range f.Steps {
+		var st struct {
+			Title       any             `json:"title"`
+			Description any             `json:"description"`
+			Schema      json.RawMessage `json:"schema"`
+		}
+		if json.Unmarshal(raw, &st) != nil {
+			continue
+		}
+		t, _ := st.Title.(string)
+		d, _ := st.Description.(string)
+		out = append(out, FormStep{Title: t, Description: d, Schema: st.Schema})
+	}
+	return out
 }
 
 func formFields(steps any) []FormField {

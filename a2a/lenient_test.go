@@ -362,6 +362,25 @@ func TestHitl(t *testing.T) {
 			t.Errorf("fields\n got %+v\nwant %+v", h.Fields, wantF)
 		}
 	})
+	t.Run("form steps", func(t *testing.T) {
+		h := statusMessage(t, hitl(`{"kind":"form","title":"Deploy","steps":[
+			{"title":"Where","description":"the target","schema":{"properties":{"z":{"type":"string"},"a":{"type":"boolean"}}}},
+			{"title":7,"schema":{"properties":{"n":{"type":"integer"}}}},
+			{}]}`), "").Hitl()
+		if h == nil || len(h.Steps) != 3 {
+			t.Fatalf("%+v", h)
+		}
+		if s := h.Steps[0]; s.Title != "Where" || s.Description != "the target" ||
+			string(s.Schema) != `{"properties":{"z":{"type":"string"},"a":{"type":"boolean"}}}` {
+			t.Errorf("step 1: %+v (%s)", s, s.Schema)
+		}
+		if s := h.Steps[1]; s.Title != "" || string(s.Schema) != `{"properties":{"n":{"type":"integer"}}}` {
+			t.Errorf("step 2: %+v (%s)", s, s.Schema)
+		}
+		if s := h.Steps[2]; s.Title != "" || s.Schema != nil {
+			t.Errorf("step 3: %+v", s)
+		}
+	})
 	t.Run("$case encoding", func(t *testing.T) {
 		h := statusMessage(t, `{"content":{"$case":"data","value":{"kind":"approval","title":"T"}},"metadata":{"mimeType":"application/vnd.protolabs.hitl-v1+json"}}`, "").Hitl()
 		if h == nil || h.Kind != "approval" || h.Title != "T" {

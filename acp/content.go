@@ -37,8 +37,8 @@ func (ResourceLink) isContentBlock() {}
 // Text is a text block.
 func Text(s string) TextContent { return TextContent{Text: s} }
 
-// ToolCallContent is an item of a tool call's content: Content (a block)
-// or Diff.
+// ToolCallContent is an item of a tool call's content: Content (a block),
+// Diff or Terminal.
 type ToolCallContent interface{ isToolCallContent() }
 
 // Content wraps a content block in a tool call's content list.

@@ -11,13 +11,45 @@ type Implementation struct {
 
 // InitializeParams is what shim reads of initialize.
 type InitializeParams struct {
-	ProtocolVersion    json.RawMessage `json:"protocolVersion"`
-	ClientInfo         *Implementation `json:"clientInfo"`
-	ClientCapabilities struct {
-		Auth struct {
-			Terminal bool `json:"terminal"`
-		} `json:"auth"`
-	} `json:"clientCapabilities"`
+	ProtocolVersion    json.RawMessage    `json:"protocolVersion"`
+	ClientInfo         *Implementation    `json:"clientInfo"`
+	ClientCapabilities ClientCapabilities `json:"clientCapabilities"`
+}
+
+// ClientCapabilities is what shim reads of the client's capabilities.
+// The optional parts are kept raw, so that a value of an unexpected shape
+// reads as not advertised rather than failing initialize.
+type ClientCapabilities struct {
+	Auth struct {
+		Terminal bool `json:"terminal"`
+	} `json:"auth"`
+	Elicitation json.RawMessage `json:"elicitation"`
+	Meta        json.RawMessage `json:"_meta"`
+}
+
+// FormElicitation reports whether the client advertised
+// elicitation.form (any value but null).
+func (c ClientCapabilities) FormElicitation() bool {
+	var e struct {
+		Form json.RawMessage `json:"form"`
+	}
+	if json.Unmarshal(c.Elicitation, &e) != nil {
+		return false
+	}
+	return len(e.Form) > 0 && string(e.Form) != "null"
+}
+
+// TerminalOutput reports whether the client sent
+// _meta.terminal_output: true (it shows a card's terminal block from the
+// _meta of its updates, with no terminal/create).
+func (c ClientCapabilities) TerminalOutput() bool {
+	var m struct {
+		TerminalOutput json.RawMessage `json:"terminal_output"`
+	}
+	if json.Unmarshal(c.Meta, &m) != nil {
+		return false
+	}
+	return string(m.TerminalOutput) == "true"
 }
 
 // InitializeResult answers initialize.

@@ -57,6 +57,7 @@ type ToolCall struct {
 	Locations     []Location        `json:"locations,omitempty"`
 	RawInput      json.RawMessage   `json:"rawInput,omitempty"`
 	RawOutput     json.RawMessage   `json:"rawOutput,omitempty"`
+	Meta          *ToolMeta         `json:"_meta,omitempty"`
 }
 
 // ToolCallUpdate changes an open card: only the fields set.
@@ -70,6 +71,7 @@ type ToolCallUpdate struct {
 	Locations     []Location        `json:"locations,omitempty"`
 	RawInput      json.RawMessage   `json:"rawInput,omitempty"`
 	RawOutput     json.RawMessage   `json:"rawOutput,omitempty"`
+	Meta          *ToolMeta         `json:"_meta,omitempty"`
 }
 
 // UsageUpdate is the context window's use.

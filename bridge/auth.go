@@ -25,6 +25,8 @@ func (s *Server) initialize(req *acp.Request) (any, error) {
 		s.clientName, s.clientTitle = p.ClientInfo.Name, p.ClientInfo.Title
 	}
 	s.termAuth = p.ClientCapabilities.Auth.Terminal
+	s.forms = p.ClientCapabilities.FormElicitation()
+	s.terminals = p.ClientCapabilities.TerminalOutput()
 	if s.opts.ContextPrefix == "" {
 		s.prefix = "chat-" + clientSlug(s.clientName)
 	}

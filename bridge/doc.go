@@ -19,13 +19,15 @@
 //	               past turn's answer); the blank-line rule (blocks)
 //	render_snapshot.go snapshots: status text as replaces, messages shown by id
 //	render_tools.go tool cards: a row per kind (cardRules), per phase
-//	               (toolPhases); live (opened, updated, ended) and replayed
+//	               (toolPhases); live (opened, updated, ended) and replayed;
+//	               a todo tool's plan; command cards as terminals
 //	turn_busy.go   the wait for a chat busy elsewhere; the park a turn answers
 //	steering.go    Send Now: steers folded into a detached turn; _session/steering
 //	               into a running one, through the same post
 //	commands.go    the card's skills as commands, /status, skill hints (§11.1)
 //	modes.go       the permissions and model options, mirrored as modes (§11.2)
 //	parks.go       approvals (permission requests) and questions
+//	forms.go       questions and forms as elicitation/create forms
 //	tools.go       the live turn's tool events; the roots resolver
 //	history.go     session/list, load, resume, close, delete; the console hand-off
 //	replay.go      a thread's past turns, in order, through the renderer
@@ -62,9 +64,10 @@
 //	turn                Server.prompt               the turn's stream, its tool cards and text state
 //	                                                (fields "only the turn's goroutine touches"); it waits
 //	                                                for the session's previous turn first; permission
-//	                                                calls run on it (acp.Conn.Call), never on the reader
+//	                                                and elicitation calls run on it (acp.Conn.Call), never on the reader
 //	grace timer         steer.Window.Detach         closes the window; orphans the turn
 //	CancelTask          turn.orphan / setTask       one call per given-up task
+//	form watcher        turn.elicit                 ends a form's call when its prompt is cancelled; gone with the call
 //	title fetchers      Server.fillTitles           at most titleFetchers at a time
 //
 // # Locks

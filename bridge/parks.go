@@ -187,9 +187,14 @@ func (t *turn) tellNoSkipOnce() {
 // showNote shows a line of shim's own in the answer.
 func (t *turn) showNote(s string) { t.show(t.r.note(s)) }
 
-// question shows a question or a form and ends the turn; the next prompt
-// answers it.
+// question asks a question or a form as the editor's forms when it shows
+// them (forms.go), answered in this prompt; otherwise, or when they are
+// not accepted, it shows the park as text and ends the turn: the next
+// prompt answers it.
 func (t *turn) question(m *a2a.Message) outcome {
+	if out, ok := t.askForms(m); ok {
+		return out
+	}
 	t.show(t.r.question(m))
 	t.sess.mu.Lock()
 	t.sess.parkedTask = t.task()

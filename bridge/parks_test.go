@@ -188,7 +188,7 @@ func TestApprovalFailsClosed(t *testing.T) {
 			return nil, &acptest.RPCError{Code: -32603, Message: "dialog crashed"}
 		}},
 		{"unknown option", func() (any, *acptest.RPCError) { return selected("approve_forever") }},
-		{"garbage result", func() (any, *acptest.RPCError) { return "yes", nil }},
+		{"garbage result", func() (any, *acptest.RPCError) { return acptest.Malformed{Value: "yes"}, nil }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -62,12 +62,25 @@ type renderer struct {
 	msgs        map[string]uint8
 	snapArts    map[string]uint64
 	statusShown bool
+	// terminals shows command cards as terminals (the client sent
+	// _meta.terminal_output, SPEC §11.6).
+	terminals bool
 }
 
 func newRenderer(agent string, res toolview.Resolver) *renderer {
 	return &renderer{agent: agent, res: res, texts: map[string]*shownText{}, shownIDs: map[string]bool{},
 		statusText: newShownText(), cards: toolCards{open: map[string]*toolCard{}},
 		msgs: map[string]uint8{}, snapArts: map[string]uint64{}}
+}
+
+// newSessionRenderer is a renderer for a session of s: its options are
+// what the client said it can show.
+func (s *Server) newSessionRenderer(agent string, res toolview.Resolver) *renderer {
+	r := newRenderer(agent, res)
+	s.infoMu.Lock()
+	r.terminals = s.terminals
+	s.infoMu.Unlock()
+	return r
 }
 
 // take returns what was rendered since the last take; the slice is valid

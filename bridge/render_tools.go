@@ -4,9 +4,12 @@ package bridge
 // diff, live (a tool_call when the call first appears, then updates) or
 // replayed (one tool_call in its final state). What a kind of tool adds
 // to its card is one row of cardRules; what a phase means is toolPhases.
+// A plan tool's list follows its card as a plan update (planUpdate); a
+// command card is a terminal when the client draws them (terminal).
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
@@ -27,6 +30,9 @@ type toolCard struct {
 	ended  bool
 	// emitted: a replayed card was shown (in its final state)
 	emitted bool
+	// plan is the plan last sent for this call (planSent).
+	plan     []toolview.PlanItem
+	planSent bool
 }
 
 // cardRule is what one kind of tool adds to its card; a kind with no row
@@ -137,6 +143,7 @@ func (r *renderer) tool(tc a2a.ToolCall) []out {
 	card.args = toolview.ParseArgs(tc.Args)
 	v := r.callView(card)
 	r.push(acp.ToolCallUpdate{ToolCallID: tc.ID, Title: v.title, Kind: v.kind, Locations: v.locations, RawInput: v.rawInput})
+	r.planUpdate(card)
 	return r.take()
 }
 
@@ -145,8 +152,13 @@ func (r *renderer) openCard(tc a2a.ToolCall) *toolCard {
 	r.cards.open[tc.ID] = card
 	r.cards.order = append(r.cards.order, tc.ID)
 	v := r.callView(card)
-	r.push(acp.ToolCall{ToolCallID: tc.ID, Title: v.title, Kind: v.kind, Status: acp.ToolInProgress,
-		Locations: v.locations, RawInput: v.rawInput})
+	u := acp.ToolCall{ToolCallID: tc.ID, Title: v.title, Kind: v.kind, Status: acp.ToolInProgress,
+		Locations: v.locations, RawInput: v.rawInput}
+	if r.terminal(card) {
+		u.Content, u.Meta = terminalBlock(tc.ID), &acp.ToolMeta{TerminalInfo: &acp.TerminalInfo{TerminalID: tc.ID}}
+	}
+	r.push(u)
+	r.planUpdate(card)
 	return card
 }
 
@@ -154,9 +166,57 @@ func (r *renderer) endCard(tc a2a.ToolCall, card *toolCard, status acp.ToolStatu
 	if tc.Args != "" {
 		card.args = toolview.ParseArgs(tc.Args)
 	}
-	v := r.resultView(card, status, resultOf(tc, status))
+	result := resultOf(tc, status)
+	v := r.resultView(card, status, result)
 	card.ended = true
-	r.push(acp.ToolCallUpdate{ToolCallID: tc.ID, Status: status, Content: v.content, RawOutput: v.rawOutput, Locations: v.locations})
+	u := acp.ToolCallUpdate{ToolCallID: tc.ID, Status: status, Content: v.content, RawOutput: v.rawOutput, Locations: v.locations}
+	if r.terminal(card) {
+		u.Content, u.Meta = terminalBlock(tc.ID), terminalEnd(tc.ID, status, result)
+	}
+	r.push(u)
+	if tc.Args != "" {
+		r.planUpdate(card)
+	}
+}
+
+// terminal reports whether the card shows its output as a terminal: a
+// command card, for a client that draws them (SPEC §11.6).
+func (r *renderer) terminal(c *toolCard) bool {
+	return r.terminals && toolview.Kind(c.name) == toolview.KindExecute
+}
+
+// terminalBlock is a terminal card's content: its one terminal, named by
+// the card's id.
+func terminalBlock(id string) []acp.ToolCallContent {
+	return []acp.ToolCallContent{acp.Terminal{TerminalID: id}}
+}
+
+// terminalEnd is the _meta of a terminal card that ended: what it printed
+// (the result text) and the exit code the result states, else 0 for a
+// completed call and 1 for a failed one.
+func terminalEnd(id string, status acp.ToolStatus, result string) *acp.ToolMeta {
+	code, ok := toolview.ExitCode(result)
+	if !ok && status != acp.ToolCompleted {
+		code = 1
+	}
+	return &acp.ToolMeta{TerminalOutput: &acp.TerminalOutput{TerminalID: id, Data: result},
+		TerminalExit: &acp.TerminalExit{TerminalID: id, ExitCode: code}}
+}
+
+// planUpdate shows a plan tool's list as the editor's plan once its args
+// are complete, and again when they change (SPEC §11.5); the same list
+// of the same call is not sent twice.
+func (r *renderer) planUpdate(c *toolCard) {
+	items, ok := toolview.Plan(c.name, c.args)
+	if !ok || (c.planSent && slices.Equal(items, c.plan)) {
+		return
+	}
+	c.plan, c.planSent = items, true
+	entries := make([]acp.PlanEntry, len(items))
+	for i, it := range items {
+		entries[i] = acp.PlanEntry{Content: it.Content, Priority: acp.PlanEntryPriority(it.Priority), Status: acp.PlanEntryStatus(it.Status)}
+	}
+	r.push(acp.Plan{Entries: entries})
 }
 
 // toolName is the name of the call id's card ("" when none).
@@ -173,7 +233,12 @@ func (r *renderer) settle(status acp.ToolStatus) []out {
 	for _, id := range r.cards.order {
 		if card := r.cards.open[id]; !card.ended {
 			card.ended = true
-			r.push(acp.ToolCallUpdate{ToolCallID: id, Status: status})
+			u := acp.ToolCallUpdate{ToolCallID: id, Status: status}
+			if r.terminal(card) {
+				u.Meta = terminalEnd(id, status, "")
+				u.Meta.TerminalOutput = nil
+			}
+			r.push(u)
 		}
 	}
 	return r.take()
@@ -238,7 +303,16 @@ func (r *renderer) pastCard(id string, c *toolCard, status acp.ToolStatus, resul
 	if len(rv.locations) > 0 {
 		u.Locations = rv.locations
 	}
+	if r.terminal(c) {
+		tid := u.ToolCallID
+		u.Content, u.Meta = terminalBlock(tid), &acp.ToolMeta{TerminalInfo: &acp.TerminalInfo{TerminalID: tid}}
+		if status == acp.ToolCompleted || status == acp.ToolFailed {
+			end := terminalEnd(tid, status, result)
+			u.Meta.TerminalOutput, u.Meta.TerminalExit = end.TerminalOutput, end.TerminalExit
+		}
+	}
 	r.push(u)
+	r.planUpdate(c)
 }
 
 // callID names a call the server gave no id (ADK code execution): its

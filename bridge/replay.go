@@ -188,7 +188,7 @@ func (r *replayer) replay(ts []pastTurn, park bool) int {
 // the answer and how the turn ended. What each looks like is the
 // renderer's (render.go).
 func (r *replayer) turn(p *pastTurn) {
-	v := newRenderer(r.agent, r.res)
+	v := r.s.newSessionRenderer(r.agent, r.res)
 	cardID := func(id string) string { return r.st.toolID(p.taskID, id) }
 	for i := range p.history {
 		m := &p.history[i]

@@ -95,8 +95,12 @@ type Server struct {
 	clientName  string
 	clientTitle string
 	termAuth    bool
-	prefix      string
-	mcpNoted    bool
+	// forms and terminals: the client shows elicitation forms, and
+	// command cards as terminals (SPEC §11.3, §11.6).
+	forms     bool
+	terminals bool
+	prefix    string
+	mcpNoted  bool
 
 	rootMap *roots.Map
 

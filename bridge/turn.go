@@ -118,7 +118,7 @@ func (s *Server) prompt(req *acp.Request) {
 		done: make(chan struct{}), turnState: turnState{prompt: req}}
 	t.win = steer.NewWindow(s.opts.SteerGrace, steerBufferMax, droppedNote, t.orphan)
 	t.ctx, t.cancel = context.WithCancel(s.ctx)
-	t.r = newRenderer(t.agent, s.resolver(t.ctx, sess))
+	t.r = s.newSessionRenderer(t.agent, s.resolver(t.ctx, sess))
 	sess.mu.Lock()
 	t.prev = sess.current
 	sess.current = t

@@ -185,6 +185,20 @@ func (w *Window[U]) Route(it Item[U]) bool {
 	return false
 }
 
+// Left returns a channel closed once the window leaves Attached (a
+// cancel detached or orphaned it); closed already when it is not
+// attached now.
+func (w *Window[U]) Left() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.state != Attached {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return w.changed
+}
+
 // Wait blocks while the window is open and returns the state it settled
 // in (Attached or Orphaned), or the current state when done is closed.
 func (w *Window[U]) Wait(done <-chan struct{}) State {

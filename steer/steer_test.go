@@ -175,3 +175,22 @@ func TestNewIDAndMarker(t *testing.T) {
 		t.Errorf("marker %q", m)
 	}
 }
+
+// TestWindowLeft: the channel closes when a cancel detaches the window,
+// and is closed at once for a window that is not attached.
+func TestWindowLeft(t *testing.T) {
+	w := NewWindow[string](time.Hour, 1<<10, nil, nil)
+	left := w.Left()
+	select {
+	case <-left:
+		t.Fatal("closed while attached")
+	default:
+	}
+	w.Detach()
+	<-left
+	<-w.Left()
+	o := NewWindow[string](0, 1<<10, nil, nil)
+	left = o.Left()
+	o.Detach()
+	<-left
+}

@@ -46,6 +46,9 @@ var kinds = map[string]string{
 // other name, MCP and plugin tools included, is "other". Names match
 // exactly (case-sensitive).
 func Kind(name string) string {
+	if planTools[name] {
+		return KindThink
+	}
 	if k, ok := kinds[name]; ok {
 		return k
 	}
@@ -68,6 +71,9 @@ const maxCommandRunes = 80
 //	move_file            Move <file> to <dest>
 //	run_command, bash, shell
 //	                     Run: <command> (its first line, cut at 80 characters)
+//	a plan tool (write_todos, todo_write, TodoWrite, update_plan,
+//	update_todos, manage_todo_list)
+//	                     Update plan, with or without args
 //	anything else        the tool name
 //
 // <file> is "<project>/<path>" when the args name a project, else "<path>";
@@ -79,6 +85,9 @@ const maxCommandRunes = 80
 // A limit without an offset adds no line range, and offsets and limits
 // below 1 are ignored.
 func Title(name string, a Args) string {
+	if planTools[name] {
+		return planTitle
+	}
 	if len(a.Fields) == 0 && a.cutKey == "" {
 		return name
 	}

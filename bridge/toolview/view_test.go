@@ -56,6 +56,14 @@ func TestKindAndTitle(t *testing.T) {
 		{"move_file", `{"path": "a.go", "new_path": "b.go"}`, false, "move", "Move a.go to b.go"},
 		{"move_file", `{"to": "b.go", "path": "a.go"}`, false, "move", "Move a.go to b.go"},
 		{"move_file", `{"project": "protoAgent", "path": "a.go", "dest": "very/long/pa`, false, "move", "Move protoAgent/a.go"},
+		// plans (SPEC §11.5)
+		{"write_todos", `{"todos": []}`, false, "think", "Update plan"},
+		{"TodoWrite", ``, false, "think", "Update plan"},
+		{"update_plan", `{"plan": [{"step": "a", "status": "pending"}]}`, true, "think", "↳ Update plan"},
+		{"todo_write", `{"todos": [`, false, "think", "Update plan"},
+		{"update_todos", `{}`, false, "think", "Update plan"},
+		{"manage_todo_list", `{}`, false, "think", "Update plan"},
+		{"todowrite", `{}`, false, "other", "todowrite"},
 		// execute
 		{"run_command", ``, false, "execute", "run_command"},
 		{"run_command", `{"project": "protoAgent", "command": "go test ./..."}`, false, "execute", "Run: go test ./..."},

@@ -16,7 +16,7 @@ import { join, resolve, dirname } from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { client, ndJsonStream } from "@agentclientprotocol/sdk";
-import { validateAgentMessage } from "./schema.js";
+import { validateAgentMessage, validateDef } from "./schema.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 // $SHIM_BIN (relative to the current directory), else this repo's bin/shim.
@@ -105,6 +105,7 @@ export class Shim {
     this.sentMethods = new Map();
     this.stderr = "";
     this.permissionAnswer = () => ({ outcome: { outcome: "cancelled" } });
+    this.elicitationAnswer = () => ({ action: "decline" });
     this.listeners = new Set();
 
     const env = { ...process.env };
@@ -154,7 +155,14 @@ export class Shim {
 
     this.app = client({ name: "shim-e2e" })
       .onNotification("session/update", () => {})
-      .onRequest("session/request_permission", async ({ params }) => this.permissionAnswer(params));
+      .onRequest("session/request_permission", async ({ params }) => this.permissionAnswer(params))
+      .onRequest("elicitation/create", async ({ params }) => {
+        const answer = await this.elicitationAnswer(params);
+        // The test's own answer must be one a real client can give.
+        const why = validateDef("CreateElicitationResponse", answer);
+        if (why) this.problems.push(`the test's elicitation answer: ${why}`);
+        return answer;
+      });
   }
 
   recordSent(line) {
@@ -284,10 +292,10 @@ export class Shim {
 }
 
 /** initialize the way Zed does. */
-export function initialize(agent, protocolVersion = 1) {
+export function initialize(agent, protocolVersion = 1, moreCapabilities = {}) {
   return agent.request("initialize", {
     protocolVersion,
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, ...moreCapabilities },
     clientInfo: CLIENT_INFO,
   });
 }

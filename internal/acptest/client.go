@@ -19,6 +19,10 @@ type RPCError = acpclient.RPCError
 // Handler answers a request the agent makes of the client.
 type Handler = acpclient.Handler
 
+// Malformed is an answer a handler gives on purpose against the schema
+// (to test how the agent takes a broken client): sent as is, unchecked.
+type Malformed struct{ Value any }
+
 // Update is one session/update notification.
 type Update struct {
 	SessionID string          `json:"sessionId"`
@@ -70,7 +74,7 @@ func NewClient(t testing.TB, r io.Reader, w io.Writer, h Handler) *Client {
 	c.cond = sync.NewCond(&c.mu)
 	t.Cleanup(func() { c.mu.Lock(); c.stopped = true; c.mu.Unlock() })
 	c.Conn = acpclient.New(r, w, acpclient.Options{
-		Handler: h,
+		Handler: c.checked(h, v),
 		Check:   v.AgentLine,
 		Bad:     c.bad,
 		Read: func(m Message) {
@@ -87,6 +91,40 @@ func NewClient(t testing.TB, r io.Reader, w io.Writer, h Handler) *Client {
 		},
 	})
 	return c
+}
+
+// checked wraps h so that the test's own answers follow the schema too
+// (by the client-side response definition of their method): shim is
+// tested against answers a real client can give. A Malformed answer is
+// sent as is.
+func (c *Client) checked(h Handler, v *Validator) Handler {
+	if h == nil {
+		return nil
+	}
+	return func(method string, params json.RawMessage) (any, *RPCError) {
+		result, rerr := h(method, params)
+		if rerr != nil {
+			return result, rerr
+		}
+		if bad, ok := result.(Malformed); ok {
+			return bad.Value, nil
+		}
+		if b, err := json.Marshal(result); err != nil {
+			c.report("the test client's answer to %s does not encode: %v", method, err)
+		} else if err := v.ClientAnswer(method, b); err != nil {
+			c.report("the test client's answer to %s: %v", method, err)
+		}
+		return result, nil
+	}
+}
+
+// report fails the test unless it is over.
+func (c *Client) report(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.stopped {
+		c.t.Errorf(format, args...)
+	}
 }
 
 // bad reports a line that is not JSON or not valid ACP, unless the test is

@@ -182,6 +182,17 @@ func (v *Validator) AgentLine(line []byte, methodOf func(id string) string) erro
 	return fmt.Errorf("neither request, notification nor response: %s", line)
 }
 
+// ClientAnswer validates the result a client gives to a request the agent
+// made (session/request_permission, elicitation/create), by the
+// client-side response definition of its method.
+func (v *Validator) ClientAnswer(method string, result []byte) error {
+	def, ok := v.Def("client", method, "Response")
+	if !ok {
+		return fmt.Errorf("no schema definition for the client's %s response", method)
+	}
+	return v.ValidateDef(def, result)
+}
+
 func orNull(b json.RawMessage) []byte {
 	if len(b) == 0 {
 		return []byte("null")

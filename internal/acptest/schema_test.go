@@ -49,3 +49,55 @@ func TestValidatorCatches(t *testing.T) {
 		}
 	}
 }
+
+// TestValidatorCatchesNative proves that elicitation/create requests and
+// the client's answers, plan updates and terminal content are checked by
+// their own definitions.
+func TestValidatorCatchesNative(t *testing.T) {
+	v, err := Schema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	of := func(string) string { return "" }
+	lines := []struct {
+		line string
+		ok   bool
+	}{
+		{`{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"sessionId":"s","mode":"form","message":"Which?","requestedSchema":{"type":"object","properties":{"answer":{"type":"string","title":"Answer"}},"required":["answer"]}}}`, true},
+		{`{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"sessionId":"s","mode":"form","message":"Which?"}}`, false},
+		{`{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"sessionId":"s","mode":"form","message":"Which?","requestedSchema":{"type":"object","properties":{"a":{"type":"array","items":{"type":"string"}}}}}}`, false},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[{"content":"a","priority":"medium","status":"pending"}]}}}`, true},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[{"content":"a","priority":"urgent","status":"pending"}]}}}`, false},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[{"content":"a","priority":"low","status":"cancelled"}]}}}`, false},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"t","title":"Run: ls","kind":"execute","content":[{"type":"terminal","terminalId":"t"}],"_meta":{"terminal_info":{"terminal_id":"t"}}}}}`, true},
+		{`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"t","title":"Run: ls","content":[{"type":"terminal"}]}}}`, false},
+	}
+	for _, tt := range lines {
+		err := v.AgentLine([]byte(tt.line), of)
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: ok=%v, err=%v", tt.line, tt.ok, err)
+		}
+	}
+	answers := []struct {
+		result string
+		ok     bool
+	}{
+		{`{"action":"accept","content":{"answer":"main","n":3,"tags":["a"],"go":true}}`, true},
+		{`{"action":"decline"}`, true},
+		{`{"action":"cancel"}`, true},
+		{`{"action":"accept","content":{"where":{"x":1}}}`, false},
+		{`{}`, false},
+	}
+	for _, tt := range answers {
+		err := v.ClientAnswer("elicitation/create", []byte(tt.result))
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: ok=%v, err=%v", tt.result, tt.ok, err)
+		}
+	}
+	if err := v.ClientAnswer("session/request_permission", []byte(`{"outcome":{"outcome":"selected","optionId":"approve"}}`)); err != nil {
+		t.Error(err)
+	}
+	if err := v.ClientAnswer("session/request_permission", []byte(`{"outcome":"yes"}`)); err == nil {
+		t.Error("a malformed permission answer passed")
+	}
+}
