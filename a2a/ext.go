@@ -39,8 +39,17 @@ const (
 	PhaseOutput Phase = "output"
 )
 
-// ToolCall is one tool-call-v1 event (or a Google ADK function part).
+// ToolCodeExecution is the tool name of Google ADK code execution: an
+// executable_code part starts the call (its Args the code and language),
+// a code_execution_result part ends it (its Result the output).
+const ToolCodeExecution = "code_execution"
+
+// ToolCall is one tool-call-v1 event (or a Google ADK function or code
+// execution part).
 type ToolCall struct {
+	// ID is empty for a call the server names no id for (ADK code
+	// execution): its start is a new call, its end ends the latest call
+	// of its Name not ended.
 	ID    string
 	Name  string
 	Phase Phase
@@ -218,7 +227,8 @@ func (m *Message) Thoughts() []string {
 
 // ToolCalls returns the tool events the message carries: tool-call-v1 in
 // the message metadata (one object or a list), the older tool-call-v1
-// data parts, and ADK function_call / function_response parts.
+// data parts, ADK function_call / function_response parts and ADK
+// executable_code / code_execution_result parts.
 func (m *Message) ToolCalls() []ToolCall {
 	if m == nil {
 		return nil
@@ -262,6 +272,17 @@ func (m *Message) ToolCalls() []ToolCall {
 				}
 			}
 			tc.Result = jsonText(resp)
+			out = append(out, tc)
+		case "executable_code":
+			o := p.object()
+			out = append(out, ToolCall{ID: str(o, "id"), Name: ToolCodeExecution, Phase: PhaseStarted, Args: jsonText(o)})
+		case "code_execution_result":
+			o := p.object()
+			tc := ToolCall{ID: str(o, "id"), Name: ToolCodeExecution, Phase: PhaseCompleted, Result: str(o, "output")}
+			switch strings.ToUpper(str(o, "outcome")) {
+			case "OUTCOME_FAILED", "OUTCOME_DEADLINE_EXCEEDED":
+				tc.Phase, tc.Error = PhaseFailed, str(o, "outcome")
+			}
 			out = append(out, tc)
 		}
 	}

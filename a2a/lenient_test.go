@@ -1,7 +1,10 @@
 package a2a
 
 import (
+	"bytes"
 	"errors"
+	"io"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -460,5 +463,46 @@ func TestTaskEvents(t *testing.T) {
 	}
 	if evs[0].Status.Message.ID != "a1" || !evs[1].LastChunk || evs[1].Append || evs[2].Final {
 		t.Errorf("%+v", evs)
+	}
+}
+
+// TestADKCodeExecution: Google ADK executable_code and
+// code_execution_result parts, from frames shaped as ADK's A2A converter
+// writes them, are code_execution calls: the code as args, the output as
+// the result, failed by outcome.
+func TestADKCodeExecution(t *testing.T) {
+	data, err := os.ReadFile("testdata/adk/code-execution.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newSSEReader(bytes.NewReader(data))
+	var got []ToolCall
+	for {
+		raw, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := DecodeFrame(raw.Data)
+		if err != nil {
+			t.Fatalf("frame %q: %v", raw.Data, err)
+		}
+		got = append(got, ev.Status.Message.ToolCalls()...)
+		for i := range ev.Status.Message.Parts {
+			if p := &ev.Status.Message.Parts[i]; p.Kind == PartData && !p.Known() {
+				t.Errorf("an ADK code part is not Known: %+v", p)
+			}
+		}
+	}
+	want := []ToolCall{
+		{Name: ToolCodeExecution, Phase: PhaseStarted, Args: `{"code":"print(sum(range(10)))\n","language":"PYTHON"}`},
+		{Name: ToolCodeExecution, Phase: PhaseCompleted, Result: "45\n"},
+		{Name: ToolCodeExecution, Phase: PhaseStarted, Args: `{"code":"1/0","language":"PYTHON"}`},
+		{Name: ToolCodeExecution, Phase: PhaseFailed, Result: "ZeroDivisionError: division by zero", Error: "OUTCOME_FAILED"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 }

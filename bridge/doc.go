@@ -13,9 +13,11 @@
 //	turn_output.go the output routed to its owner (emit, finish, cancel, adopt, orphan)
 //	turn_stream.go the A2A streams of a turn (drive, follow, consume, status)
 //	turn_text.go   the renderer's output routed; usage and context kept
+//	turn_snapshot.go a task snapshot in a stream (§12.4)
 //	render.go      the pure renderer: a2a values to ACP updates (answer
 //	               text, thoughts, files, the failure line, a question, a
 //	               past turn's answer); the blank-line rule (blocks)
+//	render_snapshot.go snapshots: status text as replaces, messages shown by id
 //	render_tools.go tool cards: a row per kind (cardRules), per phase
 //	               (toolPhases); live (opened, updated, ended) and replayed;
 //	               a todo tool's plan; command cards as terminals

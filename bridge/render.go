@@ -56,6 +56,12 @@ type renderer struct {
 	statusText   *shownText
 	artifactText bool // answer text came from an artifact
 	cards        toolCards
+	// Snapshots (render_snapshot.go): the messages shown, by task and id;
+	// the artifacts snapshots carried (a hash of their parts); whether
+	// answer text came from a status message.
+	msgs        map[string]uint8
+	snapArts    map[string]uint64
+	statusShown bool
 	// terminals shows command cards as terminals (the client sent
 	// _meta.terminal_output, SPEC §11.6).
 	terminals bool
@@ -63,7 +69,8 @@ type renderer struct {
 
 func newRenderer(agent string, res toolview.Resolver) *renderer {
 	return &renderer{agent: agent, res: res, texts: map[string]*shownText{}, shownIDs: map[string]bool{},
-		statusText: newShownText(), cards: toolCards{open: map[string]*toolCard{}}}
+		statusText: newShownText(), cards: toolCards{open: map[string]*toolCard{}},
+		msgs: map[string]uint8{}, snapArts: map[string]uint64{}}
 }
 
 // newSessionRenderer is a renderer for a session of s: its options are

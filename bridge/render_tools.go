@@ -15,6 +15,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/toolview"
+	"github.com/shimdev/shim/internal/randid"
 )
 
 // toolCards are the cards of one turn.
@@ -130,7 +131,7 @@ func (r *renderer) resultView(c *toolCard, status acp.ToolStatus, result string)
 
 // tool renders one tool-call event of a live turn.
 func (r *renderer) tool(tc a2a.ToolCall) []out {
-	if tc.ID == "" {
+	if tc.ID = r.cards.callID(tc); tc.ID == "" {
 		return nil
 	}
 	card := r.cards.open[tc.ID]
@@ -283,7 +284,7 @@ func (r *renderer) settle(status acp.ToolStatus) []out {
 // once, as one tool_call in its final state, when it ended (newID names
 // the card in the session).
 func (r *renderer) pastTool(tc a2a.ToolCall, newID func(string) string) []out {
-	if tc.ID == "" {
+	if tc.ID = r.cards.callID(tc); tc.ID == "" {
 		return nil
 	}
 	c := r.cards.open[tc.ID]
@@ -349,6 +350,23 @@ func (r *renderer) pastCard(id string, c *toolCard, status acp.ToolStatus, resul
 	}
 	r.push(u)
 	r.planUpdate(c)
+}
+
+// callID names a call the server gave no id (ADK code execution): its
+// start opens a new card, its end ends the latest card of its name not
+// ended.
+func (c *toolCards) callID(tc a2a.ToolCall) string {
+	if tc.ID != "" || tc.Name == "" {
+		return tc.ID
+	}
+	if _, ended := endStatus(tc); ended {
+		for i := len(c.order) - 1; i >= 0; i-- {
+			if card := c.open[c.order[i]]; card.name == tc.Name && !card.ended && !card.emitted {
+				return c.order[i]
+			}
+		}
+	}
+	return tc.Name + "-" + randid.Hex(4)
 }
 
 // parkedTool finds the open tool card a park is about: the most recent

@@ -192,6 +192,9 @@ func (r *replayer) turn(p *pastTurn) {
 	cardID := func(id string) string { return r.st.toolID(p.taskID, id) }
 	for i := range p.history {
 		m := &p.history[i]
+		if v.seen(p.taskID, m) && m.ID != "" {
+			continue // a message kept twice (SPEC §12.4)
+		}
 		if m.FromUser() {
 			if !m.HitlResume() {
 				r.send(v.userMessage(m))
@@ -203,7 +206,7 @@ func (r *replayer) turn(p *pastTurn) {
 			r.send(v.pastTool(tc, cardID))
 		}
 	}
-	if m := p.status.Message; m != nil {
+	if m := p.status.Message; m != nil && !(v.seen(p.taskID, m) && m.ID != "") {
 		for _, tc := range m.ToolCalls() {
 			r.send(v.pastTool(tc, cardID))
 		}

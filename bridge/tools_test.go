@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/shimdev/shim/threads"
 	"time"
 
 	"github.com/shimdev/shim/a2a"
@@ -540,5 +542,99 @@ func TestNoCardOutlivesItsTurn(t *testing.T) {
 		s.WaitFor("c2 completed", func(ms []acptest.Message) bool { return cardStatusBefore(ms, "c2", "none") == "completed" })
 		cancelPrompt(t, s, id, ch)
 		s.WaitFor("c1 failed", func(ms []acptest.Message) bool { return cardStatusBefore(ms, "c1", "none") == "failed" })
+	})
+}
+
+// TestADKCodeExecution: Google ADK executable_code and
+// code_execution_result parts (SPEC §12.6) are one execute card each: the
+// code as rawInput, the output as content, completed or failed by the
+// outcome; live and in replay.
+func TestADKCodeExecution(t *testing.T) {
+	code := func(src string) map[string]any {
+		return map[string]any{"data": map[string]any{"code": src, "language": "PYTHON"}, "metadata": map[string]any{"adk_type": "executable_code"}}
+	}
+	result := func(outcome, output string) map[string]any {
+		return map[string]any{"data": map[string]any{"outcome": outcome, "output": output}, "metadata": map[string]any{"adk_type": "code_execution_result"}}
+	}
+	msgs := []map[string]any{
+		agentMsgID("e1", "Let me compute that."), agentMsgID("e2", ""), agentMsgID("e3", ""),
+	}
+	msgs[0]["parts"] = append(msgs[0]["parts"].([]any), code("print(45)"))
+	msgs[1]["parts"] = []any{result("OUTCOME_OK", "45\n")}
+	msgs[2]["parts"] = []any{code("1/0"), result("OUTCOME_FAILED", "ZeroDivisionError")}
+	check := func(t *testing.T, ups []update, want string) {
+		t.Helper()
+		var cards []update
+		for _, u := range ups {
+			if u.Kind == "tool_call" {
+				cards = append(cards, u)
+			}
+		}
+		if len(cards) != 2 {
+			t.Fatalf("%d cards: %s", len(cards), transcript(ups))
+		}
+		for i, src := range []string{"print(45)", "1/0"} {
+			if c := cards[i]; c.ToolKind != "execute" || c.RawInput["code"] != src || c.RawInput["language"] != "PYTHON" {
+				t.Errorf("card %d: %+v", i, c)
+			}
+		}
+		if got := transcript(ups); !strings.Contains(got, want) {
+			t.Errorf("transcript:\n%s\nwant it to hold:\n%s", got, want)
+		}
+		var contents []string
+		for _, u := range ups {
+			if strings.HasPrefix(u.Kind, "tool_call") && len(u.Content) > 0 {
+				contents = append(contents, string(u.Content))
+			}
+		}
+		if len(contents) != 2 || !strings.Contains(contents[0], `"text":"45\n"`) || !strings.Contains(contents[1], `"text":"ZeroDivisionError"`) {
+			t.Errorf("contents %q", contents)
+		}
+	}
+
+	t.Run("live", func(t *testing.T) {
+		f := newFake(t)
+		f.stream = func(w *sseWriter, c rpcCall) {
+			w.task("t1", "TASK_STATE_SUBMITTED")
+			for _, m := range msgs {
+				w.status("t1", "TASK_STATE_WORKING", m)
+			}
+			w.artifact("t1", "a1", "It is 45.", false)
+			w.status("t1", "TASK_STATE_COMPLETED", nil)
+		}
+		s := startShim(t, f.url, nil, nil)
+		s.init(t)
+		id := s.newSession(t, "/tmp")
+		if got := stopReason(t, s.prompt(t, id, "sum")); got != "end_turn" {
+			t.Fatalf("stop %q", got)
+		}
+		ups := decodeUpdates(t, s.Updates(id))
+		var ids []string
+		for _, u := range ups {
+			if strings.HasPrefix(u.Kind, "tool_call") {
+				ids = append(ids, u.ToolCallID)
+			}
+		}
+		if len(ids) != 4 || ids[0] != ids[1] || ids[2] != ids[3] || ids[0] == ids[2] {
+			t.Errorf("card ids %q", ids)
+		}
+		check(t, ups, "tool_call_update "+ids[1]+"  [completed]\n")
+		check(t, ups, "tool_call_update "+ids[3]+"  [failed]\n")
+	})
+	t.Run("replay", func(t *testing.T) {
+		const id = "chat-zed-8-c"
+		f := &fakeAgent{t: t, name: "Fake Agent"}
+		tk := taskResult("t1", id, "TASK_STATE_COMPLETED", "It is 45.", "")
+		tk["history"] = []any{userMsg("sum"), msgs[0], msgs[1], msgs[2]}
+		lf := &listTasksFake{f: f, tasks: []any{tk}}
+		f.url = startFake(t, lf)
+		s := startShim(t, f.url, withIndex(threads.Open(t.TempDir(), nil), f.url, nil), nil)
+		s.init(t)
+		if m := s.Call("session/load", loadArgs(id, "/w")); m.Error != nil {
+			t.Fatalf("load: %v", m.Error)
+		}
+		ups := decodeUpdates(t, s.Updates(id))
+		check(t, ups, "code_execution [completed]\n")
+		check(t, ups, "code_execution [failed]\n")
 	})
 }

@@ -41,7 +41,11 @@ type turn struct {
 	r            *renderer // the turn's a2a values as updates
 	gotMessage   bool
 	authRequired bool
-	reattaching  bool
+	// staleFirst: the stream's first frame, a snapshot, is the resumed
+	// task's stale one; lastSnap is the status of the stream's last frame
+	// when that was a snapshot.
+	staleFirst bool
+	lastSnap   *a2a.Status
 	// sentBypass is set when the message the turn's stream answers asked
 	// to bypass approvals.
 	sentBypass bool

@@ -27,6 +27,8 @@ func (t *turn) drive() outcome {
 	msg := t.msg
 	for {
 		t.sentBypass = msg.Bypass
+		// A resumed task's first frame is its stale parked snapshot.
+		t.staleFirst = msg.TaskID != ""
 		stream, err := t.client.Stream(t.ctx, msg)
 		if err != nil {
 			if t.isCancelled() {
@@ -51,7 +53,7 @@ func (t *turn) drive() outcome {
 			return out
 		}
 		msg = *out.resume
-		t.reattaching, t.authRequired = false, false
+		t.authRequired = false
 		if msg.TaskID == "" {
 			// A steer run as the next turn starts a task of its own.
 			t.mu.Lock()
@@ -69,6 +71,12 @@ func (t *turn) follow(stream *a2a.Stream) outcome {
 		stream.Close()
 		if why == consumedEnd {
 			return out
+		}
+		if snap := t.lastSnap; why == consumedDropped && snap != nil {
+			// A snapshot streamer's stream ends on its last snapshot.
+			if out, ok := t.final(*snap); ok {
+				return out
+			}
 		}
 		if t.isCancelled() {
 			return outcome{stop: acp.StopCancelled}
@@ -92,12 +100,12 @@ func (t *turn) follow(stream *a2a.Stream) outcome {
 		}
 		t.srv.log.Info("the stream ended before the turn did; reattaching", "task", taskID, "cause", errString(cause))
 		var err error
+		t.staleFirst = false // a reattach's first frame is the task now
 		stream, err = t.client.Resubscribe(t.ctx, taskID)
 		if err != nil {
 			t.srv.log.Info("reattach refused; reading the task back", "task", taskID, "err", err)
 			break
 		}
-		t.reattaching = true
 	}
 	return t.readBack()
 }
@@ -112,6 +120,7 @@ func errString(err error) string {
 // consume reads a stream until the turn's outcome is known or the stream
 // ends without one.
 func (t *turn) consume(stream *a2a.Stream) (outcome, consumeResult, error) {
+	t.lastSnap = nil
 	for {
 		ev, err := stream.Next()
 		if err != nil {
@@ -142,7 +151,9 @@ func (t *turn) consume(stream *a2a.Stream) (outcome, consumeResult, error) {
 			t.srv.log.Debug("ignoring a frame of another task", "task", ev.TaskID, "turn task", known)
 			continue
 		}
-		if out, done := t.handle(ev); done {
+		out, done := t.handle(ev)
+		t.staleFirst = false
+		if done {
 			return out, consumedEnd, nil
 		}
 	}
@@ -153,13 +164,9 @@ func (t *turn) handle(ev a2a.Event) (outcome, bool) {
 	t.setTask(ev.TaskID)
 	switch ev.Kind {
 	case a2a.EventTask:
-		// A snapshot's state never ends a turn: a resumed task's first
-		// frame is the stale parked one. After a reattach its artifacts
-		// fill what the gap lost.
-		if t.reattaching && ev.Task != nil {
-			for i := range ev.Task.Artifacts {
-				t.artifact(&ev.Task.Artifacts[i], false)
-			}
+		// A snapshot's state never ends a turn (turn_snapshot.go).
+		if ev.Task != nil {
+			t.snapshot(ev.Task)
 		}
 		return outcome{}, false
 	case a2a.EventArtifact:
@@ -172,6 +179,7 @@ func (t *turn) handle(ev a2a.Event) (outcome, bool) {
 		}
 		return outcome{}, false
 	case a2a.EventStatus:
+		t.lastSnap = nil
 		return t.status(ev.Status)
 	}
 	return outcome{}, false
@@ -179,6 +187,7 @@ func (t *turn) handle(ev a2a.Event) (outcome, bool) {
 
 // message shows an agent message: its thoughts, tools and text.
 func (t *turn) message(m *a2a.Message) {
+	t.r.seen(t.task(), m)
 	t.show(t.r.thoughts(m))
 	for _, tc := range m.ToolCalls() {
 		t.tool(tc)
@@ -190,6 +199,7 @@ func (t *turn) message(m *a2a.Message) {
 func (t *turn) status(st a2a.Status) (outcome, bool) {
 	m := st.Message
 	if m != nil {
+		t.r.seen(t.task(), m)
 		t.show(t.r.thoughts(m))
 		for _, tc := range m.ToolCalls() {
 			t.tool(tc)
@@ -199,7 +209,10 @@ func (t *turn) status(st a2a.Status) (outcome, bool) {
 	text := m.Text()
 	switch st.State {
 	case a2a.StateCompleted:
-		if !t.r.artifactText {
+		switch {
+		case t.r.statusShown:
+			t.show(t.r.statusReplace(t.task(), m))
+		case !t.r.artifactText:
 			t.showStatusText(text)
 		}
 		return outcome{stop: acp.StopEndTurn}, true
@@ -246,19 +259,27 @@ func (t *turn) readBack() outcome {
 		e.Message = t.agent + ": the stream was lost and the task could not be read back: " + err.Error()
 		return outcome{err: e}
 	}
-	t.reattaching = true
 	for i := range task.Artifacts {
 		t.artifact(&task.Artifacts[i], false)
 	}
-	switch task.Status.State {
-	case a2a.StateCompleted, a2a.StateCanceled, a2a.StateRejected, a2a.StateFailed, a2a.StateInputRequired:
-		out, _ := t.status(task.Status)
+	if out, ok := t.final(task.Status); ok {
 		return out
-	case a2a.StateAuthRequired:
-		t.status(task.Status)
-		return outcome{stop: acp.StopEndTurn}
 	}
 	return outcome{err: acp.NewError(acp.CodeInternal,
 		t.agent+": the connection was lost while the task was still "+string(task.Status.State)+"; it may finish on its own",
 		stateData("working", taskID, ""))}
+}
+
+// final maps a task's last known status when it is terminal or
+// interrupted; ok is false while the task still runs.
+func (t *turn) final(st a2a.Status) (outcome, bool) {
+	switch st.State {
+	case a2a.StateCompleted, a2a.StateCanceled, a2a.StateRejected, a2a.StateFailed, a2a.StateInputRequired:
+		out, _ := t.status(st)
+		return out, true
+	case a2a.StateAuthRequired:
+		t.status(st)
+		return outcome{stop: acp.StopEndTurn}, true
+	}
+	return outcome{}, false
 }

@@ -22,23 +22,24 @@ const (
 )
 
 var kinds = map[string]string{
-	"read_file":     KindRead,
-	"list_dir":      KindRead,
-	"list_projects": KindRead,
-	"search_files":  KindSearch,
-	"find_files":    KindSearch,
-	"grep":          KindSearch,
-	"write_file":    KindEdit,
-	"edit_file":     KindEdit,
-	"delete_file":   KindDelete,
-	"move_file":     KindMove,
-	"run_command":   KindExecute,
-	"bash":          KindExecute,
-	"shell":         KindExecute,
-	"fetch":         KindFetch,
-	"web_fetch":     KindFetch,
-	"task":          KindThink,
-	"think":         KindThink,
+	"read_file":      KindRead,
+	"list_dir":       KindRead,
+	"list_projects":  KindRead,
+	"search_files":   KindSearch,
+	"find_files":     KindSearch,
+	"grep":           KindSearch,
+	"write_file":     KindEdit,
+	"edit_file":      KindEdit,
+	"delete_file":    KindDelete,
+	"move_file":      KindMove,
+	"run_command":    KindExecute,
+	"bash":           KindExecute,
+	"shell":          KindExecute,
+	"code_execution": KindExecute, // Google ADK code execution
+	"fetch":          KindFetch,
+	"web_fetch":      KindFetch,
+	"task":           KindThink,
+	"think":          KindThink,
 }
 
 // Kind returns the ACP ToolKind of the tool name as SPEC §5 maps it; any
