@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -113,15 +114,24 @@ func TestRESTRoutesAndHeaders(t *testing.T) {
 	mux.HandleFunc("/.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, restCard("http://elsewhere.invalid:9/api/v1/", "t 1", true))
 	})
+	var qmu sync.Mutex
+	var queries []string // "path?query" of the requests that carry one
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		rec.add(r)
+		if r.URL.RawQuery != "" {
+			qmu.Lock()
+			queries = append(queries, r.URL.Path+"?"+r.URL.RawQuery)
+			qmu.Unlock()
+		}
 		w.Header().Set("Content-Type", "application/json")
 		switch {
 		case strings.HasSuffix(r.URL.Path, "message:stream"), strings.HasSuffix(r.URL.Path, ":subscribe"):
 			sseStart(w)
 			sseFrames(w, `{"statusUpdate":{"taskId":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"}}}`)
+		case r.URL.Path == "/api/v1/t 1/tasks" && r.URL.Query().Get("pageToken") == "":
+			io.WriteString(w, `{"tasks":[{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"}}],"nextPageToken":"p 2"}`)
 		case r.URL.Path == "/api/v1/t 1/tasks":
-			io.WriteString(w, `{"tasks":[{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"}}],"nextPageToken":""}`)
+			io.WriteString(w, `{"tasks":[{"id":"t2","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"}}],"nextPageToken":""}`)
 		case strings.HasSuffix(r.URL.Path, "extendedAgentCard"):
 			io.WriteString(w, `{"name":"ext"}`)
 		default:
@@ -145,8 +155,8 @@ func TestRESTRoutesAndHeaders(t *testing.T) {
 	if err := c.CancelTask(ctx, "t1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ListTasks(ctx, "c1", 2); err != nil {
-		t.Fatal(err)
+	if tasks, err := c.ListTasks(ctx, "c1", 2); err != nil || len(tasks) != 2 {
+		t.Fatalf("ListTasks: %d tasks, %v", len(tasks), err)
 	}
 	s, err = c.Resubscribe(ctx, "t1")
 	if err != nil {
@@ -161,9 +171,20 @@ func TestRESTRoutesAndHeaders(t *testing.T) {
 			t.Errorf("%s %s headers %v", r.Method, r.Path, r.Header)
 		}
 	}
-	want := "POST /api/v1/t 1/message:stream|GET /api/v1/t 1/tasks/t/1|POST /api/v1/t 1/tasks/t1:cancel|GET /api/v1/t 1/tasks|GET /api/v1/t 1/tasks/t1:subscribe"
+	want := "POST /api/v1/t 1/message:stream|GET /api/v1/t 1/tasks/t/1|POST /api/v1/t 1/tasks/t1:cancel|GET /api/v1/t 1/tasks|GET /api/v1/t 1/tasks|GET /api/v1/t 1/tasks/t1:subscribe"
 	if strings.Join(got, "|") != want {
 		t.Errorf("routes\n got %s\nwant %s", strings.Join(got, "|"), want)
+	}
+	// SPEC §12.3's query parameters: GetTask's historyLength; ListTasks by
+	// contextId with its artifacts, the next page by pageToken.
+	qmu.Lock()
+	gotQ := strings.Join(queries, "|")
+	qmu.Unlock()
+	wantQ := "/api/v1/t 1/tasks/t/1?historyLength=5" +
+		"|/api/v1/t 1/tasks?contextId=c1&historyLength=2&includeArtifacts=true&pageSize=100" +
+		"|/api/v1/t 1/tasks?contextId=c1&historyLength=2&includeArtifacts=true&pageSize=100&pageToken=p+2"
+	if gotQ != wantQ {
+		t.Errorf("queries\n got %s\nwant %s", gotQ, wantQ)
 	}
 	reqs := rec.all()
 	var body struct {

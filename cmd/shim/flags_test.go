@@ -98,3 +98,35 @@ func TestAgentProfileValues(t *testing.T) {
 		t.Errorf("SHIM_AGENT_PROFILE is not read: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestHelpHasSpecFlags: every flag of SPEC §1.2 is in `shim --help`, each
+// with the environment variable the contract gives it.
+func TestHelpHasSpecFlags(t *testing.T) {
+	help := newShimEnv(t).run(t, "", "--help").stdout
+	flags := map[string]string{
+		"url": "SHIM_URL", "endpoint": "SHIM_ENDPOINT", "token": "SHIM_TOKEN", "token-file": "SHIM_TOKEN_FILE",
+		"slug": "SHIM_SLUG", "root": "", "context-prefix": "", "steer-grace": "SHIM_STEER_GRACE", "threads-only": "",
+		"a2a-version": "SHIM_A2A_VERSION", "state-dir": "SHIM_STATE_DIR", "config-dir": "SHIM_CONFIG_DIR",
+		"keyring": "SHIM_KEYRING", "busy-timeout": "", "allow-insecure-http": "", "no-preamble": "",
+		"context-window": "", "stall": "", "trace-frames": "", "log-level": "SHIM_LOG_LEVEL",
+		"binding": "SHIM_BINDING", "models": "SHIM_MODELS", "oauth-client-id": "SHIM_OAUTH_CLIENT_ID",
+		"oauth-client-secret-file": "SHIM_OAUTH_CLIENT_SECRET_FILE", "oauth-scopes": "SHIM_OAUTH_SCOPES",
+		"agent-profile": "SHIM_AGENT_PROFILE",
+	}
+	lines := map[string]string{}
+	for _, l := range strings.Split(help, "\n") {
+		if m := regexp.MustCompile(`^\s+--([a-z0-9-]+)\b`).FindStringSubmatch(l); m != nil {
+			lines[m[1]] = l
+		}
+	}
+	for flag, env := range flags {
+		l, ok := lines[flag]
+		if !ok {
+			t.Errorf("--%s is not in shim --help", flag)
+			continue
+		}
+		if env != "" && !strings.Contains(l, "$"+env+"]") && !strings.Contains(l, "(env "+env+")") {
+			t.Errorf("--%s does not name %s: %s", flag, env, l)
+		}
+	}
+}
