@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/internal/oidctest"
+	"github.com/shimdev/shim/internal/redact"
 )
 
 // opDiscovery reads the real OP's discovery document.
@@ -378,6 +379,13 @@ func TestRefreshOn401ThenRetryOnce(t *testing.T) {
 	}
 	if len(as.tokenRequests()) != 1 {
 		t.Fatal("refreshed again")
+	}
+	// Every token held, the ones the refresh brought included, is
+	// redacted wherever the process writes (SPEC §9).
+	for _, tok := range []string{"old-access-0123456789", "old-refresh-0123456789", "fresh-access-x", "fresh-refresh-0123456789"} {
+		if got := redact.Default.String("echo " + tok + " end"); got != "echo [redacted] end" {
+			t.Errorf("%s is not redacted: %q", tok, got)
+		}
 	}
 }
 
