@@ -16,9 +16,11 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,12 +94,14 @@ func (r *Registry) Add(s string) {
 	r.rep = strings.NewReplacer(pairs...)
 	r.cores, r.anyCore = r.cores[:0], false
 	for sec := range r.secrets {
-		c := core(sec)
-		if c == "" {
-			r.anyCore = true
-			continue
+		for _, f := range wireForms(sec) {
+			c := core(f)
+			if c == "" {
+				r.anyCore = true
+				continue
+			}
+			r.cores = append(r.cores, []byte(c))
 		}
-		r.cores = append(r.cores, []byte(c))
 	}
 }
 
@@ -140,6 +144,12 @@ func Forms(s string) []string {
 	for _, f := range escapes(s) {
 		add(f)
 	}
+	// A secret on the wire: percent-encoded in a URL (an API key in the
+	// query, which Go's url.Error quotes), and base64 in a Basic
+	// Authorization header (user:password).
+	for _, f := range wireForms(s)[1:] {
+		add(f)
+	}
 	first := append([]string(nil), out...)
 	for _, f := range first[1:] {
 		add(jsonString(f, true))
@@ -147,6 +157,13 @@ func Forms(s string) []string {
 		add(goQuote(f))
 	}
 	return out
+}
+
+// wireForms are s and the forms it takes on the wire: percent-encoded in a
+// URL and base64 in a Basic Authorization header. Each is a form of its own
+// for the fast check of mayHold, whose cores come from them.
+func wireForms(s string) []string {
+	return []string{s, url.QueryEscape(s), url.PathEscape(s), base64.StdEncoding.EncodeToString([]byte(s))}
 }
 
 // escapes returns the escaped forms of s inside a quoted string of each

@@ -2,10 +2,12 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -194,5 +196,20 @@ func BenchmarkLineWriter(b *testing.B) {
 				_, _ = w.Write(line)
 			}
 		})
+	}
+}
+
+// TestWireForms: a secret is also replaced percent-encoded (an API key in
+// a URL's query, quoted by Go's url.Error) and in base64 (a Basic
+// Authorization header's user:password).
+func TestWireForms(t *testing.T) {
+	var r Registry
+	const secret = "us er:p&ss/wörd"
+	r.Add(secret)
+	for _, form := range []string{url.QueryEscape(secret), url.PathEscape(secret), base64.StdEncoding.EncodeToString([]byte(secret))} {
+		in := `Get "https://agent.example/a2a?k=` + form + `": dial tcp: refused`
+		if out := r.String(in); strings.Contains(out, form) || !strings.Contains(out, "[redacted]") {
+			t.Errorf("%q → %q", in, out)
+		}
 	}
 }
