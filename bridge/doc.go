@@ -14,6 +14,9 @@
 //	turn_stream.go the A2A streams of a turn (drive, follow, consume, status)
 //	turn_text.go   the renderer's output routed; usage and context kept
 //	turn_snapshot.go a task snapshot in a stream (§12.4)
+//	text.go        what was shown of an artifact's text (a length and a hash), so a
+//	               replace adds only the new part
+//	chunks.go      answer text sent where queued chunks of one artifact merge
 //	render.go      the pure renderer: a2a values to ACP updates (answer
 //	               text, thoughts, files, the failure line, a question, a
 //	               past turn's answer); the blank-line rule (blocks)

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestReadmeLayoutCoversTheTree: every directory of the module that holds
+// Go code is in the README's layout table (itself or a listed parent), and
+// the rows of acp and a2a, which list their files, name each of them.
+func TestReadmeLayoutCoversTheTree(t *testing.T) {
+	root := filepath.Join("..", "..")
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, layout, _ := strings.Cut(string(readme), "\n## Layout\n")
+	layout, _, _ = strings.Cut(layout, "\n## ")
+	rows := map[string]string{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `([^`]+)` \\|(.*)$").FindAllStringSubmatch(layout, -1) {
+		rows[m[1]] = m[2]
+	}
+	listed := func(dir string) bool {
+		for d := dir; d != "."; d = filepath.Dir(d) {
+			if _, ok := rows[filepath.ToSlash(d)]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	files := map[string][]string{}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && p != root) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+			dir, _ := filepath.Rel(root, filepath.Dir(p))
+			files[filepath.ToSlash(dir)] = append(files[filepath.ToSlash(dir)], d.Name())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir := range files {
+		if !listed(dir) {
+			t.Errorf("README layout: no row for %s", dir)
+		}
+	}
+	for _, dir := range []string{"acp", "a2a"} {
+		for _, f := range files[dir] {
+			if !strings.Contains(rows[dir], "`"+f+"`") {
+				t.Errorf("README layout: the %s row does not name %s", dir, f)
+			}
+		}
+	}
+}
