@@ -122,10 +122,12 @@ func (s *turnState) onAdopt(req *acp.Request) (flush []steer.Item[acp.Update], e
 }
 
 // onGiveUp drops the output for good; first reports whether the turn was
-// not given up before (its task is to be cancelled then).
+// neither given up before nor ended (its task is to be cancelled then).
 func (s *turnState) onGiveUp() (first bool) {
 	s.win.Orphan()
-	first = !s.cancelled
+	// A turn that ended has no task left running to cancel (a parked
+	// question waits for the next prompt, not for a CancelTask).
+	first = !s.cancelled && s.final == nil
 	s.cancelled = true
 	return first
 }
