@@ -1,0 +1,133 @@
+package main
+
+// The cold start: spawn → initialize response of shim, its variants and floor, next to the ACP peers from npm.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+type peer struct {
+	name string
+	argv []string
+}
+
+func (b *bench) peers() []peer {
+	var out []peer
+	find := func(pkg, name string, node bool) {
+		dir := filepath.Join(b.cfg.peers, "node_modules", pkg)
+		bin, err := packageBin(dir)
+		if err != nil {
+			b.note("%s: not installed (%v); its cold-start column is empty", pkg, err)
+			return
+		}
+		argv := []string{bin}
+		if node {
+			argv = []string{"node", bin}
+		}
+		out = append(out, peer{name, argv})
+	}
+	find("@zed-industries/codex-acp-linux-x64", "codex-acp 0.16.0 (Rust)", false)
+	find("@zed-industries/claude-agent-acp", "claude-agent-acp 0.23.1 (node)", true)
+	return out
+}
+
+// coldOnce spawns argv, writes initialize and waits for its response line.
+func (b *bench) coldOnce(argv []string) (time.Duration, error) {
+	t0 := time.Now()
+	p, err := startAgent(argv, b.env(), io.Discard)
+	if err != nil {
+		return 0, err
+	}
+	defer p.stop()
+	ch, err := p.request("initialize", initParams())
+	if err != nil {
+		return 0, err
+	}
+	select {
+	case line, ok := <-ch:
+		d := time.Since(t0)
+		if !ok {
+			return 0, fmt.Errorf("%s exited before answering initialize", filepath.Base(argv[len(argv)-1]))
+		}
+		if !bytes.Contains(line, []byte(`"result"`)) {
+			return 0, fmt.Errorf("initialize failed: %.200s", line)
+		}
+		return d, nil
+	case <-time.After(30 * time.Second):
+		return 0, errors.New("no initialize response in 30 s")
+	}
+}
+
+func (b *bench) coldStart() error {
+	agents := append([]peer{{"shim", b.shimArgv()}}, b.peers()...)
+	for _, v := range b.cfg.variants {
+		label, path, _ := strings.Cut(v, "=")
+		argv := b.shimArgv()
+		argv[0] = path
+		agents = append(agents, peer{"variant: " + label, argv})
+	}
+	if b.cfg.floor != "" {
+		agents = append(agents, peer{"floor: a static Go binary that only answers the line", []string{b.cfg.floor}})
+	}
+	// Warm the page cache, then interleave the agents run by run so that
+	// drifts of the machine touch them alike. An agent other than shim
+	// that fails is left out with a note.
+	var ok []peer
+	for i, a := range agents {
+		var err error
+		for range 3 {
+			if _, err = b.coldOnce(a.argv); err != nil {
+				break
+			}
+		}
+		if err != nil {
+			if i == 0 {
+				return fmt.Errorf("%s: %w", a.name, err)
+			}
+			b.note("cold start: %s left out: %v", a.name, err)
+			continue
+		}
+		ok = append(ok, a)
+	}
+	agents = ok
+	times := make([][]time.Duration, len(agents))
+	for range b.cfg.runs {
+		for i, a := range agents {
+			d, err := b.coldOnce(a.argv)
+			if err != nil {
+				return fmt.Errorf("%s: %w", a.name, err)
+			}
+			times[i] = append(times[i], d)
+		}
+	}
+	shimMed := pct(times[0], 50)
+	b.add("cold start", fmt.Sprintf("shim: spawn → initialize response (%d runs)", b.cfg.runs),
+		fmt.Sprintf("median %s, p90 %s", ms(shimMed), ms(pct(times[0], 90))), "median ≤ 6 ms", verdict(shimMed <= 6*time.Millisecond))
+	for i, a := range agents[1:] {
+		med := pct(times[i+1], 50)
+		if strings.HasPrefix(a.name, "variant") {
+			b.add("cold start", a.name, fmt.Sprintf("median %s, p90 %s (%+.1f ms against shim)", ms(med), ms(pct(times[i+1], 90)),
+				float64(med-shimMed)/float64(time.Millisecond)), "", "")
+			continue
+		}
+		if strings.HasPrefix(a.name, "floor") {
+			b.add("cold start", a.name, fmt.Sprintf("median %s, p90 %s; shim takes %s more", ms(med), ms(pct(times[i+1], 90)),
+				ms(shimMed-med)), "", "")
+			continue
+		}
+		native := strings.Contains(a.name, "(Rust)")
+		target := ""
+		if native {
+			target = "shim ≥ 3× faster than the native peer"
+		}
+		b.add("cold start", a.name, fmt.Sprintf("median %s, p90 %s; shim is %.1f× faster", ms(med), ms(pct(times[i+1], 90)),
+			float64(med)/float64(shimMed)), target, verdictIf(native, 3*shimMed <= med))
+	}
+	return nil
+}

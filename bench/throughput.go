@@ -1,0 +1,158 @@
+package main
+
+// Streaming throughput and CPU per chunk: shim's session/update lines next to the raw SSE reader on the same stream.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func (b *bench) throughput() error {
+	const reps = 5
+	for _, flush := range []bool{true, false} {
+		spec := streamSpec{n: b.cfg.chunks, flush: flush}
+		how := "server flushes every frame (as A2A servers do)"
+		if !flush {
+			how = "server writes 64 KiB at a time (no flush per frame)"
+		}
+		target := 0.6
+		if !flush {
+			target = 0.25
+		}
+		// Alternate the two readers, reps times each; medians.
+		var raws, shims, cpus []float64
+		var lines int
+		for range reps {
+			raw, err := b.rawRate(spec)
+			if err != nil {
+				return err
+			}
+			r, err := b.shimRate(b.shimArgv(), spec)
+			if err != nil {
+				return err
+			}
+			if r.chunks != spec.n {
+				b.note("throughput: shim delivered %d of %d chunks", r.chunks, spec.n)
+			}
+			raws, shims, cpus = append(raws, raw), append(shims, r.rate), append(cpus, r.cpuPerChunk)
+			lines = r.lines
+		}
+		raw, r, cpu := median(raws), median(shims), median(cpus)
+		b.add("throughput", fmt.Sprintf("raw SSE reader, %d appends; %s", spec.n, how),
+			fmt.Sprintf("%.0f chunks/s (median of %d)", raw, reps), "", "")
+		b.add("throughput", "shim → ACP session/update lines, same stream",
+			fmt.Sprintf("%.0f chunks/s (median of %d) = %.3f× raw; %d lines for %d chunks (last run)", r, reps, r/raw, lines, spec.n),
+			fmt.Sprintf("≥ %.2g× raw", target), verdict(r/raw >= target))
+		b.add("throughput", "shim CPU (user + system) per chunk, same runs",
+			fmt.Sprintf("%.2f µs (median of %d)", cpu, reps), "≤ 4 µs", verdict(cpu > 0 && cpu <= 4))
+	}
+	return nil
+}
+
+// chunksIn counts the bench chunks a session/update line carries: a
+// merged update carries several. Short chunks are "chunk N "; sized ones
+// end in a newline (escaped in the JSON).
+func chunksIn(line []byte, sized bool) int {
+	if sized {
+		return bytes.Count(line, []byte(`\n`))
+	}
+	return bytes.Count(line, []byte("chunk "))
+}
+
+// procCPU is a process's user + system CPU time so far.
+func procCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The fields after the command (which may hold spaces) in parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, errors.New("bad /proc stat")
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("bad /proc stat")
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	const clkTck = 100 // USER_HZ on Linux
+	return time.Duration(ut+st) * time.Second / clkTck, nil
+}
+
+// rawArgv runs the raw reader in a process of its own.
+func (b *bench) rawArgv(ctxID, mode string, spec streamSpec) []string {
+	exe, _ := os.Executable()
+	return []string{exe, "rawread", "-url", b.srv.base, "-ctx", ctxID, "-mode", mode, "-spec", spec.prompt()}
+}
+
+func (b *bench) rawRate(spec streamSpec) (float64, error) {
+	argv := b.rawArgv("raw-tp", "rate", spec)
+	out, err := execOutput(argv[0], argv[1:]...)
+	if err != nil {
+		return 0, fmt.Errorf("raw reader: %w", err)
+	}
+	f := strings.Fields(out)
+	if len(f) != 3 {
+		return 0, fmt.Errorf("raw reader said %q", out)
+	}
+	count, _ := strconv.Atoi(f[0])
+	first, _ := strconv.ParseInt(f[1], 10, 64)
+	last, _ := strconv.ParseInt(f[2], 10, 64)
+	if count < 2 || last <= first {
+		return 0, fmt.Errorf("raw reader saw %d chunks", count)
+	}
+	return float64(count-1) / time.Duration(last-first).Seconds(), nil
+}
+
+// rateResult is one streamed run through an agent.
+type rateResult struct {
+	rate        float64 // chunks/s
+	chunks      int     // chunks delivered
+	lines       int     // agent_message_chunk lines that carried them
+	cpuPerChunk float64 // µs of the agent's CPU per chunk, over the prompt
+}
+
+// shimRate streams spec through an agent and returns chunks/s between the
+// first and the last chunk line read, and the agent's CPU per chunk. A
+// merged line counts every chunk it carries; the rate is the chunks that
+// arrived after the first line over the time from the first line to the
+// last (the raw reader's (N−1) over the same span, one chunk a line).
+func (b *bench) shimRate(argv []string, spec streamSpec) (rateResult, error) {
+	var r rateResult
+	p, ids, err := b.session(argv, 1)
+	if err != nil {
+		return r, err
+	}
+	defer p.close(5 * time.Second)
+	var first, last time.Duration
+	inFirst := 0
+	p.onNote = func(line []byte, at time.Duration) {
+		if bytes.Contains(line, agentChunk) {
+			n := chunksIn(line, spec.size > 0)
+			if r.chunks == 0 {
+				first, inFirst = at, n
+			}
+			r.chunks += n
+			r.lines++
+			last = at
+		}
+	}
+	cpu0, _ := procCPU(p.pid())
+	if _, err := p.call("session/prompt", promptParams(ids[0], spec), 5*time.Minute); err != nil {
+		return r, err
+	}
+	if cpu1, err := procCPU(p.pid()); err == nil && r.chunks > 0 {
+		r.cpuPerChunk = float64(cpu1-cpu0) / float64(time.Microsecond) / float64(r.chunks)
+	}
+	if r.chunks-inFirst < 1 || last <= first {
+		return r, fmt.Errorf("shim delivered %d chunks in %d lines", r.chunks, r.lines)
+	}
+	r.rate = float64(r.chunks-inFirst) / (last - first).Seconds()
+	return r, nil
+}
