@@ -697,11 +697,8 @@ func TestClose(t *testing.T) {
 	}
 }
 
-// fastPoll polls busy chats every 10 ms for one test.
-func fastPoll(t *testing.T) {
-	busyPollNS.Store(int64(10 * time.Millisecond))
-	t.Cleanup(func() { busyPollNS.Store(0) })
-}
+// fastPoll is the busy poll of the tests: every 10 ms.
+const fastPoll = 10 * time.Millisecond
 
 // busyFor answers the busy signal: active for the first n polls (always
 // when n < 0), then idle with lastState.
@@ -721,14 +718,13 @@ func busyFor(n int, lastState string) func(string) (int, any) {
 // is idle, shows the turn that finished meanwhile (and nothing shown
 // before), then sends.
 func TestBusyWait(t *testing.T) {
-	fastPoll(t)
 	api := newOpAPI()
 	const id = "chat-zed-4-b"
 	t0 := opTurn("t0", "TASK_STATE_COMPLETED", "Yes.", nil, "Yes.", userMsg("First question"))
 	api.setTurns(id, t0)
 	f := withOperator(t, api)
 	answering(f, "Live answer.")
-	s := startShim(t, f.url, nil, nil)
+	s := startShim(t, f.url, func(o *Options, _ *a2a.Config) { o.BusyPoll = fastPoll }, nil)
 	s.init(t)
 	if m := s.Call("session/load", loadArgs(id, "/w")); m.Error != nil {
 		t.Fatalf("load: %v", m.Error)
@@ -771,12 +767,11 @@ func TestBusyWait(t *testing.T) {
 // TestBusyTimeout: a chat that stays busy fails the prompt after
 // --busy-timeout with -32603 state busy, and nothing reaches A2A.
 func TestBusyTimeout(t *testing.T) {
-	fastPoll(t)
 	api := newOpAPI()
 	api.summary = busyFor(-1, "TASK_STATE_WORKING")
 	f := withOperator(t, api)
 	answering(f, "never")
-	s := startShim(t, f.url, func(o *Options, _ *a2a.Config) { o.BusyTimeout = 300 * time.Millisecond }, nil)
+	s := startShim(t, f.url, func(o *Options, _ *a2a.Config) { o.BusyTimeout, o.BusyPoll = 300*time.Millisecond, fastPoll }, nil)
 	s.init(t)
 	id := s.newSession(t, "/w")
 	m := s.prompt(t, id, "hi")
@@ -794,12 +789,11 @@ func TestBusyTimeout(t *testing.T) {
 func TestBusyCancel(t *testing.T) {
 	for _, grace := range []time.Duration{0, 10 * time.Second} {
 		t.Run(grace.String(), func(t *testing.T) {
-			fastPoll(t)
 			api := newOpAPI()
 			api.summary = busyFor(-1, "TASK_STATE_WORKING")
 			f := withOperator(t, api)
 			answering(f, "answer")
-			s := startShim(t, f.url, func(o *Options, _ *a2a.Config) { o.SteerGrace = grace }, nil)
+			s := startShim(t, f.url, func(o *Options, _ *a2a.Config) { o.SteerGrace, o.BusyPoll = grace, fastPoll }, nil)
 			s.init(t)
 			id := s.newSession(t, "/w")
 			ch, _ := s.Start("session/prompt", promptArgs(id, "first"))

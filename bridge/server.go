@@ -33,6 +33,8 @@ type Options struct {
 	ContextWindow int64
 	// BusyTimeout bounds the wait for a chat busy elsewhere.
 	BusyTimeout time.Duration
+	// BusyPoll is how often a busy chat is polled; 0 means every 2 s.
+	BusyPoll time.Duration
 	// ThreadsOnly lists and loads only this shim's threads.
 	ThreadsOnly bool
 	// ServerKey is the normalized URL: the thread index key.

@@ -7,23 +7,15 @@ package bridge
 import (
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 )
 
-// busyPollNS is how often a busy chat is polled, in nanoseconds; 0 means
-// every 2 s (the most often SPEC allows). Tests shorten it.
-var busyPollNS atomic.Int64
-
-func busyPoll() time.Duration {
-	if d := time.Duration(busyPollNS.Load()); d > 0 {
-		return d
-	}
-	return 2 * time.Second
-}
+// defaultBusyPoll is how often a busy chat is polled: every 2 s, the most
+// often SPEC allows.
+const defaultBusyPoll = 2 * time.Second
 
 // waitIdle runs before a turn sends anything. On a chat the operator API
 // reports active (busy in another window or the console), it says so in
@@ -54,7 +46,10 @@ func (t *turn) waitIdle() (outcome, bool) {
 	}
 	s.log.Info("the chat is busy elsewhere; waiting", "session", id, "timeout", timeout)
 	t.thought("This chat is busy elsewhere (another window or the console is running a turn). Waiting for it to finish before sending your message…")
-	poll := busyPoll()
+	poll := t.srv.opts.BusyPoll
+	if poll <= 0 {
+		poll = defaultBusyPoll
+	}
 	deadline := time.Now().Add(timeout)
 	next := time.Now().Add(poll)
 	tick := time.NewTicker(min(poll, 100*time.Millisecond))
