@@ -66,10 +66,10 @@ func takeRequest(ctx context.Context) error {
 	return nil
 }
 
-// bodyLimit is how much a body may be: maxEventSize, or less when the
+// bodyLimit is how much a body may be: ceiling, or less when the
 // request's budget has less left.
-func bodyLimit(resp *http.Response) (int64, *ReadBudget) {
-	limit := int64(maxEventSize)
+func bodyLimit(resp *http.Response, ceiling int64) (int64, *ReadBudget) {
+	limit := ceiling
 	var b *ReadBudget
 	if resp.Request != nil {
 		b = budgetOf(resp.Request.Context())
@@ -85,15 +85,15 @@ func bodyLimit(resp *http.Response) (int64, *ReadBudget) {
 // readBody reads a whole response body of at most bodyLimit bytes (counted
 // decoded: the transport inflates a compressed body before this sees it),
 // in chunks joined once at the end.
-func readBody(resp *http.Response) ([]byte, error) {
+func (cn *conn) readBody(resp *http.Response) ([]byte, error) {
 	defer resp.Body.Close()
-	limit, b := bodyLimit(resp)
+	limit, b := bodyLimit(resp, int64(cn.eventMax))
 	var c chunks
 	buf := make([]byte, 32<<10)
-	tooLarge := func() error { return overBudget(b, limit) }
+	tooLarge := func() error { return overBudget(b, limit, int64(cn.eventMax)) }
 	for {
 		n, err := resp.Body.Read(buf)
-		if werr := c.write(buf[:n], int(min(limit, int64(maxEventSize))), tooLarge); werr != nil {
+		if werr := c.write(buf[:n], int(min(limit, int64(cn.eventMax))), tooLarge); werr != nil {
 			return nil, werr
 		}
 		if errors.Is(err, io.EOF) {
@@ -117,8 +117,8 @@ func readBody(resp *http.Response) ([]byte, error) {
 
 // overBudget is the error of a body over limit: the budget's when it set
 // the limit, else the size limit's.
-func overBudget(b *ReadBudget, limit int64) error {
-	if b != nil && limit < int64(maxEventSize) {
+func overBudget(b *ReadBudget, limit, ceiling int64) error {
+	if b != nil && limit < ceiling {
 		b.mu.Lock()
 		b.spent, b.bytes = true, 0
 		b.mu.Unlock()

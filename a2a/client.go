@@ -138,7 +138,7 @@ func New(cfg Config) (*Client, error) {
 	redact.Add(cfg.Token)
 	auth := newAuthState(&cfg) // hook: sign-in (auth.go)
 	cfg.Transport = &authTransport{base: cfg.Transport, auth: auth}
-	c := &Client{conn: &conn{cfg: cfg, log: cfg.Log, auth: auth}}
+	c := &Client{conn: &conn{cfg: cfg, log: cfg.Log, auth: auth, eventMax: maxEventSize}}
 	raw := cfg.URL
 	if raw == "" {
 		raw = cfg.Endpoint
@@ -268,7 +268,7 @@ func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength 
 		return nil, err
 	}
 	if budgetOf(ctx) == nil {
-		ctx = WithReadBudget(ctx, NewReadBudget(int64(maxEventSize), listPagesMax))
+		ctx = WithReadBudget(ctx, NewReadBudget(int64(c.eventMax), listPagesMax))
 	}
 	var all []Task
 	token := ""

@@ -114,7 +114,7 @@ func TestCaptureStreams(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := newSSEReader(bytes.NewReader(data))
+			r := newSSEReader(bytes.NewReader(data), maxEventSize)
 			var lines []string
 			for {
 				raw, err := r.Next()

@@ -66,7 +66,7 @@ func (c *Client) Discover(ctx context.Context) (*Card, error) {
 	if err != nil {
 		return nil, c.transportError(cardURL, err)
 	}
-	body, err := readBody(resp)
+	body, err := c.readBody(resp)
 	if err != nil {
 		return nil, c.transportError(cardURL, err)
 	}

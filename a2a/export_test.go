@@ -4,6 +4,6 @@ import "bytes"
 
 // parseSSEBlock parses the lines of one event block.
 func parseSSEBlock(block []byte) (sseEvent, bool) {
-	ev, err := newSSEReader(bytes.NewReader(block)).Next()
+	ev, err := newSSEReader(bytes.NewReader(block), maxEventSize).Next()
 	return ev, err == nil
 }

@@ -14,7 +14,7 @@ import (
 // sseEvents reads r to its end. It fails if the reader yields more events
 // than there are bytes (it would be looping without progress).
 func sseEvents(t *testing.T, r io.Reader, size int) ([]sseEvent, error) {
-	sr := newSSEReader(r)
+	sr := newSSEReader(r, maxEventSize)
 	var out []sseEvent
 	for {
 		ev, err := sr.Next()

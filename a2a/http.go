@@ -31,6 +31,7 @@ type conn struct {
 	unary     *retryablehttp.Client
 	streaming *http.Client
 	auth      *authState // the credential and its scheme (auth.go)
+	eventMax  int        // the bound of an SSE event and a body: maxEventSize, or a test's
 }
 
 // retryPolicy retries connection errors and 502, 503 and 504.

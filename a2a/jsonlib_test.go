@@ -48,7 +48,7 @@ func corpusInputs(t testing.TB, dirs ...string) [][]byte {
 func frameSeeds(t testing.TB) [][]byte {
 	seeds := corpusInputs(t, "testdata/fuzz/FuzzDecodeFrame", "testdata/fuzz/FuzzWireText", "../acp/testdata/fuzz/FuzzStdioLine")
 	for _, stream := range corpusInputs(t, "testdata/fuzz/FuzzSSE") {
-		sr := newSSEReader(strings.NewReader(string(stream)))
+		sr := newSSEReader(strings.NewReader(string(stream)), maxEventSize)
 		for range len(stream) + 1 {
 			ev, err := sr.Next()
 			if err != nil {

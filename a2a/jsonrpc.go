@@ -57,7 +57,7 @@ func (c *jsonrpcTransport) call(ctx context.Context, method string, params any) 
 	if err != nil {
 		return nil, c.transportError(c.endpoint, err)
 	}
-	data, err := readBody(resp)
+	data, err := c.readBody(resp)
 	if err != nil {
 		return nil, c.transportError(c.endpoint, err)
 	}
@@ -207,7 +207,7 @@ func (c *jsonrpcTransport) openStreamWith(ctx context.Context, method string, pa
 		return s, nil
 	}
 	// One JSON-RPC response in a plain body (errors often come this way).
-	data, err := readBody(resp)
+	data, err := c.readBody(resp)
 	s.Close()
 	if err != nil {
 		return nil, c.transportError(c.endpoint, err)

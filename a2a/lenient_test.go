@@ -475,7 +475,7 @@ func TestADKCodeExecution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newSSEReader(bytes.NewReader(data))
+	r := newSSEReader(bytes.NewReader(data), maxEventSize)
 	var got []ToolCall
 	for {
 		raw, err := r.Next()

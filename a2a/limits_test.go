@@ -15,11 +15,22 @@ import (
 	"testing"
 )
 
-// lowerEventLimit sets maxEventSize to n for the test.
-func lowerEventLimit(t *testing.T, n int) {
-	old := maxEventSize
-	maxEventSize = n
-	t.Cleanup(func() { maxEventSize = old })
+// lowClient is newClient with SSE events and bodies bounded at limit.
+func lowClient(t *testing.T, cfg Config, limit int) *Client {
+	c := newClient(t, cfg)
+	c.eventMax = limit
+	return c
+}
+
+// openLowStream is openStream on a lowClient.
+func openLowStream(t *testing.T, cfg Config, limit int) *Stream {
+	t.Helper()
+	s, err := lowClient(t, cfg, limit).Stream(ctxT(t), OutMessage{ContextID: "c1", Parts: []Part{{Text: "hi"}}})
+	if err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
 // shortLines writes n bytes of short data lines with no blank line, made
@@ -33,18 +44,17 @@ func shortLines(w io.Writer, n int) {
 	}
 }
 
-// TestSSEEventCap: an event past maxEventSize, in short lines or in one
+// TestSSEEventCap: an event past the limit, in short lines or in one
 // long line, breaks the stream with ErrTooLarge; the buffer holding it
 // never grows past the limit; an event just under it passes; comments of
 // any length are skipped without being kept.
 func TestSSEEventCap(t *testing.T) {
 	const limit = 1 << 20
-	lowerEventLimit(t, limit)
 	t.Run("short lines without a blank line", func(t *testing.T) {
 		pr, pw := io.Pipe()
 		go func() { shortLines(pw, 8*limit); pw.Close() }()
 		defer pr.Close()
-		_, err := newSSEReader(pr).Next()
+		_, err := newSSEReader(pr, limit).Next()
 		if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "1 MiB") {
 			t.Fatalf("want ErrTooLarge naming the limit, got %v", err)
 		}
@@ -58,7 +68,7 @@ func TestSSEEventCap(t *testing.T) {
 			pw.Close()
 		}()
 		defer pr.Close()
-		if _, err := newSSEReader(pr).Next(); !errors.Is(err, ErrTooLarge) {
+		if _, err := newSSEReader(pr, limit).Next(); !errors.Is(err, ErrTooLarge) {
 			t.Fatalf("want ErrTooLarge, got %v", err)
 		}
 	})
@@ -75,7 +85,7 @@ func TestSSEEventCap(t *testing.T) {
 			n += len(line)
 		}
 		b.WriteString("\n\ndata: next\n\n")
-		r := newSSEReader(strings.NewReader(b.String()))
+		r := newSSEReader(strings.NewReader(b.String()), limit)
 		ev, err := r.Next()
 		if err != nil || len(ev.Data) != n {
 			t.Fatalf("an event of %d bytes: %d bytes, %v", n, len(ev.Data), err)
@@ -98,7 +108,7 @@ func TestSSEEventCap(t *testing.T) {
 			pw.Close()
 		}()
 		defer pr.Close()
-		ev, err := newSSEReader(pr).Next()
+		ev, err := newSSEReader(pr, limit).Next()
 		if err != nil || string(ev.Data) != "ok" {
 			t.Fatalf("got %q %v", ev.Data, err)
 		}
@@ -112,7 +122,7 @@ func TestSSEEventCap(t *testing.T) {
 			pw.Close()
 		}()
 		defer pr.Close()
-		if _, err := newSSEReader(pr).Next(); !errors.Is(err, ErrTooLarge) {
+		if _, err := newSSEReader(pr, limit).Next(); !errors.Is(err, ErrTooLarge) {
 			t.Fatalf("want ErrTooLarge, got %v", err)
 		}
 	})
@@ -133,7 +143,6 @@ func (zeros) Read(p []byte) (int, error) {
 // single JSON body; a frame under the limit still passes.
 func TestStreamCapDecoded(t *testing.T) {
 	const limit = 1 << 20
-	lowerEventLimit(t, limit)
 	gz := func(w http.ResponseWriter, ct string, fill func(io.Writer)) {
 		w.Header().Set("Content-Type", ct)
 		w.Header().Set("Content-Encoding", "gzip")
@@ -148,7 +157,7 @@ func TestStreamCapDecoded(t *testing.T) {
 				shortLines(w, 16*limit)
 			})
 		})
-		s := openStream(t, Config{Endpoint: ep})
+		s := openLowStream(t, Config{Endpoint: ep}, limit)
 		if ev, err := next(t, s); err != nil || ev.Kind != EventTask {
 			t.Fatalf("first frame: %v %v", ev.Kind, err)
 		}
@@ -165,7 +174,7 @@ func TestStreamCapDecoded(t *testing.T) {
 				_, _ = io.WriteString(w, `"}]}]}}`)
 			})
 		})
-		c := newClient(t, Config{Endpoint: ep})
+		c := lowClient(t, Config{Endpoint: ep}, limit)
 		_, err := c.Stream(ctxT(t), OutMessage{Parts: []Part{{Text: "hi"}}})
 		if !errors.Is(err, ErrTooLarge) {
 			t.Fatalf("want ErrTooLarge, got %T %v", err, err)
@@ -181,7 +190,7 @@ func TestStreamCapDecoded(t *testing.T) {
 				_, _ = io.WriteString(w, "data: "+artifactFrame(text)+"\n\n")
 			})
 		})
-		s := openStream(t, Config{Endpoint: ep})
+		s := openLowStream(t, Config{Endpoint: ep}, limit)
 		ev, err := next(t, s)
 		if err != nil || ev.Artifact == nil || len(ev.Artifact.Parts[0].Text) != len(text) {
 			t.Fatalf("a frame under the limit: %v", err)

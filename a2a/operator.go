@@ -78,7 +78,7 @@ func (o *Operator) do(ctx context.Context, family, method, path string, body any
 	if err != nil {
 		return 0, nil, o.c.transportError(target, err)
 	}
-	data, err := readBody(resp)
+	data, err := o.c.readBody(resp)
 	if err != nil {
 		return 0, nil, o.c.transportError(target, err)
 	}
@@ -480,6 +480,6 @@ func (o *Operator) Check(ctx context.Context, path string) (int, error) {
 	if err != nil {
 		return 0, o.c.transportError(target, err)
 	}
-	_, _ = readBody(resp)
+	_, _ = o.c.readBody(resp)
 	return resp.StatusCode, nil
 }

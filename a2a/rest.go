@@ -68,7 +68,7 @@ func (c *restTransport) call(ctx context.Context, method, target string, body []
 	if err != nil {
 		return nil, c.transportError(target, err)
 	}
-	data, err := readBody(resp)
+	data, err := c.readBody(resp)
 	if err != nil {
 		return nil, c.transportError(target, err)
 	}
@@ -184,7 +184,7 @@ func (c *restTransport) openStream(ctx context.Context, method, target string, b
 		s.attach(resp.Body)
 		return s, nil
 	}
-	data, err := readBody(resp)
+	data, err := c.readBody(resp)
 	s.Close()
 	if err != nil {
 		return nil, c.transportError(target, err)

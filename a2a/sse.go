@@ -23,9 +23,9 @@ import (
 // maxEventSize bounds one SSE event's data and one non-SSE response body
 // (SPEC §13), counted on the decoded bytes: the transport has already
 // inflated a compressed body when the reader sees it. A full-replace frame
-// carries a whole answer, so this is far above any usual limit. Tests
-// lower it.
-var maxEventSize = 64 << 20
+// carries a whole answer, so this is far above any usual limit. A client
+// holds it in conn.eventMax, which a test sets lower.
+const maxEventSize = 64 << 20
 
 // ErrTooLarge is what a response over the limits of SPEC §13 is (errors.Is):
 // an SSE event over 64 MiB, a response body over 64 MiB, or a read past a
@@ -57,8 +57,9 @@ func sizeString(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-func errEventTooLarge() error {
-	return &tooLargeError{what: "an SSE event", limit: int64(maxEventSize), broke: true}
+// tooLarge is the error of an event over s.max.
+func (s *sseReader) tooLarge() error {
+	return &tooLargeError{what: "an SSE event", limit: int64(s.max), broke: true}
 }
 
 // sseEvent is one server-sent event.
@@ -76,10 +77,11 @@ type sseEvent struct {
 type sseReader struct {
 	br  *bufio.Reader
 	err error // a read error met inside a line, returned by the next read
+	max int   // the bound of one event: maxEventSize, or a test's
 }
 
-func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{br: bufio.NewReaderSize(&crReader{r: r}, 64<<10)}
+func newSSEReader(r io.Reader, limit int) *sseReader {
+	return &sseReader{br: bufio.NewReaderSize(&crReader{r: r}, 64<<10), max: limit}
 }
 
 // fragment returns the next piece of a line, valid until the next call;
@@ -124,10 +126,10 @@ func (s *sseReader) rest(fn func([]byte) error) error {
 
 // appendCapped appends p to buf, growing it at most to limit so that the
 // old and the new array together stay under twice the limit.
-func appendCapped(buf, p []byte, limit int) ([]byte, error) {
+func appendCapped(buf, p []byte, limit int, tooLarge func() error) ([]byte, error) {
 	need := len(buf) + len(p)
 	if need > limit {
-		return buf, errEventTooLarge()
+		return buf, tooLarge()
 	}
 	if need > cap(buf) {
 		c := min(max(2*cap(buf), need, 512), limit)
@@ -195,7 +197,7 @@ func (c *chunks) bytes() []byte {
 
 // Next returns the next event that has data or an event type; comment-only
 // blocks (keep-alives) are skipped. An event whose fields add up to more
-// than maxEventSize is an error that breaks the stream.
+// than s.max is an error that breaks the stream.
 func (s *sseReader) Next() (sseEvent, error) {
 	var ev sseEvent
 	var data chunks
@@ -255,28 +257,28 @@ func (s *sseReader) Next() (sseEvent, error) {
 		}
 		if field == "data" {
 			if hasData {
-				if err := data.write([]byte{'\n'}, maxEventSize, errEventTooLarge); err != nil {
+				if err := data.write([]byte{'\n'}, s.max, s.tooLarge); err != nil {
 					return sseEvent{}, err
 				}
 			}
 			hasData = true
-			if err := data.write(trim(first), maxEventSize, errEventTooLarge); err != nil {
+			if err := data.write(trim(first), s.max, s.tooLarge); err != nil {
 				return sseEvent{}, err
 			}
 			if more {
-				if err := s.rest(func(p []byte) error { return data.write(trim(p), maxEventSize, errEventTooLarge) }); err != nil {
+				if err := s.rest(func(p []byte) error { return data.write(trim(p), s.max, s.tooLarge) }); err != nil {
 					return sseEvent{}, err
 				}
 			}
 			continue
 		}
 		// event and id: the value counts against what the data left.
-		limit := maxEventSize - data.n
-		if value, err = appendCapped(value[:0], trim(first), limit); err != nil {
+		limit := s.max - data.n
+		if value, err = appendCapped(value[:0], trim(first), limit, s.tooLarge); err != nil {
 			return sseEvent{}, err
 		}
 		if more {
-			if err := s.rest(func(p []byte) (err error) { value, err = appendCapped(value, trim(p), limit); return err }); err != nil {
+			if err := s.rest(func(p []byte) (err error) { value, err = appendCapped(value, trim(p), limit, s.tooLarge); return err }); err != nil {
 				return sseEvent{}, err
 			}
 		}

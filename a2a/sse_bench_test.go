@@ -51,12 +51,12 @@ func BenchmarkSSEReader(b *testing.B) {
 	stream := benchSSEStream(benchArtifactFrame, frames)
 	b.SetBytes(int64(len(stream) / frames))
 	b.ReportAllocs()
-	r := newSSEReader(bytes.NewReader(stream))
+	r := newSSEReader(bytes.NewReader(stream), maxEventSize)
 	for i := 0; i < b.N; i++ {
 		ev, err := r.Next()
 		if err == io.EOF {
 			b.StopTimer()
-			r = newSSEReader(bytes.NewReader(stream))
+			r = newSSEReader(bytes.NewReader(stream), maxEventSize)
 			b.StartTimer()
 			ev, err = r.Next()
 		}
@@ -102,7 +102,7 @@ func BenchmarkSSEReaderLargeFrame(b *testing.B) {
 			b.SetBytes(int64(len(stream)))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				r := newSSEReader(&socketReader{data: stream, max: 64 << 10})
+				r := newSSEReader(&socketReader{data: stream, max: 64 << 10}, maxEventSize)
 				ev, err := r.Next()
 				if err != nil || len(ev.Data) != len(frame) {
 					b.Fatalf("got %d bytes, %v", len(ev.Data), err)

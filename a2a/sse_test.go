@@ -75,7 +75,7 @@ var sseWant = []sseEvent{
 
 func readAllSSE(t *testing.T, r io.Reader) []sseEvent {
 	t.Helper()
-	sr := newSSEReader(r)
+	sr := newSSEReader(r, maxEventSize)
 	var out []sseEvent
 	for {
 		ev, err := sr.Next()

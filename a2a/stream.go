@@ -23,7 +23,7 @@ type frameDecoder interface {
 func (c *conn) newStream(ctx context.Context, method string, frames frameDecoder) *Stream {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Stream{log: c.log, trace: c.trace, frames: frames, shape: shapeDecoder{full: frames.event}, method: method, cancel: cancel, ctx: ctx, parent: parent}
+	s := &Stream{eventMax: c.eventMax, log: c.log, trace: c.trace, frames: frames, shape: shapeDecoder{full: frames.event}, method: method, cancel: cancel, ctx: ctx, parent: parent}
 	s.stall = newStallReader(nil, c.cfg.Stall, cancel)
 	return s
 }
@@ -33,7 +33,7 @@ func (s *Stream) attach(body io.ReadCloser) {
 	s.body = body
 	s.stall.r = body
 	s.stall.touch()
-	s.sse = newSSEReader(s.stall)
+	s.sse = newSSEReader(s.stall, s.eventMax)
 }
 
 // replay makes the stream return events, then io.EOF: what a blocking
@@ -57,7 +57,9 @@ type Stream struct {
 	body   io.ReadCloser
 	sse    *sseReader
 	stall  *stallReader
-	queue  []Event
+	// eventMax bounds one SSE event (conn.eventMax).
+	eventMax int
+	queue    []Event
 	// pull, when set, gives the events after queue (a polled task).
 	pull   func() (Event, error)
 	closed atomic.Bool

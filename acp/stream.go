@@ -26,9 +26,10 @@ import (
 //
 // Its output is the queue (queue.go): one writer goroutine.
 type stream struct {
-	in  *bufio.Reader
-	log *slog.Logger
-	out *queue
+	in      *bufio.Reader
+	log     *slog.Logger
+	out     *queue
+	lineMax int // lineMaxBytes; a test sets it lower
 
 	// parked holds the params of the big request just read (see accept).
 	parked    json.RawMessage
@@ -37,20 +38,20 @@ type stream struct {
 }
 
 func newStream(in io.Reader, out io.Writer, log *slog.Logger) *stream {
-	return &stream{in: bufio.NewReaderSize(in, 64<<10), log: log, out: newQueue(out)}
+	return &stream{in: bufio.NewReaderSize(in, 64<<10), log: log, out: newQueue(out), lineMax: lineMaxBytes}
 }
 
-// lineMax bounds one stdin line (SPEC §13). Tests lower it.
-var lineMax = 64 << 20
+// lineMaxBytes bounds one stdin line (SPEC §13).
+const lineMaxBytes = 64 << 20
 
 // ReadObject reads the next valid JSON-RPC message into v. A line over
-// lineMax is answered -32600 "message too large" and skipped without being
+// s.lineMax is answered -32600 "message too large" and skipped without being
 // kept.
 func (s *stream) ReadObject(v any) error {
 	for {
 		line, tooLarge, err := s.readLine()
 		if tooLarge {
-			s.log.Warn("a stdin line is over the limit; skipped", "limit", lineMax)
+			s.log.Warn("a stdin line is over the limit; skipped", "limit", s.lineMax)
 			s.answerLine(nil, CodeInvalidRequest, "message too large")
 		} else if line = bytes.TrimSpace(line); len(line) > 0 {
 			if s.accept(line, v) {
@@ -64,14 +65,14 @@ func (s *stream) ReadObject(v any) error {
 }
 
 // readLine reads one line in pieces and joins them once. A line over
-// lineMax reports tooLarge; its rest is read and dropped.
+// s.lineMax reports tooLarge; its rest is read and dropped.
 func (s *stream) readLine() (line []byte, tooLarge bool, err error) {
 	var pieces [][]byte
 	n := 0
 	for {
 		frag, err := s.in.ReadSlice('\n')
 		full := errors.Is(err, bufio.ErrBufferFull)
-		if n+len(bytes.TrimRight(frag, "\r\n")) > lineMax {
+		if n+len(bytes.TrimRight(frag, "\r\n")) > s.lineMax {
 			for full {
 				_, err = s.in.ReadSlice('\n')
 				full = errors.Is(err, bufio.ErrBufferFull)

@@ -21,12 +21,13 @@ func (h *initOnly) Handle(_ context.Context, req *Request) {
 	_ = h.c.Reply(req, nil, MethodNotFound(req.Method))
 }
 
-// startConn serves a connection that answers initialize, driven by the
-// schema-checking test client.
-func startConn(t *testing.T) *acptest.Client {
+// startConn serves a connection that answers initialize and bounds a stdin
+// line at lineMax, driven by the schema-checking test client.
+func startConn(t *testing.T, lineMax int) *acptest.Client {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := NewConn(inR, outW, slog.New(slog.DiscardHandler))
+	c.s.lineMax = lineMax
 	c.Start(context.Background(), &initOnly{c: c})
 	t.Cleanup(func() { inW.Close(); <-c.Done(); outW.Close() })
 	return acptest.NewClient(t, outR, inW, nil)
@@ -36,10 +37,7 @@ func startConn(t *testing.T) *acptest.Client {
 // large" with a null id, whatever it holds; the rest of it is skipped and
 // the next line, just under the limit, is served.
 func TestStdinLineCap(t *testing.T) {
-	old := lineMax
-	lineMax = 1 << 20
-	t.Cleanup(func() { lineMax = old })
-	s := startConn(t)
+	s := startConn(t, 1<<20)
 	big := `{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":1,"pad":"` + strings.Repeat("p", 3<<20) + `"}}`
 	s.WriteLine([]byte(big))
 	s.WaitFor("the -32600 answer", func(ms []acptest.Message) bool {

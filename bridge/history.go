@@ -356,10 +356,10 @@ func (s *Server) register(id, cwd string, turns []pastTurn, named bool) *session
 }
 
 // What one session/load reads at most (SPEC §13), and what the replay
-// says first when that cut the history. Tests lower loadBytesMax.
-var loadBytesMax int64 = 64 << 20
-
+// says first when that cut the history. Options.loadBytes, when set,
+// stands for loadBytesMax.
 const (
+	loadBytesMax    = 64 << 20
 	loadPagesMax    = 100
 	earlierNotShown = "(earlier turns not shown)"
 )
@@ -376,8 +376,12 @@ func cutShort(err error) bool {
 // reads at most loadBytesMax and loadPagesMax requests, newest turns first;
 // cut reports that older turns were left out.
 func (s *Server) threadTurns(ctx context.Context, c *a2a.Client, id string) (out []pastTurn, cut bool, err error) {
+	loadBytes := s.opts.loadBytes
+	if loadBytes == 0 {
+		loadBytes = loadBytesMax
+	}
 	budget := func() context.Context {
-		return a2a.WithReadBudget(ctx, a2a.NewReadBudget(loadBytesMax, loadPagesMax))
+		return a2a.WithReadBudget(ctx, a2a.NewReadBudget(loadBytes, loadPagesMax))
 	}
 	bctx := budget()
 	ts, err := c.Operator().Turns(bctx, id)

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/internal/acptest"
 )
 
@@ -100,9 +101,6 @@ func (l *endlessPages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // and replays the newest turns it read after one "(earlier turns not
 // shown)".
 func TestLoadBudget(t *testing.T) {
-	old := loadBytesMax
-	loadBytesMax = 4 << 20
-	t.Cleanup(func() { loadBytesMax = old })
 	for _, tc := range []struct {
 		name      string
 		pad       int
@@ -113,7 +111,7 @@ func TestLoadBudget(t *testing.T) {
 			f := &fakeAgent{t: t, name: "Fake Agent"}
 			lp := &endlessPages{f: f, ctx: id, pad: tc.pad}
 			f.url = startFake(t, lp)
-			s := startShim(t, f.url, nil, nil)
+			s := startShim(t, f.url, func(o *Options, _ *a2a.Config) { o.loadBytes = 4 << 20 }, nil)
 			s.init(t)
 			if m := s.Call("session/load", loadArgs(id, "/w")); m.Error != nil {
 				t.Fatalf("load: %v", m.Error)

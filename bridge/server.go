@@ -66,6 +66,10 @@ type Options struct {
 	CredentialSource func() string
 	// Log receives diagnostics (stderr).
 	Log *slog.Logger
+
+	// loadBytes bounds the bytes one session/load reads; 0 means
+	// loadBytesMax. A test sets it lower.
+	loadBytes int64
 }
 
 // defaultPrefix prefixes minted context ids until initialize names the

@@ -104,16 +104,16 @@ type Index struct {
 	now  func() time.Time
 	// writes counts the completed writes of this Index.
 	writes atomic.Uint64
+	// beforeRename, when set, runs after the temporary file is written
+	// and synced and before it is renamed over the index (a test
+	// simulates a crash).
+	beforeRename func(tmp string)
 }
 
 // procMu serializes this process's accesses to any index: on platforms
 // where the advisory lock is per process (fcntl) rather than per open file,
 // the file lock alone would not exclude other goroutines.
 var procMu sync.RWMutex
-
-// testHookBeforeRename, when set, runs after the temporary file is written
-// and synced and before it is renamed over the index (tests simulate a crash).
-var testHookBeforeRename func(tmp string)
 
 // Open returns an index stored at dir/threads.json. It does no I/O; the
 // directory and the file are created by the first write. A nil log discards.
@@ -290,7 +290,7 @@ func (ix *Index) write(apply func(*document)) error {
 	if err != nil {
 		return err
 	}
-	if err := privfile.Replace(ix.path, data, testHookBeforeRename); err != nil {
+	if err := privfile.Replace(ix.path, data, ix.beforeRename); err != nil {
 		return fmt.Errorf("threads: write %s: %w", ix.path, err)
 	}
 	ix.writes.Add(1)

@@ -73,14 +73,14 @@ func childWriter() int {
 
 // childCrash dies after the temp file is written and synced, before rename.
 func childCrash() int {
-	testHookBeforeRename = func(tmp string) {
+	ix := Open(os.Getenv(childDir), nil)
+	ix.beforeRename = func(tmp string) {
 		if _, err := os.Stat(tmp); err != nil {
 			fmt.Fprintln(os.Stderr, "temp file missing at crash point:", err)
 			os.Exit(1)
 		}
 		os.Exit(crashExit)
 	}
-	ix := Open(os.Getenv(childDir), nil)
 	err := ix.Update(testServer, "doomed", func(e *Entry) { e.Title = "never renamed" })
 	fmt.Fprintln(os.Stderr, "Update returned instead of crashing:", err)
 	return 1
