@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	fastjson "github.com/segmentio/encoding/json"
 )
@@ -132,8 +133,9 @@ type wireFile struct {
 }
 
 type wireStatus struct {
-	State   wireEnum    `json:"state"`
-	Message *wireObject `json:"message"`
+	State     wireEnum    `json:"state"`
+	Message   *wireObject `json:"message"`
+	Timestamp string      `json:"timestamp"`
 }
 
 type wireArtifact struct {
@@ -283,7 +285,13 @@ func (s *wireStatus) status() Status {
 	if s == nil {
 		return Status{State: StateUnknown}
 	}
-	return Status{State: s.State.state(), Message: s.Message.message()}
+	st := Status{State: s.State.state(), Message: s.Message.message()}
+	if s.Timestamp != "" {
+		// RFC 3339 (1.0: a google.protobuf.Timestamp in JSON; 0.3: ISO
+		// 8601); one that does not parse is no timestamp.
+		st.Timestamp, _ = time.Parse(time.RFC3339Nano, s.Timestamp)
+	}
+	return st
 }
 
 func (a *wireArtifact) artifact() *Artifact {

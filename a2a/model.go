@@ -8,6 +8,7 @@ package a2a
 
 import (
 	"strings"
+	"time"
 )
 
 // State is a task state, normalized to the lowercase, dash-separated form
@@ -117,6 +118,9 @@ type Artifact struct {
 type Status struct {
 	State   State
 	Message *Message
+	// Timestamp is when the task entered the state (zero when the server
+	// gave none).
+	Timestamp time.Time
 }
 
 // Task is a task snapshot.

@@ -387,7 +387,9 @@ func (s *Server) threadTurns(ctx context.Context, c *a2a.Client, id string) (out
 	ts, err := c.Operator().Turns(bctx, id)
 	switch {
 	case err == nil:
-		return turnsFromOperator(ts), false, nil
+		out = turnsFromOperator(ts)
+		oldestFirst(out)
+		return out, false, nil
 	case a2a.IsUnauthorized(err), ctx.Err() != nil:
 		return nil, false, err
 	case cutShort(err):
@@ -429,6 +431,7 @@ recorded:
 	}
 	if len(out) > 0 {
 		slices.Reverse(out)
+		oldestFirst(out)
 		return out, cut, nil
 	}
 	tasks, err := c.ListTasks(bctx, id, -1)
@@ -448,6 +451,7 @@ recorded:
 	default:
 		s.log.Debug("ListTasks failed", "context", id, "err", err)
 	}
+	oldestFirst(out)
 	return out, cut, nil
 }
 

@@ -1054,6 +1054,35 @@ func TestLoadListTasks(t *testing.T) {
 	}
 }
 
+// TestLoadByStatusTime: turns are replayed oldest first by their status
+// timestamp, whatever order the server lists them in (SPEC §4.5).
+func TestLoadByStatusTime(t *testing.T) {
+	const id = "chat-zed-6-ts"
+	f := &fakeAgent{t: t, name: "Fake Agent"}
+	task := func(tid, user, ans, at string) map[string]any {
+		tk := taskResult(tid, id, "TASK_STATE_COMPLETED", ans, "")
+		tk["history"] = []any{userMsg(user)}
+		tk["status"].(map[string]any)["timestamp"] = at
+		return tk
+	}
+	lf := &listTasksFake{f: f, tasks: []any{
+		task("t2", "Second", "Two.", "2026-11-30T10:00:02.500Z"),
+		task("t3", "Third", "Three.", "2026-11-30T10:00:03Z"),
+		task("t1", "First", "One.", "2026-11-30T11:00:01+01:00"),
+	}}
+	f.url = startFake(t, lf)
+	s := startShim(t, f.url, withIndex(threads.Open(t.TempDir(), nil), f.url, nil), nil)
+	s.init(t)
+	if m := s.Call("session/load", loadArgs(id, "/w")); m.Error != nil {
+		t.Fatalf("load: %v", m.Error)
+	}
+	want := "user_message_chunk First\nagent_message_chunk One.\nuser_message_chunk Second\nagent_message_chunk Two.\n" +
+		"user_message_chunk Third\nagent_message_chunk Three.\n"
+	if got := transcript(decodeUpdates(t, s.Updates(id))); got != want {
+		t.Errorf("replay:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // TestRealServerLoad: against the a2a-go v2 server, with no operator API:
 // a thread made in one shim process is loaded in another from the same
 // index, its history read back with GetTask; the index holds cwd, title,

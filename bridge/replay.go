@@ -41,7 +41,19 @@ func turnsFromOperator(ts []a2a.Turn) []pastTurn {
 }
 
 func turnFromTask(t *a2a.Task) pastTurn {
-	return pastTurn{taskID: t.ID, state: t.Status.State, status: t.Status, artifacts: t.Artifacts, history: t.History}
+	return pastTurn{taskID: t.ID, state: t.Status.State, updated: t.Status.Timestamp, status: t.Status, artifacts: t.Artifacts, history: t.History}
+}
+
+// oldestFirst orders turns by their status timestamp, oldest first, then
+// by the order the server gave (SPEC §4.5); a thread where some turn has
+// no timestamp keeps the server's order.
+func oldestFirst(ts []pastTurn) {
+	for i := range ts {
+		if ts[i].updated.IsZero() {
+			return
+		}
+	}
+	slices.SortStableFunc(ts, func(a, b pastTurn) int { return a.updated.Compare(b.updated) })
 }
 
 // firstUserText is the text of the turn's first user message that is not
