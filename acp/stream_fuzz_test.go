@@ -47,11 +47,12 @@ func FuzzStdioLine(f *testing.F) {
 			if !json.Valid(m) {
 				t.Fatalf("handed on invalid JSON %q", m)
 			}
-			var probe struct {
-				Method *string `json:"method"`
-			}
+			// A request as jsonrpc2 reads one: an exact "method" key
+			// (encoding/json's struct fields would also match "mEthod";
+			// jsonrpc2 answers such a line -32600 itself).
+			var probe map[string]json.RawMessage
 			_ = json.Unmarshal(m, &probe)
-			if probe.Method != nil {
+			if _, ok := probe["method"]; ok {
 				if err := json.Unmarshal(m, &req); err != nil {
 					t.Fatalf("handed on a request jsonrpc2 cannot read: %q: %v", m, err)
 				}

@@ -64,3 +64,25 @@ func TestStdinLineCap(t *testing.T) {
 		t.Fatalf("the next line: %v", m.Error)
 	}
 }
+
+// TestMethodKeyExact: a line whose only method-like key is spelled in
+// another case ("mEthod") is no request to jsonrpc2: it is answered -32600
+// with its id and the connection goes on serving.
+func TestMethodKeyExact(t *testing.T) {
+	s := startConn(t, lineMaxBytes)
+	s.WriteLine([]byte(`{"jsonrpc":"2.0","id":7,"mEthod":"initialize","params":{"protocolVersion":1}}`))
+	m := s.Call("initialize", map[string]any{"protocolVersion": 1})
+	if m.Error != nil {
+		t.Fatalf("not served after the odd line: %+v", m.Error)
+	}
+	var odd *acptest.Message
+	for _, x := range s.Messages() {
+		if string(x.ID) == "7" {
+			odd = &x
+			break
+		}
+	}
+	if odd == nil || odd.Error == nil || odd.Error.Code != -32600 {
+		t.Fatalf("the odd line's answer: %+v", odd)
+	}
+}
