@@ -148,8 +148,11 @@ func appendCapped(buf, p []byte, limit int, tooLarge func() error) ([]byte, erro
 // limit once, and a whole one is copied once into a buffer of its size
 // (twice its size at the moment of the copy, never more).
 type chunks struct {
-	bufs [][]byte
-	n    int
+	// first is the first piece, kept out of bufs: an event of one data
+	// line (the common case) costs one allocation of its size.
+	first []byte
+	bufs  [][]byte
+	n     int
 }
 
 const chunkMax = 1 << 20
@@ -160,13 +163,23 @@ func (c *chunks) write(p []byte, limit int, errTooLarge func() error) error {
 		return errTooLarge()
 	}
 	c.n += len(p)
+	if c.first == nil && len(p) > 0 {
+		c.first = make([]byte, 0, min(len(p), chunkMax))
+	}
 	for len(p) > 0 {
+		if len(c.bufs) == 0 && len(c.first) < cap(c.first) {
+			m := min(len(p), cap(c.first)-len(c.first))
+			c.first = append(c.first, p[:m]...)
+			p = p[m:]
+			continue
+		}
 		k := len(c.bufs) - 1
 		if k < 0 || len(c.bufs[k]) == cap(c.bufs[k]) {
-			size := max(len(p), 512)
+			prev := cap(c.first)
 			if k >= 0 {
-				size = max(size, 2*cap(c.bufs[k]))
+				prev = cap(c.bufs[k])
 			}
+			size := max(len(p), 512, 2*prev)
 			c.bufs = append(c.bufs, make([]byte, 0, min(size, chunkMax)))
 			k++
 		}
@@ -179,19 +192,17 @@ func (c *chunks) write(p []byte, limit int, errTooLarge func() error) error {
 
 // bytes returns what was written, in one buffer; c is empty after.
 func (c *chunks) bytes() []byte {
-	var out []byte
-	switch len(c.bufs) {
-	case 0:
-	case 1:
-		out = c.bufs[0]
-	default:
+	out := c.first
+	if len(c.bufs) > 0 {
 		out = make([]byte, 0, c.n)
+		out = append(out, c.first...)
+		c.first = nil
 		for i, b := range c.bufs {
 			out = append(out, b...)
 			c.bufs[i] = nil
 		}
 	}
-	c.bufs, c.n = nil, 0
+	c.first, c.bufs, c.n = nil, nil, 0
 	return out
 }
 

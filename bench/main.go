@@ -129,6 +129,10 @@ func run(c config) error {
 		return err
 	}
 	defer os.RemoveAll(work)
+	// The sessions' cwd lives here: ACP wants it absolute.
+	if work, err = filepath.Abs(work); err != nil {
+		return err
+	}
 	b := &bench{cfg: c, home: filepath.Join(work, "home"), log: os.Stderr}
 	for _, d := range []string{b.home, filepath.Join(work, "state"), filepath.Join(work, "config")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
