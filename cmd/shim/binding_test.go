@@ -79,3 +79,14 @@ func TestSessionOverHTTPJSON(t *testing.T) {
 		t.Errorf("answer %q", text.String())
 	}
 }
+
+// TestLoginOverHTTPJSON: shim login probes the token over the binding
+// --binding names, like every other command (one client configuration).
+func TestLoginOverHTTPJSON(t *testing.T) {
+	url := startRESTAgent(t)
+	e := newShimEnv(t)
+	r := e.run(t, "tok-login-rest-0001\n", "login", "--url", url, "--endpoint", url+"/rest", "--binding", "http+json")
+	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "accepted the token") {
+		t.Fatalf("login over HTTP+JSON: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -114,9 +114,9 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 	default:
 		t.row("token", vOK, "from "+sourceName(src, s.store.Path()))
 	}
-	client, err := a2a.New(a2a.Config{URL: u, Slug: s.slug, Endpoint: s.endpoint, Token: tok, Version: s.a2aVersion, Binding: s.binding,
-		AllowInsecureHTTP: s.allowInsecure, Log: s.log, Timeout: 15 * time.Second, UserAgent: "shim/" + versionOrDev(),
-		OAuth: s.oauthFor(c, key, tok, src)})
+	cfg := s.clientConfig(u, 15*time.Second)
+	cfg.Token, cfg.OAuth = tok, s.oauthFor(c, key, tok, src)
+	client, err := a2a.New(cfg)
 	if err != nil {
 		t.row("client", vFail, err.Error())
 		skipRest("no client")

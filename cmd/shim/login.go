@@ -181,8 +181,9 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 		return &exitError{code: 2, msg: "the agent signs in with HTTP basic: give user:password (the user name, a colon, the password); nothing was stored"}
 	}
 	addSecret(token)
-	client, err := a2a.New(a2a.Config{URL: url, Slug: s.slug, Endpoint: s.endpoint, Token: token, Version: s.a2aVersion,
-		AllowInsecureHTTP: s.allowInsecure, Log: s.log, Timeout: 10 * time.Second, UserAgent: "shim/" + versionOrDev()})
+	cfg := s.clientConfig(url, 10*time.Second)
+	cfg.Token = token
+	client, err := a2a.New(cfg)
 	if err != nil {
 		return err
 	}

@@ -29,8 +29,7 @@ func (s *settings) loginSecurity(ctx context.Context, url string) *a2a.Security 
 	if s.endpoint != "" {
 		return nil
 	}
-	client, err := a2a.New(a2a.Config{URL: url, Slug: s.slug, Version: s.a2aVersion, AllowInsecureHTTP: s.allowInsecure,
-		Log: s.log, Timeout: 10 * time.Second, UserAgent: "shim/" + versionOrDev()})
+	client, err := a2a.New(s.clientConfig(url, 10*time.Second)) // reached only without --endpoint
 	if err != nil {
 		return nil
 	}
@@ -126,9 +125,9 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, key string, sc
 		}
 		return &exitError{code: 1, msg: fmt.Sprintf("the sign-in to %s failed: %v; nothing was stored", key, err)}
 	}
-	client, err := a2a.New(a2a.Config{URL: url, Slug: s.slug, Endpoint: s.endpoint, Version: s.a2aVersion,
-		AllowInsecureHTTP: s.allowInsecure, Log: s.log, Timeout: 10 * time.Second, UserAgent: "shim/" + versionOrDev(),
-		OAuth: &a2a.OAuth{Token: tok, ClientSecret: secret}})
+	cfg := s.clientConfig(url, 10*time.Second)
+	cfg.OAuth = &a2a.OAuth{Token: tok, ClientSecret: secret}
+	client, err := a2a.New(cfg)
 	if err != nil {
 		return err
 	}

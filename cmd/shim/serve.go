@@ -218,12 +218,19 @@ func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2a.Client, e
 	} else {
 		s.log.Debug("no bearer token for this URL", "url", key)
 	}
-	return a2a.New(a2a.Config{
-		URL: url, Slug: s.slug, Endpoint: s.endpoint, Token: tok, Version: s.a2aVersion, Binding: s.binding,
-		AllowInsecureHTTP: s.allowInsecure, Stall: s.stall, Timeout: timeout, UserAgent: "shim/" + versionOrDev(),
-		Log: s.log, Trace: s.trace, Profile: s.profile,
-		OAuth: s.oauthFor(c, key, tok, src), // a stored OAuth sign-in, renewed as needed (login_oauth.go)
-	})
+	cfg := s.clientConfig(url, timeout)
+	cfg.Token, cfg.Stall, cfg.Trace = tok, s.stall, s.trace
+	cfg.OAuth = s.oauthFor(c, key, tok, src) // a stored OAuth sign-in, renewed as needed (login_oauth.go)
+	return a2a.New(cfg)
+}
+
+// clientConfig is the A2A client configuration every command builds on:
+// the agent's address, dialect and binding as the flags give them. Each
+// caller adds its credential (and serving its stall and trace).
+func (s *settings) clientConfig(url string, timeout time.Duration) a2a.Config {
+	return a2a.Config{URL: url, Slug: s.slug, Endpoint: s.endpoint, Version: s.a2aVersion, Binding: s.binding,
+		Profile: s.profile, AllowInsecureHTTP: s.allowInsecure, Log: s.log, Timeout: timeout,
+		UserAgent: "shim/" + versionOrDev()}
 }
 
 // reload re-reads the URL (when --url is not given: the last login's may
