@@ -17,8 +17,9 @@ func threadsAction(c *cli.Context) error {
 	}
 	ix := threads.Open(stateDir(c), s.log)
 	groups := map[string][]threads.Item{}
-	_, key := s.current()
-	if s.flagURL != "" && key != "" {
+	key := s.indexKey()
+	chosen := key != "" && (s.flagURL != "" || s.flagCard != "" || s.endpoint != "")
+	if chosen {
 		items, err := ix.List(key)
 		if err != nil {
 			return err
@@ -32,7 +33,7 @@ func threadsAction(c *cli.Context) error {
 	w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
 	n := 0
 	for server, items := range groups {
-		if len(groups) > 1 || flagString(c, "url") == "" {
+		if !chosen {
 			fmt.Fprintf(w, "# %s\n", server)
 		}
 		fmt.Fprintln(w, "ID\tCWD\tTITLE\tUPDATED")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -153,24 +154,28 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 		out = os.Stderr
 	}
 	con := newConsole(out)
-	def, _ := s.current()
-	url, err := askURL(con, def, s.slug)
-	if err != nil {
-		return err
-	}
-	key, err := credentials.Normalize(url, s.slug)
-	if err != nil {
-		return urlError(url, err)
+	url, key := s.current()
+	card := s.cardURL()
+	if s.flagCard == "" {
+		// Asked on a terminal (a card URL may be typed too), offering the
+		// URL given or remembered.
+		answer, err := askURL(con, cmp.Or(url, card), s.slug)
+		if err != nil {
+			return err
+		}
+		if url, card, key, err = target(answer, "", s.slug); err != nil {
+			return err
+		}
 	}
 	// The card says how the agent signs in (login_oauth.go).
 	sctx, scancel := context.WithTimeout(c.Context, 40*time.Second)
-	sec := s.loginSecurity(sctx, url)
+	sec := s.loginSecurity(sctx, url, card)
 	scancel()
 	switch {
 	case sec != nil && sec.Unmet != "":
 		return &exitError{code: 1, msg: fmt.Sprintf("the agent card at %s asks for a sign-in shim cannot do: %s; nothing was stored", key, sec.Unmet)}
 	case sec != nil && sec.Scheme.OAuth():
-		return s.oauthLogin(c, out, url, key, sec.Scheme)
+		return s.oauthLogin(c, out, url, card, key, sec.Scheme)
 	}
 	label := secretLabel(sec)
 	token, err := askToken(con, key, label)
@@ -181,7 +186,7 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 		return &exitError{code: 2, msg: "the agent signs in with HTTP basic: give user:password (the user name, a colon, the password); nothing was stored"}
 	}
 	addSecret(token)
-	cfg := s.clientConfig(url, 10*time.Second)
+	cfg := s.clientConfig(url, card, 10*time.Second)
 	cfg.Token = token
 	client, err := a2a.New(cfg)
 	if err != nil {

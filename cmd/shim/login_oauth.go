@@ -25,11 +25,11 @@ import (
 // loginSecurity reads the card (without a credential) to learn how the
 // agent signs in; nil when it cannot be read (then a bearer token is
 // asked for, as the card names no scheme).
-func (s *settings) loginSecurity(ctx context.Context, url string) *a2a.Security {
+func (s *settings) loginSecurity(ctx context.Context, url, cardURL string) *a2a.Security {
 	if s.endpoint != "" {
 		return nil
 	}
-	client, err := a2a.New(s.clientConfig(url, 10*time.Second)) // reached only without --endpoint
+	client, err := a2a.New(s.clientConfig(url, cardURL, 10*time.Second)) // reached only without --endpoint
 	if err != nil {
 		return nil
 	}
@@ -85,7 +85,7 @@ func readSecretFile(path string) (string, error) {
 }
 
 // oauthLogin runs the OAuth flow the card offers and stores the tokens.
-func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, key string, scheme *a2a.Scheme) error {
+func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key string, scheme *a2a.Scheme) error {
 	secret, err := readSecretFile(flagString(c, "oauth-client-secret-file"))
 	if err != nil {
 		return &exitError{code: 2, msg: err.Error()}
@@ -125,7 +125,7 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, key string, sc
 		}
 		return &exitError{code: 1, msg: fmt.Sprintf("the sign-in to %s failed: %v; nothing was stored", key, err)}
 	}
-	cfg := s.clientConfig(url, 10*time.Second)
+	cfg := s.clientConfig(url, card, 10*time.Second)
 	cfg.OAuth = &a2a.OAuth{Token: tok, ClientSecret: secret}
 	client, err := a2a.New(cfg)
 	if err != nil {
