@@ -6,12 +6,14 @@ package main
 // handed to the client to renew.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -126,7 +128,15 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 		return &exitError{code: 1, msg: fmt.Sprintf("the sign-in to %s failed: %v; nothing was stored", key, err)}
 	}
 	cfg := s.clientConfig(url, card, 10*time.Second)
-	cfg.OAuth = &a2a.OAuth{Token: tok, ClientSecret: secret}
+	// The check may renew the token (a 401, or one that expires within
+	// the renewal margin): then what the renewal gave is what is stored,
+	// the issued refresh token being spent (SPEC §12.1).
+	var renewed sync.Mutex
+	cfg.OAuth = &a2a.OAuth{Token: tok, ClientSecret: secret, OnRefresh: func(t a2a.OAuthToken) {
+		renewed.Lock()
+		tok = t
+		renewed.Unlock()
+	}}
 	client, err := a2a.New(cfg)
 	if err != nil {
 		return err
@@ -134,6 +144,8 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 	pctx, pcancel := context.WithTimeout(c.Context, 40*time.Second)
 	defer pcancel()
 	perr := client.Probe(pctx)
+	renewed.Lock()
+	defer renewed.Unlock()
 	switch {
 	case perr == nil:
 		fmt.Fprintf(out, "The agent at %s accepted the sign-in.\n", key)
@@ -199,6 +211,7 @@ func (s *settings) oauthFor(c *cli.Context, key, tok, src string) *a2a.OAuth {
 		Token: a2a.OAuthToken{AccessToken: tok, RefreshToken: rec.RefreshToken, Expiry: rec.ExpiryTime(),
 			TokenURL: rec.TokenURL, ClientID: clientID},
 		ClientSecret: secret,
+		Shared:       storedSignIn{s: s, key: key, clientID: clientID},
 		OnRefresh: func(t a2a.OAuthToken) {
 			if _, err := s.store.SaveOAuth(key, t.AccessToken, recordOf(t)); err != nil {
 				s.log.Warn("could not store the renewed OAuth token; it is used until shim exits", "url", key, "err", err)
@@ -207,6 +220,37 @@ func (s *settings) oauthFor(c *cli.Context, key, tok, src string) *a2a.OAuth {
 			s.log.Info("renewed the OAuth access token", "url", key)
 		},
 	}
+}
+
+// storedSignIn is the OAuth sign-in stored for key, as every shim process
+// sees it: a renewal re-reads it under the store's renewal lock (SPEC
+// §12.1), so two editor windows that find it expired renew it once.
+type storedSignIn struct {
+	s        *settings
+	key      string
+	clientID string // the --oauth-client-id fallback, as oauthFor takes it
+}
+
+func (st storedSignIn) Lock(ctx context.Context) (a2a.OAuthToken, bool, func(), error) {
+	unlock, err := st.s.store.LockRenewal(func() {
+		st.s.log.Info("another shim is renewing the OAuth sign-in; waiting for it", "url", st.key)
+	})
+	if err != nil {
+		return a2a.OAuthToken{}, false, nil, err
+	}
+	tok, _, err := st.s.store.Token(st.key)
+	var rec *credentials.OAuthRecord
+	if err == nil && tok != "" {
+		rec, err = st.s.store.OAuth(st.key)
+	}
+	if err != nil || rec == nil {
+		if err != nil {
+			st.s.log.Warn("could not re-read the stored OAuth sign-in; renewing the one read at start", "url", st.key, "err", err)
+		}
+		return a2a.OAuthToken{}, false, unlock, nil
+	}
+	return a2a.OAuthToken{AccessToken: tok, RefreshToken: rec.RefreshToken, Expiry: rec.ExpiryTime(),
+		TokenURL: rec.TokenURL, ClientID: cmp.Or(rec.ClientID, st.clientID)}, true, unlock, nil
 }
 
 // securityRows are doctor's rows about signing in: the scheme in use and
