@@ -96,8 +96,7 @@ func TestCardURLOrigin(t *testing.T) {
 	}))
 	defer elsewhere.Close()
 	var rec recorder
-	var self *httptest.Server
-	self = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	self := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x := rec.add(r)
 		w.Header().Set("Content-Type", "application/json")
 		switch {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/shimdev/shim/internal/termsafe"
 	"github.com/shimdev/shim/threads"
 )
 
@@ -34,16 +35,17 @@ func threadsAction(c *cli.Context) error {
 	n := 0
 	for server, items := range groups {
 		if !chosen {
-			fmt.Fprintf(w, "# %s\n", server)
+			fmt.Fprintf(w, "# %s\n", termsafe.String(server))
 		}
 		fmt.Fprintln(w, "ID\tCWD\tTITLE\tUPDATED")
 		for _, it := range items {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", it.ID, it.CWD, it.Title, it.UpdatedAt.Local().Format(time.RFC3339))
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", termsafe.String(it.ID), termsafe.String(it.CWD), termsafe.String(it.Title),
+				it.UpdatedAt.Local().Format(time.RFC3339))
 			n++
 		}
 	}
 	if n == 0 {
-		fmt.Fprintf(w, "No threads yet (index: %s).\n", ix.Path())
+		fmt.Fprintf(w, "No threads yet (index: %s).\n", termsafe.String(ix.Path()))
 	}
 	return w.Flush()
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/credentials"
 	"github.com/shimdev/shim/internal/randid"
+	"github.com/shimdev/shim/internal/termsafe"
 )
 
 // Verdicts of doctor's rows. Only FAIL makes the exit status 1.
@@ -38,7 +39,8 @@ func (t *doctorTable) row(check, verdict, detail string) {
 	if verdict == vFail {
 		t.failed++
 	}
-	fmt.Fprintf(t.w, "%s\t%s\t%s\n", check, verdict, detail)
+	// A detail quotes the server (a card name, an error body) and paths.
+	fmt.Fprintf(t.w, "%s\t%s\t%s\n", check, verdict, termsafe.String(detail))
 }
 
 // optionalAPIs are the operator API routes doctor asks about, each with a

@@ -22,6 +22,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/credentials"
 	"github.com/shimdev/shim/internal/redact"
+	"github.com/shimdev/shim/internal/termsafe"
 )
 
 // loginSecurity reads the card (without a credential) to learn how the
@@ -99,14 +100,14 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 		ClientID: strings.TrimSpace(flagString(c, "oauth-client-id")), ClientSecret: secret,
 		Scopes: a2a.ParseScopes(flagString(c, "oauth-scopes")),
 		DeviceCode: func(uri, complete, code string) {
-			fmt.Fprintf(out, "To sign in, open %s and enter the code %s\n", uri, code)
+			fmt.Fprintf(out, "To sign in, open %s and enter the code %s\n", termsafe.String(uri), termsafe.String(code))
 			if complete != "" {
-				fmt.Fprintf(out, "(or open %s)\n", complete)
+				fmt.Fprintf(out, "(or open %s)\n", termsafe.String(complete))
 			}
 			fmt.Fprintln(out, "Waiting for the sign-in to finish…")
 		},
 		OpenURL: func(u string) {
-			fmt.Fprintf(out, "To sign in, open this URL in a browser on this machine:\n\n  %s\n\nWaiting for the sign-in to come back to shim…\n", u)
+			fmt.Fprintf(out, "To sign in, open this URL in a browser on this machine:\n\n  %s\n\nWaiting for the sign-in to come back to shim…\n", termsafe.String(u))
 		},
 	}
 	if l.ClientID == "" {
@@ -119,7 +120,7 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 	if err != nil {
 		return &exitError{code: 1, msg: fmt.Sprintf("cannot sign in to %s: %v; nothing was stored", key, err)}
 	}
-	fmt.Fprintf(out, "The agent at %s signs in with OAuth 2.0 (%s flow).\n", key, plan.Flow)
+	fmt.Fprintf(out, "The agent at %s signs in with OAuth 2.0 (%s flow).\n", termsafe.String(key), plan.Flow)
 	tok, err := l.Run(ctx, plan)
 	if err != nil {
 		if errors.Is(err, a2a.ErrNoClientID) {
@@ -148,12 +149,12 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 	defer renewed.Unlock()
 	switch {
 	case perr == nil:
-		fmt.Fprintf(out, "The agent at %s accepted the sign-in.\n", key)
+		fmt.Fprintf(out, "The agent at %s accepted the sign-in.\n", termsafe.String(key))
 	case a2a.IsUnauthorized(perr):
 		return &exitError{code: 1, msg: fmt.Sprintf("the agent at %s refused the token the authorization server issued (HTTP %d); nothing was stored. "+
 			"Check --oauth-client-id and --oauth-scopes.", key, statusOf(perr))}
 	default:
-		fmt.Fprintf(out, "warning: could not check the sign-in: %v\nwarning: storing it anyway; run `shim doctor` once the agent is reachable.\n", perr)
+		fmt.Fprintf(out, "warning: could not check the sign-in: %s\nwarning: storing it anyway; run `shim doctor` once the agent is reachable.\n", termsafe.String(perr.Error()))
 	}
 	where, err := s.store.SaveOAuth(key, tok.AccessToken, recordOf(tok))
 	if err != nil {
@@ -161,9 +162,9 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 	}
 	switch where {
 	case credentials.SourceKeyring:
-		fmt.Fprintf(out, "Stored the sign-in in the OS keyring (service %q, account %s).\n", credentials.Service, key)
+		fmt.Fprintf(out, "Stored the sign-in in the OS keyring (service %q, account %s).\n", credentials.Service, termsafe.String(key))
 	default:
-		fmt.Fprintf(out, "Stored the sign-in in %s (mode 0600).\n", s.store.Path())
+		fmt.Fprintf(out, "Stored the sign-in in %s (mode 0600).\n", termsafe.String(s.store.Path()))
 	}
 	if !tok.Expiry.IsZero() {
 		renew := "shim renews it with the refresh token"
@@ -172,7 +173,7 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 		}
 		fmt.Fprintf(out, "The access token expires at %s; %s.\n", tok.Expiry.UTC().Format(time.RFC3339), renew)
 	}
-	fmt.Fprintf(out, "Editors can now start `shim` without --url: it defaults to %s.\n", key)
+	fmt.Fprintf(out, "Editors can now start `shim` without --url: it defaults to %s.\n", termsafe.String(key))
 	return nil
 }
 

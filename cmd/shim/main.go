@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/shimdev/shim/internal/termsafe"
 )
 
 // Stamped by the release build (-ldflags -X).
@@ -84,7 +86,8 @@ func main() {
 			code = ee.code
 		}
 		if err.Error() != "" {
-			fmt.Fprintln(stderr, "shim:", err)
+			// An error may quote the server (a body, an OAuth error).
+			fmt.Fprintln(stderr, "shim:", termsafe.String(err.Error()))
 		}
 		os.Exit(code)
 	}
