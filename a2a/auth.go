@@ -5,9 +5,11 @@ package a2a
 // §12.1). The refresh token goes only to the token URL.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -35,8 +37,23 @@ type OAuth struct {
 	Token OAuthToken
 	// ClientSecret is sent to the token URL when refreshing, if set.
 	ClientSecret string
-	// OnRefresh is called with every renewed token (to store it).
+	// OnRefresh is called with every renewed token (to store it). With
+	// Shared, it is called before the lock is released.
 	OnRefresh func(OAuthToken)
+	// Shared, when set, is the sign-in as it is stored for every process
+	// (SPEC §12.1): a renewal runs under its lock and starts from what
+	// is stored then, so a token another process renewed is taken as it
+	// is and a refresh token is never sent twice.
+	Shared SharedSignIn
+}
+
+// SharedSignIn is a stored OAuth sign-in that several processes (two
+// editor windows) or clients renew.
+type SharedSignIn interface {
+	// Lock takes the lock every renewal of the sign-in runs under, and
+	// reads the sign-in stored now (ok false when none is). unlock
+	// releases the lock.
+	Lock(ctx context.Context) (stored OAuthToken, ok bool, unlock func(), err error)
 }
 
 // expiryDelta renews a token this long before it expires.
@@ -47,6 +64,7 @@ type authState struct {
 	origin string
 	base   http.RoundTripper
 	now    func() time.Time
+	log    *slog.Logger
 
 	mu       sync.Mutex
 	secret   string
@@ -55,7 +73,7 @@ type authState struct {
 }
 
 func newAuthState(cfg *Config) *authState {
-	a := &authState{base: cfg.Transport, secret: cfg.Token, now: time.Now}
+	a := &authState{base: cfg.Transport, secret: cfg.Token, now: time.Now, log: cfg.Log}
 	if cfg.OAuth != nil {
 		o := *cfg.OAuth
 		a.oauth = &o
@@ -111,7 +129,7 @@ func (a *authState) check() error {
 // past its expiry. The caller checked that req goes to --url's origin.
 func (a *authState) apply(req *http.Request) error {
 	a.mu.Lock()
-	expired := a.oauth != nil && !a.oauth.Token.Expiry.IsZero() && !a.now().Before(a.oauth.Token.Expiry.Add(-expiryDelta))
+	expired := a.oauth != nil && a.stale(a.oauth.Token)
 	current := a.secret
 	a.mu.Unlock()
 	if expired {
@@ -135,9 +153,17 @@ func (a *authState) apply(req *http.Request) error {
 	return nil
 }
 
+// stale reports whether t expires within the renewal margin (the margin
+// golang.org/x/oauth2 uses too). The caller holds a.mu.
+func (a *authState) stale(t OAuthToken) bool {
+	return !t.Expiry.IsZero() && !a.now().Before(t.Expiry.Add(-expiryDelta))
+}
+
 // refresh renews the OAuth token once: when the token in use is no longer
 // sent (another request renewed it), it returns the new one. refused is
-// the 401 answer that asked for it, if any.
+// the 401 answer that asked for it, if any. With a shared sign-in, it
+// renews under the shared lock: a token another process stored since is
+// taken instead, and a renewal starts from the stored refresh token.
 func (a *authState) refresh(ctx context.Context, sent string, refused error) (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -148,6 +174,33 @@ func (a *authState) refresh(ctx context.Context, sent string, refused error) (st
 		return a.secret, nil
 	}
 	t := a.oauth.Token
+	if sh := a.oauth.Shared; sh != nil {
+		stored, ok, unlock, err := sh.Lock(ctx)
+		switch {
+		case err != nil:
+			a.log.Warn("could not lock the stored OAuth sign-in; renewing without the lock", "err", redact.Default.String(err.Error()))
+		default:
+			defer unlock()
+			if ok {
+				redact.Add(stored.AccessToken)
+				redact.Add(stored.RefreshToken)
+			}
+			if ok && stored.AccessToken != "" && stored.AccessToken != sent && !a.stale(stored) {
+				// Renewed by another process (or client) since this one
+				// read it: use that, and send no refresh token.
+				a.oauth.Token = stored
+				a.secret = stored.AccessToken
+				return stored.AccessToken, nil
+			}
+			if ok && stored.RefreshToken != "" {
+				// The newest refresh token: a rotating server has
+				// revoked any this process read before.
+				t.RefreshToken = stored.RefreshToken
+				t.TokenURL = cmp.Or(stored.TokenURL, t.TokenURL)
+				t.ClientID = cmp.Or(stored.ClientID, t.ClientID)
+			}
+		}
+	}
 	fail := func(why string, err error) error {
 		msg := "the OAuth sign-in expired and could not be renewed (" + why + "): run `shim login` in a terminal to sign in again"
 		if err != nil {

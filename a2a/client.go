@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,7 +47,14 @@ type Config struct {
 	Slug string
 	// Endpoint is the JSON-RPC endpoint; it skips card discovery.
 	Endpoint string
-	// Token is the bearer token, sent only to URL's origin.
+	// CardURL is the agent card's full URL (SPEC §12.8: --card-url, or a
+	// --url that is a card URL), read instead of
+	// <URL>/.well-known/agent-card.json. Without URL, the card URL's
+	// origin is the base: the token's origin and where an endpoint on
+	// another origin is rebased.
+	CardURL string
+	// Token is the bearer token, sent only to the origin of URL (else of
+	// CardURL, else of Endpoint).
 	Token string
 	// Version is "auto", "1.0" or "0.3".
 	Version string
@@ -139,20 +147,27 @@ func New(cfg Config) (*Client, error) {
 	auth := newAuthState(&cfg) // hook: sign-in (auth.go)
 	cfg.Transport = &authTransport{base: cfg.Transport, auth: auth}
 	c := &Client{conn: &conn{cfg: cfg, log: cfg.Log, auth: auth, eventMax: maxEventSize}}
-	raw := cfg.URL
-	if raw == "" {
-		raw = cfg.Endpoint
-	}
+	raw := cmp.Or(cfg.URL, cfg.CardURL, cfg.Endpoint)
 	if raw == "" {
 		return nil, errors.New("no agent URL: pass --url or run `shim login`")
 	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("agent URL %q is not an http(s) URL", raw)
+	u, err := parseHTTP(raw)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.CardURL != "" && raw != cfg.CardURL {
+		if _, err := parseHTTP(cfg.CardURL); err != nil {
+			return nil, err
+		}
 	}
 	c.origin = origin(u)
 	auth.origin = c.origin
-	if cfg.URL != "" {
+	if cfg.URL == "" && cfg.CardURL != "" {
+		// The card names the agent: its origin is the base (a card
+		// under the agent's own path says nothing of a common prefix).
+		u.Path, u.RawPath = "", ""
+	}
+	if cfg.URL != "" || cfg.CardURL != "" {
 		u.Path = strings.TrimSuffix(u.Path, "/")
 		if cfg.Slug != "" {
 			u.Path += "/agents/" + url.PathEscape(cfg.Slug)
@@ -196,6 +211,15 @@ func New(cfg Config) (*Client, error) {
 	c.unary = rc
 	c.streaming = &http.Client{Transport: cfg.Transport, CheckRedirect: noRedirect}
 	return c, nil
+}
+
+// parseHTTP parses an http(s) URL with a host.
+func parseHTTP(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("agent URL %q is not an http(s) URL", raw)
+	}
+	return u, nil
 }
 
 // Base returns the base URL every path is under (URL plus the slug prefix).

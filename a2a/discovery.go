@@ -57,7 +57,7 @@ func (c *Client) Discover(ctx context.Context) (*Card, error) {
 		c.card = &Card{Endpoint: c.cfg.Endpoint, Dialect: d, Binding: bind, Streaming: true}
 		return c.card, nil
 	}
-	cardURL := c.base.String() + "/.well-known/agent-card.json"
+	cardURL := c.CardURL()
 	req, err := c.newRequest(ctx, http.MethodGet, cardURL, nil, V10)
 	if err != nil {
 		return nil, err
@@ -93,6 +93,18 @@ func (c *Client) Discover(ctx context.Context) (*Card, error) {
 	c.log.Debug("agent card", "name", card.Name, "endpoint", card.Endpoint, "dialect", card.Dialect.String(), "binding", card.Binding.String(), "streaming", card.Streaming)
 	c.card = card
 	return card, nil
+}
+
+// CardURL is where the agent card is read: the configured card URL, else
+// <base>/.well-known/agent-card.json ("" with only an endpoint).
+func (c *Client) CardURL() string {
+	if c.cfg.CardURL != "" {
+		return c.cfg.CardURL
+	}
+	if c.base == nil {
+		return ""
+	}
+	return c.base.String() + "/.well-known/agent-card.json"
 }
 
 // KnownCard returns the card if discovery already ran, else nil.

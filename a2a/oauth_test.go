@@ -449,3 +449,77 @@ func TestRefreshOn401Stream(t *testing.T) {
 		t.Fatalf("bodies %q", bodies)
 	}
 }
+
+// memSignIn is a stored sign-in shared by clients of one process: the
+// lock a mutex, the store a variable.
+type memSignIn struct {
+	lock  sync.Mutex
+	mu    sync.Mutex
+	token OAuthToken
+}
+
+func (m *memSignIn) Lock(ctx context.Context) (OAuthToken, bool, func(), error) {
+	m.lock.Lock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.token, true, m.lock.Unlock, nil
+}
+
+func (m *memSignIn) save(t OAuthToken) {
+	m.mu.Lock()
+	m.token = t
+	m.mu.Unlock()
+}
+
+// TestSharedSignInRenewsOnce: two clients that hold the same expired
+// token of a provider that rotates refresh tokens and revokes the sign-in
+// on reuse (SPEC §12.1 amended) both call at once: one renews, the other
+// re-reads the stored sign-in under the lock and takes the renewed token.
+// A 401 on a token another client renewed takes the stored one too.
+func TestSharedSignInRenewsOnce(t *testing.T) {
+	o := oidctest.New(t)
+	_, tok := authCodeLogin(t, o)
+	agent := newTokenAgent(t, o.Valid)
+	shared := &memSignIn{token: tok}
+	expired := tok
+	expired.Expiry = time.Now().Add(-time.Minute)
+	clients := make([]*Client, 2)
+	for i := range clients {
+		c, err := New(Config{URL: agent.srv.URL, OAuth: &OAuth{Token: expired, Shared: shared, OnRefresh: shared.save}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients[i] = c
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(clients))
+	for i, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.Probe(context.Background())
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if n, reuses := o.Refreshes(); n != 1 || reuses != 0 {
+		t.Fatalf("%d refreshes, %d reuses: want one renewal between the two clients", n, reuses)
+	}
+	if !o.Valid(shared.token.AccessToken) || shared.token.AccessToken == tok.AccessToken {
+		t.Fatal("the stored token is not the renewed one")
+	}
+
+	// A third client still holding the first token (not expired by its
+	// clock) is refused: it takes the stored token, refreshing nothing.
+	c, _ := New(Config{URL: agent.srv.URL, OAuth: &OAuth{Token: tok, Shared: shared, OnRefresh: shared.save}})
+	if err := c.Probe(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n, reuses := o.Refreshes(); n != 1 || reuses != 0 {
+		t.Fatalf("after a 401: %d refreshes, %d reuses", n, reuses)
+	}
+}

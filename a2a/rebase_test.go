@@ -81,3 +81,74 @@ func TestListTasksPages(t *testing.T) {
 		})
 	}
 }
+
+// TestCardURLOrigin: a card URL (SPEC §12.8) is read where it is. Alone,
+// its origin is the token's and the base: an endpoint the card names on
+// another origin is rebased there, and nothing reaches the other origin.
+// With --url too, the token stays on --url's origin: the card is read
+// without it from its own origin, and its endpoint is rebased onto --url.
+func TestCardURLOrigin(t *testing.T) {
+	const tok = "tok-card-origin-0123456789"
+	var other recorder
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		other.add(r)
+		http.NotFound(w, r)
+	}))
+	defer elsewhere.Close()
+	var rec recorder
+	self := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		x := rec.add(r)
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/api/.well-known/coder/agent-card.json":
+			fmt.Fprint(w, card10(elsewhere.URL+"/api/a2a/coder", "", true))
+		case r.URL.Path == "/api/a2a/coder" && x.RPC == "GetTask":
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Task not found"}}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer self.Close()
+	cardURL := self.URL + "/api/.well-known/coder/agent-card.json"
+
+	c := newClient(t, Config{CardURL: cardURL, Token: tok})
+	if c.CardURL() != cardURL || c.Base() != self.URL {
+		t.Fatalf("card URL %q, base %q", c.CardURL(), c.Base())
+	}
+	card, err := c.Discover(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if card.Endpoint != self.URL+"/api/a2a/coder" {
+		t.Fatalf("endpoint %q, want it rebased onto the card's origin", card.Endpoint)
+	}
+	if err := c.Probe(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	if n := other.count(); n != 0 {
+		t.Fatalf("the card's other origin got %d requests", n)
+	}
+	for _, r := range rec.all() {
+		if r.Header.Get("Authorization") != "Bearer "+tok {
+			t.Errorf("%s %s without the token", r.Method, r.Path)
+		}
+	}
+
+	// --url names the agent's origin (elsewhere), the card lives on self.
+	before := rec.count()
+	c = newClient(t, Config{URL: elsewhere.URL, CardURL: cardURL, Token: tok})
+	if card, err = c.Discover(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	if card.Endpoint != elsewhere.URL+"/api/a2a/coder" {
+		t.Fatalf("endpoint %q", card.Endpoint)
+	}
+	for _, r := range rec.all()[before:] {
+		if r.Header.Get("Authorization") != "" {
+			t.Errorf("the token went to the card's origin (%s %s), not --url's", r.Method, r.Path)
+		}
+	}
+	if n := rec.count() - before; n != 1 {
+		t.Errorf("card host got %d requests, want the card's", n)
+	}
+}

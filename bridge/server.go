@@ -390,7 +390,8 @@ func (s *Server) callError(err error, taskID string) *acp.Error {
 		return acp.NewError(acp.CodeInternal, name+" is unreachable: "+err.Error()+" (is the agent running, and is --url right?)", stateData("unreachable", taskID, err.Error()))
 	case errors.Is(err, a2a.ErrNoCard):
 		// It answered, but not as an agent.
-		return acp.NewError(acp.CodeInternal, name+": "+err.Error()+": check --url (and --slug), or pass --endpoint with the agent's JSON-RPC URL",
+		return acp.NewError(acp.CodeInternal, name+": "+err.Error()+": check --url (and --slug), or pass --endpoint with the agent's JSON-RPC URL, "+
+			"or --card-url with its card's URL (a server hosting several agents keeps each card under the agent's own path)",
 			stateData("unreachable", taskID, err.Error()))
 	case errors.As(err, &herr):
 		return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("unreachable", taskID, err.Error()))

@@ -11,8 +11,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
+	"github.com/shimdev/shim/internal/privfile"
 	"github.com/shimdev/shim/internal/redact"
 )
 
@@ -71,6 +73,36 @@ func (s *Store) SaveOAuth(url, access string, rec OAuthRecord) (where string, er
 		return "", scrub(err, rec.RefreshToken)
 	}
 	return where, nil
+}
+
+// renewalName is the file whose lock (renewalName + ".lock" in the config
+// dir) every process takes to renew an OAuth sign-in.
+const renewalName = FileName + ".renewal"
+
+// LockRenewal takes the lock under which a process renews a stored OAuth
+// sign-in (SPEC §12.1): it re-reads the stored tokens under it, renews
+// only when no other process did, and stores what it got before unlock.
+// The lock is a file lock in the config dir whether the tokens live in
+// the OS keyring or in the file, so that every process, whatever its
+// --keyring, takes the same one. busy, when not nil, is called once when
+// another process (or another client of this one) holds it, before
+// waiting for it.
+func (s *Store) LockRenewal(busy func()) (unlock func(), err error) {
+	if s.Dir == "" {
+		return nil, errors.New("credentials: no config dir")
+	}
+	if err := privfile.EnsureDir(s.Dir); err != nil {
+		return nil, fmt.Errorf("credentials: %w", err)
+	}
+	unlock, aside, err := privfile.LockNotify(filepath.Join(s.Dir, renewalName), s.clock, busy)
+	if err != nil {
+		return nil, fmt.Errorf("credentials: renewal lock: %w", err)
+	}
+	if aside != "" {
+		s.log().Warn("credentials: the renewal lock file was not a regular file; moved aside and made a new one",
+			"path", filepath.Join(s.Dir, renewalName+".lock"), "movedTo", aside)
+	}
+	return unlock, nil
 }
 
 // OAuth returns the OAuth record stored for url, nil when there is none.

@@ -3,6 +3,7 @@ package credentials
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -102,4 +103,47 @@ func checkMode(t *testing.T, path string) {
 	if m := fi.Mode().Perm(); m != 0o600 {
 		t.Fatalf("%s is %#o", path, m)
 	}
+}
+
+// TestRenewalLock: two stores of one config dir (two processes, or two
+// clients of one), one keeping tokens in the OS keyring and one in the
+// file, take the same renewal lock: the second is told the lock is busy
+// and waits; under the lock it reads what the first stored. The lock file
+// is private.
+func TestRenewalLock(t *testing.T) {
+	dir := t.TempDir()
+	kr := newMemKeyring()
+	first := NewStore(dir, kr, ModeOn, nil)
+	second := NewStore(dir, kr, ModeAuto, nil)
+	unlock, err := first.LockRenewal(func() { t.Error("busy on a free lock") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := make(chan struct{})
+	read := make(chan string, 1)
+	go func() {
+		u, err := second.LockRenewal(func() { close(busy) })
+		if err != nil {
+			t.Error(err)
+			read <- ""
+			return
+		}
+		tok, _, _ := second.Token(urlA)
+		u()
+		read <- tok
+	}()
+	select {
+	case <-busy:
+	case tok := <-read:
+		t.Fatalf("the second store took the lock the first holds (read %q)", tok)
+	}
+	rec := OAuthRecord{RefreshToken: "refresh-renewed-0123456789", TokenURL: "https://id.example/token"}
+	if _, err := first.SaveOAuth(urlA, "access-renewed-0123456789", rec); err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if tok := <-read; tok != "access-renewed-0123456789" {
+		t.Fatalf("read %q under the lock, want the renewed token", tok)
+	}
+	checkMode(t, filepath.Join(dir, renewalName+".lock"))
 }

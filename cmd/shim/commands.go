@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/shimdev/shim/internal/termsafe"
 	"github.com/shimdev/shim/threads"
 )
 
@@ -17,8 +18,9 @@ func threadsAction(c *cli.Context) error {
 	}
 	ix := threads.Open(stateDir(c), s.log)
 	groups := map[string][]threads.Item{}
-	_, key := s.current()
-	if s.flagURL != "" && key != "" {
+	key := s.indexKey()
+	chosen := key != "" && (s.flagURL != "" || s.flagCard != "" || s.endpoint != "")
+	if chosen {
 		items, err := ix.List(key)
 		if err != nil {
 			return err
@@ -32,17 +34,18 @@ func threadsAction(c *cli.Context) error {
 	w := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
 	n := 0
 	for server, items := range groups {
-		if len(groups) > 1 || flagString(c, "url") == "" {
-			fmt.Fprintf(w, "# %s\n", server)
+		if !chosen {
+			fmt.Fprintf(w, "# %s\n", termsafe.String(server))
 		}
 		fmt.Fprintln(w, "ID\tCWD\tTITLE\tUPDATED")
 		for _, it := range items {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", it.ID, it.CWD, it.Title, it.UpdatedAt.Local().Format(time.RFC3339))
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", termsafe.String(it.ID), termsafe.String(it.CWD), termsafe.String(it.Title),
+				it.UpdatedAt.Local().Format(time.RFC3339))
 			n++
 		}
 	}
 	if n == 0 {
-		fmt.Fprintf(w, "No threads yet (index: %s).\n", ix.Path())
+		fmt.Fprintf(w, "No threads yet (index: %s).\n", termsafe.String(ix.Path()))
 	}
 	return w.Flush()
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/credentials"
 	"github.com/shimdev/shim/internal/randid"
+	"github.com/shimdev/shim/internal/termsafe"
 )
 
 // Verdicts of doctor's rows. Only FAIL makes the exit status 1.
@@ -38,7 +39,8 @@ func (t *doctorTable) row(check, verdict, detail string) {
 	if verdict == vFail {
 		t.failed++
 	}
-	fmt.Fprintf(t.w, "%s\t%s\t%s\n", check, verdict, detail)
+	// A detail quotes the server (a card name, an error body) and paths.
+	fmt.Fprintf(t.w, "%s\t%s\t%s\n", check, verdict, termsafe.String(detail))
 }
 
 // optionalAPIs are the operator API routes doctor asks about, each with a
@@ -86,6 +88,7 @@ func doctorAction(c *cli.Context) error {
 // dialect, endpoint, the auth probe and the optional operator API.
 func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTable) {
 	u, key := s.current()
+	cardURL := s.cardURL()
 	rest := []string{"agent card", "dialect", "binding", "endpoint", "security scheme", "auth probe", "server APIs"}
 	// skipRest marks the rows after the one that failed as skipped.
 	skipRest := func(why string) {
@@ -93,12 +96,12 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 			t.row(r, vSkip, why)
 		}
 	}
-	if u == "" && s.endpoint == "" {
+	if u == "" && cardURL == "" && s.endpoint == "" {
 		t.row("agent URL", vFail, "none: run `shim login --url https://your-agent`, or pass --url")
 		skipRest("no agent URL")
 		return
 	}
-	if u != "" {
+	if key != "" {
 		t.row("agent URL", vOK, key)
 	} else {
 		t.row("agent URL", vWarn, "none, only --endpoint: no stored token is used and the optional server APIs cannot be found; pass --url too")
@@ -114,7 +117,7 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 	default:
 		t.row("token", vOK, "from "+sourceName(src, s.store.Path()))
 	}
-	cfg := s.clientConfig(u, 15*time.Second)
+	cfg := s.clientConfig(u, cardURL, 15*time.Second)
 	cfg.Token, cfg.OAuth = tok, s.oauthFor(c, key, tok, src)
 	client, err := a2a.New(cfg)
 	if err != nil {
@@ -145,7 +148,7 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 		if name == "" {
 			name = "(unnamed)"
 		}
-		t.row("agent card", vOK, fmt.Sprintf("%s (%s/.well-known/agent-card.json)", name, client.Base()))
+		t.row("agent card", vOK, fmt.Sprintf("%s (%s)", name, client.CardURL()))
 	}
 	how := "from the card"
 	switch {
@@ -200,7 +203,8 @@ func cardAdvice(err error) string {
 	var unreachable *a2a.UnreachableError
 	switch {
 	case errors.Is(err, a2a.ErrNoCard):
-		return fmt.Sprintf("%v: check --url (and --slug), or pass --endpoint to skip the card", err)
+		return fmt.Sprintf("%v: check --url (and --slug), or pass --endpoint to skip the card, "+
+			"or --card-url with the card's URL (a server hosting several agents keeps each card under the agent's own path)", err)
 	case errors.As(err, &unreachable):
 		return fmt.Sprintf("%v: is the agent running, and is --url right?", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/credentials"
 	"github.com/shimdev/shim/internal/redact"
+	"github.com/shimdev/shim/internal/termsafe"
 )
 
 // console is what `shim login` talks through: stdin, where its prompts go,
@@ -55,7 +57,7 @@ func askURL(con *console, def, slug string) (string, error) {
 	}
 	for range 3 {
 		if def != "" {
-			fmt.Fprintf(con.prompt, "Agent URL [%s]: ", def)
+			fmt.Fprintf(con.prompt, "Agent URL [%s]: ", termsafe.String(def))
 		} else {
 			fmt.Fprint(con.prompt, "Agent URL (e.g. https://agent.example:7870): ")
 		}
@@ -76,7 +78,7 @@ func askURL(con *console, def, slug string) (string, error) {
 			continue
 		}
 		if _, err := credentials.Normalize(line, slug); err != nil {
-			fmt.Fprintf(con.prompt, "%v\n", urlError(line, err))
+			fmt.Fprintf(con.prompt, "%s\n", termsafe.String(urlError(line, err).Error()))
 			continue
 		}
 		return line, nil
@@ -89,7 +91,7 @@ func askURL(con *console, def, slug string) (string, error) {
 func askToken(con *console, key, label string) (string, error) {
 	var raw string
 	if con.terminal {
-		fmt.Fprintf(con.prompt, "%s for %s (input hidden): ", label, key)
+		fmt.Fprintf(con.prompt, "%s for %s (input hidden): ", label, termsafe.String(key))
 		var b []byte
 		var err error
 		if con.in.Buffered() > 0 {
@@ -153,24 +155,28 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 		out = os.Stderr
 	}
 	con := newConsole(out)
-	def, _ := s.current()
-	url, err := askURL(con, def, s.slug)
-	if err != nil {
-		return err
-	}
-	key, err := credentials.Normalize(url, s.slug)
-	if err != nil {
-		return urlError(url, err)
+	url, key := s.current()
+	card := s.cardURL()
+	if s.flagCard == "" {
+		// Asked on a terminal (a card URL may be typed too), offering the
+		// URL given or remembered.
+		answer, err := askURL(con, cmp.Or(url, card), s.slug)
+		if err != nil {
+			return err
+		}
+		if url, card, key, err = target(answer, "", s.slug); err != nil {
+			return err
+		}
 	}
 	// The card says how the agent signs in (login_oauth.go).
 	sctx, scancel := context.WithTimeout(c.Context, 40*time.Second)
-	sec := s.loginSecurity(sctx, url)
+	sec := s.loginSecurity(sctx, url, card)
 	scancel()
 	switch {
 	case sec != nil && sec.Unmet != "":
 		return &exitError{code: 1, msg: fmt.Sprintf("the agent card at %s asks for a sign-in shim cannot do: %s; nothing was stored", key, sec.Unmet)}
 	case sec != nil && sec.Scheme.OAuth():
-		return s.oauthLogin(c, out, url, key, sec.Scheme)
+		return s.oauthLogin(c, out, url, card, key, sec.Scheme)
 	}
 	label := secretLabel(sec)
 	token, err := askToken(con, key, label)
@@ -181,7 +187,7 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 		return &exitError{code: 2, msg: "the agent signs in with HTTP basic: give user:password (the user name, a colon, the password); nothing was stored"}
 	}
 	addSecret(token)
-	cfg := s.clientConfig(url, 10*time.Second)
+	cfg := s.clientConfig(url, card, 10*time.Second)
 	cfg.Token = token
 	client, err := a2a.New(cfg)
 	if err != nil {
@@ -192,7 +198,7 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 	perr := client.Probe(ctx)
 	switch {
 	case perr == nil:
-		fmt.Fprintf(out, "The agent at %s accepted the token.\n", key)
+		fmt.Fprintf(out, "The agent at %s accepted the token.\n", termsafe.String(key))
 	case a2a.IsUnauthorized(perr):
 		return &exitError{code: 1, msg: fmt.Sprintf("the agent at %s refused the token (HTTP %d); nothing was stored. "+
 			"Copy the token again (without \"Bearer \") and rerun `shim login`; check --url and --slug if the token is right.",
@@ -201,8 +207,8 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 		return &exitError{code: 1, msg: fmt.Sprintf("refusing to send the token over plain http to %s, which is not this machine; nothing was stored. "+
 			"Use an https:// URL, or pass --allow-insecure-http if you trust the network.", key)}
 	default:
-		fmt.Fprintf(out, "warning: could not check the token: %v\n"+
-			"warning: storing it anyway; run `shim doctor` once the agent is reachable.\n", perr)
+		fmt.Fprintf(out, "warning: could not check the token: %s\n"+
+			"warning: storing it anyway; run `shim doctor` once the agent is reachable.\n", termsafe.String(perr.Error()))
 	}
 	where, err := s.store.Save(key, token)
 	if err == nil {
@@ -217,11 +223,11 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 	}
 	switch where {
 	case credentials.SourceKeyring:
-		fmt.Fprintf(out, "Stored the token in the OS keyring (service %q, account %s).\n", credentials.Service, key)
+		fmt.Fprintf(out, "Stored the token in the OS keyring (service %q, account %s).\n", credentials.Service, termsafe.String(key))
 	default:
-		fmt.Fprintf(out, "Stored the token in %s (mode 0600).\n", s.store.Path())
+		fmt.Fprintf(out, "Stored the token in %s (mode 0600).\n", termsafe.String(s.store.Path()))
 	}
-	fmt.Fprintf(out, "Editors can now start `shim` without --url: it defaults to %s.\n", key)
+	fmt.Fprintf(out, "Editors can now start `shim` without --url: it defaults to %s.\n", termsafe.String(key))
 	return nil
 }
 
@@ -255,9 +261,9 @@ func logoutAction(c *cli.Context) error {
 		return fmt.Errorf("forgetting the token: %s", msg)
 	}
 	if had == "" {
-		fmt.Fprintf(c.App.Writer, "No token was stored for %s; nothing to forget.\n", key)
+		fmt.Fprintf(c.App.Writer, "No token was stored for %s; nothing to forget.\n", termsafe.String(key))
 	} else {
-		fmt.Fprintf(c.App.Writer, "Forgot the token for %s.\n", key)
+		fmt.Fprintf(c.App.Writer, "Forgot the token for %s.\n", termsafe.String(key))
 	}
 	for _, v := range []string{"SHIM_TOKEN", "SHIM_TOKEN_FILE"} {
 		if os.Getenv(v) != "" {

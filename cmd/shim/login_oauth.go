@@ -6,12 +6,14 @@ package main
 // handed to the client to renew.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -20,16 +22,17 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/credentials"
 	"github.com/shimdev/shim/internal/redact"
+	"github.com/shimdev/shim/internal/termsafe"
 )
 
 // loginSecurity reads the card (without a credential) to learn how the
 // agent signs in; nil when it cannot be read (then a bearer token is
 // asked for, as the card names no scheme).
-func (s *settings) loginSecurity(ctx context.Context, url string) *a2a.Security {
+func (s *settings) loginSecurity(ctx context.Context, url, cardURL string) *a2a.Security {
 	if s.endpoint != "" {
 		return nil
 	}
-	client, err := a2a.New(s.clientConfig(url, 10*time.Second)) // reached only without --endpoint
+	client, err := a2a.New(s.clientConfig(url, cardURL, 10*time.Second)) // reached only without --endpoint
 	if err != nil {
 		return nil
 	}
@@ -85,7 +88,7 @@ func readSecretFile(path string) (string, error) {
 }
 
 // oauthLogin runs the OAuth flow the card offers and stores the tokens.
-func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, key string, scheme *a2a.Scheme) error {
+func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key string, scheme *a2a.Scheme) error {
 	secret, err := readSecretFile(flagString(c, "oauth-client-secret-file"))
 	if err != nil {
 		return &exitError{code: 2, msg: err.Error()}
@@ -97,14 +100,14 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, key string, sc
 		ClientID: strings.TrimSpace(flagString(c, "oauth-client-id")), ClientSecret: secret,
 		Scopes: a2a.ParseScopes(flagString(c, "oauth-scopes")),
 		DeviceCode: func(uri, complete, code string) {
-			fmt.Fprintf(out, "To sign in, open %s and enter the code %s\n", uri, code)
+			fmt.Fprintf(out, "To sign in, open %s and enter the code %s\n", termsafe.String(uri), termsafe.String(code))
 			if complete != "" {
-				fmt.Fprintf(out, "(or open %s)\n", complete)
+				fmt.Fprintf(out, "(or open %s)\n", termsafe.String(complete))
 			}
 			fmt.Fprintln(out, "Waiting for the sign-in to finish…")
 		},
 		OpenURL: func(u string) {
-			fmt.Fprintf(out, "To sign in, open this URL in a browser on this machine:\n\n  %s\n\nWaiting for the sign-in to come back to shim…\n", u)
+			fmt.Fprintf(out, "To sign in, open this URL in a browser on this machine:\n\n  %s\n\nWaiting for the sign-in to come back to shim…\n", termsafe.String(u))
 		},
 	}
 	if l.ClientID == "" {
@@ -117,7 +120,7 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, key string, sc
 	if err != nil {
 		return &exitError{code: 1, msg: fmt.Sprintf("cannot sign in to %s: %v; nothing was stored", key, err)}
 	}
-	fmt.Fprintf(out, "The agent at %s signs in with OAuth 2.0 (%s flow).\n", key, plan.Flow)
+	fmt.Fprintf(out, "The agent at %s signs in with OAuth 2.0 (%s flow).\n", termsafe.String(key), plan.Flow)
 	tok, err := l.Run(ctx, plan)
 	if err != nil {
 		if errors.Is(err, a2a.ErrNoClientID) {
@@ -125,8 +128,16 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, key string, sc
 		}
 		return &exitError{code: 1, msg: fmt.Sprintf("the sign-in to %s failed: %v; nothing was stored", key, err)}
 	}
-	cfg := s.clientConfig(url, 10*time.Second)
-	cfg.OAuth = &a2a.OAuth{Token: tok, ClientSecret: secret}
+	cfg := s.clientConfig(url, card, 10*time.Second)
+	// The check may renew the token (a 401, or one that expires within
+	// the renewal margin): then what the renewal gave is what is stored,
+	// the issued refresh token being spent (SPEC §12.1).
+	var renewed sync.Mutex
+	cfg.OAuth = &a2a.OAuth{Token: tok, ClientSecret: secret, OnRefresh: func(t a2a.OAuthToken) {
+		renewed.Lock()
+		tok = t
+		renewed.Unlock()
+	}}
 	client, err := a2a.New(cfg)
 	if err != nil {
 		return err
@@ -134,14 +145,16 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, key string, sc
 	pctx, pcancel := context.WithTimeout(c.Context, 40*time.Second)
 	defer pcancel()
 	perr := client.Probe(pctx)
+	renewed.Lock()
+	defer renewed.Unlock()
 	switch {
 	case perr == nil:
-		fmt.Fprintf(out, "The agent at %s accepted the sign-in.\n", key)
+		fmt.Fprintf(out, "The agent at %s accepted the sign-in.\n", termsafe.String(key))
 	case a2a.IsUnauthorized(perr):
 		return &exitError{code: 1, msg: fmt.Sprintf("the agent at %s refused the token the authorization server issued (HTTP %d); nothing was stored. "+
 			"Check --oauth-client-id and --oauth-scopes.", key, statusOf(perr))}
 	default:
-		fmt.Fprintf(out, "warning: could not check the sign-in: %v\nwarning: storing it anyway; run `shim doctor` once the agent is reachable.\n", perr)
+		fmt.Fprintf(out, "warning: could not check the sign-in: %s\nwarning: storing it anyway; run `shim doctor` once the agent is reachable.\n", termsafe.String(perr.Error()))
 	}
 	where, err := s.store.SaveOAuth(key, tok.AccessToken, recordOf(tok))
 	if err != nil {
@@ -149,9 +162,9 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, key string, sc
 	}
 	switch where {
 	case credentials.SourceKeyring:
-		fmt.Fprintf(out, "Stored the sign-in in the OS keyring (service %q, account %s).\n", credentials.Service, key)
+		fmt.Fprintf(out, "Stored the sign-in in the OS keyring (service %q, account %s).\n", credentials.Service, termsafe.String(key))
 	default:
-		fmt.Fprintf(out, "Stored the sign-in in %s (mode 0600).\n", s.store.Path())
+		fmt.Fprintf(out, "Stored the sign-in in %s (mode 0600).\n", termsafe.String(s.store.Path()))
 	}
 	if !tok.Expiry.IsZero() {
 		renew := "shim renews it with the refresh token"
@@ -160,7 +173,7 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, key string, sc
 		}
 		fmt.Fprintf(out, "The access token expires at %s; %s.\n", tok.Expiry.UTC().Format(time.RFC3339), renew)
 	}
-	fmt.Fprintf(out, "Editors can now start `shim` without --url: it defaults to %s.\n", key)
+	fmt.Fprintf(out, "Editors can now start `shim` without --url: it defaults to %s.\n", termsafe.String(key))
 	return nil
 }
 
@@ -199,6 +212,7 @@ func (s *settings) oauthFor(c *cli.Context, key, tok, src string) *a2a.OAuth {
 		Token: a2a.OAuthToken{AccessToken: tok, RefreshToken: rec.RefreshToken, Expiry: rec.ExpiryTime(),
 			TokenURL: rec.TokenURL, ClientID: clientID},
 		ClientSecret: secret,
+		Shared:       storedSignIn{s: s, key: key, clientID: clientID},
 		OnRefresh: func(t a2a.OAuthToken) {
 			if _, err := s.store.SaveOAuth(key, t.AccessToken, recordOf(t)); err != nil {
 				s.log.Warn("could not store the renewed OAuth token; it is used until shim exits", "url", key, "err", err)
@@ -207,6 +221,37 @@ func (s *settings) oauthFor(c *cli.Context, key, tok, src string) *a2a.OAuth {
 			s.log.Info("renewed the OAuth access token", "url", key)
 		},
 	}
+}
+
+// storedSignIn is the OAuth sign-in stored for key, as every shim process
+// sees it: a renewal re-reads it under the store's renewal lock (SPEC
+// §12.1), so two editor windows that find it expired renew it once.
+type storedSignIn struct {
+	s        *settings
+	key      string
+	clientID string // the --oauth-client-id fallback, as oauthFor takes it
+}
+
+func (st storedSignIn) Lock(ctx context.Context) (a2a.OAuthToken, bool, func(), error) {
+	unlock, err := st.s.store.LockRenewal(func() {
+		st.s.log.Info("another shim is renewing the OAuth sign-in; waiting for it", "url", st.key)
+	})
+	if err != nil {
+		return a2a.OAuthToken{}, false, nil, err
+	}
+	tok, _, err := st.s.store.Token(st.key)
+	var rec *credentials.OAuthRecord
+	if err == nil && tok != "" {
+		rec, err = st.s.store.OAuth(st.key)
+	}
+	if err != nil || rec == nil {
+		if err != nil {
+			st.s.log.Warn("could not re-read the stored OAuth sign-in; renewing the one read at start", "url", st.key, "err", err)
+		}
+		return a2a.OAuthToken{}, false, unlock, nil
+	}
+	return a2a.OAuthToken{AccessToken: tok, RefreshToken: rec.RefreshToken, Expiry: rec.ExpiryTime(),
+		TokenURL: rec.TokenURL, ClientID: cmp.Or(rec.ClientID, st.clientID)}, true, unlock, nil
 }
 
 // securityRows are doctor's rows about signing in: the scheme in use and

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/shimdev/shim/internal/termsafe"
 )
 
 // Stamped by the release build (-ldflags -X).
@@ -84,7 +86,8 @@ func main() {
 			code = ee.code
 		}
 		if err.Error() != "" {
-			fmt.Fprintln(stderr, "shim:", err)
+			// An error may quote the server (a body, an OAuth error).
+			fmt.Fprintln(stderr, "shim:", termsafe.String(err.Error()))
 		}
 		os.Exit(code)
 	}
@@ -113,7 +116,7 @@ func newApp(newConsole func(prompt io.Writer) *console) *cli.App {
 		Commands: []*cli.Command{
 			{Name: "acp", Usage: "serve ACP on stdin/stdout (the same as no command)", Flags: commonFlags(), Action: serveAction, OnUsageError: usageError},
 			{Name: "login", Usage: "sign in to an agent URL: store its bearer token, API key or user:password (prompts on a terminal; else reads it from stdin), or run its OAuth flow",
-				UsageText: "shim login [--url URL] [--slug SLUG] [--keyring auto|on|off]\n" +
+				UsageText: "shim login [--url URL | --card-url URL] [--slug SLUG] [--keyring auto|on|off]\n" +
 					"echo \"$TOKEN\" | shim login --url URL",
 				Description: "On a terminal, asks for the agent URL (default: --url, else the URL of the last login) and the\n" +
 					"token (not echoed). Otherwise reads the token from stdin. Then checks it against the server:\n" +
@@ -127,13 +130,13 @@ func newApp(newConsole func(prompt io.Writer) *console) *cli.App {
 					"client credentials (--oauth-client-secret-file). --oauth-client-id is needed for those.",
 				Flags: flagsNamed(loginFlags...), Action: func(c *cli.Context) error { return loginAction(c, newConsole) }, OnUsageError: usageError},
 			{Name: "logout", Usage: "forget the stored token for an agent URL",
-				UsageText:   "shim logout [--url URL] [--slug SLUG]",
+				UsageText:   "shim logout [--url URL | --card-url URL] [--slug SLUG]",
 				Description: "Removes the token stored by `shim login` for URL (default: the URL of the last login) from\nthe OS keyring and from the credentials file.",
 				Flags:       flagsNamed(logoutFlags...), Action: logoutAction, OnUsageError: usageError},
 			{Name: "threads", Usage: "list the local thread index (id, cwd, title, updated), newest first",
 				Flags: flagsNamed(threadsFlags...), Action: threadsAction, OnUsageError: usageError},
 			{Name: "doctor", Usage: "check the agent card, dialect, endpoint, token, optional server APIs and state-dir permissions",
-				UsageText: "shim doctor [--url URL] [--slug SLUG] [--token-file FILE]",
+				UsageText: "shim doctor [--url URL | --card-url URL] [--slug SLUG] [--token-file FILE]",
 				Description: "Prints one row per check with its verdict: ok, absent (an optional server API the server\n" +
 					"does not offer; not a problem), warn, skip, or FAIL. Exits 1 when a check a session needs\n" +
 					"fails, and the FAIL row says what to do.",
@@ -148,11 +151,11 @@ func newApp(newConsole func(prompt io.Writer) *console) *cli.App {
 
 // The flags each command reads (besides serving, which reads them all).
 var (
-	loginFlags = []string{"url", "endpoint", "slug", "a2a-version", "binding", "allow-insecure-http", "keyring", "config-dir", "log-level",
+	loginFlags = []string{"url", "card-url", "endpoint", "slug", "a2a-version", "binding", "allow-insecure-http", "keyring", "config-dir", "log-level",
 		"oauth-client-id", "oauth-client-secret-file", "oauth-scopes"}
-	logoutFlags  = []string{"url", "slug", "keyring", "config-dir", "log-level"}
-	threadsFlags = []string{"url", "slug", "state-dir", "config-dir", "keyring", "log-level"}
-	doctorFlags  = []string{"url", "endpoint", "token", "token-file", "slug", "a2a-version", "binding", "agent-profile", "allow-insecure-http",
+	logoutFlags  = []string{"url", "card-url", "slug", "keyring", "config-dir", "log-level"}
+	threadsFlags = []string{"url", "card-url", "endpoint", "slug", "state-dir", "config-dir", "keyring", "log-level"}
+	doctorFlags  = []string{"url", "card-url", "endpoint", "token", "token-file", "slug", "a2a-version", "binding", "agent-profile", "allow-insecure-http",
 		"state-dir", "config-dir", "keyring", "log-level", "oauth-client-secret-file"}
 )
 
@@ -186,6 +189,9 @@ func commonFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "url", EnvVars: []string{"SHIM_URL"}, Usage: "base `URL` of the remote agent (an instance or a hub); default: the URL of the last `shim login`"},
 		&cli.StringFlag{Name: "endpoint", EnvVars: []string{"SHIM_ENDPOINT"}, Usage: "JSON-RPC endpoint `URL`, skipping agent card discovery"},
+		&cli.StringFlag{Name: "card-url", EnvVars: []string{"SHIM_CARD_URL"}, Usage: "the agent card's full `URL` (default <url>/.well-known/agent-card.json), for a server hosting several agents " +
+			"(e.g. https://host/api/.well-known/AGENT/agent-card.json); needs no --url, and the stored token and the thread index are filed under it. " +
+			"A --url whose path ends in .json is taken as a card URL too"},
 		&cli.StringFlag{Name: "token", Usage: "bearer `TOKEN` (env SHIM_TOKEN); discouraged: other local users can read it in the process list, so prefer `shim login` or --token-file"},
 		&cli.StringFlag{Name: "token-file", Usage: "`FILE` holding the bearer token, trimmed, ~ expanded (env SHIM_TOKEN_FILE)"},
 		&cli.StringFlag{Name: "slug", EnvVars: []string{"SHIM_SLUG"}, Usage: "reach fleet member `SLUG` through a hub: every path gets the prefix /agents/SLUG"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -32,7 +33,9 @@ import (
 // settings is what every command reads from flags and environment.
 type settings struct {
 	flagURL       string // --url or SHIM_URL, as given
+	flagCard      string // --card-url or SHIM_CARD_URL, as given
 	endpoint      string
+	endpointKey   string // the normalized endpoint: the index key with --endpoint alone
 	slug          string
 	a2aVersion    string
 	binding       string
@@ -44,8 +47,9 @@ type settings struct {
 	trace         io.Writer
 
 	mu          sync.Mutex
-	url         string // the agent URL in use: --url, else the last login's
-	key         string // its normalized form (with the slug): index and keyring key
+	url         string // the agent URL in use: --url, else the last login's ("" when only a card URL is)
+	card        string // the agent card's URL: --card-url, or a --url (or last login) that is one
+	key         string // the normalized card URL, else the URL's (with the slug): index and keyring key
 	source      string // where the token in use came from ("" for none)
 	warnedShort bool   // a token too short to redact well was warned about
 }
@@ -66,6 +70,7 @@ func loadSettings(c *cli.Context) (*settings, error) {
 	}
 	s := &settings{
 		flagURL:       strings.TrimSpace(flagString(c, "url")),
+		flagCard:      strings.TrimSpace(flagString(c, "card-url")),
 		endpoint:      flagString(c, "endpoint"),
 		slug:          flagString(c, "slug"),
 		a2aVersion:    flagString(c, "a2a-version"),
@@ -95,18 +100,59 @@ func loadSettings(c *cli.Context) (*settings, error) {
 		kr = credentials.SystemKeyring()
 	}
 	s.store = credentials.NewStore(configDir(c), kr, mode, log)
+	if s.endpoint != "" {
+		// Unusable, it is said by the first call that needs it.
+		s.endpointKey, _ = credentials.Normalize(s.endpoint, "")
+	}
 	u := s.flagURL
-	if u == "" {
+	if u == "" && s.flagCard == "" {
 		u = s.lastURL()
 	}
-	if u != "" {
-		key, err := credentials.Normalize(u, s.slug)
-		if err != nil {
-			return nil, urlError(u, err)
-		}
-		s.url, s.key = u, key
+	url, card, key, err := target(u, s.flagCard, s.slug)
+	if err != nil {
+		return nil, err
 	}
+	s.url, s.card, s.key = url, card, key
 	return s, nil
+}
+
+// isCardURL reports whether a --url names an agent card (its path ends in
+// .json) rather than the agent's base URL (SPEC §12.8).
+func isCardURL(u string) bool {
+	p, err := neturl.Parse(strings.TrimSpace(u))
+	return err == nil && strings.HasSuffix(strings.ToLower(p.Path), ".json")
+}
+
+// target reads the agent's address: the base URL u (a card URL when its
+// path ends in .json) and the card URL card (--card-url). key is what the
+// credential and the thread index are filed under: the normalized card
+// URL whenever there is one (the slug is not in it: the card URL names the
+// agent), else the normalized base URL with the slug.
+func target(u, card, slug string) (url, cardURL, key string, err error) {
+	if card == "" && isCardURL(u) {
+		u, card = "", u
+	}
+	switch {
+	case card != "":
+		if key, err = credentials.Normalize(card, ""); err != nil {
+			return "", "", "", cardURLError(card, err)
+		}
+		if u != "" {
+			if _, err := credentials.Normalize(u, slug); err != nil {
+				return "", "", "", urlError(u, err)
+			}
+		}
+	case u != "":
+		if key, err = credentials.Normalize(u, slug); err != nil {
+			return "", "", "", urlError(u, err)
+		}
+	}
+	return u, card, key, nil
+}
+
+// cardURLError explains a card URL that cannot be used.
+func cardURLError(u string, err error) error {
+	return fmt.Errorf("--card-url: %s (write it as https://host[:port]/path/agent-card.json)", strings.TrimPrefix(err.Error(), "credentials: "))
 }
 
 // urlError explains a URL that cannot be used.
@@ -130,7 +176,7 @@ func (s *settings) lastURL() string {
 		s.log.Warn("could not read the URL of the last login; pass --url", "err", err)
 		return ""
 	}
-	if s.slug != "" {
+	if s.slug != "" && !isCardURL(last) {
 		if i := strings.LastIndex(last, "/agents/"); i >= 0 && !strings.Contains(last[i+len("/agents/"):], "/") {
 			last = last[:i]
 		}
@@ -143,6 +189,25 @@ func (s *settings) current() (url, key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.url, s.key
+}
+
+// cardURL returns the card URL in use ("" for <url>/.well-known/…).
+func (s *settings) cardURL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.card
+}
+
+// indexKey is what the thread index files this agent's threads under:
+// the key of the card URL or the URL, or the normalized endpoint when
+// --endpoint comes without --url or --card-url (SPEC §12.8): the endpoint
+// names the agent, a URL remembered from an earlier login may not.
+func (s *settings) indexKey() string {
+	if s.flagURL == "" && s.flagCard == "" && s.endpointKey != "" {
+		return s.endpointKey
+	}
+	_, key := s.current()
+	return key
 }
 
 // tokenSources are the token flags and variables as given.
@@ -200,7 +265,7 @@ func tokenError(err error) error {
 // client builds the A2A client with the current URL and credentials.
 func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2a.Client, error) {
 	url, key := s.current()
-	if url == "" && s.endpoint == "" {
+	if url == "" && s.cardURL() == "" && s.endpoint == "" {
 		return nil, errNoURL
 	}
 	tok, src, err := s.resolveToken(c, key)
@@ -218,7 +283,7 @@ func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2a.Client, e
 	} else {
 		s.log.Debug("no bearer token for this URL", "url", key)
 	}
-	cfg := s.clientConfig(url, timeout)
+	cfg := s.clientConfig(url, s.cardURL(), timeout)
 	cfg.Token, cfg.Stall, cfg.Trace = tok, s.stall, s.trace
 	cfg.OAuth = s.oauthFor(c, key, tok, src) // a stored OAuth sign-in, renewed as needed (login_oauth.go)
 	return a2a.New(cfg)
@@ -227,8 +292,8 @@ func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2a.Client, e
 // clientConfig is the A2A client configuration every command builds on:
 // the agent's address, dialect and binding as the flags give them. Each
 // caller adds its credential (and serving its stall and trace).
-func (s *settings) clientConfig(url string, timeout time.Duration) a2a.Config {
-	return a2a.Config{URL: url, Slug: s.slug, Endpoint: s.endpoint, Version: s.a2aVersion, Binding: s.binding,
+func (s *settings) clientConfig(url, card string, timeout time.Duration) a2a.Config {
+	return a2a.Config{URL: url, CardURL: card, Slug: s.slug, Endpoint: s.endpoint, Version: s.a2aVersion, Binding: s.binding,
 		Profile: s.profile, AllowInsecureHTTP: s.allowInsecure, Log: s.log, Timeout: timeout,
 		UserAgent: "shim/" + versionOrDev()}
 }
@@ -236,11 +301,11 @@ func (s *settings) clientConfig(url string, timeout time.Duration) a2a.Config {
 // reload re-reads the URL (when --url is not given: the last login's may
 // have changed) and the token; authenticate asks for this.
 func (s *settings) reload(c *cli.Context) (*a2a.Client, error) {
-	if s.flagURL == "" {
+	if s.flagURL == "" && s.flagCard == "" {
 		if last := s.lastURL(); last != "" {
-			if key, err := credentials.Normalize(last, s.slug); err == nil {
+			if url, card, key, err := target(last, "", s.slug); err == nil {
 				s.mu.Lock()
-				s.url, s.key = last, key
+				s.url, s.card, s.key = url, card, key
 				s.mu.Unlock()
 			}
 		}
@@ -315,7 +380,7 @@ func serveAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	_, key := s.current()
+	key := s.indexKey()
 	opts := bridge.Options{
 		Version:       versionOrDev(),
 		Executable:    executable(),
@@ -327,7 +392,7 @@ func serveAction(c *cli.Context) error {
 		BusyTimeout:   busy,
 		ThreadsOnly:   flagBool(c, "threads-only"),
 		ServerKey:     key,
-		CurrentKey:    func() string { _, k := s.current(); return k },
+		CurrentKey:    s.indexKey,
 		Index:         threads.Open(stateDir(c), s.log),
 		Log:           s.log,
 		Connect:       func() (*a2a.Client, error) { return s.reload(c) },

@@ -60,6 +60,11 @@ type Options struct {
 	Extended bool
 	// Required declares an extension of this URI with required: true.
 	Required string
+	// CardPath and EndpointPath, when set, serve the card and the
+	// JSON-RPC endpoint where a server hosting several agents keeps them
+	// (e.g. /api/.well-known/<agent>/agent-card.json and
+	// /api/a2a/<agent>) instead of /.well-known/agent-card.json and /a2a.
+	CardPath, EndpointPath string
 }
 
 // NewHandler serves the agent card and the JSON-RPC endpoint (/a2a) for an
@@ -71,12 +76,19 @@ func NewHandler(baseURL string, opts Options) http.Handler {
 	if opts.Delay == 0 {
 		opts.Delay = 20 * time.Millisecond
 	}
+	cardPath, endpointPath := a2asrv.WellKnownAgentCardPath, "/a2a"
+	if opts.CardPath != "" {
+		cardPath = opts.CardPath
+	}
+	if opts.EndpointPath != "" {
+		endpointPath = opts.EndpointPath
+	}
 	version := a2a.Version
 	if opts.Dialect == "0.3" {
 		version = "0.3"
 	}
 	iface := &a2a.AgentInterface{
-		URL: strings.TrimSuffix(baseURL, "/") + "/a2a", ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: version,
+		URL: strings.TrimSuffix(baseURL, "/") + endpointPath, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: version,
 	}
 	if opts.Binding == "http+json" {
 		iface = &a2a.AgentInterface{URL: strings.TrimSuffix(baseURL, "/") + "/rest", ProtocolBinding: a2a.TransportProtocolHTTPJSON,
@@ -119,11 +131,11 @@ func NewHandler(baseURL string, opts Options) http.Handler {
 		mux.Handle("/rest/", http.StripPrefix("/rest", rest))
 		mux.Handle(a2asrv.WellKnownAgentCardPath, cardHandler(card, opts))
 	case opts.Dialect == "0.3":
-		mux.Handle("/a2a", a2av0.NewJSONRPCHandler(handler))
-		mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewAgentCardHandler(a2av0.NewStaticAgentCardProducer(card)))
+		mux.Handle(endpointPath, a2av0.NewJSONRPCHandler(handler))
+		mux.Handle(cardPath, a2asrv.NewAgentCardHandler(a2av0.NewStaticAgentCardProducer(card)))
 	default:
-		mux.Handle("/a2a", a2asrv.NewJSONRPCHandler(handler))
-		mux.Handle(a2asrv.WellKnownAgentCardPath, cardHandler(card, opts))
+		mux.Handle(endpointPath, a2asrv.NewJSONRPCHandler(handler))
+		mux.Handle(cardPath, cardHandler(card, opts))
 	}
 	// A steering queue (the operator API shim posts Send Now's text to):
 	// the demo takes every steer, and shim runs what is still queued at

@@ -168,9 +168,25 @@ func lockErr(err error, path string) error {
 // a corrupt file (the link itself renamed, at now(); its target untouched)
 // and a new one made; aside is where it went ("" when nothing was moved).
 func Lock(path string, now func() time.Time) (unlock func(), aside string, err error) {
+	return LockNotify(path, now, nil)
+}
+
+// LockNotify is Lock that first tries without waiting: when another holder
+// has the lock, it calls busy (once, when not nil) before waiting for it.
+func LockNotify(path string, now func() time.Time, busy func()) (unlock func(), aside string, err error) {
 	for try := 0; ; try++ {
 		lk := newLock(path)
-		err := lk.Lock()
+		var err error
+		if busy != nil {
+			var ok bool
+			if ok, err = lk.TryLock(); err == nil && !ok {
+				busy()
+				busy = nil
+				err = lk.Lock()
+			}
+		} else {
+			err = lk.Lock()
+		}
 		if err == nil {
 			err = checkLock(lk, path)
 			if err != nil {

@@ -115,3 +115,30 @@ func TestLockExcludes(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestLockNotify: LockNotify says once that another holder has the lock,
+// then waits for it; a free lock is taken without a word.
+func TestLockNotify(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.json")
+	unlock, _, err := LockNotify(path, time.Now, func() { t.Error("busy called on a free lock") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := make(chan struct{})
+	got := make(chan func(), 1)
+	go func() {
+		u, _, err := LockNotify(path, time.Now, func() { close(busy) })
+		if err != nil {
+			t.Error(err)
+		}
+		got <- u
+	}()
+	select {
+	case <-busy:
+	case u := <-got:
+		u()
+		t.Fatal("took a lock another holder has")
+	}
+	unlock()
+	(<-got)()
+}
