@@ -241,6 +241,11 @@ func (t *turn) status(st a2a.Status) (outcome, bool) {
 		if text == "" {
 			text = "The agent needs you to authenticate with it before it can go on."
 		}
+		if m.Hitl() == nil {
+			d := m.ParkData()
+			t.parkCard(d)
+			text += dataBlock(d)
+		}
 		t.showStatusText(text)
 		return outcome{}, false
 	default:
