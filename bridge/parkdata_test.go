@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +28,7 @@ import (
 type replayAgent struct {
 	t      *testing.T
 	url    string
+	card   string // a recorded card (its URL's origin replaced), else a 0.3 card of ours
 	mu     sync.Mutex
 	bodies []string
 	calls  []rpcCall
@@ -34,6 +36,13 @@ type replayAgent struct {
 
 func startReplay(t *testing.T, files ...string) *replayAgent {
 	a := &replayAgent{t: t}
+	if len(files) > 0 && strings.HasSuffix(files[0], "card.response.json") {
+		b, err := os.ReadFile(filepath.Join("testdata", files[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.card, files = string(b), files[1:]
+	}
 	for _, f := range files {
 		b, err := os.ReadFile(filepath.Join("testdata", f))
 		if err != nil {
@@ -48,6 +57,10 @@ func startReplay(t *testing.T, files ...string) *replayAgent {
 func (a *replayAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet && r.URL.Path == "/.well-known/agent-card.json" {
 		w.Header().Set("Content-Type", "application/json")
+		if a.card != "" {
+			_, _ = w.Write([]byte(recordedOrigin.ReplaceAllString(a.card, a.url)))
+			return
+		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"name": "assistant", "description": "An agent", "url": a.url + "/a2a/assistant",
 			"version": "1.0", "protocolVersion": "0.3.0", "capabilities": map[string]any{"streaming": true},
 			"defaultInputModes": []string{"text/plain"}, "defaultOutputModes": []string{"text/plain"}, "skills": []any{}})
@@ -75,12 +88,21 @@ func (a *replayAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	msgID, _ := c.message()["messageId"].(string)
-	body = strings.NewReplacer("REQUEST_ID", string(c.ID), "CONTEXT_ID", c.contextID(),
+	body = strings.NewReplacer("REQUEST_ID", string(c.ID), "CONTEXT_ID", c.contextID(), recordedContext, c.contextID(),
 		"USER_MESSAGE_ID", msgID, "RESUME_MESSAGE_ID", msgID).Replace(body)
+	body = recordedID.ReplaceAllString(body, `${1}`+string(c.ID))
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(200)
 	_, _ = w.Write([]byte(body))
 }
+
+// What a recording holds of the session that recorded it: the server's
+// origin, the context id and the JSON-RPC id of each frame.
+var (
+	recordedOrigin  = regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
+	recordedID      = regexp.MustCompile(`(?m)^(data: \{"jsonrpc":"2\.0","id":)\d+`)
+	recordedContext = "ctx-capture-1"
+)
 
 // messages are the messages shim sent.
 func (a *replayAgent) messages() []map[string]any {
