@@ -108,3 +108,20 @@ func TestMastraRecorded(t *testing.T) {
 		})
 	}
 }
+
+// TestVoltAgentRecordedStreamsItsSnapshots: VoltAgent streams task
+// snapshots whose status message grows with the answer (SPEC §12.4), its
+// first frame with no status text: the growing text is the answer, no
+// thought. (Its events' data start with U+001E, which a JSON reader
+// refuses; the test server drops it, as whether shim may is open.)
+func TestVoltAgentRecordedStreamsItsSnapshots(t *testing.T) {
+	a := startReplay(t, "parks/voltagent-real/01-card.response.json", "parks/voltagent-real/04-answer-stream.response.sse")
+	a.mu.Lock()
+	a.stripRS = true
+	a.mu.Unlock()
+	s := startShim(t, a.url, nil, nil)
+	s.init(t)
+	id := s.newSession(t, "/tmp")
+	res := s.prompt(t, id, "Say hello.")
+	checkParksGolden(t, "voltagent-answer", shown(id, s.Updates(id), nil)+"stop "+stopReason(t, res)+"\n")
+}

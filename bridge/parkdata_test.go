@@ -26,12 +26,15 @@ import (
 // message/stream with the next of its SSE bodies (testdata), the ids in
 // them replaced by the ones shim sent.
 type replayAgent struct {
-	t      *testing.T
-	url    string
-	card   string // a recorded card (its URL's origin replaced), else a 0.3 card of ours
-	mu     sync.Mutex
-	bodies []string
-	calls  []rpcCall
+	t    *testing.T
+	url  string
+	card string // a recorded card (its URL's origin replaced), else a 0.3 card of ours
+	// stripRS (under mu) removes the U+001E VoltAgent puts before each
+	// event's JSON.
+	stripRS bool
+	mu      sync.Mutex
+	bodies  []string
+	calls   []rpcCall
 }
 
 func startReplay(t *testing.T, files ...string) *replayAgent {
@@ -82,6 +85,7 @@ func (a *replayAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.Method == "message/stream" && len(a.bodies) > 0 {
 		body, a.bodies = a.bodies[0], a.bodies[1:]
 	}
+	stripRS := a.stripRS
 	a.mu.Unlock()
 	if body == "" {
 		writeRPC(w, c.ID, nil, &rpcErr{Code: -32601, Message: "Method not found"})
@@ -91,6 +95,9 @@ func (a *replayAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body = strings.NewReplacer("REQUEST_ID", string(c.ID), "CONTEXT_ID", c.contextID(), recordedContext, c.contextID(),
 		"USER_MESSAGE_ID", msgID, "RESUME_MESSAGE_ID", msgID).Replace(body)
 	body = recordedID.ReplaceAllString(body, `${1}`+string(c.ID))
+	if stripRS {
+		body = strings.ReplaceAll(body, "data: \x1e", "data: ")
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(200)
 	_, _ = w.Write([]byte(body))
