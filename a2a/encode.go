@@ -24,6 +24,11 @@ func encodeMessage(d Dialect, m OutMessage) map[string]any {
 		}
 		m.Parts = []Part{{Kind: PartText, Text: string(answer)}}
 	}
+	if len(m.Parts) == 0 && len(m.Values) > 0 {
+		// The values as data, and their JSON as text for agents that
+		// read only text.
+		m.Parts = []Part{{Kind: PartData, Data: m.Values}, {Kind: PartText, Text: string(m.Values)}}
+	}
 	parts := make([]map[string]any, 0, len(m.Parts))
 	for _, p := range m.Parts {
 		parts = append(parts, encodePart(d, p))

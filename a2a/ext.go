@@ -69,6 +69,18 @@ type ToolCall struct {
 	Output string
 	// Diff is the change an edit made, when the agent reports it.
 	Diff *ToolDiff
+	// Paths are the files and folders the call touches as an agent
+	// profile read them from the call's own args (an absolute path, or one
+	// relative to the session's workspace), for agents whose arg names
+	// shim's generic reading does not know.
+	Paths []ToolPath
+}
+
+// ToolPath is a place a tool call touches: a path and, when the call names
+// one, a 1-based line (0: none).
+type ToolPath struct {
+	Path string
+	Line int
 }
 
 // ToolDiff is a file change: the whole old and new text of Path.

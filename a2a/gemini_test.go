@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -455,5 +456,38 @@ func TestGeminiSessionHasItsOwnConnection(t *testing.T) {
 	s := c.tr.(*geminiTransport).sessions["s"]
 	if s.ht == nil || s.ht.MaxConnsPerHost != 1 {
 		t.Fatalf("the session's task has no connection of its own: %+v", s.ht)
+	}
+}
+
+// TestGeminiToolPaths: the file or folder a Gemini CLI file tool names in
+// its args is the call's path (a read's 0-based offset its 1-based line);
+// a command's folder is not.
+func TestGeminiToolPaths(t *testing.T) {
+	for _, tc := range []struct {
+		name, kind, args string
+		want             []ToolPath
+	}{
+		{"read_file", "read", `{"file_path":"/w/a.go"}`, []ToolPath{{Path: "/w/a.go"}}},
+		{"read_file", "read", `{"file_path":"/w/a.go","offset":0,"limit":5}`, []ToolPath{{Path: "/w/a.go", Line: 1}}},
+		{"read_file", "read", `{"file_path":"/w/a.go","offset":41}`, []ToolPath{{Path: "/w/a.go", Line: 42}}},
+		{"read_file", "read", `{"absolute_path":"/w/old.go"}`, []ToolPath{{Path: "/w/old.go"}}},
+		{"write_file", "edit", `{"file_path":"/w/new.txt","content":"x"}`, []ToolPath{{Path: "/w/new.txt"}}},
+		{"replace", "edit", `{"file_path":"rel.txt","old_string":"a","new_string":"b","offset":3}`, []ToolPath{{Path: "rel.txt"}}},
+		{"list_directory", "read", `{"dir_path":"/w/src"}`, []ToolPath{{Path: "/w/src"}}},
+		{"glob", "search", `{"pattern":"*.go","dir_path":"/w"}`, []ToolPath{{Path: "/w"}}},
+		{"search_file_content", "search", `{"pattern":"x","path":"/w/pkg"}`, []ToolPath{{Path: "/w/pkg"}}},
+		{"search_file_content", "search", `{"pattern":"x"}`, nil},
+		{"run_shell_command", "execute", `{"command":"ls","dir_path":"/w"}`, nil},
+		{"read_file", "read", `{"file_path":"  "}`, nil},
+		{"read_file", "read", `{"file_path":7}`, nil},
+	} {
+		var u geminiToolUpdate
+		raw := `{"request":{"callId":"c","name":"` + tc.name + `","args":` + tc.args + `},"status":"executing","tool":{"name":"` + tc.name + `","kind":"` + tc.kind + `"}}`
+		if err := json.Unmarshal([]byte(raw), &u); err != nil {
+			t.Fatal(err)
+		}
+		if got := (&geminiSession{}).tool(&u).Paths; !slices.Equal(got, tc.want) {
+			t.Errorf("%s %s: paths %+v, want %+v", tc.name, tc.args, got, tc.want)
+		}
 	}
 }

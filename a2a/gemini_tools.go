@@ -53,6 +53,7 @@ func (s *geminiSession) tool(u *geminiToolUpdate) ToolCall {
 	var args map[string]any
 	_ = json.Unmarshal(u.Request.Args, &args)
 	tc.Title = geminiTitle(tc.Kind, first(u.Tool.DisplayName, tc.Name), args)
+	tc.Paths = geminiPaths(tc.Kind, args)
 	s.mu.Lock()
 	s.dropAwait(tc.ID)
 	s.mu.Unlock()
@@ -139,6 +140,33 @@ func geminiDisplay(raw json.RawMessage, args map[string]any) (string, *ToolDiff)
 		return o.FileDiff, nil
 	}
 	return o.FileDiff, &ToolDiff{Path: path, OldText: old, NewText: o.NewContent}
+}
+
+// geminiPathArgs are the args Gemini CLI's file tools name their file or
+// folder in: read_file, write_file and replace take file_path (older
+// versions absolute_path); list_directory, glob and search_file_content
+// take dir_path (older versions path).
+var geminiPathArgs = []string{"file_path", "absolute_path", "dir_path", "path"}
+
+// geminiPaths is where a call of a file tool is, for the editor to follow:
+// the file or folder its args name (a command's folder is not followed);
+// a read's offset, 0-based there, is its 1-based line.
+func geminiPaths(kind string, args map[string]any) []ToolPath {
+	if kind == "execute" {
+		return nil
+	}
+	for _, k := range geminiPathArgs {
+		p, ok := args[k].(string)
+		if !ok || strings.TrimSpace(p) == "" {
+			continue
+		}
+		tp := ToolPath{Path: p}
+		if off, ok := args["offset"].(float64); ok && kind == "read" && off >= 0 && off < 1<<31 {
+			tp.Line = int(off) + 1
+		}
+		return []ToolPath{tp}
+	}
+	return nil
 }
 
 // geminiKind keeps the kinds ACP knows (Gemini CLI's Kind enum is the same

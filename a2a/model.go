@@ -7,6 +7,7 @@
 package a2a
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -202,6 +203,10 @@ type OutMessage struct {
 	// Approval answers the approval park the task waits on. With no Parts
 	// the encoder spells it: the text "approved" or "denied" by default.
 	Approval *ApprovalAnswer
+	// Values answers a park that asked for data (ParkData.Schema): a JSON
+	// object. With no Parts the encoder sends it as one data part, and
+	// its JSON as a text part.
+	Values json.RawMessage
 }
 
 // ApprovalAnswer is the person's answer to an approval park.

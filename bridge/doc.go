@@ -20,7 +20,8 @@
 //	render.go      the pure renderer: a2a values to ACP updates (answer
 //	               text, thoughts, files, the failure line, a question, a
 //	               past turn's answer); the blank-line rule (blocks)
-//	render_snapshot.go snapshots: status text as replaces, messages shown by id
+//	render_snapshot.go snapshots: status text as replaces, messages shown by id;
+//	               a working snapshot's first text held until it is a note or an answer
 //	render_tools.go tool cards: a row per kind (cardRules), per phase
 //	               (toolPhases); live (opened, updated, ended) and replayed;
 //	               a todo tool's plan; command cards as terminals
@@ -31,6 +32,8 @@
 //	modes.go       the permissions and model options, mirrored as modes (§11.2)
 //	parks.go       approvals (permission requests) and questions
 //	forms.go       questions and forms as elicitation/create forms
+//	parkdata.go    a park's data parts: key: value lines, the tool call's card,
+//	               the answer's schema as a form (§12.8)
 //	tools.go       the live turn's tool events; the roots resolver
 //	history.go     session/list, load, resume, close, delete; the console hand-off
 //	replay.go      a thread's past turns, in order, through the renderer

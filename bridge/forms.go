@@ -22,9 +22,20 @@ type formStep struct {
 	schema  acp.FormSchema
 }
 
-// parkForms is what a question or form park asks, as forms; the second
-// result is true for the one-answer form of a question.
-func parkForms(m *a2a.Message) (steps []formStep, question bool) {
+// formAnswer is how a park's accepted forms answer it.
+type formAnswer uint8
+
+const (
+	answerText   formAnswer = iota // a question: the answer's text
+	answerJSON                     // a form park: the JSON of the values, as text
+	answerValues                   // a park's schema (§12.8): the values as data
+)
+
+// parkForms is what a question or form park asks, as forms, and how their
+// values answer it. A park whose data gives the answer's schema is one form
+// of that schema; the question's form and the schema's carry the park's
+// data lines.
+func parkForms(m *a2a.Message) (steps []formStep, how formAnswer) {
 	h := m.Hitl()
 	if h == nil || h.Kind != a2a.HitlForm {
 		q := m.Text()
@@ -34,7 +45,17 @@ func parkForms(m *a2a.Message) (steps []formStep, question bool) {
 		if strings.TrimSpace(q) == "" {
 			q = "The agent is waiting for your answer."
 		}
-		return []formStep{{message: strings.TrimSpace(q), schema: acp.AnswerForm()}}, true
+		q = strings.TrimSpace(q)
+		if h != nil {
+			return []formStep{{message: q, schema: acp.AnswerForm()}}, answerText
+		}
+		d := m.ParkData()
+		if d != nil && d.Schema != nil {
+			if schema := acp.ReduceSchema(d.Schema); len(schema.Properties) > 0 {
+				return []formStep{{message: withData(q, d), schema: schema}}, answerValues
+			}
+		}
+		return []formStep{{message: withData(q, d), schema: acp.AnswerForm()}}, answerText
 	}
 	for _, st := range h.Steps {
 		title, desc := st.Title, st.Description
@@ -53,31 +74,31 @@ func parkForms(m *a2a.Message) (steps []formStep, question bool) {
 		}
 		steps = append(steps, formStep{message: msg, schema: acp.ReduceSchema(st.Schema)})
 	}
-	return steps, false
+	return steps, answerJSON
 }
 
-// askForms asks the park as forms; false when the client cannot show
-// them, or the person did not accept every one (the park is then shown as
-// text).
-func (t *turn) askForms(m *a2a.Message) (outcome, bool) {
+// askForms asks the park as forms (about the card cardID, when the park
+// opened one); false when the client cannot show them, or the person did
+// not accept every one (the park is then shown as text).
+func (t *turn) askForms(m *a2a.Message, cardID string) (outcome, bool) {
 	t.srv.infoMu.Lock()
 	forms := t.srv.forms
 	t.srv.infoMu.Unlock()
 	if !forms {
 		return outcome{}, false
 	}
-	steps, question := parkForms(m)
+	steps, how := parkForms(m)
 	if len(steps) == 0 {
 		return outcome{}, false
 	}
 	merged := map[string]json.RawMessage{}
 	var answer string
 	for _, st := range steps {
-		content, ok := t.elicit(st)
+		content, ok := t.elicit(st, cardID)
 		if !ok {
 			return outcome{}, false
 		}
-		if question {
+		if how == answerText {
 			if json.Unmarshal(content["answer"], &answer) != nil {
 				t.srv.log.Info("the form's answer is not text; asking in words", "session", t.sess.id)
 				return outcome{}, false
@@ -91,22 +112,27 @@ func (t *turn) askForms(m *a2a.Message) (outcome, bool) {
 	if t.isCancelled() {
 		return outcome{}, false
 	}
-	text := answer
-	if !question {
+	msg := a2a.OutMessage{ContextID: t.sess.id, TaskID: t.task(), Resume: true}
+	if how == answerText {
+		msg.Parts = []a2a.Part{{Kind: a2a.PartText, Text: answer}}
+	} else {
 		b, err := json.Marshal(merged)
 		if err != nil {
 			return outcome{}, false
 		}
-		text = string(b)
+		if how == answerValues {
+			msg.Values = b
+		} else {
+			msg.Parts = []a2a.Part{{Kind: a2a.PartText, Text: string(b)}}
+		}
 	}
-	return outcome{resume: t.sess.intents(&a2a.OutMessage{ContextID: t.sess.id, TaskID: t.task(), Resume: true,
-		Parts: []a2a.Part{{Kind: a2a.PartText, Text: text}}})}, true
+	return outcome{resume: t.sess.intents(&msg)}, true
 }
 
 // elicit asks one form of the editor and returns the accepted values. It
 // waits until the person answers, the prompt is cancelled or the editor is
 // gone; any answer but accept (decline, cancel, an error) is false.
-func (t *turn) elicit(st formStep) (map[string]json.RawMessage, bool) {
+func (t *turn) elicit(st formStep, cardID string) (map[string]json.RawMessage, bool) {
 	if !t.waitForPrompt() {
 		return nil, false
 	}
@@ -119,7 +145,7 @@ func (t *turn) elicit(st formStep) (map[string]json.RawMessage, bool) {
 		case <-ctx.Done():
 		}
 	}()
-	req := acp.CreateElicitationParams{SessionID: t.sess.id, Mode: acp.ElicitationFormMode, Message: st.message, RequestedSchema: st.schema}
+	req := acp.CreateElicitationParams{SessionID: t.sess.id, ToolCallID: cardID, Mode: acp.ElicitationFormMode, Message: st.message, RequestedSchema: st.schema}
 	var resp acp.CreateElicitationResponse
 	if err := t.srv.conn.Call(ctx, acp.MethodElicitationCreate, req, &resp); err != nil {
 		t.srv.log.Info("the form was not answered; asking in words", "session", t.sess.id, "err", err)

@@ -453,3 +453,54 @@ func TestGeminiShellAsTerminal(t *testing.T) {
 		t.Errorf("the end carries no output and exit code: %s", b)
 	}
 }
+
+// cardState folds a card's updates as an editor does: each field an
+// update carries replaces the one before.
+func cardState(cards []map[string]any) map[string]any {
+	st := map[string]any{}
+	for _, c := range cards {
+		for k, v := range c {
+			st[k] = v
+		}
+	}
+	return st
+}
+
+// TestGeminiReadFollowsTheFile: the captured read_file of a file in the
+// session's folder (its path in request.args.file_path) ends as a
+// completed card that carries the file's absolute location, for the
+// editor to follow; the same read of a file outside the folder carries
+// none.
+func TestGeminiReadFollowsTheFile(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "hello.txt"), []byte("Hello from the workspace.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inWS := func(name string) string { return strings.ReplaceAll(geminiCaptured(t, name), "/home/dev/ws", ws) }
+	const callID = "read_file-1796113948191-7f0179a061d1d"
+	for _, tc := range []struct {
+		name, cwd string
+		want      any
+	}{
+		{"in the session's folder", ws, []any{map[string]any{"path": filepath.Join(ws, "hello.txt")}}},
+		{"outside it", t.TempDir(), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := startGemini(t, inWS("read-file.sse"), inWS("read-file-reply.sse"))
+			perms := &permissions{replies: []func() (any, *acptest.RPCError){func() (any, *acptest.RPCError) { return selected(optApprove) }}}
+			s := geminiShim(t, g, perms.handler)
+			id := s.newSession(t, tc.cwd)
+			if got := stopReason(t, s.prompt(t, id, "Read hello.txt.")); got != "end_turn" {
+				t.Fatalf("stop = %s", got)
+			}
+			cards := cardUpdates(s.Updates(id), callID)
+			card := cardState(cards)
+			if card["status"] != "completed" || card["title"] != "Read "+filepath.Join(ws, "hello.txt") {
+				t.Fatalf("card = %v", card)
+			}
+			if !jsonEqual(card["locations"], tc.want) {
+				t.Fatalf("locations = %v, want %v (updates %v)", card["locations"], tc.want, cards)
+			}
+		})
+	}
+}

@@ -208,7 +208,11 @@ func (t *turn) showNote(s string) { t.show(t.r.note(s)) }
 // not accepted, it shows the park as text and ends the turn: the next
 // prompt answers it.
 func (t *turn) question(m *a2a.Message) outcome {
-	if out, ok := t.askForms(m); ok {
+	cardID := ""
+	if m.Hitl() == nil {
+		cardID = t.parkCard(m.ParkData())
+	}
+	if out, ok := t.askForms(m, cardID); ok {
 		return out
 	}
 	t.show(t.r.question(m))
@@ -219,12 +223,18 @@ func (t *turn) question(m *a2a.Message) outcome {
 }
 
 // parkQuestion is the text of a park shown as a question (SPEC §6), live or
-// replayed: a form lists its fields; an approval shows its title and detail.
+// replayed: a form lists its fields; an approval shows its title and
+// detail; a park's plain data shows as key: value lines, and the fields of
+// the answer's schema it gives are listed (§12.8).
 func parkQuestion(m *a2a.Message) string {
 	q := m.Text()
 	var form []a2a.FormField
 	isForm := false
-	if h := m.Hitl(); h != nil {
+	data := ""
+	if h := m.Hitl(); h == nil {
+		d := m.ParkData()
+		data, form = dataBlock(d), schemaFields(d)
+	} else {
 		switch {
 		case h.Question != "":
 			q = h.Question
@@ -244,7 +254,10 @@ func parkQuestion(m *a2a.Message) string {
 		q = "The agent is waiting for your answer."
 	}
 	var b strings.Builder
-	b.WriteString("**Input needed:** " + strings.TrimSpace(q))
+	b.WriteString("**Input needed:** " + strings.TrimSpace(q) + data)
+	if data != "" && len(form) > 0 {
+		b.WriteString("\n")
+	}
 	for _, f := range form {
 		b.WriteString("\n- " + formLine(f))
 	}

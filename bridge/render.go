@@ -62,6 +62,15 @@ type renderer struct {
 	msgs        map[string]uint8
 	snapArts    map[string]uint64
 	statusShown bool
+	// held is a working snapshot's status message held for one frame,
+	// of the task noteTask (a progress note or a snapshot streamer's
+	// answer, render_snapshot.go); notes are the status messages shown
+	// as notes (a hash of their text); framed are the tasks a frame of
+	// the turn was about.
+	held     *a2a.Message
+	noteTask string
+	notes    map[string]uint64
+	framed   map[string]bool
 	// terminals shows command cards as terminals (the client sent
 	// _meta.terminal_output, SPEC §11.6).
 	terminals bool
@@ -70,7 +79,7 @@ type renderer struct {
 func newRenderer(agent string, res toolview.Resolver) *renderer {
 	return &renderer{agent: agent, res: res, texts: map[string]*shownText{}, shownIDs: map[string]bool{},
 		statusText: newShownText(), cards: toolCards{open: map[string]*toolCard{}},
-		msgs: map[string]uint8{}, snapArts: map[string]uint64{}}
+		msgs: map[string]uint8{}, snapArts: map[string]uint64{}, notes: map[string]uint64{}, framed: map[string]bool{}}
 }
 
 // newSessionRenderer is a renderer for a session of s: its options are

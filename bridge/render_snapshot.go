@@ -7,6 +7,7 @@ package bridge
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/shimdev/shim/a2a"
 )
@@ -121,4 +122,157 @@ func partsHash(parts []a2a.Part) uint64 {
 		h = fnv(h, p.Text+"\x00"+p.URL+"\x00"+string(p.Data)+"\x00"+string(p.Raw)+"\x01")
 	}
 	return h
+}
+
+// Progress notes (SPEC §12.8): the text of a working status message says
+// how the task is doing ("Generating response..."); the answer is the
+// task's artifacts. A snapshot streamer (§12.4) writes its answer in the
+// status message itself, so a working snapshot's text that opens a task
+// is held for one frame: the next frame tells which it is. Artifact
+// text, or a status message that does not grow from it, makes it a note;
+// a status message that grows from it (or a task that completes without
+// another answer) makes it answer text.
+
+// noteFate is what a held note turned out to be.
+type noteFate uint8
+
+const (
+	noteUndecided noteFate = iota
+	noteIsNote
+	noteIsAnswer
+)
+
+// holdNote holds a working snapshot's status message m of taskID.
+func (r *renderer) holdNote(taskID string, m *a2a.Message) {
+	r.seen(taskID, m)
+	r.held, r.noteTask = m, taskID
+}
+
+// firstFrame records a frame about taskID and reports whether it is the
+// turn's first about that task.
+func (r *renderer) firstFrame(taskID string) bool {
+	if r.framed[taskID] {
+		return false
+	}
+	r.framed[taskID] = true
+	return true
+}
+
+// holding reports whether a note of taskID is held.
+func (r *renderer) holding(taskID string) bool { return r.held != nil && r.noteTask == taskID }
+
+// noted reports whether m of taskID was shown as a progress note with the
+// text it has now (a note repeated is not answer text; one that grows
+// after all is).
+func (r *renderer) noted(taskID string, m *a2a.Message) bool {
+	if m == nil || m.ID == "" {
+		return false
+	}
+	h, ok := r.notes[taskID+"\x00"+m.ID]
+	return ok && h == fnv(fnvOffset, m.Text())
+}
+
+// settleNote shows the held note as what it turned out to be; it keeps it
+// while undecided.
+func (r *renderer) settleNote(fate noteFate) []out {
+	m, taskID := r.held, r.noteTask
+	switch {
+	case m == nil || fate == noteUndecided:
+		return nil
+	case fate == noteIsAnswer:
+		r.held = nil
+		return r.statusReplace(taskID, m)
+	}
+	r.held = nil
+	return r.noteShown(taskID, m)
+}
+
+// noteShown shows the status message m of taskID as a progress note.
+func (r *renderer) noteShown(taskID string, m *a2a.Message) []out {
+	if m.ID != "" {
+		r.notes[taskID+"\x00"+m.ID] = fnv(fnvOffset, m.Text())
+	}
+	return r.progressNote(m.Text())
+}
+
+// progressNote shows a progress note as a thought.
+//
+// This is where a client that advertised notices (SPEC §14) is to get a
+// notice instead.
+func (r *renderer) progressNote(s string) []out {
+	if strings.TrimSpace(s) != "" {
+		r.thought(s)
+	}
+	return r.take()
+}
+
+// snapshotFate reads the held note's fate from the next snapshot of its
+// task: a note when the snapshot carries answer text in an artifact or
+// its message was replaced by another; answer text when its message grew
+// from it, or the task completed with nothing else to answer.
+func (r *renderer) snapshotFate(taskID string, t *a2a.Task) noteFate {
+	if !r.holding(taskID) {
+		return noteUndecided
+	}
+	for i := range t.Artifacts {
+		if artifactAnswer(&t.Artifacts[i]) != "" {
+			return noteIsNote
+		}
+	}
+	held := r.held.Text()
+	cur, found := "", false
+	if m := t.Status.Message; m != nil && (m.ID == r.held.ID || m.ID == "" && r.held.ID == "") {
+		cur, found = m.Text(), true
+	} else if r.held.ID != "" {
+		for i := range t.History {
+			if h := &t.History[i]; h.ID == r.held.ID {
+				cur, found = h.Text(), true
+			}
+		}
+	}
+	switch {
+	case found && cur == held && t.Status.State != a2a.StateCompleted:
+		return noteUndecided
+	case found && strings.HasPrefix(cur, held):
+		return noteIsAnswer
+	case !found && t.Status.State == a2a.StateCompleted && t.Status.Message == nil && !r.artifactText:
+		return noteIsAnswer
+	}
+	return noteIsNote
+}
+
+// endFate is the held note's fate when its task ends with the status st
+// (a status update): answer text only when the task completes and the
+// note is all it answered, or the completion's text grows from it.
+func (r *renderer) endFate(st a2a.Status) noteFate {
+	if r.held == nil {
+		return noteUndecided
+	}
+	if st.State != a2a.StateCompleted || r.artifactText {
+		return noteIsNote
+	}
+	if text := st.Message.Text(); text == "" || strings.HasPrefix(text, r.held.Text()) {
+		return noteIsAnswer
+	}
+	return noteIsNote
+}
+
+// artifactShows reports whether an artifact shows the person anything of
+// the answer: text, a file, or data of no known extension.
+func artifactShows(a *a2a.Artifact) bool {
+	for i := range a.Parts {
+		switch p := &a.Parts[i]; p.Kind {
+		case a2a.PartText:
+			if !p.Thought() && p.Text != "" {
+				return true
+			}
+		case a2a.PartFile:
+			return true
+		case a2a.PartData:
+			if !p.Known() {
+				return true
+			}
+		}
+	}
+	return false
 }

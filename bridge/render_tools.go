@@ -100,8 +100,10 @@ type callView struct {
 }
 
 func (r *renderer) callView(c *toolCard) callView {
+	locs := toolview.Locations(c.name, c.args, r.res)
+	locs = append(locs, c.agentLocations(r.res, locs)...)
 	return callView{title: cardTitle(c.titleName(), c.parent, c.args), kind: c.kindOf(),
-		locations: acpLocations(toolview.Locations(c.name, c.args, r.res)), rawInput: acp.RawJSON(rawInput(c.args))}
+		locations: acpLocations(locs), rawInput: acp.RawJSON(rawInput(c.args))}
 }
 
 // resultView is what an ended card shows of its result.
@@ -423,6 +425,7 @@ type agentCard struct {
 	kind   acp.ToolKind
 	label  string
 	diff   *a2a.ToolDiff
+	paths  []a2a.ToolPath
 	status acp.ToolStatus
 }
 
@@ -437,6 +440,31 @@ func (c *toolCard) learn(tc a2a.ToolCall) {
 	if tc.Diff != nil {
 		c.diff = tc.Diff
 	}
+	if len(tc.Paths) > 0 {
+		c.paths = tc.Paths
+	}
+}
+
+// agentLocations are the places the agent's profile read from the call
+// (ToolCall.Paths), resolved as any tool path is (never one that leaves
+// its root), less those already in have.
+func (c *toolCard) agentLocations(res toolview.Resolver, have []toolview.Location) []toolview.Location {
+	if res == nil {
+		return nil
+	}
+	var out []toolview.Location
+	for _, p := range c.paths {
+		abs, ok := res.Resolve("", p.Path)
+		if !ok || !filepath.IsAbs(abs) {
+			continue
+		}
+		l := toolview.Location{Path: abs, Line: max(p.Line, 0)}
+		if !slices.ContainsFunc(have, func(h toolview.Location) bool { return h.Path == abs }) &&
+			!slices.ContainsFunc(out, func(h toolview.Location) bool { return h.Path == abs }) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // kindOf is the agent's kind for the call, else the name's.

@@ -183,6 +183,7 @@ func (t *turn) run(title string) {
 		t.emit(acp.SessionInfoUpdate{Title: title, UpdatedAt: time.Now().UTC().Format(time.RFC3339)})
 	}
 	out := t.drive()
+	t.noteBeforeAnswer() // a note still held when the turn ends
 	t.showSettled(t.r.settle(cardStatus(out)))
 	t.record(title)
 	t.usageUpdate()

@@ -7,7 +7,9 @@ import "github.com/shimdev/shim/a2a"
 // status update's would be), its artifacts, and its status message's
 // agent text as answer text, each only for what was not shown yet. A
 // resumed task's stale first frame is not shown, only taken as shown.
-func (t *turn) snapshot(task *a2a.Task) {
+// The status text of a working snapshot that opens the task (first) may
+// be a progress note: it is held until the next frame tells (SPEC §12.8).
+func (t *turn) snapshot(task *a2a.Task, first bool) {
 	taskID := t.task()
 	if t.staleFirst {
 		t.r.seed(taskID, task)
@@ -15,6 +17,7 @@ func (t *turn) snapshot(task *a2a.Task) {
 	}
 	st := task.Status
 	t.lastSnap = &st
+	t.show(t.r.settleNote(t.r.snapshotFate(taskID, task)))
 	for _, m := range newHistory(task) {
 		switch {
 		case t.r.answered(taskID, m):
@@ -28,10 +31,25 @@ func (t *turn) snapshot(task *a2a.Task) {
 			t.artifact(a, false)
 		}
 	}
-	if m := st.Message; m != nil && !t.r.artifactText {
-		switch st.State {
-		case a2a.StateSubmitted, a2a.StateWorking, a2a.StateCompleted, a2a.StateUnknown:
-			t.show(t.r.statusReplace(taskID, m))
+	switch m := st.Message; {
+	case m == nil || t.r.holding(taskID) || t.r.noted(taskID, m):
+	case t.r.artifactText:
+		// The answer is the artifacts: a working status text beside them
+		// is a note, shown once.
+		if st.State == a2a.StateWorking && !t.r.statusShown && !t.r.seen(taskID, m) {
+			t.show(t.r.noteShown(taskID, m))
 		}
+	case st.State == a2a.StateWorking && first && m.Text() != "":
+		t.r.holdNote(taskID, m)
+	case st.State == a2a.StateSubmitted, st.State == a2a.StateWorking, st.State == a2a.StateCompleted, st.State == a2a.StateUnknown:
+		t.show(t.r.statusReplace(taskID, m))
 	}
 }
+
+// settleNote shows a held note once the task's status update st (not a
+// snapshot's) tells what it was.
+func (t *turn) settleNoteAt(st a2a.Status) { t.show(t.r.settleNote(t.r.endFate(st))) }
+
+// noteBeforeAnswer shows a held note as a note: answer text other than
+// its own follows.
+func (t *turn) noteBeforeAnswer() { t.show(t.r.settleNote(noteIsNote)) }

@@ -6,7 +6,6 @@ package bridge
 import (
 	"errors"
 	"io"
-	"strings"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
@@ -162,11 +161,12 @@ func (t *turn) consume(stream *a2a.Stream) (outcome, consumeResult, error) {
 // handle maps one event; done reports that the turn's outcome is known.
 func (t *turn) handle(ev a2a.Event) (outcome, bool) {
 	t.setTask(ev.TaskID)
+	first := t.r.firstFrame(t.task())
 	switch ev.Kind {
 	case a2a.EventTask:
 		// A snapshot's state never ends a turn (turn_snapshot.go).
 		if ev.Task != nil {
-			t.snapshot(ev.Task)
+			t.snapshot(ev.Task, first)
 		}
 		return outcome{}, false
 	case a2a.EventArtifact:
@@ -187,6 +187,7 @@ func (t *turn) handle(ev a2a.Event) (outcome, bool) {
 
 // message shows an agent message: its thoughts, tools and text.
 func (t *turn) message(m *a2a.Message) {
+	t.noteBeforeAnswer()
 	t.r.seen(t.task(), m)
 	t.show(t.r.thoughts(m))
 	for _, tc := range m.ToolCalls() {
@@ -197,6 +198,16 @@ func (t *turn) message(m *a2a.Message) {
 
 // status maps a status update.
 func (t *turn) status(st a2a.Status) (outcome, bool) {
+	switch st.State {
+	case a2a.StateWorking, a2a.StateSubmitted, a2a.StateUnknown:
+		// A new status text replaced the held one: that one did not grow
+		// in place, it was a note.
+		if st.Message.Text() != "" {
+			t.noteBeforeAnswer()
+		}
+	default:
+		t.settleNoteAt(st)
+	}
 	m := st.Message
 	if m != nil {
 		t.r.seen(t.task(), m)
@@ -230,12 +241,15 @@ func (t *turn) status(st a2a.Status) (outcome, bool) {
 		if text == "" {
 			text = "The agent needs you to authenticate with it before it can go on."
 		}
+		if m.Hitl() == nil {
+			d := m.ParkData()
+			t.parkCard(d)
+			text += dataBlock(d)
+		}
 		t.showStatusText(text)
 		return outcome{}, false
 	default:
-		if strings.TrimSpace(text) != "" {
-			t.thought(text)
-		}
+		t.show(t.r.progressNote(text))
 	}
 	return outcome{}, false
 }

@@ -45,6 +45,9 @@ func (t *turn) artifact(a *a2a.Artifact, appendMode bool) {
 		c := c
 		t.ctxInfo = &c
 	}
+	if artifactShows(a) {
+		t.noteBeforeAnswer()
+	}
 	t.show(t.r.artifact(t.task(), a, appendMode))
 }
 
