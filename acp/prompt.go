@@ -16,6 +16,8 @@ type PromptParams struct {
 	Prompt    []PromptBlock `json:"prompt"`
 }
 
+func (p *PromptParams) session() string { return p.SessionID }
+
 // ContentIn is a prompt content block as the client sends it.
 type ContentIn struct {
 	Type     string `json:"type"`

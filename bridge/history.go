@@ -7,7 +7,6 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -75,11 +74,7 @@ type listRow struct {
 	fetched bool // the title was fetched and must be written back
 }
 
-func (s *Server) listSessions(req *acp.Request) (any, error) {
-	var p acp.ListParams
-	if req.Params != nil {
-		_ = json.Unmarshal(*req.Params, &p)
-	}
+func (s *Server) listSessions(p *acp.ListParams) (any, error) {
 	if err := checkCWD(acp.MethodSessionList, p.CWD, false); err != nil {
 		return nil, err
 	}
