@@ -32,7 +32,12 @@ type Conn struct {
 
 // NewConn returns a connection on in and out; Start starts reading.
 func NewConn(in io.Reader, out io.Writer, logger *slog.Logger) *Conn {
-	return &Conn{s: newStream(in, out, logger), log: logger}
+	return newConn(in, out, logger, lineMaxBytes)
+}
+
+// newConn is NewConn serving stdin lines of at most lineMax bytes.
+func newConn(in io.Reader, out io.Writer, logger *slog.Logger, lineMax int) *Conn {
+	return &Conn{s: newStream(in, out, logger, lineMax), log: logger}
 }
 
 // Start reads requests and hands them to h (dispatch.go) until the input

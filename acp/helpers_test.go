@@ -12,15 +12,19 @@ func (s *stream) notify(method string, params any) error {
 }
 
 // flushClose waits until everything queued was written (or the writer
-// failed), then closes: tests read the output after it.
+// failed), then closes: tests read the output after it. The queue is
+// closed once the writer took the last of it, and the writer stops after
+// that write.
 func (s *stream) flushClose() {
 	q := s.out
 	q.mu.Lock()
-	for (len(q.buf) > 0 || q.busy) && q.err == nil {
+	for len(q.buf) > 0 && q.err == nil {
 		q.cond.Wait()
 	}
+	q.closed = true
+	q.cond.Broadcast()
 	q.mu.Unlock()
-	s.Close()
+	<-q.done
 }
 
 func idOf(n uint64) ID { return ID{Num: n} }

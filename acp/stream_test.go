@@ -22,8 +22,7 @@ func (h *initOnly) Initialize(_ context.Context, req *Request, _ *InitializePara
 func startConn(t *testing.T, lineMax int) *acptest.Client {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := NewConn(inR, outW, slog.New(slog.DiscardHandler))
-	c.s.lineMax = lineMax
+	c := newConn(inR, outW, slog.New(slog.DiscardHandler), lineMax)
 	c.Start(context.Background(), &initOnly{unserved{c}})
 	t.Cleanup(func() { inW.Close(); <-c.Done(); outW.Close() })
 	return acptest.NewClient(t, outR, inW, nil)
