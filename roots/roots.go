@@ -44,7 +44,7 @@ type Map struct {
 	load Loader
 	home string
 	log  *slog.Logger
-	now  func() time.Time // the clock behind the reload limits; tests replace it
+	now  func() time.Time // the clock behind the reload limits
 
 	overrides []Root // normalized, first wins
 
@@ -70,6 +70,11 @@ type Map struct {
 // (overrides, loaded and learned). load may be nil when the server has no
 // roots to offer, and log may be nil to discard logs.
 func New(overrides []Root, load Loader, home string, log *slog.Logger) *Map {
+	return newMap(overrides, load, home, log, time.Now)
+}
+
+// newMap is New with now as the clock of the reload limits.
+func newMap(overrides []Root, load Loader, home string, log *slog.Logger, now func() time.Time) *Map {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -77,7 +82,7 @@ func New(overrides []Root, load Loader, home string, log *slog.Logger) *Map {
 		load:       load,
 		home:       home,
 		log:        log,
-		now:        time.Now,
+		now:        now,
 		byName:     map[string]string{},
 		lastReload: map[string]time.Time{},
 	}
