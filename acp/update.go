@@ -32,8 +32,22 @@ type UserMessageChunk struct {
 	Content       ContentBlock        `json:"content"`
 }
 
-// ToolKind is a tool call's kind.
+// ToolKind is a tool call's kind: the icon and the handling a client
+// gives its card.
 type ToolKind = string
+
+// Tool kinds (the ones shim sends).
+const (
+	ToolKindRead    ToolKind = "read"
+	ToolKindSearch  ToolKind = "search"
+	ToolKindEdit    ToolKind = "edit"
+	ToolKindDelete  ToolKind = "delete"
+	ToolKindMove    ToolKind = "move"
+	ToolKindExecute ToolKind = "execute"
+	ToolKindFetch   ToolKind = "fetch"
+	ToolKindThink   ToolKind = "think"
+	ToolKindOther   ToolKind = "other"
+)
 
 // ToolStatus is a tool call's status.
 type ToolStatus string

@@ -511,7 +511,7 @@ func (s *Server) showHandoff(c *a2a.Client, sess *session, h *a2a.Handoff) {
 		return
 	}
 	u := acp.ToolCall{ToolCallID: "handoff-" + randid.Hex(3),
-		Title: "Open " + h.Path, Kind: "read", Status: "completed"}
+		Title: "Open " + h.Path, Kind: acp.ToolKindRead, Status: "completed"}
 	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
 	res := rootResolver{m: s.roots(), cwd: sess.cwd, ctx: s.ctx}
 	if abs, ok := res.Resolve(h.Project, h.Path); ok {

@@ -6,53 +6,42 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/shimdev/shim/acp"
 )
 
-// ACP ToolKind values.
-const (
-	KindRead    = "read"
-	KindSearch  = "search"
-	KindEdit    = "edit"
-	KindDelete  = "delete"
-	KindMove    = "move"
-	KindExecute = "execute"
-	KindFetch   = "fetch"
-	KindThink   = "think"
-	KindOther   = "other"
-)
-
-var kinds = map[string]string{
-	"read_file":      KindRead,
-	"list_dir":       KindRead,
-	"list_projects":  KindRead,
-	"search_files":   KindSearch,
-	"find_files":     KindSearch,
-	"grep":           KindSearch,
-	"write_file":     KindEdit,
-	"edit_file":      KindEdit,
-	"delete_file":    KindDelete,
-	"move_file":      KindMove,
-	"run_command":    KindExecute,
-	"bash":           KindExecute,
-	"shell":          KindExecute,
-	"code_execution": KindExecute, // Google ADK code execution
-	"fetch":          KindFetch,
-	"web_fetch":      KindFetch,
-	"task":           KindThink,
-	"think":          KindThink,
+var kinds = map[string]acp.ToolKind{
+	"read_file":      acp.ToolKindRead,
+	"list_dir":       acp.ToolKindRead,
+	"list_projects":  acp.ToolKindRead,
+	"search_files":   acp.ToolKindSearch,
+	"find_files":     acp.ToolKindSearch,
+	"grep":           acp.ToolKindSearch,
+	"write_file":     acp.ToolKindEdit,
+	"edit_file":      acp.ToolKindEdit,
+	"delete_file":    acp.ToolKindDelete,
+	"move_file":      acp.ToolKindMove,
+	"run_command":    acp.ToolKindExecute,
+	"bash":           acp.ToolKindExecute,
+	"shell":          acp.ToolKindExecute,
+	"code_execution": acp.ToolKindExecute, // Google ADK code execution
+	"fetch":          acp.ToolKindFetch,
+	"web_fetch":      acp.ToolKindFetch,
+	"task":           acp.ToolKindThink,
+	"think":          acp.ToolKindThink,
 }
 
 // Kind returns the ACP ToolKind of the tool name as SPEC §5 maps it; any
 // other name, MCP and plugin tools included, is "other". Names match
 // exactly (case-sensitive).
-func Kind(name string) string {
+func Kind(name string) acp.ToolKind {
 	if planTools[name] {
-		return KindThink
+		return acp.ToolKindThink
 	}
 	if k, ok := kinds[name]; ok {
 		return k
 	}
-	return KindOther
+	return acp.ToolKindOther
 }
 
 // Most characters of a command shown in a title.
@@ -141,7 +130,7 @@ func Title(name string, a Args) string {
 		}
 		return "Move " + f
 	}
-	if Kind(name) == KindExecute {
+	if Kind(name) == acp.ToolKindExecute {
 		if c := commandLine(a); c != "" {
 			return "Run: " + c
 		}
