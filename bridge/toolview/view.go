@@ -80,55 +80,11 @@ func Title(name string, a Args) string {
 	if len(a.Fields) == 0 && a.cutKey == "" {
 		return name
 	}
-	switch name {
-	case "read_file":
-		f, ok := fileLabel(a)
-		if !ok {
-			return name
-		}
-		if off, ok := a.Int("offset"); ok && off > 0 {
-			if lim, ok := a.Int("limit"); ok && lim > 0 && off <= math.MaxInt-lim {
-				return "Read " + f + " (lines " + strconv.Itoa(off) + "–" + strconv.Itoa(off+lim-1) + ")"
-			}
-			return "Read " + f + " (from line " + strconv.Itoa(off) + ")"
-		}
-		return "Read " + f
-	case "list_dir":
-		if f, ok := fileLabel(a); ok {
-			return "List " + f
-		}
-		if p := a.String("project"); p != "" && listsRoot(a) {
-			return "List " + p
+	if title, ok := titles[name]; ok {
+		if t := title(a); t != "" {
+			return t
 		}
 		return name
-	case "search_files", "find_files", "grep":
-		q := a.String("query")
-		if q == "" {
-			q = a.String("pattern")
-		}
-		if q == "" {
-			return name
-		}
-		if p := a.String("project"); p != "" {
-			return "Search " + p + " for '" + q + "'"
-		}
-		return "Search for '" + q + "'"
-	case "write_file", "edit_file", "delete_file":
-		f, ok := fileLabel(a)
-		if !ok {
-			return name
-		}
-		verb := map[string]string{"write_file": "Write ", "edit_file": "Edit ", "delete_file": "Delete "}[name]
-		return verb + f
-	case "move_file":
-		f, ok := fileLabel(a)
-		if !ok {
-			return name
-		}
-		if d := destPath(a); d != "" {
-			return "Move " + f + " to " + d
-		}
-		return "Move " + f
 	}
 	if Kind(name) == acp.ToolKindExecute {
 		if c := commandLine(a); c != "" {
@@ -136,6 +92,79 @@ func Title(name string, a Args) string {
 		}
 	}
 	return name
+}
+
+// titles is the title of each file and search tool from its args; ""
+// when they say too little (the title is then the tool's name).
+var titles = map[string]func(Args) string{
+	"read_file":    readTitle,
+	"list_dir":     listTitle,
+	"search_files": searchTitle,
+	"find_files":   searchTitle,
+	"grep":         searchTitle,
+	"write_file":   fileTitle("Write "),
+	"edit_file":    fileTitle("Edit "),
+	"delete_file":  fileTitle("Delete "),
+	"move_file":    moveTitle,
+}
+
+func readTitle(a Args) string {
+	f, ok := fileLabel(a)
+	if !ok {
+		return ""
+	}
+	if off, ok := a.Int("offset"); ok && off > 0 {
+		if lim, ok := a.Int("limit"); ok && lim > 0 && off <= math.MaxInt-lim {
+			return "Read " + f + " (lines " + strconv.Itoa(off) + "–" + strconv.Itoa(off+lim-1) + ")"
+		}
+		return "Read " + f + " (from line " + strconv.Itoa(off) + ")"
+	}
+	return "Read " + f
+}
+
+func listTitle(a Args) string {
+	if f, ok := fileLabel(a); ok {
+		return "List " + f
+	}
+	if p := a.String("project"); p != "" && listsRoot(a) {
+		return "List " + p
+	}
+	return ""
+}
+
+func searchTitle(a Args) string {
+	q := a.String("query")
+	if q == "" {
+		q = a.String("pattern")
+	}
+	if q == "" {
+		return ""
+	}
+	if p := a.String("project"); p != "" {
+		return "Search " + p + " for '" + q + "'"
+	}
+	return "Search for '" + q + "'"
+}
+
+// fileTitle is the title of a tool that does verb to one file.
+func fileTitle(verb string) func(Args) string {
+	return func(a Args) string {
+		if f, ok := fileLabel(a); ok {
+			return verb + f
+		}
+		return ""
+	}
+}
+
+func moveTitle(a Args) string {
+	f, ok := fileLabel(a)
+	if !ok {
+		return ""
+	}
+	if d := destPath(a); d != "" {
+		return "Move " + f + " to " + d
+	}
+	return "Move " + f
 }
 
 // ChildTitle returns title prefixed with "↳ ", the title of a call made
