@@ -12,6 +12,11 @@
 //
 // The package is a leaf: it imports nothing of this module. The HTTP calls
 // behind a Loader belong to the caller.
+//
+// A Map starts no goroutine. Its two locks: Map.loadMu serializes the
+// loader's calls (it is held while the loader runs) and guards their
+// bookkeeping; Map.mu guards the roots and the reload times. The order is
+// loadMu → mu, and mu is never held while the loader runs.
 package roots
 
 import (

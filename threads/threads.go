@@ -28,6 +28,11 @@
 // so are unknown top-level fields. Unknown fields inside an entry are not
 // kept: they are dropped on the next write.
 //
+// The file is an [privfile.Versioned]: the cycle above is privfile's, the
+// entries are this package's. An Index starts no goroutine; its locks are
+// procMu (this process's readers and writers, any Index) then the file's
+// advisory lock (every process), in that order.
+//
 // The index is a convenience: callers log its errors and go on.
 package threads
 

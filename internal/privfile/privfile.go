@@ -9,6 +9,12 @@
 // a file or lock that is a link or another non-regular file is an error
 // wrapping [ErrNotRegular] (the writers move it aside: the link itself is
 // renamed, its target never touched).
+//
+// The package starts no goroutine. Its one lock is the advisory lock of a
+// file (path + ".lock"): Lock for writers, RLock for readers, across
+// processes; Versioned.Update takes Lock, and its callers exclude their
+// own goroutines before it (threads' procMu, the credentials store's
+// mutex).
 package privfile
 
 import (
