@@ -66,9 +66,9 @@ type SessionCall struct {
 // params were refused.
 func (c SessionCall) Serve(w SessionWork) { c.serve(w) }
 
-// routes is every method the client may send, by name. Adding one is a
+// byMethod is every method the client may send, by name. Adding one is a
 // line here, its params type, and a method on its family's interface.
-var routes = map[string]route{
+var byMethod = map[string]route{
 	MethodInitialize:   handlerCall(wellFormed, Handler.Initialize),
 	MethodAuthenticate: handlerCall(anyParams, Handler.Authenticate),
 	MethodLogout:       func(d delivery) { d.h.Logout(d.ctx, d.req) },
@@ -103,7 +103,7 @@ type delivery struct {
 // goroutine). The request's params are decoded here and dropped from it:
 // a big prompt's JSON is not kept while its turn runs.
 func (c *Conn) dispatch(ctx context.Context, h Handler, req *Request) {
-	r, ok := routes[req.Method]
+	r, ok := byMethod[req.Method]
 	if !ok {
 		if req.Notif {
 			c.log.Debug("ignoring notification", "method", req.Method)
