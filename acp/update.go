@@ -32,8 +32,8 @@ type UserMessageChunk struct {
 	Content       ContentBlock        `json:"content"`
 }
 
-// ToolKind is a tool call's kind: the icon and the handling a client
-// gives its card.
+// ToolKind is a tool call's kind: how a client draws and handles the
+// call.
 type ToolKind = string
 
 // Tool kinds (the ones shim sends).
@@ -60,7 +60,7 @@ const (
 	ToolFailed     ToolStatus = "failed"
 )
 
-// ToolCall opens a tool card.
+// ToolCall shows a tool call in the editor.
 type ToolCall struct {
 	SessionUpdate tagToolCall       `json:"sessionUpdate"`
 	ToolCallID    string            `json:"toolCallId"`
@@ -74,7 +74,7 @@ type ToolCall struct {
 	Meta          *ToolMeta         `json:"_meta,omitempty"`
 }
 
-// ToolCallUpdate changes an open card: only the fields set.
+// ToolCallUpdate changes a tool call shown: only the fields set.
 type ToolCallUpdate struct {
 	SessionUpdate tagToolCallUpdate `json:"sessionUpdate"`
 	ToolCallID    string            `json:"toolCallId"`

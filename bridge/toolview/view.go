@@ -47,7 +47,7 @@ func Kind(name string) acp.ToolKind {
 // Most characters of a command shown in a title.
 const maxCommandRunes = 80
 
-// Title returns the title a person reads on the tool's card (SPEC §5):
+// Title returns the title a person reads on the tool call (SPEC §5):
 //
 //	read_file            Read <file>, plus " (lines A–B)" for offset A and limit L
 //	                     (B = A+L−1) or " (from line A)" for an offset alone
@@ -178,7 +178,7 @@ func ChildTitle(title string) string {
 	return prefix + title
 }
 
-// Most characters of a result shown on a card.
+// Most characters of a result shown in a tool call.
 const maxResultRunes = 4000
 
 // CutResult returns the first 4000 characters (runes) of a tool's result
