@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/shimdev/shim/internal/jsontext"
 	"github.com/shimdev/shim/internal/randid"
@@ -226,32 +225,7 @@ func marshalSpliced(v any, longs []*longText) ([]byte, error) {
 
 // jsonStringLen is the length of s as a JSON string, as appendJSONString
 // writes it.
-func jsonStringLen(s string) int {
-	n := 2
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
-				n += 2
-			case c < 0x20:
-				n += 6
-			default:
-				n++
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
-			n += 6
-		} else {
-			n += size
-		}
-		i += size
-	}
-	return n
-}
+func jsonStringLen(s string) int { return jsontext.Len(s) }
 
 // appendJSONString appends s as a JSON string, escaped as encoding/json
 // does without HTML escaping (invalid UTF-8 becomes U+FFFD).

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"reflect"
 	"slices"
-	"unsafe"
+
+	"github.com/shimdev/shim/internal/jsontext"
 )
 
 // shapeDecoder decodes the frames of one stream, remembering the shape of
@@ -87,33 +88,11 @@ func (s *frameShape) match(b []byte) (Event, bool) {
 		return Event{}, false
 	}
 	body := b[len(s.prefix) : len(b)-len(s.suffix)]
-	if !stringBody(body) {
-		return Event{}, false
-	}
-	text, ok := unquote(body)
+	text, ok := jsontext.Unquote(body)
 	if !ok {
 		return Event{}, false
 	}
-	// text is ours and never written again: it can back the string.
-	return withText(s.ev, s.part, unsafe.String(unsafe.SliceData(text), len(text))), true
-}
-
-// stringBody reports whether b can be the inside of a JSON string as far
-// as its end is concerned: no unescaped quote, no dangling backslash
-// (unquote then checks escapes and control bytes).
-func stringBody(b []byte) bool {
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-			if i >= len(b) {
-				return false
-			}
-		case '"':
-			return false
-		}
-	}
-	return true
+	return withText(s.ev, s.part, text), true
 }
 
 // withText is ev with a copy of its artifact whose part i has text t.
@@ -155,13 +134,13 @@ func learnShape(b []byte, ev Event, full func([]byte) (Event, error)) *frameShap
 		if !ok {
 			continue
 		}
-		text, ok := unquote(b[start:end])
+		text, ok := jsontext.Unquote(b[start:end])
 		if !ok {
 			continue
 		}
 		for i := range ev.Artifact.Parts {
 			p := &ev.Artifact.Parts[i]
-			if p.Kind != PartText || p.Text != string(text) {
+			if p.Kind != PartText || p.Text != text {
 				continue
 			}
 			s := &frameShape{prefix: bytes.Clone(b[:start]), suffix: bytes.Clone(b[end:]), part: i}

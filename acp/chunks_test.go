@@ -92,7 +92,7 @@ func (g *gateWriter) Write(p []byte) (int, error) {
 // notifyLine is the line notify writes for one text chunk.
 func notifyLine(t testing.TB, sessionID, s string) string {
 	var out bytes.Buffer
-	st := newStream(bytes.NewReader(nil), &out, slog.New(slog.DiscardHandler))
+	st := newStream(bytes.NewReader(nil), &out, slog.New(slog.DiscardHandler), lineMaxBytes)
 	if err := st.notify(MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: AgentMessageChunk{Content: Text(s)}}); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestTextChunkMerge(t *testing.T) {
 	for name, script := range scripts {
 		t.Run(name, func(t *testing.T) {
 			g := newGate()
-			s := newStream(bytes.NewReader(nil), g, slog.New(slog.DiscardHandler))
+			s := newStream(bytes.NewReader(nil), g, slog.New(slog.DiscardHandler), lineMaxBytes)
 			if err := s.out.post([]byte(`{"first":true}`), false); err != nil {
 				t.Fatal(err)
 			}
@@ -236,7 +236,7 @@ func TestTextChunkMerge(t *testing.T) {
 func TestTextChunkLineLikeNotify(t *testing.T) {
 	for _, text := range jsonTextCases {
 		var out bytes.Buffer
-		s := newStream(bytes.NewReader(nil), &out, slog.New(slog.DiscardHandler))
+		s := newStream(bytes.NewReader(nil), &out, slog.New(slog.DiscardHandler), lineMaxBytes)
 		if err := s.out.appendText("chat-\"zed\"-1", "a", text); err != nil {
 			t.Fatal(err)
 		}

@@ -41,6 +41,8 @@ type SetConfigOptionParams struct {
 	Value     json.RawMessage `json:"value"`
 }
 
+func (p *SetConfigOptionParams) session() string { return p.SessionID }
+
 // SetConfigOptionResult answers session/set_config_option.
 type SetConfigOptionResult struct {
 	ConfigOptions []SessionConfigOption `json:"configOptions"`
@@ -51,6 +53,8 @@ type SetModeParams struct {
 	SessionID string `json:"sessionId"`
 	ModeID    string `json:"modeId"`
 }
+
+func (p *SetModeParams) session() string { return p.SessionID }
 
 // AvailableCommand is one command of the editor's "/" menu.
 type AvailableCommand struct {
@@ -92,6 +96,8 @@ type SteeringParams struct {
 	SessionID string        `json:"sessionId"`
 	Prompt    []PromptBlock `json:"prompt"`
 }
+
+func (p *SteeringParams) session() string { return p.SessionID }
 
 // Steering outcomes.
 const (

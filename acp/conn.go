@@ -19,12 +19,6 @@ type Request = jsonrpc2.Request
 // ID is a request id.
 type ID = jsonrpc2.ID
 
-// Handler handles what the client sends. Handle runs on the reading
-// goroutine, in arrival order: anything that can wait must run elsewhere.
-type Handler interface {
-	Handle(ctx context.Context, req *Request)
-}
-
 // Conn is the ACP connection on stdio, and the only way to the editor:
 // replies, calls to the client and notifications all go through its one
 // queue, in the order they are posted.
@@ -38,14 +32,20 @@ type Conn struct {
 
 // NewConn returns a connection on in and out; Start starts reading.
 func NewConn(in io.Reader, out io.Writer, logger *slog.Logger) *Conn {
-	return &Conn{s: newStream(in, out, logger), log: logger}
+	return newConn(in, out, logger, lineMaxBytes)
 }
 
-// Start reads requests and hands them to h until the input ends.
+// newConn is NewConn serving stdin lines of at most lineMax bytes.
+func newConn(in io.Reader, out io.Writer, logger *slog.Logger, lineMax int) *Conn {
+	return &Conn{s: newStream(in, out, logger, lineMax), log: logger}
+}
+
+// Start reads requests and hands them to h (dispatch.go) until the input
+// ends.
 func (c *Conn) Start(ctx context.Context, h Handler) {
 	rpc := jsonrpc2.NewConn(ctx, c.s, c.s.handler(handlerFunc(func(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 		c.rpc.CompareAndSwap(nil, conn)
-		h.Handle(ctx, req)
+		c.dispatch(ctx, h, req)
 	})), jsonrpc2.SetLogger(log.New(slogWriter{c.log}, "", 0)))
 	c.rpc.CompareAndSwap(nil, rpc)
 	c.done = rpc.DisconnectNotify()

@@ -51,7 +51,7 @@ func (benchNoHandler) Handle(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request)
 func BenchmarkNotifyChunk(b *testing.B) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	stream := newStream(pr, io.Discard, slog.New(slog.DiscardHandler))
+	stream := newStream(pr, io.Discard, slog.New(slog.DiscardHandler), lineMaxBytes)
 	conn := jsonrpc2.NewConn(context.Background(), stream, benchNoHandler{})
 	defer conn.Close()
 	for _, n := range benchChunkSizes {
@@ -76,7 +76,7 @@ func BenchmarkNotifyChunkDirect(b *testing.B) {
 	sample := SessionNotification{SessionID: "s-1", Update: AgentMessageChunk{Content: Text("<b>a & b</b>\n\"quoted\" \u2028 é")}}
 	var viaConn, viaDirect bytes.Buffer
 	pr, pw := io.Pipe()
-	vs := newStream(pr, &viaConn, slog.New(slog.DiscardHandler))
+	vs := newStream(pr, &viaConn, slog.New(slog.DiscardHandler), lineMaxBytes)
 	conn := jsonrpc2.NewConn(context.Background(), vs, benchNoHandler{})
 	if err := conn.Notify(context.Background(), MethodSessionUpdate, sample); err != nil {
 		b.Fatal(err)
@@ -84,7 +84,7 @@ func BenchmarkNotifyChunkDirect(b *testing.B) {
 	vs.flushClose()
 	conn.Close()
 	pw.Close()
-	direct := newStream(bytes.NewReader(nil), &viaDirect, slog.New(slog.DiscardHandler))
+	direct := newStream(bytes.NewReader(nil), &viaDirect, slog.New(slog.DiscardHandler), lineMaxBytes)
 	if err := direct.notify(MethodSessionUpdate, sample); err != nil {
 		b.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func BenchmarkNotifyChunkDirect(b *testing.B) {
 		b.Fatalf("jsonrpc2 wrote\n%s\nnotify wrote\n%s", viaConn.String(), viaDirect.String())
 	}
 
-	stream := newStream(bytes.NewReader(nil), io.Discard, slog.New(slog.DiscardHandler))
+	stream := newStream(bytes.NewReader(nil), io.Discard, slog.New(slog.DiscardHandler), lineMaxBytes)
 	defer stream.Close()
 	for _, n := range benchChunkSizes {
 		v := benchChunk(n)
@@ -114,7 +114,7 @@ func BenchmarkNotifyChunkDirect(b *testing.B) {
 // (Conn.SendText then Pace: the line written around the escaped text, no
 // reflection), to io.Discard.
 func BenchmarkTextChunk(b *testing.B) {
-	stream := newStream(bytes.NewReader(nil), io.Discard, slog.New(slog.DiscardHandler))
+	stream := newStream(bytes.NewReader(nil), io.Discard, slog.New(slog.DiscardHandler), lineMaxBytes)
 	defer stream.Close()
 	for _, n := range benchChunkSizes {
 		s := strings.Repeat("a", n)

@@ -40,7 +40,7 @@ func (c ClientCapabilities) FormElicitation() bool {
 }
 
 // TerminalOutput reports whether the client sent
-// _meta.terminal_output: true (it shows a card's terminal block from the
+// _meta.terminal_output: true (it shows a tool call's terminal block from the
 // _meta of its updates, with no terminal/create).
 func (c ClientCapabilities) TerminalOutput() bool {
 	var m struct {

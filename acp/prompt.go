@@ -1,13 +1,10 @@
 package acp
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/shimdev/shim/internal/jsontext"
 )
 
 // PromptParams is session/prompt's params.
@@ -15,6 +12,8 @@ type PromptParams struct {
 	SessionID string        `json:"sessionId"`
 	Prompt    []PromptBlock `json:"prompt"`
 }
+
+func (p *PromptParams) session() string { return p.SessionID }
 
 // ContentIn is a prompt content block as the client sends it.
 type ContentIn struct {
@@ -63,88 +62,12 @@ func (t *jsonText) UnmarshalJSON(data []byte) error {
 	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
 		return fmt.Errorf("text: not a string")
 	}
-	body := data[1 : len(data)-1]
-	var b strings.Builder
-	b.Grow(len(body))
-	for len(body) > 0 {
-		j := bytes.IndexByte(body, '\\')
-		if j < 0 {
-			j = len(body)
-		}
-		writeValidUTF8(&b, body[:j])
-		body = body[j:]
-		if len(body) < 2 {
-			break
-		}
-		switch c := body[1]; c {
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'u':
-			r, n := unquoteU(body)
-			b.WriteRune(r)
-			body = body[n:]
-			continue
-		default: // '"', '\\', '/'
-			b.WriteByte(c)
-		}
-		body = body[2:]
+	s, ok := jsontext.Unquote(data[1 : len(data)-1])
+	if !ok {
+		return fmt.Errorf("text: not a JSON string")
 	}
-	*t = jsonText(b.String())
+	*t = jsonText(s)
 	return nil
-}
-
-// unquoteU reads a \uXXXX escape (a surrogate pair as one rune) at the
-// start of b and returns the rune and the bytes it took.
-func unquoteU(b []byte) (rune, int) {
-	hex4 := func(b []byte) rune {
-		if len(b) < 6 {
-			return -1
-		}
-		v, err := strconv.ParseUint(string(b[2:6]), 16, 16)
-		if err != nil {
-			return -1
-		}
-		return rune(v)
-	}
-	r := hex4(b)
-	if r < 0 {
-		return utf8.RuneError, min(len(b), 6)
-	}
-	if utf16.IsSurrogate(r) {
-		if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
-			if r2 := utf16.DecodeRune(r, hex4(b[6:])); r2 != utf8.RuneError {
-				return r2, 12
-			}
-		}
-		return utf8.RuneError, 6
-	}
-	return r, 6
-}
-
-// writeValidUTF8 writes p with each invalid byte as U+FFFD, as
-// encoding/json does.
-func writeValidUTF8(b *strings.Builder, p []byte) {
-	if utf8.Valid(p) {
-		b.Write(p)
-		return
-	}
-	for len(p) > 0 {
-		r, n := utf8.DecodeRune(p)
-		if r == utf8.RuneError && n == 1 {
-			b.WriteString("\uFFFD")
-		} else {
-			b.Write(p[:n])
-		}
-		p = p[n:]
-	}
 }
 
 // StopReason is why a prompt turn ended.

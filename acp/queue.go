@@ -24,7 +24,6 @@ type queue struct {
 	cond   *sync.Cond
 	buf    []byte
 	spare  []byte
-	busy   bool // the writer is inside out.Write
 	closed bool
 	err    error
 	done   chan struct{}
@@ -104,11 +103,9 @@ func (q *queue) writeLoop() {
 		buf := q.buf
 		q.buf, q.spare = q.spare[:0], nil
 		q.tail.ok = false // taken: nothing merges into it any more
-		q.busy = true
 		q.mu.Unlock()
 		_, err := q.out.Write(buf)
 		q.mu.Lock()
-		q.busy = false
 		if cap(buf) <= 4*outMax {
 			q.spare = buf[:0]
 		}

@@ -21,12 +21,14 @@ type LoadSessionResult struct {
 	Modes         *SessionModeState     `json:"modes,omitempty"`
 }
 
-// SessionParams is the part of a session method's params shim routes by
-// (and what load, resume and close take).
+// SessionParams is the params of the methods that name a session and
+// little else: session/cancel, load, resume, close and delete.
 type SessionParams struct {
 	SessionID string `json:"sessionId"`
 	CWD       string `json:"cwd"`
 }
+
+func (p *SessionParams) session() string { return p.SessionID }
 
 // ListParams is session/list's params.
 type ListParams struct {

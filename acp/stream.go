@@ -29,16 +29,16 @@ type stream struct {
 	in      *bufio.Reader
 	log     *slog.Logger
 	out     *queue
-	lineMax int // lineMaxBytes; a test sets it lower
+	lineMax int // the longest line served (lineMaxBytes)
 
-	// parked holds the params of the big request just read (see accept).
-	parked    json.RawMessage
+	// stashed holds the params of the big request just read (see accept).
+	stashed   json.RawMessage
 	nonceOnce sync.Once
 	nonce     []byte
 }
 
-func newStream(in io.Reader, out io.Writer, log *slog.Logger) *stream {
-	return &stream{in: bufio.NewReaderSize(in, 64<<10), log: log, out: newQueue(out), lineMax: lineMaxBytes}
+func newStream(in io.Reader, out io.Writer, log *slog.Logger, lineMax int) *stream {
+	return &stream{in: bufio.NewReaderSize(in, 64<<10), log: log, out: newQueue(out), lineMax: lineMax}
 }
 
 // lineMaxBytes bounds one stdin line (SPEC §13).
@@ -152,7 +152,7 @@ func (s *stream) accept(line []byte, v any) bool {
 		s.answerLine(id, CodeInvalidRequest, "Invalid Request: neither a request nor a response")
 		return false
 	}
-	if e.Method != nil && len(line) > parkMin {
+	if e.Method != nil && len(line) > stashMin {
 		// jsonrpc2 decodes params into interfaces and marshals them back
 		// (5× a big prompt): it gets a placeholder instead, and the
 		// handler the params themselves, a slice of the line.
@@ -163,7 +163,7 @@ func (s *stream) accept(line []byte, v any) bool {
 				s.answerLine(id, CodeInvalidRequest, "Invalid Request: "+err.Error())
 				return false
 			}
-			s.parked = json.RawMessage(line[start:end])
+			s.stashed = json.RawMessage(line[start:end])
 			return true
 		}
 	}
@@ -177,33 +177,33 @@ func (s *stream) accept(line []byte, v any) bool {
 // bigLine is the line size after which reading collects the garbage.
 const bigLine = 8 << 20
 
-// parkMin is the line size from which params are parked.
-const parkMin = 1 << 20
+// stashMin is the line size from which params are stashed.
+const stashMin = 1 << 20
 
-// placeholder is what jsonrpc2 sees as the params of a parked request.
+// placeholder is what jsonrpc2 sees as the params of a stashed request.
 func (s *stream) placeholder() []byte {
 	s.nonceOnce.Do(func() {
-		s.nonce = []byte(`{"$shim-parked-params":"` + randid.Hex(12) + `"}`)
+		s.nonce = []byte(`{"$shim-stashed-params":"` + randid.Hex(12) + `"}`)
 	})
 	return s.nonce
 }
 
-// handler gives h the parked params back. jsonrpc2 calls it on the
+// handler gives h the stashed params back. jsonrpc2 calls it on the
 // reading goroutine right after ReadObject, so one slot is enough.
 func (s *stream) handler(h jsonrpc2.Handler) jsonrpc2.Handler {
-	return parkedHandler{s: s, h: h}
+	return stashHandler{s: s, h: h}
 }
 
-type parkedHandler struct {
+type stashHandler struct {
 	s *stream
 	h jsonrpc2.Handler
 }
 
-func (p parkedHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	if parked := p.s.parked; parked != nil {
-		p.s.parked = nil
+func (p stashHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if stashed := p.s.stashed; stashed != nil {
+		p.s.stashed = nil
 		if req.Params != nil && bytes.Equal(*req.Params, p.s.placeholder()) {
-			req.Params = &parked
+			req.Params = &stashed
 		}
 	}
 	p.h.Handle(ctx, conn, req)

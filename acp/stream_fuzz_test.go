@@ -31,7 +31,7 @@ func FuzzStdioLine(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, input string) {
 		var out bytes.Buffer
-		s := newStream(strings.NewReader(input), &out, slog.New(slog.DiscardHandler))
+		s := newStream(strings.NewReader(input), &out, slog.New(slog.DiscardHandler), lineMaxBytes)
 		accepted := 0
 		for i := 0; i < 10000; i++ {
 			var m json.RawMessage

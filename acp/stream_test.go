@@ -11,14 +11,10 @@ import (
 )
 
 // initOnly answers initialize and nothing else.
-type initOnly struct{ c *Conn }
+type initOnly struct{ unserved }
 
-func (h *initOnly) Handle(_ context.Context, req *Request) {
-	if req.Method == MethodInitialize {
-		_ = h.c.Reply(req, InitializeResult{ProtocolVersion: 1, AuthMethods: []AuthMethod{}, AgentInfo: Implementation{Name: "test", Version: "test"}}, nil)
-		return
-	}
-	_ = h.c.Reply(req, nil, MethodNotFound(req.Method))
+func (h *initOnly) Initialize(_ context.Context, req *Request, _ *InitializeParams) {
+	_ = h.c.Reply(req, InitializeResult{ProtocolVersion: 1, AuthMethods: []AuthMethod{}, AgentInfo: Implementation{Name: "test", Version: "test"}}, nil)
 }
 
 // startConn serves a connection that answers initialize and bounds a stdin
@@ -26,9 +22,8 @@ func (h *initOnly) Handle(_ context.Context, req *Request) {
 func startConn(t *testing.T, lineMax int) *acptest.Client {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := NewConn(inR, outW, slog.New(slog.DiscardHandler))
-	c.s.lineMax = lineMax
-	c.Start(context.Background(), &initOnly{c: c})
+	c := newConn(inR, outW, slog.New(slog.DiscardHandler), lineMax)
+	c.Start(context.Background(), &initOnly{unserved{c}})
 	t.Cleanup(func() { inW.Close(); <-c.Done(); outW.Close() })
 	return acptest.NewClient(t, outR, inW, nil)
 }

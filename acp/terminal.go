@@ -1,8 +1,8 @@
 package acp
 
-// A command's output shown as a terminal the client draws from the
-// card's updates (the terminal_output _meta extension Zed reads): the
-// card embeds a terminal block named by an id shim picks, and its _meta
+// A command's output shown as a terminal the client draws from the tool
+// call's updates (the terminal_output _meta extension Zed reads): the
+// call embeds a terminal block named by an id shim picks, and its _meta
 // says that the terminal exists, what it printed and how it exited. No
 // terminal/create is sent: nothing runs on the editor's machine.
 
@@ -26,7 +26,7 @@ type ToolMeta struct {
 	TerminalExit   *TerminalExit   `json:"terminal_exit,omitempty"`
 }
 
-// TerminalInfo announces the terminal of a card.
+// TerminalInfo announces the terminal of a tool call.
 type TerminalInfo struct {
 	TerminalID string `json:"terminal_id"`
 }

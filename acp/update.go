@@ -32,8 +32,22 @@ type UserMessageChunk struct {
 	Content       ContentBlock        `json:"content"`
 }
 
-// ToolKind is a tool call's kind.
+// ToolKind is a tool call's kind: how a client draws and handles the
+// call.
 type ToolKind = string
+
+// Tool kinds (the ones shim sends).
+const (
+	ToolKindRead    ToolKind = "read"
+	ToolKindSearch  ToolKind = "search"
+	ToolKindEdit    ToolKind = "edit"
+	ToolKindDelete  ToolKind = "delete"
+	ToolKindMove    ToolKind = "move"
+	ToolKindExecute ToolKind = "execute"
+	ToolKindFetch   ToolKind = "fetch"
+	ToolKindThink   ToolKind = "think"
+	ToolKindOther   ToolKind = "other"
+)
 
 // ToolStatus is a tool call's status.
 type ToolStatus string
@@ -46,7 +60,7 @@ const (
 	ToolFailed     ToolStatus = "failed"
 )
 
-// ToolCall opens a tool card.
+// ToolCall shows a tool call in the editor.
 type ToolCall struct {
 	SessionUpdate tagToolCall       `json:"sessionUpdate"`
 	ToolCallID    string            `json:"toolCallId"`
@@ -60,7 +74,7 @@ type ToolCall struct {
 	Meta          *ToolMeta         `json:"_meta,omitempty"`
 }
 
-// ToolCallUpdate changes an open card: only the fields set.
+// ToolCallUpdate changes a tool call shown: only the fields set.
 type ToolCallUpdate struct {
 	SessionUpdate tagToolCallUpdate `json:"sessionUpdate"`
 	ToolCallID    string            `json:"toolCallId"`

@@ -5,7 +5,6 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/shimdev/shim/acp"
@@ -13,13 +12,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 )
 
-func (s *Server) initialize(req *acp.Request) (any, error) {
-	var p acp.InitializeParams
-	if req.Params != nil {
-		if err := json.Unmarshal(*req.Params, &p); err != nil {
-			return nil, acp.InvalidParams(err.Error())
-		}
-	}
+func (s *Server) initialize(p *acp.InitializeParams) (any, error) {
 	s.infoMu.Lock()
 	if p.ClientInfo != nil {
 		s.clientName, s.clientTitle = p.ClientInfo.Name, p.ClientInfo.Title
@@ -143,11 +136,7 @@ func (s *Server) ensureAuth(ctx context.Context) (*a2a.Client, error) {
 	return c, nil
 }
 
-func (s *Server) authenticate(req *acp.Request) (any, error) {
-	var p acp.AuthenticateParams
-	if req.Params != nil {
-		_ = json.Unmarshal(*req.Params, &p)
-	}
+func (s *Server) authenticate(p *acp.AuthenticateParams) (any, error) {
 	switch p.MethodID {
 	case "shim-credentials":
 		s.authMu.Lock()

@@ -4,7 +4,7 @@
 //
 // # Files
 //
-//	server.go      Server, dispatch, replies, errors, the thread index
+//	server.go      Server, routes (where each ACP call runs), replies, errors, the thread index
 //	session.go     a session and its serial queue
 //	auth.go        initialize, authenticate, logout, the A2A client
 //	prompt.go      ACP prompt content to an A2A message; titles, ids
@@ -59,9 +59,9 @@
 // # Goroutines
 //
 //	goroutine           started by                 owns / does
-//	reader              acp.Conn.Start (jsonrpc2)   reads stdin in order; runs Server.Handle, which never waits
+//	reader              acp.Conn.Start (jsonrpc2)   reads stdin in order; runs the routes (acp's typed calls), which never wait
 //	writer              acp.NewConn (queue)         the only writer to stdout; drains the one output queue
-//	request             Server.Handle               initialize-free calls that may wait (authenticate,
+//	request             routes                      initialize-free calls that may wait (authenticate,
 //	                                                logout, session/new, session/list): one each
 //	session queue       serial.push                 one per session id with work: prompt, cancel, load,
 //	                                                resume, close, delete, set_mode, set_config_option,

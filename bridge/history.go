@@ -7,7 +7,6 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -75,11 +74,7 @@ type listRow struct {
 	fetched bool // the title was fetched and must be written back
 }
 
-func (s *Server) listSessions(req *acp.Request) (any, error) {
-	var p acp.ListParams
-	if req.Params != nil {
-		_ = json.Unmarshal(*req.Params, &p)
-	}
+func (s *Server) listSessions(p *acp.ListParams) (any, error) {
 	if err := checkCWD(acp.MethodSessionList, p.CWD, false); err != nil {
 		return nil, err
 	}
@@ -516,7 +511,7 @@ func (s *Server) showHandoff(c *a2a.Client, sess *session, h *a2a.Handoff) {
 		return
 	}
 	u := acp.ToolCall{ToolCallID: "handoff-" + randid.Hex(3),
-		Title: "Open " + h.Path, Kind: "read", Status: "completed"}
+		Title: "Open " + h.Path, Kind: acp.ToolKindRead, Status: "completed"}
 	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
 	res := rootResolver{m: s.roots(), cwd: sess.cwd, ctx: s.ctx}
 	if abs, ok := res.Resolve(h.Project, h.Path); ok {

@@ -1,9 +1,12 @@
 package bridge
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/shimdev/shim/internal/acptest"
@@ -30,13 +33,14 @@ func TestIndexOneWritePerTurnAfterFirstChunk(t *testing.T) {
 		w.artifact(task, "a1", "second", true)
 		w.status(task, "TASK_STATE_COMPLETED", nil)
 	}
-	ix := threads.Open(t.TempDir(), nil)
+	var writes indexWrites
+	ix := threads.Open(t.TempDir(), slog.New(&writes))
 	s := startShim(t, f.url, withIndex(ix, f.url, nil), nil)
 	s.init(t)
 	id := s.newSession(t, "/w")
 	const turns = 4
 	for i := range turns {
-		before := ix.Writes()
+		before := writes.n.Load()
 		seen := len(s.Messages())
 		ch, _ := s.Start("session/prompt", promptArgs(id, fmt.Sprintf("question %d", i)))
 		s.WaitFor("the first chunk", func(ms []acptest.Message) bool {
@@ -44,14 +48,14 @@ func TestIndexOneWritePerTurnAfterFirstChunk(t *testing.T) {
 				return m.Method == "session/update" && strings.Contains(string(m.Params), `"agent_message_chunk"`)
 			})
 		})
-		if n := ix.Writes() - before; n != 0 {
+		if n := writes.n.Load() - before; n != 0 {
 			t.Errorf("turn %d: %d index writes before the first chunk reached the editor", i, n)
 		}
 		release <- struct{}{}
 		if got := stopReason(t, s.Wait(ch, "the prompt")); got != "end_turn" {
 			t.Fatalf("stop %q", got)
 		}
-		if n := ix.Writes() - before; n != 1 {
+		if n := writes.n.Load() - before; n != 1 {
 			t.Errorf("turn %d: %d index writes, want 1", i, n)
 		}
 	}
@@ -62,6 +66,20 @@ func TestIndexOneWritePerTurnAfterFirstChunk(t *testing.T) {
 	if e.Title != "question 0" || e.CWD != "/w" || !slices.Equal(e.TaskIDs, []string{"task-1", "task-2", "task-3", "task-4"}) {
 		t.Errorf("entry %+v", e)
 	}
+}
+
+// indexWrites counts the thread index's writes in its log (it logs each
+// one at debug).
+type indexWrites struct{ n atomic.Int64 }
+
+func (w *indexWrites) Enabled(context.Context, slog.Level) bool { return true }
+func (w *indexWrites) WithAttrs([]slog.Attr) slog.Handler       { return w }
+func (w *indexWrites) WithGroup(string) slog.Handler            { return w }
+func (w *indexWrites) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == "thread index written" {
+		w.n.Add(1)
+	}
+	return nil
 }
 
 // TestShownBounded: what a thread remembers of the turns it showed does

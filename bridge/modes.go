@@ -110,12 +110,7 @@ func (s *Server) modeChanged(sess *session, send func(acp.Update)) {
 
 // setModeRequest handles session/set_mode; the config picker learns the
 // change after the answer.
-func (s *Server) setModeRequest(req *acp.Request) {
-	var p acp.SetModeParams
-	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
-		s.reply(req, nil, acp.InvalidParams("session/set_mode needs {sessionId, modeId}"))
-		return
-	}
+func (s *Server) setModeRequest(req *acp.Request, p *acp.SetModeParams) {
 	sess := s.session(p.SessionID)
 	if sess == nil {
 		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
@@ -135,12 +130,7 @@ func (s *Server) setModeRequest(req *acp.Request) {
 
 // setConfigOption handles session/set_config_option; the answer is the
 // complete list, and the mode picker learns a permissions change after it.
-func (s *Server) setConfigOption(req *acp.Request) {
-	var p acp.SetConfigOptionParams
-	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
-		s.reply(req, nil, acp.InvalidParams("session/set_config_option needs {sessionId, configId, value}"))
-		return
-	}
+func (s *Server) setConfigOption(req *acp.Request, p *acp.SetConfigOptionParams) {
 	sess := s.session(p.SessionID)
 	if sess == nil {
 		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))

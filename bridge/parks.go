@@ -9,7 +9,6 @@ import (
 	"github.com/shimdev/shim/internal/randid"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/bridge/toolview"
 	"github.com/shimdev/shim/steer"
 )
 
@@ -60,12 +59,12 @@ func approvalSubject(h *a2a.Hitl) subject {
 func (t *turn) approval(h *a2a.Hitl) outcome {
 	taskID := t.task()
 	sub := approvalSubject(h)
-	kind := toolview.KindOther
+	kind := acp.ToolKindOther
 	switch sub {
 	case subjectCommand:
-		kind = toolview.KindExecute
+		kind = acp.ToolKindExecute
 	case subjectDelete:
-		kind = toolview.KindDelete
+		kind = acp.ToolKindDelete
 	}
 	if sub != subjectOther {
 		if _, card := t.r.cards.parkedTool(kind); card != nil {
@@ -77,7 +76,7 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 	ownCard := t.r.cards.open[h.ToolCallID]
 	if h.ToolCallID == "" || ownCard == nil || ownCard.ended {
 		ownCard = nil
-	} else if kind = ownCard.kindOf(); kind == toolview.KindDelete {
+	} else if kind = ownCard.kindOf(); kind == acp.ToolKindDelete {
 		sub = subjectDelete
 	}
 	title := strings.TrimSpace(h.Title)

@@ -48,13 +48,13 @@ type cardRule struct {
 }
 
 var cardRules = map[acp.ToolKind]cardRule{
-	toolview.KindEdit: {completed: func(c *toolCard, res toolview.Resolver) []acp.ToolCallContent {
+	acp.ToolKindEdit: {completed: func(c *toolCard, res toolview.Resolver) []acp.ToolCallContent {
 		if d, ok := toolview.Diff(c.name, c.args, res); ok {
 			return []acp.ToolCallContent{acp.Diff{Path: d.Path, OldText: d.OldText, NewText: d.NewText}}
 		}
 		return nil
 	}},
-	toolview.KindSearch: {resultLocations: func(c *toolCard, result string, res toolview.Resolver) []acp.Location {
+	acp.ToolKindSearch: {resultLocations: func(c *toolCard, result string, res toolview.Resolver) []acp.Location {
 		return acpLocations(toolview.SearchLocations(result, c.args.String("project"), res))
 	}},
 }
@@ -220,7 +220,7 @@ func (r *renderer) endCard(tc a2a.ToolCall, card *toolCard, status acp.ToolStatu
 // terminal reports whether the card shows its output as a terminal: a
 // command card, for a client that draws them (SPEC §11.6).
 func (r *renderer) terminal(c *toolCard) bool {
-	return r.terminals && c.kindOf() == toolview.KindExecute
+	return r.terminals && c.kindOf() == acp.ToolKindExecute
 }
 
 // terminalBlock is a terminal card's content: its one terminal, named by

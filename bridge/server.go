@@ -150,7 +150,7 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 		started(s)
 	}
 	s.conn = acp.NewConn(in, out, s.log)
-	s.conn.Start(ctx, s)
+	s.conn.Start(ctx, routes{s})
 	select {
 	case <-s.conn.Done():
 	case <-ctx.Done():
@@ -192,43 +192,43 @@ func (s *Server) runningTurns() []*turn {
 	return running
 }
 
-// Handle dispatches one request or notification. It runs on the reader
-// goroutine, so anything that can wait runs elsewhere; per-session work
-// goes through the session's queue to keep arrival order.
-func (s *Server) Handle(ctx context.Context, req *acp.Request) {
-	switch req.Method {
-	case acp.MethodInitialize:
-		res, err := s.initialize(req)
-		s.reply(req, res, err)
-	case acp.MethodAuthenticate:
-		go func() { res, err := s.authenticate(req); s.reply(req, res, err) }()
-	case acp.MethodLogout:
-		go func() { res, err := s.logout(); s.reply(req, res, err) }()
-	case acp.MethodSessionNew:
-		go func() {
-			res, after, err := s.newSession(req)
-			s.reply(req, res, err)
-			if after != nil {
-				after()
-			}
-		}()
-	case acp.MethodSessionList:
-		go func() { res, err := s.listSessions(req); s.reply(req, res, err) }()
-	case acp.MethodSessionPrompt, acp.MethodSessionCancel, acp.MethodSessionLoad, acp.MethodSessionResume, acp.MethodSessionClose,
-		acp.MethodSessionSetMode, acp.MethodSessionSetConfigOption, acp.MethodSessionSteering, acp.MethodSessionDelete:
-		var p acp.SessionParams
-		if req.Params != nil {
-			_ = json.Unmarshal(*req.Params, &p)
+// routes is the Server as acp's Handler: where each call runs. Its
+// methods run on the reader goroutine, so anything that can wait runs
+// elsewhere; a session's calls go through that session's queue, in
+// arrival order (it is also the acp.SessionWork they are served on).
+type routes struct{ *Server }
+
+// Initialize runs at once: the calls after it read what it learned of
+// the client.
+func (r routes) Initialize(_ context.Context, req *acp.Request, p *acp.InitializeParams) {
+	res, err := r.initialize(p)
+	r.reply(req, res, err)
+}
+
+func (r routes) Authenticate(_ context.Context, req *acp.Request, p *acp.AuthenticateParams) {
+	go func() { res, err := r.authenticate(p); r.reply(req, res, err) }()
+}
+
+func (r routes) Logout(_ context.Context, req *acp.Request) {
+	go func() { res, err := r.logout(); r.reply(req, res, err) }()
+}
+
+func (r routes) NewSession(_ context.Context, req *acp.Request, p *acp.NewSessionParams) {
+	go func() {
+		res, after, err := r.newSession(p)
+		r.reply(req, res, err)
+		if after != nil {
+			after()
 		}
-		s.enqueue(p.SessionID, func() { s.handleSession(req, p) })
-	default:
-		if req.Notif {
-			// Unknown notifications, "$/…" and "_…" ones included, are ignored.
-			s.log.Debug("ignoring notification", "method", req.Method)
-			return
-		}
-		s.reply(req, nil, acp.MethodNotFound(req.Method))
-	}
+	}()
+}
+
+func (r routes) ListSessions(_ context.Context, req *acp.Request, p *acp.ListParams) {
+	go func() { res, err := r.listSessions(p); r.reply(req, res, err) }()
+}
+
+func (r routes) Session(_ context.Context, c acp.SessionCall) {
+	r.enqueue(c.SessionID, func() { c.Serve(r) })
 }
 
 // enqueue runs f in the session's queue, after what arrived before it;
@@ -259,34 +259,44 @@ func (s *Server) dropQueue(id string, q *serial) {
 	delete(s.queues, id)
 }
 
-func (s *Server) handleSession(req *acp.Request, p acp.SessionParams) {
-	switch req.Method {
-	case acp.MethodSessionPrompt:
-		s.prompt(req)
-	case acp.MethodSessionCancel:
-		s.cancel(p.SessionID)
-		// A notification; sent by mistake as a request, it gets null.
-		s.reply(req, nil, nil)
-	case acp.MethodSessionLoad, acp.MethodSessionResume:
-		res, err := s.loadSession(req, p, req.Method == acp.MethodSessionLoad)
-		s.reply(req, res, err)
-		if err == nil {
-			s.sendCommands(p.SessionID)
-		}
-	case acp.MethodSessionClose:
-		res, err := s.closeSession(p)
-		s.reply(req, res, err)
-	case acp.MethodSessionDelete:
-		res, err := s.deleteSession(p)
-		s.reply(req, res, err)
-	case acp.MethodSessionSetMode:
-		s.setModeRequest(req)
-	case acp.MethodSessionSetConfigOption:
-		s.setConfigOption(req)
-	case acp.MethodSessionSteering:
-		s.nativeSteer(req)
+func (r routes) Prompt(req *acp.Request, p *acp.PromptParams) { r.prompt(req, p) }
+
+func (r routes) Cancel(req *acp.Request, p *acp.SessionParams) {
+	r.cancel(p.SessionID)
+	// A notification; sent by mistake as a request, it gets null.
+	r.reply(req, nil, nil)
+}
+
+func (r routes) Load(req *acp.Request, p *acp.SessionParams)   { r.open(req, p, true) }
+func (r routes) Resume(req *acp.Request, p *acp.SessionParams) { r.open(req, p, false) }
+
+// open answers session/load (replay) or session/resume, then sends the
+// session's commands.
+func (r routes) open(req *acp.Request, p *acp.SessionParams, replay bool) {
+	res, err := r.loadSession(req, *p, replay)
+	r.reply(req, res, err)
+	if err == nil {
+		r.sendCommands(p.SessionID)
 	}
 }
+
+func (r routes) Close(req *acp.Request, p *acp.SessionParams) {
+	res, err := r.closeSession(*p)
+	r.reply(req, res, err)
+}
+
+func (r routes) Delete(req *acp.Request, p *acp.SessionParams) {
+	res, err := r.deleteSession(*p)
+	r.reply(req, res, err)
+}
+
+func (r routes) SetMode(req *acp.Request, p *acp.SetModeParams) { r.setModeRequest(req, p) }
+
+func (r routes) SetConfigOption(req *acp.Request, p *acp.SetConfigOptionParams) {
+	r.setConfigOption(req, p)
+}
+
+func (r routes) Steer(req *acp.Request, p *acp.SteeringParams) { r.nativeSteer(req, p) }
 
 // reply answers a request (never a notification). It never waits on the
 // editor.
@@ -413,11 +423,7 @@ func stateData(state, taskID, detail string) map[string]any {
 // newSession handles session/new. after, when set, runs once the response
 // was written (updates for a session never precede the response that
 // introduced its id).
-func (s *Server) newSession(req *acp.Request) (result any, after func(), err error) {
-	var p acp.NewSessionParams
-	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
-		return nil, nil, acp.InvalidParams("session/new needs {cwd, mcpServers}")
-	}
+func (s *Server) newSession(p *acp.NewSessionParams) (result any, after func(), err error) {
 	if err := checkCWD(acp.MethodSessionNew, p.CWD, true); err != nil {
 		return nil, nil, err
 	}

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -111,12 +110,7 @@ func (s *Server) postSteer(t *turn, id, text string) bool {
 // running turn exactly as a Send Now steer does; with no turn running the
 // editor is told to send a prompt (shim never starts a turn outside one);
 // a steer the server does not take changes nothing.
-func (s *Server) nativeSteer(req *acp.Request) {
-	var p acp.SteeringParams
-	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
-		s.reply(req, nil, acp.InvalidParams("_session/steering needs {sessionId, prompt}"))
-		return
-	}
+func (s *Server) nativeSteer(req *acp.Request, p *acp.SteeringParams) {
 	sess := s.session(p.SessionID)
 	if sess == nil {
 		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))

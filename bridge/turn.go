@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"time"
 
@@ -61,12 +60,7 @@ type outcome struct {
 	resume *a2a.OutMessage
 }
 
-func (s *Server) prompt(req *acp.Request) {
-	var p acp.PromptParams
-	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil {
-		s.reply(req, nil, acp.InvalidParams("session/prompt needs {sessionId, prompt}"))
-		return
-	}
+func (s *Server) prompt(req *acp.Request, p *acp.PromptParams) {
 	sess := s.session(p.SessionID)
 	if sess == nil {
 		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
@@ -78,7 +72,7 @@ func (s *Server) prompt(req *acp.Request) {
 		return
 	}
 	parts, userText, err := promptMessage(p.Prompt)
-	p.Prompt, req.Params = nil, nil // a big prompt's JSON is not kept for the turn
+	p.Prompt = nil // a big prompt's blocks are not kept for the turn
 	if err != nil {
 		s.reply(req, nil, acp.InvalidParams(err.Error()))
 		return

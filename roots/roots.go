@@ -12,6 +12,11 @@
 //
 // The package is a leaf: it imports nothing of this module. The HTTP calls
 // behind a Loader belong to the caller.
+//
+// A Map starts no goroutine. Its two locks: Map.loadMu serializes the
+// loader's calls (it is held while the loader runs) and guards their
+// bookkeeping; Map.mu guards the roots and the reload times. The order is
+// loadMu → mu, and mu is never held while the loader runs.
 package roots
 
 import (
@@ -44,7 +49,7 @@ type Map struct {
 	load Loader
 	home string
 	log  *slog.Logger
-	now  func() time.Time // the clock behind the reload limits; tests replace it
+	now  func() time.Time // the clock behind the reload limits
 
 	overrides []Root // normalized, first wins
 
@@ -70,6 +75,11 @@ type Map struct {
 // (overrides, loaded and learned). load may be nil when the server has no
 // roots to offer, and log may be nil to discard logs.
 func New(overrides []Root, load Loader, home string, log *slog.Logger) *Map {
+	return newMap(overrides, load, home, log, time.Now)
+}
+
+// newMap is New with now as the clock of the reload limits.
+func newMap(overrides []Root, load Loader, home string, log *slog.Logger, now func() time.Time) *Map {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -77,7 +87,7 @@ func New(overrides []Root, load Loader, home string, log *slog.Logger) *Map {
 		load:       load,
 		home:       home,
 		log:        log,
-		now:        time.Now,
+		now:        now,
 		byName:     map[string]string{},
 		lastReload: map[string]time.Time{},
 	}

@@ -201,11 +201,10 @@ func TestPriority(t *testing.T) {
 		{"q", abs("/loaded/q2")},
 	}}
 	clock := newClock()
-	m := New([]Root{
+	m := newMap([]Root{
 		{"p", abs("/override/p")},
 		{"p", abs("/override/p2")},
-	}, ld.load, "", nil)
-	m.now = clock.now
+	}, ld.load, "", nil, clock.now)
 	if m.Known() != true {
 		t.Fatal("Known() = false with an override")
 	}
@@ -245,8 +244,7 @@ func TestLoad(t *testing.T) {
 	t.Run("once", func(t *testing.T) {
 		ld := &fakeLoader{roots: []Root{{"a", abs("/a")}}}
 		clock := newClock()
-		m := New(nil, ld.load, "", nil)
-		m.now = clock.now
+		m := newMap(nil, ld.load, "", nil, clock.now)
 		if m.Known() {
 			t.Fatal("Known() before Load")
 		}
@@ -268,8 +266,7 @@ func TestLoad(t *testing.T) {
 		ld := &fakeLoader{err: boom}
 		rec := &logRecorder{}
 		clock := newClock()
-		m := New([]Root{{"o", abs("/o")}}, ld.load, "", slog.New(rec))
-		m.now = clock.now
+		m := newMap([]Root{{"o", abs("/o")}}, ld.load, "", slog.New(rec), clock.now)
 		if err := m.Load(ctx); !errors.Is(err, boom) {
 			t.Fatalf("Load() = %v, want %v", err, boom)
 		}
@@ -316,8 +313,7 @@ func TestReloadFor(t *testing.T) {
 	ld := &fakeLoader{roots: []Root{{"a", abs("/a")}}}
 	rec := &logRecorder{}
 	clock := newClock()
-	m := New(nil, ld.load, "", slog.New(rec))
-	m.now = clock.now
+	m := newMap(nil, ld.load, "", slog.New(rec), clock.now)
 
 	steps := []struct {
 		advance time.Duration

@@ -57,8 +57,7 @@ func linkedIndex(t *testing.T) (*Index, string, *bytes.Buffer) {
 	}
 	dir := t.TempDir()
 	var logs bytes.Buffer
-	ix := Open(dir, slog.New(slog.NewTextHandler(&logs, nil)))
-	ix.now = func() time.Time { return time.Unix(1700000000, 0) }
+	ix := open(dir, slog.New(slog.NewTextHandler(&logs, nil)), func() time.Time { return time.Unix(1700000000, 0) })
 	return ix, dir, &logs
 }
 

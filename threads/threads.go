@@ -28,6 +28,11 @@
 // so are unknown top-level fields. Unknown fields inside an entry are not
 // kept: they are dropped on the next write.
 //
+// The file is an [privfile.Versioned]: the cycle above is privfile's, the
+// entries are this package's. An Index starts no goroutine; its locks are
+// procMu (this process's readers and writers, any Index) then the file's
+// advisory lock (every process), in that order.
+//
 // The index is a convenience: callers log its errors and go on.
 package threads
 
@@ -43,7 +48,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/shimdev/shim/internal/privfile"
@@ -98,16 +102,8 @@ type Item struct {
 // Index is the thread index stored in one file. Its methods may be called
 // from several goroutines and several processes at once.
 type Index struct {
-	dir  string
-	path string
-	log  *slog.Logger
-	now  func() time.Time
-	// writes counts the completed writes of this Index.
-	writes atomic.Uint64
-	// beforeRename, when set, runs after the temporary file is written
-	// and synced and before it is renamed over the index (a test
-	// simulates a crash).
-	beforeRename func(tmp string)
+	file privfile.Versioned
+	now  func() time.Time // the clock of the timestamps and moved-aside names
 }
 
 // procMu serializes this process's accesses to any index: on platforms
@@ -117,18 +113,16 @@ var procMu sync.RWMutex
 
 // Open returns an index stored at dir/threads.json. It does no I/O; the
 // directory and the file are created by the first write. A nil log discards.
-func Open(dir string, log *slog.Logger) *Index {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Index{dir: dir, path: filepath.Join(dir, fileName), log: log, now: time.Now}
+func Open(dir string, log *slog.Logger) *Index { return open(dir, log, time.Now) }
+
+// open is Open with the clock now.
+func open(dir string, log *slog.Logger, now func() time.Time) *Index {
+	return &Index{now: now, file: privfile.Versioned{Path: filepath.Join(dir, fileName), Version: version,
+		Name: "thread index", Log: log, Now: now}}
 }
 
 // Path returns the file path.
-func (ix *Index) Path() string { return ix.path }
-
-// Writes returns how many times this Index has replaced the file.
-func (ix *Index) Writes() uint64 { return ix.writes.Load() }
+func (ix *Index) Path() string { return ix.file.Path }
 
 // Update applies fn to the entry (server, id) and writes the index. fn sees
 // the entry as currently stored, or a zero Entry when it is new. After fn,
@@ -137,11 +131,6 @@ func (ix *Index) Writes() uint64 { return ix.writes.Load() }
 // ids are kept. fn runs under the index lock and must
 // not call the Index.
 func (ix *Index) Update(server, id string, fn func(*Entry)) error {
-	return ix.update(server, id, func(e *Entry, _ time.Time) { fn(e) })
-}
-
-// update is Update with fn also given the time of the write.
-func (ix *Index) update(server, id string, fn func(*Entry, time.Time)) error {
 	if server == "" || id == "" {
 		return errors.New("threads: empty server or session id")
 	}
@@ -153,7 +142,7 @@ func (ix *Index) update(server, id string, fn func(*Entry, time.Time)) error {
 			d.servers[server] = sessions
 		}
 		e := sessions[id]
-		fn(&e, now)
+		fn(&e)
 		e.capTasks()
 		if e.CreatedAt.IsZero() {
 			e.CreatedAt = now
@@ -163,21 +152,6 @@ func (ix *Index) update(server, id string, fn func(*Entry, time.Time)) error {
 		}
 		sessions[id] = e
 	})
-}
-
-// AddTask records taskID for the entry (server, id), once, and sets its
-// UpdatedAt to now. The entry keeps the newest MaxTaskIDs task ids.
-func (ix *Index) AddTask(server, id, taskID string) error {
-	return ix.update(server, id, func(e *Entry, now time.Time) {
-		e.AddTask(taskID)
-		e.UpdatedAt = now
-	})
-}
-
-// SetTitle sets the title of the entry (server, id). It leaves UpdatedAt
-// alone, so a title filled in later does not reorder listings.
-func (ix *Index) SetTitle(server, id, title string) error {
-	return ix.Update(server, id, func(e *Entry) { e.Title = title })
 }
 
 // Get returns one entry and whether it exists.
@@ -233,67 +207,44 @@ func items(sessions map[string]Entry) []Item {
 // read returns the stored document under a shared lock. A missing file (or
 // directory) is an empty document and creates nothing.
 func (ix *Index) read() (*document, error) {
-	if _, err := os.Lstat(ix.path); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(ix.file.Path); errors.Is(err, fs.ErrNotExist) {
 		return newDocument(), nil
 	}
 	procMu.RLock()
 	defer procMu.RUnlock()
-	unlock, err := privfile.RLock(ix.path)
+	unlock, err := privfile.RLock(ix.file.Path)
 	if err != nil {
-		return nil, fmt.Errorf("threads: lock %s.lock: %w", ix.path, err)
+		return nil, fmt.Errorf("threads: lock %s.lock: %w", ix.file.Path, err)
 	}
 	defer unlock()
-	return readDocument(ix.path)
+	members, _, err := ix.file.Read()
+	d, err := documentOf(ix.file.Path, members, err)
+	var corrupt *privfile.CorruptError
+	if errors.As(err, &corrupt) {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("threads: %w", err)
+	}
+	return d, nil
 }
 
-// write runs the locked read-modify-write cycle with apply as the change:
-// modes put back, lock, stale temporary files removed, re-read (a corrupt
-// file moved aside), apply, atomic replace.
+// write is one write of the file (privfile.Versioned.Update) with apply as
+// the change.
 func (ix *Index) write(apply func(*document)) error {
 	procMu.Lock()
 	defer procMu.Unlock()
-	if err := privfile.EnsureDir(ix.dir); err != nil {
+	err := ix.file.Update(func(members map[string]json.RawMessage) ([]byte, error) {
+		d, err := documentOf(ix.file.Path, members, nil)
+		if err != nil {
+			return nil, err
+		}
+		apply(d)
+		return d.encode()
+	})
+	if err != nil {
 		return fmt.Errorf("threads: %w", err)
 	}
-	unlock, lockAside, err := privfile.Lock(ix.path, ix.now)
-	if err != nil {
-		return fmt.Errorf("threads: lock %s.lock: %w", ix.path, err)
-	}
-	defer unlock()
-	if lockAside != "" {
-		ix.log.Warn("thread index: the lock file was not a regular file; moved aside and made a new one",
-			"path", ix.path+".lock", "movedTo", lockAside)
-	}
-
-	// Under the exclusive lock no live writer owns a temporary file.
-	removed, errs := privfile.RemoveStaleTemps(ix.path, 0, time.Time{})
-	for _, p := range removed {
-		ix.log.Info("thread index: removed stale temp file", "path", p)
-	}
-	for _, err := range errs {
-		ix.log.Warn("thread index: cannot remove stale temp file", "err", err)
-	}
-	d, err := readDocument(ix.path)
-	if errors.Is(err, ErrCorrupt) {
-		aside, mvErr := privfile.MoveAside(ix.path, ix.now())
-		if mvErr != nil {
-			return fmt.Errorf("threads: move aside unreadable index: %w", mvErr)
-		}
-		ix.log.Warn("thread index unreadable; moved aside and started a new one",
-			"path", ix.path, "movedTo", aside, "err", err)
-		d = newDocument()
-	} else if err != nil {
-		return err
-	}
-	apply(d)
-	data, err := d.encode()
-	if err != nil {
-		return err
-	}
-	if err := privfile.Replace(ix.path, data, ix.beforeRename); err != nil {
-		return fmt.Errorf("threads: write %s: %w", ix.path, err)
-	}
-	ix.writes.Add(1)
 	return nil
 }
 
@@ -307,44 +258,24 @@ func newDocument() *document {
 	return &document{servers: make(map[string]map[string]Entry)}
 }
 
-// readDocument reads and parses the file at path. A missing file is an
-// empty document; an unparsable one is an error wrapping ErrCorrupt.
-func readDocument(path string) (*document, error) {
-	data, _, err := privfile.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return newDocument(), nil
-	}
-	if errors.Is(err, privfile.ErrNotRegular) {
-		// Moved aside like a corrupt file: a link is never followed.
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("threads: %w", err)
-	}
-	d, err := parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
-	}
-	return d, nil
-}
-
-func parse(data []byte) (*document, error) {
-	top, err := privfile.DecodeVersioned(data, version)
+// documentOf is the document of the file's members as read (with err,
+// the read's error); servers of the wrong shape is a *privfile.CorruptError.
+func documentOf(path string, members map[string]json.RawMessage, err error) (*document, error) {
 	if err != nil {
 		return nil, err
 	}
 	d := newDocument()
-	if raw, ok := top["servers"]; ok {
+	if raw, ok := members["servers"]; ok {
 		if err := json.Unmarshal(raw, &d.servers); err != nil {
-			return nil, fmt.Errorf("servers: %w", err)
+			return nil, &privfile.CorruptError{Path: path, Err: fmt.Errorf("servers: %w", err)}
 		}
 		if d.servers == nil {
 			d.servers = make(map[string]map[string]Entry)
 		}
 	}
-	delete(top, "servers")
-	if len(top) > 0 {
-		d.extra = top
+	delete(members, "servers")
+	if len(members) > 0 {
+		d.extra = members
 	}
 	return d, nil
 }
@@ -356,12 +287,12 @@ func (d *document) encode() ([]byte, error) {
 	servers, err := json.Marshal(d.servers)
 	if err != nil {
 		// A time outside years 0-9999 is the one way to get here.
-		return nil, fmt.Errorf("threads: encode: %w", err)
+		return nil, fmt.Errorf("encode: %w", err)
 	}
 	b.Write(servers)
 	out, err := privfile.Encode(b.Bytes(), d.extra)
 	if err != nil {
-		return nil, fmt.Errorf("threads: encode: %w", err)
+		return nil, fmt.Errorf("encode: %w", err)
 	}
 	return out, nil
 }

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/shimdev/shim/internal/privfile"
 )
 
 // Child processes: the test binary re-executed with childEnv naming a mode.
@@ -63,7 +65,7 @@ func childWriter() int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		if err := ix.AddTask(testServer, "shared", "t"+id); err != nil {
+		if err := addTask(ix, testServer, "shared", "t"+id); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
@@ -71,19 +73,40 @@ func childWriter() int {
 	return 0
 }
 
-// childCrash dies after the temp file is written and synced, before rename.
+// childCrash is a writer that dies after its temp file is written and
+// synced, before the rename: it holds the lock, writes the index with its
+// entry added as a write does (privfile.WriteTemp, the first half of
+// privfile.Replace) and exits.
 func childCrash() int {
 	ix := Open(os.Getenv(childDir), nil)
-	ix.beforeRename = func(tmp string) {
-		if _, err := os.Stat(tmp); err != nil {
-			fmt.Fprintln(os.Stderr, "temp file missing at crash point:", err)
-			os.Exit(1)
-		}
-		os.Exit(crashExit)
+	if _, _, err := privfile.Lock(ix.Path(), time.Now); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
-	err := ix.Update(testServer, "doomed", func(e *Entry) { e.Title = "never renamed" })
-	fmt.Fprintln(os.Stderr, "Update returned instead of crashing:", err)
+	members, _, err := ix.file.Read()
+	d, err := documentOf(ix.Path(), members, err)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	d.servers[testServer]["doomed"] = Entry{Title: "never renamed"}
+	data, err := d.encode()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	tmp, err := privfile.WriteTemp(ix.Path(), data)
+	if _, serr := os.Stat(tmp); err != nil || serr != nil {
+		fmt.Fprintln(os.Stderr, "temp file missing at crash point:", err, serr)
+		return 1
+	}
+	os.Exit(crashExit)
 	return 1
+}
+
+// addTask records taskID for the entry (server, id) as a turn does.
+func addTask(ix *Index, server, id, taskID string) error {
+	return ix.Update(server, id, func(e *Entry) { e.AddTask(taskID) })
 }
 
 func childCmd(t *testing.T, mode, dir string, extra ...string) *exec.Cmd {
@@ -150,15 +173,16 @@ func mustGet(t *testing.T, ix *Index, server, id string) Entry {
 
 func TestFileFormat(t *testing.T) {
 	dir := t.TempDir()
-	ix := Open(dir, nil)
-	ix.now = fixedClock(time.Date(2025, 1, 2, 3, 4, 5, 0, time.FixedZone("CET", 3600)))
+	cet := time.FixedZone("CET", 3600)
+	ix := open(dir, nil, fixedClock(time.Date(2025, 1, 2, 3, 4, 5, 0, cet)))
 	mustUpdate(t, ix, testServer, "s-1", func(e *Entry) {
 		e.CWD = "/src/p"
 		e.Title = "Fix the build"
 	})
-	if err := ix.AddTask(testServer, "s-1", "task-1"); err != nil {
-		t.Fatal(err)
-	}
+	mustUpdate(t, ix, testServer, "s-1", func(e *Entry) {
+		e.AddTask("task-1")
+		e.UpdatedAt = time.Date(2025, 1, 2, 3, 4, 6, 0, cet)
+	})
 
 	data, err := os.ReadFile(ix.Path())
 	if err != nil {
@@ -353,33 +377,32 @@ func TestEntryTimestampsAndHelpers(t *testing.T) {
 			wantCreated: t0, wantUpd: t0,
 		},
 		{
-			name: "SetTitle does not bump updatedAt",
+			name: "a title set later does not bump updatedAt",
 			steps: func(ix *Index) error {
 				if err := ix.Update(testServer, "s", func(*Entry) {}); err != nil {
 					return err
 				}
-				return ix.SetTitle(testServer, "s", "hello")
+				return ix.Update(testServer, "s", func(e *Entry) { e.Title = "hello" })
 			},
 			wantCreated: t0, wantUpd: t0, wantTitle: "hello",
 		},
 		{
-			name: "AddTask appends once and bumps updatedAt",
+			name: "a task added through Update once, updatedAt not bumped",
 			steps: func(ix *Index) error {
 				for _, id := range []string{"t1", "t2", "t1"} {
-					if err := ix.AddTask(testServer, "s", id); err != nil {
+					if err := addTask(ix, testServer, "s", id); err != nil {
 						return err
 					}
 				}
 				return nil
 			},
-			wantCreated: t0, wantUpd: t0.Add(2 * time.Second),
+			wantCreated: t0, wantUpd: t0,
 			wantTasks: []string{"t1", "t2"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ix := Open(t.TempDir(), nil)
-			ix.now = fixedClock(t0)
+			ix := open(t.TempDir(), nil, fixedClock(t0))
 			if err := tt.steps(ix); err != nil {
 				t.Fatal(err)
 			}
@@ -467,8 +490,7 @@ func TestCorruptFileMovedAside(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			var logs bytes.Buffer
-			ix := Open(dir, slog.New(slog.NewJSONHandler(&logs, nil)))
-			ix.now = fixedClock(time.Unix(1700000000, 0))
+			ix := open(dir, slog.New(slog.NewJSONHandler(&logs, nil)), fixedClock(time.Unix(1700000000, 0)))
 			if err := os.WriteFile(ix.Path(), []byte(tt.data), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -512,8 +534,7 @@ func TestCorruptFileMovedAside(t *testing.T) {
 
 func TestCorruptTwiceInOneSecondKeepsBoth(t *testing.T) {
 	dir := t.TempDir()
-	ix := Open(dir, nil)
-	ix.now = func() time.Time { return time.Unix(1700000000, 0) }
+	ix := open(dir, nil, func() time.Time { return time.Unix(1700000000, 0) })
 	for _, junk := range []string{"first junk", "second junk"} {
 		if err := os.WriteFile(ix.Path(), []byte(junk), 0o600); err != nil {
 			t.Fatal(err)
@@ -564,10 +585,10 @@ func checkConcurrentResult(t *testing.T, ix *Index, workers, count int) {
 	if !slices.Equal(got, wantTasks) {
 		t.Errorf("shared entry has %d task ids, want %d (lost or duplicated)", len(got), len(wantTasks))
 	}
-	if left := dirNames(t, ix.dir, fileName+".tmp-"); len(left) != 0 {
+	if left := dirNames(t, filepath.Dir(ix.Path()), fileName+".tmp-"); len(left) != 0 {
 		t.Errorf("temp files left: %v", left)
 	}
-	if c := dirNames(t, ix.dir, fileName+".corrupt-"); len(c) != 0 {
+	if c := dirNames(t, filepath.Dir(ix.Path()), fileName+".corrupt-"); len(c) != 0 {
 		t.Errorf("index was found corrupt during concurrent writes: %v", c)
 	}
 }
@@ -618,7 +639,7 @@ func TestConcurrentGoroutines(t *testing.T) {
 					errs <- err
 					return
 				}
-				if err := ix.AddTask(testServer, "shared", "t"+id); err != nil {
+				if err := addTask(ix, testServer, "shared", "t"+id); err != nil {
 					errs <- err
 					return
 				}
@@ -696,7 +717,7 @@ func TestTaskIDsCapped(t *testing.T) {
 	for i := range MaxTaskIDs + 50 {
 		id := fmt.Sprintf("t%d", i)
 		want = append(want, id)
-		if err := ix.AddTask(testServer, "s", id); err != nil {
+		if err := addTask(ix, testServer, "s", id); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -723,24 +744,24 @@ func TestTaskIDsCapped(t *testing.T) {
 	}
 }
 
-// TestWritesCounted: Writes counts the replacements of the file, not
-// the reads.
-func TestWritesCounted(t *testing.T) {
-	ix := Open(t.TempDir(), nil)
-	if n := ix.Writes(); n != 0 {
+// TestWritesLogged: each replacement of the file is logged (at debug),
+// once; reads are not.
+func TestWritesLogged(t *testing.T) {
+	var logs bytes.Buffer
+	ix := Open(t.TempDir(), slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	writes := func() int { return strings.Count(logs.String(), `msg="thread index written"`) }
+	if n := writes(); n != 0 {
 		t.Fatalf("%d writes before any", n)
 	}
-	if err := ix.SetTitle(testServer, "s", "a"); err != nil {
-		t.Fatal(err)
-	}
+	mustUpdate(t, ix, testServer, "s", func(e *Entry) { e.Title = "a" })
 	if _, err := ix.List(testServer); err != nil {
 		t.Fatal(err)
 	}
 	mustGet(t, ix, testServer, "s")
-	if err := ix.AddTask(testServer, "s", "t"); err != nil {
+	if err := addTask(ix, testServer, "s", "t"); err != nil {
 		t.Fatal(err)
 	}
-	if n := ix.Writes(); n != 2 {
+	if n := writes(); n != 2 {
 		t.Errorf("%d writes, want 2", n)
 	}
 }

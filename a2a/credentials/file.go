@@ -164,7 +164,7 @@ func (s *Store) write(apply func(*document)) error {
 	if err != nil {
 		return err
 	}
-	if err := privfile.Replace(s.path(), data, nil); err != nil {
+	if err := privfile.Replace(s.path(), data); err != nil {
 		return fmt.Errorf("credentials: writing %s: %w", s.path(), err)
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/shimdev/shim/acp"
 )
 
 var fuzzTools = []string{
@@ -89,7 +91,7 @@ func FuzzParseArgs(f *testing.F) {
 					t.Fatalf("cut at %d: %q = %#v, whole %#v", i, k, v, a.Fields[k])
 				}
 			}
-			if Kind(tool) == KindExecute && hasCmd && !hasAltCmd && count["command"] == 1 {
+			if Kind(tool) == acp.ToolKindExecute && hasCmd && !hasAltCmd && count["command"] == 1 {
 				if got := Title(tool, p); got != tool && got != full {
 					t.Fatalf("cut at %d: title %q, whole %q", i, got, full)
 				}

@@ -2,7 +2,7 @@ package toolview
 
 import "strings"
 
-// The tools that write a to-do list or a plan (SPEC §11.5): their card is
+// The tools that write a to-do list or a plan (SPEC §11.5): their call is
 // "Update plan" of kind think, and their list becomes the editor's plan.
 var planTools = map[string]bool{
 	"write_todos":      true,
@@ -13,7 +13,7 @@ var planTools = map[string]bool{
 	"manage_todo_list": true,
 }
 
-// planTitle is the title of a plan tool's card.
+// planTitle is the title of a plan tool's call.
 const planTitle = "Update plan"
 
 // PlanItem is one entry of a plan: Status is "pending", "in_progress" or

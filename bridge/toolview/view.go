@@ -6,59 +6,48 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/shimdev/shim/acp"
 )
 
-// ACP ToolKind values.
-const (
-	KindRead    = "read"
-	KindSearch  = "search"
-	KindEdit    = "edit"
-	KindDelete  = "delete"
-	KindMove    = "move"
-	KindExecute = "execute"
-	KindFetch   = "fetch"
-	KindThink   = "think"
-	KindOther   = "other"
-)
-
-var kinds = map[string]string{
-	"read_file":      KindRead,
-	"list_dir":       KindRead,
-	"list_projects":  KindRead,
-	"search_files":   KindSearch,
-	"find_files":     KindSearch,
-	"grep":           KindSearch,
-	"write_file":     KindEdit,
-	"edit_file":      KindEdit,
-	"delete_file":    KindDelete,
-	"move_file":      KindMove,
-	"run_command":    KindExecute,
-	"bash":           KindExecute,
-	"shell":          KindExecute,
-	"code_execution": KindExecute, // Google ADK code execution
-	"fetch":          KindFetch,
-	"web_fetch":      KindFetch,
-	"task":           KindThink,
-	"think":          KindThink,
+var kinds = map[string]acp.ToolKind{
+	"read_file":      acp.ToolKindRead,
+	"list_dir":       acp.ToolKindRead,
+	"list_projects":  acp.ToolKindRead,
+	"search_files":   acp.ToolKindSearch,
+	"find_files":     acp.ToolKindSearch,
+	"grep":           acp.ToolKindSearch,
+	"write_file":     acp.ToolKindEdit,
+	"edit_file":      acp.ToolKindEdit,
+	"delete_file":    acp.ToolKindDelete,
+	"move_file":      acp.ToolKindMove,
+	"run_command":    acp.ToolKindExecute,
+	"bash":           acp.ToolKindExecute,
+	"shell":          acp.ToolKindExecute,
+	"code_execution": acp.ToolKindExecute, // Google ADK code execution
+	"fetch":          acp.ToolKindFetch,
+	"web_fetch":      acp.ToolKindFetch,
+	"task":           acp.ToolKindThink,
+	"think":          acp.ToolKindThink,
 }
 
 // Kind returns the ACP ToolKind of the tool name as SPEC §5 maps it; any
 // other name, MCP and plugin tools included, is "other". Names match
 // exactly (case-sensitive).
-func Kind(name string) string {
+func Kind(name string) acp.ToolKind {
 	if planTools[name] {
-		return KindThink
+		return acp.ToolKindThink
 	}
 	if k, ok := kinds[name]; ok {
 		return k
 	}
-	return KindOther
+	return acp.ToolKindOther
 }
 
 // Most characters of a command shown in a title.
 const maxCommandRunes = 80
 
-// Title returns the title a person reads on the tool's card (SPEC §5):
+// Title returns the title a person reads on the tool call (SPEC §5):
 //
 //	read_file            Read <file>, plus " (lines A–B)" for offset A and limit L
 //	                     (B = A+L−1) or " (from line A)" for an offset alone
@@ -91,62 +80,91 @@ func Title(name string, a Args) string {
 	if len(a.Fields) == 0 && a.cutKey == "" {
 		return name
 	}
-	switch name {
-	case "read_file":
-		f, ok := fileLabel(a)
-		if !ok {
-			return name
-		}
-		if off, ok := a.Int("offset"); ok && off > 0 {
-			if lim, ok := a.Int("limit"); ok && lim > 0 && off <= math.MaxInt-lim {
-				return "Read " + f + " (lines " + strconv.Itoa(off) + "–" + strconv.Itoa(off+lim-1) + ")"
-			}
-			return "Read " + f + " (from line " + strconv.Itoa(off) + ")"
-		}
-		return "Read " + f
-	case "list_dir":
-		if f, ok := fileLabel(a); ok {
-			return "List " + f
-		}
-		if p := a.String("project"); p != "" && listsRoot(a) {
-			return "List " + p
+	if title, ok := titles[name]; ok {
+		if t := title(a); t != "" {
+			return t
 		}
 		return name
-	case "search_files", "find_files", "grep":
-		q := a.String("query")
-		if q == "" {
-			q = a.String("pattern")
-		}
-		if q == "" {
-			return name
-		}
-		if p := a.String("project"); p != "" {
-			return "Search " + p + " for '" + q + "'"
-		}
-		return "Search for '" + q + "'"
-	case "write_file", "edit_file", "delete_file":
-		f, ok := fileLabel(a)
-		if !ok {
-			return name
-		}
-		verb := map[string]string{"write_file": "Write ", "edit_file": "Edit ", "delete_file": "Delete "}[name]
-		return verb + f
-	case "move_file":
-		f, ok := fileLabel(a)
-		if !ok {
-			return name
-		}
-		if d := destPath(a); d != "" {
-			return "Move " + f + " to " + d
-		}
-		return "Move " + f
 	}
-	if Kind(name) == KindExecute {
+	if Kind(name) == acp.ToolKindExecute {
 		if c := commandLine(a); c != "" {
 			return "Run: " + c
 		}
 	}
 	return name
+}
+
+// titles is the title of each file and search tool from its args; ""
+// when they say too little (the title is then the tool's name).
+var titles = map[string]func(Args) string{
+	"read_file":    readTitle,
+	"list_dir":     listTitle,
+	"search_files": searchTitle,
+	"find_files":   searchTitle,
+	"grep":         searchTitle,
+	"write_file":   fileTitle("Write "),
+	"edit_file":    fileTitle("Edit "),
+	"delete_file":  fileTitle("Delete "),
+	"move_file":    moveTitle,
+}
+
+func readTitle(a Args) string {
+	f, ok := fileLabel(a)
+	if !ok {
+		return ""
+	}
+	if off, ok := a.Int("offset"); ok && off > 0 {
+		if lim, ok := a.Int("limit"); ok && lim > 0 && off <= math.MaxInt-lim {
+			return "Read " + f + " (lines " + strconv.Itoa(off) + "–" + strconv.Itoa(off+lim-1) + ")"
+		}
+		return "Read " + f + " (from line " + strconv.Itoa(off) + ")"
+	}
+	return "Read " + f
+}
+
+func listTitle(a Args) string {
+	if f, ok := fileLabel(a); ok {
+		return "List " + f
+	}
+	if p := a.String("project"); p != "" && listsRoot(a) {
+		return "List " + p
+	}
+	return ""
+}
+
+func searchTitle(a Args) string {
+	q := a.String("query")
+	if q == "" {
+		q = a.String("pattern")
+	}
+	if q == "" {
+		return ""
+	}
+	if p := a.String("project"); p != "" {
+		return "Search " + p + " for '" + q + "'"
+	}
+	return "Search for '" + q + "'"
+}
+
+// fileTitle is the title of a tool that does verb to one file.
+func fileTitle(verb string) func(Args) string {
+	return func(a Args) string {
+		if f, ok := fileLabel(a); ok {
+			return verb + f
+		}
+		return ""
+	}
+}
+
+func moveTitle(a Args) string {
+	f, ok := fileLabel(a)
+	if !ok {
+		return ""
+	}
+	if d := destPath(a); d != "" {
+		return "Move " + f + " to " + d
+	}
+	return "Move " + f
 }
 
 // ChildTitle returns title prefixed with "↳ ", the title of a call made
@@ -160,7 +178,7 @@ func ChildTitle(title string) string {
 	return prefix + title
 }
 
-// Most characters of a result shown on a card.
+// Most characters of a result shown in a tool call.
 const maxResultRunes = 4000
 
 // CutResult returns the first 4000 characters (runes) of a tool's result

@@ -9,19 +9,21 @@
 // a file or lock that is a link or another non-regular file is an error
 // wrapping [ErrNotRegular] (the writers move it aside: the link itself is
 // renamed, its target never touched).
+//
+// The package starts no goroutine. Its one lock is the advisory lock of a
+// file (path + ".lock"): Lock for writers, RLock for readers, across
+// processes; Versioned.Update takes Lock, and its callers exclude their
+// own goroutines before it (threads' procMu, the credentials store's
+// mutex).
 package privfile
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -226,38 +228,14 @@ func RLock(path string) (unlock func(), err error) {
 func TempPrefix(path string) string { return filepath.Base(path) + ".tmp-" }
 
 // Replace writes data to a 0600 temporary file beside path, syncs it and
-// renames it over path. beforeRename, when set, runs between the two (a
-// test's stand-in for a crash).
-func Replace(path string, data []byte, beforeRename func(tmp string)) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), TempPrefix(path)+"*")
+// renames it over path: readers see the old content or the new, whole.
+func Replace(path string, data []byte) error {
+	tmp, err := WriteTemp(path, data)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if !windows {
-		if err = f.Chmod(FileMode); err != nil {
-			return err
-		}
-	}
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if beforeRename != nil {
-		beforeRename(tmp)
-	}
-	if err = os.Rename(tmp, path); err != nil {
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
 		return err
 	}
 	if !windows {
@@ -267,6 +245,39 @@ func Replace(path string, data []byte, beforeRename func(tmp string)) (err error
 		}
 	}
 	return nil
+}
+
+// WriteTemp writes data to a new 0600 temporary file beside path (named
+// TempPrefix(path) and a random tail) and syncs it; Replace then renames
+// it over path. A writer that dies in between leaves it to
+// RemoveStaleTemps; readers never read it.
+func WriteTemp(path string, data []byte) (tmp string, err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), TempPrefix(path)+"*")
+	if err != nil {
+		return "", err
+	}
+	tmp = f.Name()
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if !windows {
+		if err = f.Chmod(FileMode); err != nil {
+			return "", err
+		}
+	}
+	if _, err = f.Write(data); err != nil {
+		return "", err
+	}
+	if err = f.Sync(); err != nil {
+		return "", err
+	}
+	if err = f.Close(); err != nil {
+		return "", err
+	}
+	return tmp, nil
 }
 
 // RemoveStaleTemps deletes the temporary files of writers of path that
@@ -322,64 +333,4 @@ func MoveAside(path string, now time.Time) (string, error) {
 		}
 	}
 	return aside, nil
-}
-
-// Encode finishes a JSON object whose known members are already in head
-// (an object's opening brace and members, without the closing one): it
-// appends the unknown top-level members a reader kept, in name order, and
-// indents the whole, one newline at the end.
-func Encode(head []byte, extra map[string]json.RawMessage) ([]byte, error) {
-	b := bytes.NewBuffer(head)
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		name, _ := json.Marshal(k)
-		b.WriteByte(',')
-		b.Write(name)
-		b.WriteByte(':')
-		b.Write(extra[k])
-	}
-	b.WriteByte('}')
-	var out bytes.Buffer
-	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
-		return nil, err
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
-}
-
-// DecodeVersioned is the one reader of shim's versioned files
-// ({"version": N, …}: the thread index, the credentials file). It parses
-// data as a JSON object whose "version" is version and returns its other
-// top-level members, for the caller to take its own and keep the rest.
-// Its errors say what is wrong without quoting the content, which may
-// hold tokens.
-func DecodeVersioned(data []byte, version int) (map[string]json.RawMessage, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("not JSON (error at byte %d)", se.Offset)
-		}
-		return nil, errors.New("not a JSON object")
-	}
-	if top == nil {
-		return nil, errors.New("not a JSON object")
-	}
-	raw, ok := top["version"]
-	if !ok {
-		return nil, errors.New("no version")
-	}
-	var v int
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, errors.New("version is not an integer")
-	}
-	if v != version {
-		return nil, fmt.Errorf("version %d, want %d", v, version)
-	}
-	delete(top, "version")
-	return top, nil
 }

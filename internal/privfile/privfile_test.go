@@ -21,18 +21,27 @@ func TestReplaceModesAndAside(t *testing.T) {
 	if err := EnsureDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	var sawTemp bool
-	if err := Replace(path, []byte("one"), func(tmp string) {
-		fi, err := os.Stat(tmp)
-		sawTemp = err == nil && filepath.Dir(tmp) == dir
-		if runtime.GOOS != "windows" && fi.Mode().Perm() != FileMode {
-			t.Errorf("temp mode %o", fi.Mode().Perm())
-		}
-	}); err != nil {
+	// The data goes through a temporary file beside the target (the first
+	// half of Replace).
+	tmp, err := WriteTemp(path, []byte("one"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !sawTemp {
+	fi, err := os.Stat(tmp)
+	if err != nil || filepath.Dir(tmp) != dir {
 		t.Error("the data must go through a temporary file beside the target")
+	} else if runtime.GOOS != "windows" && fi.Mode().Perm() != FileMode {
+		t.Errorf("temp mode %o", fi.Mode().Perm())
+	}
+	if b, _ := os.ReadFile(tmp); string(b) != "one" {
+		t.Errorf("temp content %q", b)
+	}
+	_ = os.Remove(tmp)
+	if err := Replace(path, []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, TempPrefix(path)+"*")); len(left) != 0 {
+		t.Errorf("temporary files left by Replace: %v", left)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "one" {
 		t.Errorf("content %q", b)

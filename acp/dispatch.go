@@ -1,0 +1,207 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Handler serves what the client sends, one interface per family of
+// methods. Conn calls it on the reading goroutine, in arrival order, with
+// each request's params decoded once into their type; no method may wait:
+// each decides where its call runs (at once, on a goroutine of its own, or
+// behind the earlier work of a session). The *Request is the handle to
+// answer with (Conn.Reply); its Params are gone by then.
+//
+// What acp answers itself: an unknown method -32601 (an unknown
+// notification, "$/…" and "_…" ones included, is ignored), and params that
+// do not decode as the method needs -32602. A session's call is refused
+// when it is served (SessionCall.Serve), so that its answer keeps its
+// place among that session's.
+type Handler interface {
+	Lifecycle
+	Sessions
+	// Session gets every call about one session (prompt, cancel, load,
+	// resume, close, delete, set_mode, set_config_option,
+	// _session/steering) and runs it with c.Serve where it decides.
+	Session(ctx context.Context, c SessionCall)
+}
+
+// Lifecycle is the connection's own methods: initialize, authenticate
+// and logout.
+type Lifecycle interface {
+	Initialize(ctx context.Context, req *Request, p *InitializeParams)
+	Authenticate(ctx context.Context, req *Request, p *AuthenticateParams)
+	Logout(ctx context.Context, req *Request)
+}
+
+// Sessions is the methods that make or list sessions: session/new and
+// session/list.
+type Sessions interface {
+	NewSession(ctx context.Context, req *Request, p *NewSessionParams)
+	ListSessions(ctx context.Context, req *Request, p *ListParams)
+}
+
+// SessionWork is the calls about one session, run by SessionCall.Serve.
+type SessionWork interface {
+	Prompt(req *Request, p *PromptParams)
+	// Cancel is a notification; sent as a request, it is answered too.
+	Cancel(req *Request, p *SessionParams)
+	Load(req *Request, p *SessionParams)
+	Resume(req *Request, p *SessionParams)
+	Close(req *Request, p *SessionParams)
+	Delete(req *Request, p *SessionParams)
+	SetMode(req *Request, p *SetModeParams)
+	SetConfigOption(req *Request, p *SetConfigOptionParams)
+	Steer(req *Request, p *SteeringParams)
+}
+
+// SessionCall is one call about one session, its params decoded.
+type SessionCall struct {
+	// SessionID is the session its params name ("" when none).
+	SessionID string
+	serve     func(SessionWork)
+}
+
+// Serve runs the call: w's method for it, or the answer -32602 when its
+// params were refused.
+func (c SessionCall) Serve(w SessionWork) { c.serve(w) }
+
+// byMethod is every method the client may send, by name. Adding one is a
+// line here, its params type, and a method on its family's interface.
+var byMethod = map[string]route{
+	MethodInitialize:   handlerCall(wellFormed, Handler.Initialize),
+	MethodAuthenticate: handlerCall(anyParams, Handler.Authenticate),
+	MethodLogout:       func(d delivery) { d.h.Logout(d.ctx, d.req) },
+
+	MethodSessionNew:  handlerCall(needs("session/new needs {cwd, mcpServers}"), Handler.NewSession),
+	MethodSessionList: handlerCall(anyParams, Handler.ListSessions),
+
+	MethodSessionPrompt:          sessionCall(needs("session/prompt needs {sessionId, prompt}"), SessionWork.Prompt),
+	MethodSessionCancel:          sessionCall(anyParams, SessionWork.Cancel),
+	MethodSessionLoad:            sessionCall(anyParams, SessionWork.Load),
+	MethodSessionResume:          sessionCall(anyParams, SessionWork.Resume),
+	MethodSessionClose:           sessionCall(anyParams, SessionWork.Close),
+	MethodSessionDelete:          sessionCall(anyParams, SessionWork.Delete),
+	MethodSessionSetMode:         sessionCall(needs("session/set_mode needs {sessionId, modeId}"), SessionWork.SetMode),
+	MethodSessionSetConfigOption: sessionCall(needs("session/set_config_option needs {sessionId, configId, value}"), SessionWork.SetConfigOption),
+	MethodSessionSteering:        sessionCall(needs("_session/steering needs {sessionId, prompt}"), SessionWork.Steer),
+}
+
+// route takes one request to its handler.
+type route func(d delivery)
+
+// delivery is one request on its way: the params already taken off it.
+type delivery struct {
+	c      *Conn
+	ctx    context.Context
+	h      Handler
+	req    *Request
+	params *json.RawMessage
+}
+
+// dispatch hands one request or notification to h (on the reading
+// goroutine). The request's params are decoded here and dropped from it:
+// a big prompt's JSON is not kept while its turn runs.
+func (c *Conn) dispatch(ctx context.Context, h Handler, req *Request) {
+	r, ok := byMethod[req.Method]
+	if !ok {
+		if req.Notif {
+			c.log.Debug("ignoring notification", "method", req.Method)
+			return
+		}
+		c.refuse(req, MethodNotFound(req.Method))
+		return
+	}
+	params := req.Params
+	req.Params = nil
+	r(delivery{c: c, ctx: ctx, h: h, req: req, params: params})
+}
+
+// refuse answers a request acp turns down itself.
+func (c *Conn) refuse(req *Request, e *Error) {
+	c.log.Debug("request refused", "method", req.Method, "code", e.Code, "err", e.Message)
+	if err := c.Reply(req, nil, e); err != nil {
+		c.log.Debug("reply failed", "err", err)
+	}
+}
+
+// handlerCall is the route of a method the Handler serves itself.
+func handlerCall[P any](rule paramsRule, serve func(Handler, context.Context, *Request, *P)) route {
+	return func(d delivery) {
+		p, refused := decodeParams[P](d.params, rule)
+		if refused != nil {
+			d.c.refuse(d.req, refused)
+			return
+		}
+		serve(d.h, d.ctx, d.req, p)
+	}
+}
+
+// sessionParams is the params of a call about one session.
+type sessionParams[P any] interface {
+	*P
+	session() string
+}
+
+// sessionCall is the route of a call about one session: the Handler gets
+// it with the session's id, and serves it (or its refusal) where it
+// decides.
+func sessionCall[P any, PP sessionParams[P]](rule paramsRule, serve func(SessionWork, *Request, *P)) route {
+	return func(d delivery) {
+		p, refused := decodeParams[P](d.params, rule)
+		req := d.req
+		d.h.Session(d.ctx, SessionCall{
+			// A refused decode still names the session it went as far as
+			// (encoding/json goes on past a field of the wrong type).
+			SessionID: PP(p).session(),
+			serve: func(w SessionWork) {
+				if refused != nil {
+					d.c.refuse(req, refused)
+					return
+				}
+				serve(w, req, p)
+			},
+		})
+	}
+}
+
+// paramsRule is what a method needs of its params.
+type paramsRule struct {
+	// needs, when set, says what the params must hold: params that are
+	// absent or do not decode are refused with it.
+	needs string
+	// wellFormed: absent params are fine; params that do not decode are
+	// refused with the decoder's error.
+	wellFormed bool
+}
+
+var (
+	// anyParams: the params are read as far as they decode; absent ones
+	// are a zero value.
+	anyParams = paramsRule{}
+	// wellFormed: absent params are a zero value, others must decode.
+	wellFormed = paramsRule{wellFormed: true}
+)
+
+// needs is the rule of params that must be there and decode.
+func needs(what string) paramsRule { return paramsRule{needs: what} }
+
+// decodeParams decodes raw into a new P by rule; refused is the answer
+// when the rule turns the params down (p then holds what did decode).
+func decodeParams[P any](raw *json.RawMessage, rule paramsRule) (p *P, refused *Error) {
+	p = new(P)
+	if raw == nil {
+		if rule.needs != "" {
+			return p, InvalidParams(rule.needs)
+		}
+		return p, nil
+	}
+	err := json.Unmarshal(*raw, p)
+	switch {
+	case err == nil || rule == anyParams:
+		return p, nil
+	case rule.needs != "":
+		return p, InvalidParams(rule.needs)
+	}
+	return p, InvalidParams(err.Error())
+}

@@ -1,0 +1,184 @@
+package acp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+// recorder is a Handler that writes down each typed call it gets (and
+// answers it with an empty result when asked to).
+type recorder struct {
+	unserved
+	calls chan string
+}
+
+func (r *recorder) note(req *Request, format string, args ...any) {
+	if req.Params != nil {
+		format += " (params kept)"
+	}
+	r.calls <- fmt.Sprintf(format, args...)
+	if !req.Notif {
+		_ = r.c.Reply(req, struct{}{}, nil)
+	}
+}
+
+func (r *recorder) Initialize(_ context.Context, req *Request, p *InitializeParams) {
+	name := "-"
+	if p.ClientInfo != nil {
+		name = p.ClientInfo.Name
+	}
+	r.note(req, "Initialize %s", name)
+}
+
+func (r *recorder) Authenticate(_ context.Context, req *Request, p *AuthenticateParams) {
+	r.note(req, "Authenticate %q", p.MethodID)
+}
+
+func (r *recorder) Logout(_ context.Context, req *Request) { r.note(req, "Logout") }
+
+func (r *recorder) NewSession(_ context.Context, req *Request, p *NewSessionParams) {
+	r.note(req, "NewSession %s", p.CWD)
+}
+
+func (r *recorder) ListSessions(_ context.Context, req *Request, p *ListParams) {
+	r.note(req, "ListSessions %s", p.CWD)
+}
+
+func (r *recorder) Session(_ context.Context, c SessionCall) {
+	r.calls <- "Session " + c.SessionID
+	c.Serve(r)
+}
+
+func (r *recorder) Prompt(req *Request, p *PromptParams) {
+	r.note(req, "Prompt %s %s", p.SessionID, p.Prompt[0].C.Text)
+}
+
+func (r *recorder) Cancel(req *Request, p *SessionParams) { r.note(req, "Cancel %s", p.SessionID) }
+func (r *recorder) Load(req *Request, p *SessionParams) {
+	r.note(req, "Load %s %s", p.SessionID, p.CWD)
+}
+func (r *recorder) Resume(req *Request, p *SessionParams) { r.note(req, "Resume %s", p.SessionID) }
+func (r *recorder) Close(req *Request, p *SessionParams)  { r.note(req, "Close %s", p.SessionID) }
+func (r *recorder) Delete(req *Request, p *SessionParams) { r.note(req, "Delete %s", p.SessionID) }
+func (r *recorder) SetMode(req *Request, p *SetModeParams) {
+	r.note(req, "SetMode %s %s", p.SessionID, p.ModeID)
+}
+func (r *recorder) SetConfigOption(req *Request, p *SetConfigOptionParams) {
+	r.note(req, "SetConfigOption %s %s %s", p.SessionID, p.ConfigID, p.Value)
+}
+func (r *recorder) Steer(req *Request, p *SteeringParams) {
+	r.note(req, "Steer %s %s", p.SessionID, p.Prompt[0].C.Text)
+}
+
+// TestDispatch: each method reaches its family's typed handler with its
+// params decoded (and dropped from the request); a call about a session
+// goes through Handler.Session with the session's id, refused params
+// included; params a method needs and cannot decode are answered -32602
+// with the method's message (initialize's with the decoder's), the
+// lenient ones are read as far as they decode; an unknown method is
+// -32601 and an unknown notification is ignored.
+func TestDispatch(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		line  string // the request, id 1 unless a notification
+		calls []string
+		code  int64  // the error answered, 0 for a result or none
+		msg   string // its message's start
+	}{
+		{"initialize", `{"method":"initialize","params":{"protocolVersion":1,"clientInfo":{"name":"zed"}}}`, []string{"Initialize zed"}, 0, ""},
+		{"initialize without params", `{"method":"initialize"}`, []string{"Initialize -"}, 0, ""},
+		{"initialize, params that do not decode", `{"method":"initialize","params":{"clientInfo":5}}`, nil, CodeInvalidParams, "Invalid params: json: cannot unmarshal number"},
+		{"authenticate, lenient", `{"method":"authenticate","params":{"methodId":5}}`, []string{`Authenticate ""`}, 0, ""},
+		{"logout", `{"method":"logout","params":{"x":1}}`, []string{"Logout"}, 0, ""},
+		{"session/new", `{"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`, []string{"NewSession /w"}, 0, ""},
+		{"session/new without params", `{"method":"session/new"}`, nil, CodeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}"},
+		{"session/new, params that do not decode", `{"method":"session/new","params":{"cwd":7}}`, nil, CodeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}"},
+		{"session/list", `{"method":"session/list","params":{"cwd":"/w"}}`, []string{"ListSessions /w"}, 0, ""},
+		{"session/prompt", `{"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"hi"}]}}`, []string{"Session s1", "Prompt s1 hi"}, 0, ""},
+		{"session/prompt refused in its session", `{"method":"session/prompt","params":{"sessionId":"s1","prompt":"hi"}}`, []string{"Session s1"}, CodeInvalidParams, "Invalid params: session/prompt needs {sessionId, prompt}"},
+		{"session/prompt without params", `{"method":"session/prompt"}`, []string{"Session "}, CodeInvalidParams, "Invalid params: session/prompt needs {sessionId, prompt}"},
+		{"session/cancel", `{"method":"session/cancel","params":{"sessionId":"s1"}}`, []string{"Session s1", "Cancel s1"}, 0, ""},
+		{"session/load", `{"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[]}}`, []string{"Session s1", "Load s1 /w"}, 0, ""},
+		{"session/load, lenient", `{"method":"session/load","params":{"sessionId":"s1","cwd":3}}`, []string{"Session s1", "Load s1 "}, 0, ""},
+		{"session/resume", `{"method":"session/resume","params":{"sessionId":"s1","cwd":"/w"}}`, []string{"Session s1", "Resume s1"}, 0, ""},
+		{"session/close", `{"method":"session/close","params":{"sessionId":"s1"}}`, []string{"Session s1", "Close s1"}, 0, ""},
+		{"session/delete", `{"method":"session/delete","params":{"sessionId":"s1"}}`, []string{"Session s1", "Delete s1"}, 0, ""},
+		{"session/set_mode", `{"method":"session/set_mode","params":{"sessionId":"s1","modeId":"ask"}}`, []string{"Session s1", "SetMode s1 ask"}, 0, ""},
+		{"session/set_mode refused", `{"method":"session/set_mode","params":{"sessionId":"s1","modeId":1}}`, []string{"Session s1"}, CodeInvalidParams, "Invalid params: session/set_mode needs {sessionId, modeId}"},
+		{"session/set_config_option", `{"method":"session/set_config_option","params":{"sessionId":"s1","configId":"model","value":"m"}}`, []string{"Session s1", `SetConfigOption s1 model "m"`}, 0, ""},
+		{"session/set_config_option refused", `{"method":"session/set_config_option"}`, []string{"Session "}, CodeInvalidParams, "Invalid params: session/set_config_option needs {sessionId, configId, value}"},
+		{"_session/steering", `{"method":"_session/steering","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}`, []string{"Session s1", "Steer s1 go"}, 0, ""},
+		{"_session/steering refused", `{"method":"_session/steering","params":{"sessionId":"s1","prompt":{}}}`, []string{"Session s1"}, CodeInvalidParams, "Invalid params: _session/steering needs {sessionId, prompt}"},
+		{"unknown method", `{"method":"x/y","params":{}}`, nil, CodeMethodNotFound, "Method not found: x/y"},
+		{"unknown notification", `{"method":"$/x","params":{}}`, nil, 0, ""},
+		{"a known method as a notification", `{"method":"session/cancel","params":{"sessionId":"s2"}}`, []string{"Session s2", "Cancel s2"}, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			c := NewConn(inR, outW, slog.New(slog.DiscardHandler))
+			r := &recorder{unserved: unserved{c}, calls: make(chan string, 8)}
+			c.Start(context.Background(), r)
+			t.Cleanup(func() { inW.Close(); <-c.Done(); outW.Close() })
+			lines := bufio.NewScanner(outR)
+
+			line := strings.Replace(tc.line, "{", `{"jsonrpc":"2.0",`, 1)
+			notif := strings.HasPrefix(tc.name, "unknown notification") || strings.Contains(tc.name, "as a notification")
+			if !notif {
+				line = strings.Replace(line, "{", `{"id":1,`, 1)
+			}
+			// A notification is followed by a request, so that what the
+			// notification did (or did not) is known when it is answered.
+			if _, err := io.WriteString(inW, line+"\n"+`{"jsonrpc":"2.0","id":2,"method":"session/list","params":{"cwd":"/end"}}`+"\n"); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			answered := false
+			var answer struct {
+				ID    json.RawMessage `json:"id"`
+				Error *Error          `json:"error"`
+			}
+			for {
+				if !lines.Scan() {
+					t.Fatalf("no answer: %v", lines.Err())
+				}
+				answer.ID, answer.Error = nil, nil
+				if err := json.Unmarshal(lines.Bytes(), &answer); err != nil {
+					t.Fatal(err)
+				}
+				if string(answer.ID) == "2" {
+					break
+				}
+				if notif || string(answer.ID) != "1" {
+					t.Fatalf("unexpected answer %s", lines.Bytes())
+				}
+				answered = true
+				var code int64
+				var msg string
+				if answer.Error != nil {
+					code, msg = answer.Error.Code, answer.Error.Message
+				}
+				if code != tc.code || !strings.HasPrefix(msg, tc.msg) {
+					t.Errorf("answer %d %q, want %d %q…", code, msg, tc.code, tc.msg)
+				}
+			}
+			if !notif && !answered {
+				t.Errorf("request 1 not answered")
+			}
+			for len(r.calls) > 0 {
+				if call := <-r.calls; call != "ListSessions /end" {
+					got = append(got, call)
+				}
+			}
+			if strings.Join(got, "; ") != strings.Join(tc.calls, "; ") {
+				t.Errorf("calls %q, want %q", got, tc.calls)
+			}
+		})
+	}
+}
