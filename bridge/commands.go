@@ -14,6 +14,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render"
 )
 
 // statusCommand is shim's own command.
@@ -121,7 +122,7 @@ func (s *Server) sendCommands(id string) {
 	s.cmdMu.Lock()
 	s.commandsSent = set.list
 	s.cmdMu.Unlock()
-	s.notify(id, acp.AvailableCommandsUpdate{AvailableCommands: set.list})
+	s.notify(id, render.Commands(set.list))
 }
 
 // cardChanged re-sends the commands to every open session when the card
@@ -150,7 +151,7 @@ func (s *Server) cardChanged() {
 	slices.Sort(ids)
 	s.log.Info("the agent's skills changed; sending the commands again", "sessions", len(ids))
 	for _, id := range ids {
-		s.enqueue(id, func() { s.notify(id, acp.AvailableCommandsUpdate{AvailableCommands: set.list}) })
+		s.enqueue(id, func() { s.notify(id, render.Commands(set.list)) })
 	}
 }
 
@@ -226,7 +227,7 @@ func (s *Server) showStatus(req *acp.Request, sess *session) {
 		model = st.model
 	}
 	b.WriteString(line("Model", model))
-	s.notify(sess.id, acp.AgentMessageChunk{Content: acp.Text(b.String())})
+	s.notify(sess.id, render.AnswerChunk(b.String()))
 	s.reply(req, acp.PromptResult{StopReason: acp.StopEndTurn}, nil)
 }
 

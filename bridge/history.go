@@ -1,19 +1,18 @@
 package bridge
 
-// Thread history: session/list, session/load, session/resume and
-// session/close, backed by the operator API when the server has one and
-// by the local thread index otherwise; the console hand-off claimed on
-// session/new; and the wait for a chat that is busy elsewhere.
+// Thread history: session/list, session/load, session/resume,
+// session/close and session/delete (the turns read by package history,
+// shown by package render); the console hand-off claimed on session/new.
 
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/history"
+	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/internal/randid"
 
 	"github.com/shimdev/shim/a2a"
@@ -21,14 +20,13 @@ import (
 )
 
 const (
-	// titleFetchers bounds the concurrent fetches of missing titles.
-	titleFetchers = 4
-	// titleBudget bounds the time session/list spends fetching titles.
-	titleBudget = 10 * time.Second
 	// defaultBusyTimeout is --busy-timeout's default.
 	defaultBusyTimeout = 120 * time.Second
 	// claimTimeout bounds the hand-off claim on session/new.
 	claimTimeout = 10 * time.Second
+	// earlierNotShown is what a replay says first when the load budget
+	// cut the history.
+	earlierNotShown = "(earlier turns not shown)"
 )
 
 func (s *Server) closeSession(p acp.SessionParams) (any, error) {
@@ -39,7 +37,7 @@ func (s *Server) closeSession(p acp.SessionParams) (any, error) {
 	if sess == nil {
 		return nil, acp.InvalidParams("unknown session " + p.SessionID)
 	}
-	s.forgetThread(p.SessionID)
+	s.shown.Forget(p.SessionID)
 	if t := sess.turn(); t != nil {
 		t.cancelByUser()
 	}
@@ -63,17 +61,6 @@ func (s *Server) deleteSession(p acp.SessionParams) (any, error) {
 	return struct{}{}, nil
 }
 
-// listRow is one thread of a listing before it is filtered and titled.
-type listRow struct {
-	id      string
-	cwd     string
-	title   string
-	updated time.Time
-	digits  int // fractional-second digits of updated to show
-	taskIDs []string
-	fetched bool // the title was fetched and must be written back
-}
-
 func (s *Server) listSessions(p *acp.ListParams) (any, error) {
 	if err := checkCWD(acp.MethodSessionList, p.CWD, false); err != nil {
 		return nil, err
@@ -82,66 +69,34 @@ func (s *Server) listSessions(p *acp.ListParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	indexed := map[string]threads.Item{}
-	var items []threads.Item
+	l := history.Listing{Client: c, CWD: p.CWD, Log: s.log}
 	if index, key, ok := s.threadIndex(); ok {
-		items, err = index.List(key)
-		if err != nil {
+		if l.Items, err = index.List(key); err != nil {
 			s.log.Warn("thread index unreadable", "err", err)
 		}
-		for _, it := range items {
-			indexed[it.ID] = it
-		}
 	}
-	var rows []*listRow
-	serverRows, err := c.Operator().Sessions(s.ctx)
-	operator := err == nil
-	switch {
-	case err == nil:
-		for _, r := range serverRows {
-			it := indexed[r.ID]
-			if it.Deleted {
-				continue
-			}
-			title := r.Title
-			if title == "" {
-				title = it.Title
-			}
-			rows = append(rows, &listRow{id: r.ID, cwd: it.CWD, title: title, updated: r.Updated, digits: r.UpdatedDigits, taskIDs: it.TaskIDs})
-		}
-	case a2a.IsUnauthorized(err):
+	if s.opts.ThreadsOnly {
+		l.Prefix = s.contextPrefix()
+	}
+	rows, err := history.List(s.ctx, l)
+	if err != nil {
 		return nil, s.callError(err, "")
-	default:
-		if !errors.Is(err, a2a.ErrAbsent) {
-			s.log.Warn("the server's session list failed; listing the local thread index", "err", err)
-		}
-		for _, it := range items {
-			if it.Deleted {
-				continue
-			}
-			rows = append(rows, &listRow{id: it.ID, cwd: it.CWD, title: it.Title, updated: it.UpdatedAt, taskIDs: it.TaskIDs})
-		}
 	}
-	prefix := s.contextPrefix()
-	kept := rows[:0]
+	out := make([]acp.SessionInfo, 0, len(rows))
 	for _, r := range rows {
-		if s.opts.ThreadsOnly && !strings.HasPrefix(r.id, prefix) {
-			continue
+		if r.Fetched {
+			s.index(r.ID, func(e *threads.Entry) {
+				if e.Title == "" {
+					e.Title = r.Title
+				}
+				if e.CreatedAt.IsZero() && !r.Updated.IsZero() {
+					e.CreatedAt, e.UpdatedAt = r.Updated, r.Updated
+				}
+			})
 		}
-		if p.CWD != "" && r.cwd != "" && r.cwd != p.CWD {
-			continue
-		}
-		if r.cwd == "" {
-			r.cwd = p.CWD
-		}
-		kept = append(kept, r)
-	}
-	s.fillTitles(c, kept, operator)
-	out := make([]acp.SessionInfo, 0, len(kept))
-	for _, r := range kept {
-		info := acp.SessionInfo{SessionID: r.id, CWD: r.cwd, Title: r.title}
-		if !r.updated.IsZero() {
-			info.UpdatedAt = rfc3339(r.updated, r.digits)
+		info := acp.SessionInfo{SessionID: r.ID, CWD: r.CWD, Title: r.Title}
+		if !r.Updated.IsZero() {
+			info.UpdatedAt = rfc3339(r.Updated, r.Digits)
 		}
 		out = append(out, info)
 	}
@@ -156,72 +111,6 @@ func rfc3339(t time.Time, digits int) string {
 		layout += "." + strings.Repeat("0", min(digits, 9))
 	}
 	return t.UTC().Format(layout + "Z07:00")
-}
-
-// fillTitles fetches the first user message of the rows with no title, a
-// few at a time within a time budget, and writes the titles back to the
-// index.
-func (s *Server) fillTitles(c *a2a.Client, rows []*listRow, operator bool) {
-	ctx, cancel := context.WithTimeout(s.ctx, titleBudget)
-	defer cancel()
-	sem := make(chan struct{}, titleFetchers)
-	var wg sync.WaitGroup
-	for _, r := range rows {
-		if r.title != "" || (!operator && len(r.taskIDs) == 0) {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			defer func() { <-sem }()
-			if title := s.fetchTitle(ctx, c, r, operator); title != "" {
-				r.title, r.fetched = title, true
-			}
-		}()
-	}
-	wg.Wait()
-	for _, r := range rows {
-		if !r.fetched {
-			continue
-		}
-		s.index(r.id, func(e *threads.Entry) {
-			if e.Title == "" {
-				e.Title = r.title
-			}
-			if e.CreatedAt.IsZero() && !r.updated.IsZero() {
-				e.CreatedAt, e.UpdatedAt = r.updated, r.updated
-			}
-		})
-	}
-}
-
-// fetchTitle reads a thread's first user message: from /turns when the
-// server has the operator API, else from the first recorded task.
-func (s *Server) fetchTitle(ctx context.Context, c *a2a.Client, r *listRow, operator bool) string {
-	if operator {
-		ts, err := c.Operator().Turns(ctx, r.id)
-		if err == nil {
-			return threadTitle(turnsFromOperator(ts))
-		}
-		if !errors.Is(err, a2a.ErrAbsent) {
-			s.log.Debug("title not fetched", "session", r.id, "err", err)
-			return ""
-		}
-	}
-	if len(r.taskIDs) == 0 {
-		return ""
-	}
-	task, err := c.GetTask(ctx, r.taskIDs[0], -1)
-	if err != nil {
-		s.log.Debug("title not fetched", "session", r.id, "err", err)
-		return ""
-	}
-	return threadTitle([]pastTurn{turnFromTask(task)})
 }
 
 func (s *Server) contextPrefix() string {
@@ -253,7 +142,7 @@ func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool)
 		// The agent's history cannot be read back: the thread is resumed.
 		replay, noReplay = false, true
 	}
-	turns, cut, err := s.threadTurns(s.ctx, c, id)
+	turns, cut, err := s.readTurns(s.ctx, c, id)
 	if err != nil {
 		if replay {
 			return nil, s.callError(err, "")
@@ -265,32 +154,33 @@ func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool)
 	}
 	sess := s.register(id, p.CWD, turns, len(turns) > 0)
 	if replay {
-		s.replayLoaded(sess, turns, cut, true, func(u acp.Update) { s.notify(id, u) })
+		s.replay(sess, turns, cut, true, func(u acp.Update) { s.notify(id, u) })
 		return s.openResult(sess), nil
 	}
-	// Resume: the editor has the history; only a pending park is news,
-	// and it is announced after the response (queued behind it).
+	s.resume(sess, turns, noReplay)
+	return s.openResult(sess), nil
+}
+
+// resume takes a thread's turns as shown (the editor has the history);
+// only a pending park is news, and it is announced after the response
+// (queued behind it), as is that the agent gives no history back.
+func (s *Server) resume(sess *session, turns []history.Turn, noReplay bool) {
+	id := sess.id
 	if noReplay && s.firstNoReplayNote() {
 		s.enqueue(id, func() {
-			s.notify(id, acp.AgentMessageChunk{Content: acp.Text(s.agentName() +
-				" does not give a thread's history back, so shim cannot show it here; new prompts go on in this thread.\n\n")})
+			s.notify(id, render.AnswerChunk(s.agentName()+
+				" does not give a thread's history back, so shim cannot show it here; new prompts go on in this thread.\n\n"))
 		})
 	}
-	st := s.thread(id)
-	st.expect(len(turns))
+	st := s.shown.Of(id)
+	st.Expect(len(turns))
 	for _, t := range turns {
-		st.claim(t.taskID)
+		st.Claim(t.TaskID)
 	}
-	if n := len(turns); n > 0 && turns[n-1].state == a2a.StateInputRequired && turns[n-1].taskID != "" {
-		last := turns[n-1]
-		sess.mu.Lock()
-		sess.parkedTask = last.taskID
-		sess.mu.Unlock()
-		s.enqueue(id, func() {
-			s.notify(id, acp.AgentMessageChunk{Content: acp.Text(parkQuestion(last.status.Message))})
-		})
+	if last := history.Parked(turns); last != nil {
+		sess.setPark(last.TaskID)
+		s.enqueue(id, func() { s.notify(id, render.AnswerChunk(render.ParkQuestion(last.Status.Message))) })
 	}
-	return s.openResult(sess), nil
 }
 
 // firstNoReplayNote reports whether the note that a thread's history
@@ -311,7 +201,7 @@ func unknownThread(id string) error {
 // process (never minted: no preamble) and records it in the index. A
 // thread that already has a title (named) is not renamed by its next
 // prompt.
-func (s *Server) register(id, cwd string, turns []pastTurn, named bool) *session {
+func (s *Server) register(id, cwd string, turns []history.Turn, named bool) *session {
 	s.sessMu.Lock()
 	sess := s.sessions[id]
 	if sess == nil {
@@ -321,11 +211,11 @@ func (s *Server) register(id, cwd string, turns []pastTurn, named bool) *session
 	s.sessMu.Unlock()
 	var newest time.Time
 	for _, t := range turns {
-		if t.updated.After(newest) {
-			newest = t.updated
+		if t.Updated.After(newest) {
+			newest = t.Updated
 		}
 	}
-	title := threadTitle(turns)
+	title := history.Title(turns)
 	s.index(id, func(e *threads.Entry) {
 		if e.CWD == "" {
 			e.CWD = cwd
@@ -338,9 +228,9 @@ func (s *Server) register(id, cwd string, turns []pastTurn, named bool) *session
 			known[id] = true
 		}
 		for _, t := range turns {
-			if t.taskID != "" && !known[t.taskID] {
-				known[t.taskID] = true
-				e.TaskIDs = append(e.TaskIDs, t.taskID)
+			if t.TaskID != "" && !known[t.TaskID] {
+				known[t.TaskID] = true
+				e.TaskIDs = append(e.TaskIDs, t.TaskID)
 			}
 		}
 		if e.CreatedAt.IsZero() && !newest.IsZero() {
@@ -350,112 +240,79 @@ func (s *Server) register(id, cwd string, turns []pastTurn, named bool) *session
 	return sess
 }
 
-// What one session/load reads at most (SPEC §13), and what the replay
-// says first when that cut the history. Options.loadBytes, when set,
-// stands for loadBytesMax.
-const (
-	loadBytesMax    = 64 << 20
-	loadPagesMax    = 100
-	earlierNotShown = "(earlier turns not shown)"
-)
-
-// cutShort reports an error that means the load budget or a size limit
-// cut the history.
-func cutShort(err error) bool {
-	return errors.Is(err, a2a.ErrBudget) || errors.Is(err, a2a.ErrTooLarge)
+// readTurns reads a thread's turns, oldest first (package history): from
+// the operator API's /turns when the server has it, else GetTask of the
+// task ids the index recorded, else ListTasks by contextId (1.0); cut
+// reports that the load budget left older turns out.
+func (s *Server) readTurns(ctx context.Context, c *a2a.Client, id string) ([]history.Turn, bool, error) {
+	recorded := func() []string {
+		index, key, ok := s.threadIndex()
+		if !ok {
+			return nil
+		}
+		e, _, err := index.Get(key, id)
+		if err != nil {
+			s.log.Warn("thread index unreadable", "err", err)
+		}
+		return e.TaskIDs
+	}
+	return history.Read(ctx, id, s.opts.loadBytes,
+		history.Operator{Client: c, Log: s.log},
+		history.Tasks{Client: c, IDs: recorded, Log: s.log},
+		history.Listed{Client: c, Log: s.log})
 }
 
-// threadTurns reads a thread's turns, oldest first: from the operator API's
-// /turns when the server has it, else from A2A: GetTask with history of
-// the task ids the index recorded, else ListTasks by contextId (1.0). It
-// reads at most loadBytesMax and loadPagesMax requests, newest turns first;
-// cut reports that older turns were left out.
-func (s *Server) threadTurns(ctx context.Context, c *a2a.Client, id string) (out []pastTurn, cut bool, err error) {
-	loadBytes := s.opts.loadBytes
-	if loadBytes == 0 {
-		loadBytes = loadBytesMax
+// replay shows loaded turns not shown yet, oldest first, through emit,
+// first saying when older ones were cut. With park set, a parked last
+// turn leaves its task for the next prompt to answer.
+func (s *Server) replay(sess *session, turns []history.Turn, cut, park bool, emit func(acp.Update)) {
+	if cut {
+		emit(render.AnswerChunk(earlierNotShown))
 	}
-	budget := func() context.Context {
-		return a2a.WithReadBudget(ctx, a2a.NewReadBudget(loadBytes, loadPagesMax))
+	s.showTurns(sess, turns, emit)
+	if last := history.Parked(turns); park && last != nil {
+		sess.setPark(last.TaskID)
 	}
-	bctx := budget()
-	ts, err := c.Operator().Turns(bctx, id)
-	switch {
-	case err == nil:
-		out = turnsFromOperator(ts)
-		oldestFirst(out)
-		return out, false, nil
-	case a2a.IsUnauthorized(err), ctx.Err() != nil:
-		return nil, false, err
-	case cutShort(err):
-		// /turns is one answer: too big, it is read from the tasks instead.
-		s.log.Warn("the server's turns are too large; reading its tasks", "session", id, "err", err)
-		cut, bctx = true, budget()
-	case !errors.Is(err, a2a.ErrAbsent):
-		s.log.Warn("the server's turns could not be read; reading its tasks", "session", id, "err", err)
-	}
-	var taskIDs []string
-	if index, key, ok := s.threadIndex(); ok {
-		e, _, ierr := index.Get(key, id)
-		if ierr != nil {
-			s.log.Warn("thread index unreadable", "err", ierr)
-		}
-		taskIDs = e.TaskIDs
-	}
-	// The newest recorded tasks first, so that a cut drops the oldest.
-recorded:
-	for i := len(taskIDs) - 1; i >= 0; i-- {
-		tid := taskIDs[i]
-		task, err := c.GetTask(bctx, tid, -1)
-		if err != nil {
-			var rpc *a2a.RPCError
-			switch {
-			case cutShort(err):
-				cut = true
-				break recorded
-			case errors.As(err, &rpc):
-				s.log.Debug("a recorded task is gone", "task", tid, "err", err)
-				continue
-			}
-			return nil, false, err
-		}
-		if task.ContextID != "" && task.ContextID != id {
+}
+
+// showTurns shows the turns not shown yet, each through a renderer of its
+// own.
+func (s *Server) showTurns(sess *session, turns []history.Turn, emit func(acp.Update)) {
+	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
+	st := s.shown.Of(sess.id)
+	st.Expect(len(turns))
+	agent, terminals := s.agentName(), s.clientTerminals()
+	snap := render.Snapshot(s.roots(), sess.cwd)
+	for i := range turns {
+		p := &turns[i]
+		if !st.Claim(p.TaskID) {
 			continue
 		}
-		out = append(out, turnFromTask(task))
-	}
-	if len(out) > 0 {
-		slices.Reverse(out)
-		oldestFirst(out)
-		return out, cut, nil
-	}
-	tasks, err := c.ListTasks(bctx, id, -1)
-	if cutShort(err) {
-		cut, err = true, nil
-	}
-	switch {
-	case err == nil:
-		for _, t := range reverseTasks(tasks) {
-			if t.ContextID == "" || t.ContextID == id {
-				out = append(out, turnFromTask(&t))
-			}
+		r := render.New(agent, snap, terminals)
+		snap = s.needRoots(r, p, snap, sess.cwd)
+		for _, o := range r.Past(p, func(id string) string { return st.ToolID(p.TaskID, id) }) {
+			emit(o.Update())
 		}
-	case errors.Is(err, a2a.ErrUnsupported):
-	case a2a.IsUnauthorized(err), ctx.Err() != nil:
-		return nil, false, err
-	default:
-		s.log.Debug("ListTasks failed", "context", id, "err", err)
 	}
-	oldestFirst(out)
-	return out, cut, nil
 }
 
-// replayLoaded shows loaded turns, first saying when older ones were cut.
-func (s *Server) replayLoaded(sess *session, turns []pastTurn, cut, park bool, emit func(acp.Update)) {
-	if cut {
-		emit(acp.AgentMessageChunk{Content: acp.Text(earlierNotShown)})
+// needRoots reloads the project roots for the projects a past turn's
+// calls name that the renderer's snapshot does not know, and returns the
+// snapshot the renderer has then.
+func (s *Server) needRoots(r *render.Renderer, p *history.Turn, snap render.Roots, cwd string) render.Roots {
+	check := func(m *a2a.Message) {
+		for _, tc := range m.ToolCalls() {
+			if name := r.Unknown(tc); name != "" && s.roots().ReloadFor(s.ctx, name) {
+				snap = render.Snapshot(s.roots(), cwd)
+				r.SetRoots(snap)
+			}
+		}
 	}
-	s.newReplayer(sess, emit).replay(turns, park)
+	for i := range p.History {
+		check(&p.History[i])
+	}
+	check(p.Status.Message)
+	return snap
 }
 
 // claimHandoff asks the operator API for a console hand-off matching cwd;
@@ -499,27 +356,27 @@ func (s *Server) openHandoff(c *a2a.Client, cwd string, h *a2a.Handoff) (*sessio
 // showHandoff replays a claimed session and opens the console's file.
 func (s *Server) showHandoff(c *a2a.Client, sess *session, h *a2a.Handoff) {
 	id := sess.id
-	turns, cut, err := s.threadTurns(s.ctx, c, id)
+	turns, cut, err := s.readTurns(s.ctx, c, id)
 	if err != nil {
 		s.log.Warn("the claimed session's turns could not be read", "session", id, "err", err)
 	}
-	s.replayLoaded(sess, turns, cut, true, func(u acp.Update) { s.notify(id, u) })
+	s.replay(sess, turns, cut, true, func(u acp.Update) { s.notify(id, u) })
 	if h.Title != "" {
-		s.notify(id, acp.SessionInfoUpdate{Title: h.Title})
+		s.notify(id, render.Named(h.Title))
 	}
 	if h.Path == "" {
 		return
 	}
-	u := acp.ToolCall{ToolCallID: "handoff-" + randid.Hex(3),
-		Title: "Open " + h.Path, Kind: acp.ToolKindRead, Status: "completed"}
 	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
-	res := rootResolver{m: s.roots(), cwd: sess.cwd, ctx: s.ctx}
-	if abs, ok := res.Resolve(h.Project, h.Path); ok {
-		loc := acp.Location{Path: abs}
+	if h.Project != "" {
+		s.roots().ReloadFor(s.ctx, h.Project)
+	}
+	var loc *acp.Location
+	if abs, ok := render.Snapshot(s.roots(), sess.cwd).Resolve(h.Project, h.Path); ok {
+		loc = &acp.Location{Path: abs}
 		if h.Line > 0 {
 			loc.Line = h.Line
 		}
-		u.Locations = []acp.Location{loc}
 	}
-	s.notify(id, u)
+	s.notify(id, render.HandoffFile("handoff-"+randid.Hex(3), h.Path, loc))
 }

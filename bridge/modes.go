@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render"
 )
 
 // Config option ids, mode ids and values.
@@ -104,8 +105,8 @@ func (sess *session) setMode(mode string) bool {
 // list), sent through send.
 func (s *Server) modeChanged(sess *session, send func(acp.Update)) {
 	st := sess.settings()
-	send(acp.CurrentModeUpdate{CurrentModeID: st.mode})
-	send(acp.ConfigOptionUpdate{ConfigOptions: s.configOptions(st)})
+	send(render.CurrentMode(st.mode))
+	send(render.ConfigOptions(s.configOptions(st)))
 }
 
 // setModeRequest handles session/set_mode; the config picker learns the
@@ -124,7 +125,7 @@ func (s *Server) setModeRequest(req *acp.Request, p *acp.SetModeParams) {
 	s.log.Info("session mode set", "session", sess.id, "mode", p.ModeID)
 	s.reply(req, struct{}{}, nil)
 	if changed {
-		s.notify(sess.id, acp.ConfigOptionUpdate{ConfigOptions: s.configOptions(sess.settings())})
+		s.notify(sess.id, render.ConfigOptions(s.configOptions(sess.settings())))
 	}
 }
 
@@ -163,6 +164,6 @@ func (s *Server) setConfigOption(req *acp.Request, p *acp.SetConfigOptionParams)
 	s.log.Info("session option set", "session", sess.id, "option", p.ConfigID, "value", value)
 	s.reply(req, acp.SetConfigOptionResult{ConfigOptions: s.configOptions(st)}, nil)
 	if modeChanged {
-		s.notify(sess.id, acp.CurrentModeUpdate{CurrentModeID: st.mode})
+		s.notify(sess.id, render.CurrentMode(st.mode))
 	}
 }

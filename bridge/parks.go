@@ -9,6 +9,7 @@ import (
 	"github.com/shimdev/shim/internal/randid"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/steer"
 )
 
@@ -66,18 +67,13 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 	case subjectDelete:
 		kind = acp.ToolKindDelete
 	}
-	if sub != subjectOther {
-		if _, card := t.r.cards.parkedTool(kind); card != nil {
-			kind = card.kindOf()
-		}
-	}
-	// A park that names its call is asked on that call's own card, which
+	// A park that names its call is asked on that call's own view, which
 	// the agent's own updates settle.
-	ownCard := t.r.cards.open[h.ToolCallID]
-	if h.ToolCallID == "" || ownCard == nil || ownCard.ended {
-		ownCard = nil
-	} else if kind = ownCard.kindOf(); kind == acp.ToolKindDelete {
-		sub = subjectDelete
+	own, ownCall := t.r.Open(h.ToolCallID)
+	if ownCall {
+		if kind = own.Kind; kind == acp.ToolKindDelete {
+			sub = subjectDelete
+		}
 	}
 	title := strings.TrimSpace(h.Title)
 	if title == "" {
@@ -92,11 +88,10 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 	if h.Detail != "" {
 		rawIn = acp.RawJSON(map[string]any{"detail": h.Detail})
 	}
-	if ownCard != nil {
-		cardID, rawIn = h.ToolCallID, acp.RawJSON(rawInput(ownCard.args))
+	if ownCall {
+		cardID, rawIn = h.ToolCallID, own.RawInput
 	} else {
-		t.emit(acp.ToolCall{ToolCallID: cardID, Title: cardTitle, Kind: kind,
-			Status: acp.ToolPending, RawInput: rawIn})
+		t.emit(render.ApprovalView(cardID, cardTitle, kind, rawIn))
 	}
 
 	approved, always := false, false
@@ -130,12 +125,8 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 			}
 		}
 	}
-	status := acp.ToolFailed
-	if approved {
-		status = acp.ToolCompleted
-	}
-	if ownCard == nil {
-		t.emit(acp.ToolCallUpdate{ToolCallID: cardID, Status: status})
+	if !ownCall {
+		t.emit(render.ApprovalEnd(cardID, approved))
 	}
 	if t.isCancelled() {
 		return outcome{stop: acp.StopCancelled}
@@ -200,90 +191,26 @@ func (t *turn) tellNoSkipOnce() {
 }
 
 // showNote shows a line of shim's own in the answer.
-func (t *turn) showNote(s string) { t.show(t.r.note(s)) }
+func (t *turn) showNote(s string) { t.show(t.r.Note(s)) }
 
 // question asks a question or a form as the editor's forms when it shows
 // them (forms.go), answered in this prompt; otherwise, or when they are
 // not accepted, it shows the park as text and ends the turn: the next
 // prompt answers it.
 func (t *turn) question(m *a2a.Message) outcome {
-	cardID := ""
+	callID := ""
 	if m.Hitl() == nil {
-		cardID = t.parkCard(m.ParkData())
+		t.needRootsFor(m.ParkData())
+		var outs []render.Out
+		callID, outs = t.r.ParkTool(m.ParkData())
+		t.show(outs)
 	}
-	if out, ok := t.askForms(m, cardID); ok {
+	if out, ok := t.askForms(m, callID); ok {
 		return out
 	}
-	t.show(t.r.question(m))
+	t.show(t.r.Question(m))
 	t.sess.mu.Lock()
 	t.sess.parkedTask = t.task()
 	t.sess.mu.Unlock()
 	return outcome{stop: acp.StopEndTurn}
-}
-
-// parkQuestion is the text of a park shown as a question (SPEC §6), live or
-// replayed: a form lists its fields; an approval shows its title and
-// detail; a park's plain data shows as key: value lines, and the fields of
-// the answer's schema it gives are listed (§12.8).
-func parkQuestion(m *a2a.Message) string {
-	q := m.Text()
-	var form []a2a.FormField
-	isForm := false
-	data := ""
-	if h := m.Hitl(); h == nil {
-		d := m.ParkData()
-		data, form = dataBlock(d), schemaFields(d)
-	} else {
-		switch {
-		case h.Question != "":
-			q = h.Question
-		case h.Title != "":
-			q = h.Title
-			if h.Kind == a2a.HitlApproval && h.Detail != "" {
-				q += "\n\n" + h.Detail
-			}
-		}
-		isForm = h.Kind == a2a.HitlForm
-		form = h.Fields
-		if h.Description != "" {
-			q += "\n\n" + h.Description
-		}
-	}
-	if strings.TrimSpace(q) == "" {
-		q = "The agent is waiting for your answer."
-	}
-	var b strings.Builder
-	b.WriteString("**Input needed:** " + strings.TrimSpace(q) + data)
-	if data != "" && len(form) > 0 {
-		b.WriteString("\n")
-	}
-	for _, f := range form {
-		b.WriteString("\n- " + formLine(f))
-	}
-	if isForm {
-		b.WriteString("\n\n(This is a form in the agent's console; reply here in words, or answer it there.)")
-	}
-	return b.String()
-}
-
-func formLine(f a2a.FormField) string {
-	name := f.Title
-	if name == "" {
-		name = f.Name
-	}
-	s := name
-	if f.Required {
-		s += " (required)"
-	}
-	if len(f.Options) > 0 {
-		sep := "one of"
-		if f.Multiple {
-			sep = "any of"
-		}
-		s += ": " + sep + " " + strings.Join(f.Options, ", ")
-	}
-	if f.Description != "" {
-		s += " — " + f.Description
-	}
-	return s
 }

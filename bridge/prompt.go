@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
@@ -129,27 +127,4 @@ func addPreamble(parts []a2a.Part, preamble string) []a2a.Part {
 		}
 	}
 	return append([]a2a.Part{{Kind: a2a.PartText, Text: preamble}}, parts...)
-}
-
-// titleOf is a thread title: the first 80 characters of the user's text,
-// whitespace collapsed, "…" when cut. Only the start of s is looked at.
-func titleOf(s string) string {
-	var fields []string
-	n := 0
-	for f := range strings.FieldsFuncSeq(s, unicode.IsSpace) {
-		fields = append(fields, f)
-		if n += len(f) + 1; n > 4*80 {
-			break
-		}
-	}
-	return cut(strings.Join(fields, " "), 80)
-}
-
-// cut shortens s to n characters, adding "…" when it cut.
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
 }

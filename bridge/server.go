@@ -13,6 +13,8 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/history"
+	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/roots"
 	"github.com/shimdev/shim/threads"
 )
@@ -116,9 +118,8 @@ type Server struct {
 	// cmdMu guards the command list last sent (cardChanged compares).
 	cmdMu        sync.Mutex
 	commandsSent []acp.AvailableCommand
-	// threadStates holds, per session id, what this process showed of the
-	// thread (*threadState).
-	threadStates sync.Map
+	// shown is what this process showed of each thread.
+	shown history.Threads
 }
 
 // Serve serves ACP on in and out until in ends, then cancels the running
@@ -380,44 +381,15 @@ func (s *Server) loadRoots(ctx context.Context) ([]roots.Root, error) {
 
 // callError maps an A2A client error to an ACP error.
 func (s *Server) callError(err error, taskID string) *acp.Error {
-	name := s.agentName()
-	var rpc *a2a.RPCError
-	var unreachable *a2a.UnreachableError
-	var herr *a2a.HTTPError
-	var unsup *a2a.UnsupportedError
-	switch {
-	case errors.As(err, &unsup): // SPEC §12.6: never a half-working session
-		return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("unsupported", taskID, unsup.URI))
-	case a2a.IsUnauthorized(err):
-		return acp.AuthRequired("the server refused the token (" + err.Error() + "): " + s.refusedAdvice())
-	case errors.Is(err, a2a.ErrInsecure):
-		return acp.NewError(acp.CodeInternal, err.Error(), map[string]any{"state": "insecure"})
-	case errors.As(err, &rpc):
-		return acp.NewError(acp.CodeInternal, name+": "+rpc.Message, stateData("failed", taskID, rpc.Message))
-	case errors.Is(err, a2a.ErrTooLarge):
-		return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("failed", taskID, err.Error()))
-	case errors.As(err, &unreachable):
-		return acp.NewError(acp.CodeInternal, name+" is unreachable: "+err.Error()+" (is the agent running, and is --url right?)", stateData("unreachable", taskID, err.Error()))
-	case errors.Is(err, a2a.ErrNoCard):
-		// It answered, but not as an agent.
-		return acp.NewError(acp.CodeInternal, name+": "+err.Error()+": check --url (and --slug), or pass --endpoint with the agent's JSON-RPC URL, "+
-			"or --card-url with its card's URL (a server hosting several agents keeps each card under the agent's own path)",
-			stateData("unreachable", taskID, err.Error()))
-	case errors.As(err, &herr):
-		return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("unreachable", taskID, err.Error()))
-	}
-	return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("unknown", taskID, err.Error()))
+	return render.CallError(s.agentName(), err, taskID, s.refusedAdvice())
 }
 
-func stateData(state, taskID, detail string) map[string]any {
-	d := map[string]any{"state": state}
-	if taskID != "" {
-		d["taskId"] = taskID
-	}
-	if detail != "" {
-		d["detail"] = detail
-	}
-	return d
+// clientTerminals reports whether the client draws command calls as
+// terminals (SPEC §11.6).
+func (s *Server) clientTerminals() bool {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	return s.terminals
 }
 
 // newSession handles session/new. after, when set, runs once the response

@@ -98,6 +98,13 @@ func (s *session) intents(m *a2a.OutMessage) *a2a.OutMessage {
 	return m
 }
 
+// setPark leaves a parked task for the next prompt to answer.
+func (s *session) setPark(taskID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.parkedTask = taskID
+}
+
 // turn is the session's turn that last ran or still runs.
 func (s *session) turn() *turn {
 	s.mu.Lock()

@@ -42,11 +42,6 @@ func bufferItem(update acp.Update) steer.Item[acp.Update] {
 	return steer.Item[acp.Update]{Update: update, Kind: steer.Other, Size: 256}
 }
 
-// droppedNote is the answer text that says what a full buffer dropped.
-func droppedNote(bytes, thoughts int) acp.Update {
-	return acp.AgentMessageChunk{Content: acp.Text(steer.DroppedNote(bytes, thoughts))}
-}
-
 // trySteer folds a prompt into the session's detached turn. It reports
 // false when the prompt must run as a turn of its own: no detached turn,
 // the window closed, the prompt is not plain text, or the server did not
@@ -188,7 +183,7 @@ func (t *turn) steersConsumed(items []a2a.SteerItem) {
 		}
 		t.mu.Unlock()
 		if ps != nil {
-			t.show(t.r.marker(ps.text))
+			t.show(t.r.Marker(ps.text))
 		}
 	}
 }
@@ -207,7 +202,7 @@ func (t *turn) settleSteers() *a2a.OutMessage {
 			rerun = append(rerun, p.text)
 			continue
 		}
-		t.show(t.r.marker(p.text))
+		t.show(t.r.Marker(p.text))
 	}
 	if len(rerun) == 0 {
 		return nil

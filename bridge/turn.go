@@ -8,6 +8,8 @@ import (
 	"github.com/shimdev/shim/acp"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/bridge/history"
+	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/steer"
 	"github.com/shimdev/shim/threads"
 )
@@ -37,7 +39,7 @@ type turn struct {
 	taskID string
 
 	// Only the turn's own goroutine touches the fields below.
-	r            *renderer // the turn's a2a values as updates
+	r            *render.Renderer // the turn's a2a values as updates
 	gotMessage   bool
 	authRequired bool
 	// staleFirst: the stream's first frame, a snapshot, is the resumed
@@ -111,9 +113,9 @@ func (s *Server) prompt(req *acp.Request, p *acp.PromptParams) {
 	sess.intents(&msg)
 	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg,
 		done: make(chan struct{}), turnState: turnState{prompt: req}}
-	t.win = steer.NewWindow(s.opts.SteerGrace, steerBufferMax, droppedNote, t.orphan)
+	t.win = steer.NewWindow(s.opts.SteerGrace, steerBufferMax, render.DroppedNote, t.orphan)
 	t.ctx, t.cancel = context.WithCancel(s.ctx)
-	t.r = s.newSessionRenderer(t.agent, s.resolver(t.ctx, sess))
+	t.r = render.New(t.agent, render.Snapshot(s.roots(), sess.cwd), s.clientTerminals())
 	sess.mu.Lock()
 	t.prev = sess.current
 	sess.current = t
@@ -121,7 +123,7 @@ func (s *Server) prompt(req *acp.Request, p *acp.PromptParams) {
 
 	var title string
 	if first {
-		title = titleOf(userText)
+		title = history.TitleOf(userText)
 	}
 	go t.run(title)
 }
@@ -147,7 +149,7 @@ func (s *Server) preamble(cwd string) string {
 	if client == "" {
 		client = "an ACP editor"
 	}
-	return "[Context: the user is talking to you from " + client + " opened on your project `" + r.Name + "` (" + r.Path + "). Paths you read or search there are shown to them in the editor.]"
+	return history.PreambleStart + client + " opened on your project `" + r.Name + "` (" + r.Path + "). Paths you read or search there are shown to them in the editor.]"
 }
 
 // cancel handles session/cancel: the running prompt answers cancelled at
@@ -174,11 +176,11 @@ func (t *turn) run(title string) {
 		return
 	}
 	if title != "" {
-		t.emit(acp.SessionInfoUpdate{Title: title, UpdatedAt: time.Now().UTC().Format(time.RFC3339)})
+		t.emit(render.Title(title, time.Now()))
 	}
 	out := t.drive()
 	t.noteBeforeAnswer() // a note still held when the turn ends
-	t.showSettled(t.r.settle(cardStatus(out)))
+	t.showSettled(t.r.Settle(callStatus(out)))
 	t.record(title)
 	t.usageUpdate()
 	t.finish(out)
@@ -222,11 +224,8 @@ func (t *turn) usageUpdate() {
 	default:
 		return
 	}
-	u := acp.UsageUpdate{Used: used, Size: size}
 	t.sess.mu.Lock()
-	if total := t.sess.costUSD; total > 0 {
-		u.Cost = &acp.Cost{Amount: total, Currency: "USD"}
-	}
+	cost := t.sess.costUSD
 	t.sess.mu.Unlock()
-	t.emit(u)
+	t.emit(render.Usage(used, size, cost))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render"
 )
 
 // defaultBusyPoll is how often a busy chat is polled: every 2 s, the most
@@ -67,9 +68,8 @@ func (t *turn) waitIdle() (outcome, bool) {
 		if now.After(deadline) {
 			t.restorePark()
 			s.log.Info("gave up waiting for a busy chat", "session", id)
-			return outcome{err: acp.NewError(acp.CodeInternal,
-				fmt.Sprintf("%s: this chat is still busy elsewhere after %s; your message was not sent", t.agent, timeout),
-				stateData("busy", "", ""))}, false
+			return outcome{err: render.Error(fmt.Sprintf("%s: this chat is still busy elsewhere after %s; your message was not sent", t.agent, timeout),
+				"busy", "", "")}, false
 		}
 		if now.Before(next) {
 			continue
@@ -88,8 +88,8 @@ func (t *turn) waitIdle() (outcome, bool) {
 		}
 	}
 	// Show what finished meanwhile.
-	if turns, cut, err := s.threadTurns(t.ctx, t.client, id); err == nil {
-		s.replayLoaded(t.sess, turns, cut, false, t.emit)
+	if turns, cut, err := s.readTurns(t.ctx, t.client, id); err == nil {
+		s.replay(t.sess, turns, cut, false, t.emit)
 	} else {
 		s.log.Debug("turns finished meanwhile not read", "session", id, "err", err)
 	}

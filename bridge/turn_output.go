@@ -36,8 +36,8 @@ func (t *turn) emitSettled(update acp.Update) {
 	}
 }
 
-// cardStatus is the status the cards still open at the turn's end get.
-func cardStatus(out outcome) acp.ToolStatus {
+// callStatus is the status the calls still open at the turn's end get.
+func callStatus(out outcome) acp.ToolStatus {
 	if out.err == nil && out.stop == acp.StopEndTurn {
 		return acp.ToolCompleted
 	}
@@ -155,7 +155,7 @@ func (t *turn) setTask(id string) {
 		return
 	}
 	t.srv.log.Debug("the agent started a task", "session", t.sess.id, "task", id)
-	t.srv.thread(t.sess.id).claim(id) // shown live: never replayed
+	t.srv.shown.Of(t.sess.id).Claim(id) // shown live: never replayed
 	if cancelled {
 		// The cancel came before the server named the task.
 		go t.cancelTask(id)

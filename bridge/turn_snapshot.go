@@ -1,6 +1,9 @@
 package bridge
 
-import "github.com/shimdev/shim/a2a"
+import (
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/bridge/render"
+)
 
 // snapshot shows a task snapshot of a stream (SPEC §12.4) like replaced
 // artifacts: its history's agent messages not shown yet (as a working
@@ -12,44 +15,32 @@ import "github.com/shimdev/shim/a2a"
 func (t *turn) snapshot(task *a2a.Task, first bool) {
 	taskID := t.task()
 	if t.staleFirst {
-		t.r.seed(taskID, task)
+		t.r.Seed(taskID, task)
 		return
 	}
 	st := task.Status
 	t.lastSnap = &st
-	t.show(t.r.settleNote(t.r.snapshotFate(taskID, task)))
-	for _, m := range newHistory(task) {
+	t.show(t.r.SnapshotNote(taskID, task))
+	for _, m := range render.NewHistory(task) {
 		switch {
-		case t.r.answered(taskID, m):
-			t.show(t.r.statusReplace(taskID, m))
-		case !t.r.seen(taskID, m):
+		case t.r.Answered(taskID, m):
+			t.show(t.r.StatusReplace(taskID, m))
+		case !t.r.Seen(taskID, m):
 			t.status(a2a.Status{State: a2a.StateWorking, Message: m})
 		}
 	}
 	for i := range task.Artifacts {
-		if a := &task.Artifacts[i]; t.r.snapArtifact(taskID, a) {
+		if a := &task.Artifacts[i]; t.r.SnapArtifact(taskID, a) {
 			t.artifact(a, false)
 		}
 	}
-	switch m := st.Message; {
-	case m == nil || t.r.holding(taskID) || t.r.noted(taskID, m):
-	case t.r.artifactText:
-		// The answer is the artifacts: a working status text beside them
-		// is a note, shown once.
-		if st.State == a2a.StateWorking && !t.r.statusShown && !t.r.seen(taskID, m) {
-			t.show(t.r.noteShown(taskID, m))
-		}
-	case st.State == a2a.StateWorking && first && m.Text() != "":
-		t.r.holdNote(taskID, m)
-	case st.State == a2a.StateSubmitted, st.State == a2a.StateWorking, st.State == a2a.StateCompleted, st.State == a2a.StateUnknown:
-		t.show(t.r.statusReplace(taskID, m))
-	}
+	t.show(t.r.SnapshotStatus(taskID, st, first))
 }
 
 // settleNote shows a held note once the task's status update st (not a
 // snapshot's) tells what it was.
-func (t *turn) settleNoteAt(st a2a.Status) { t.show(t.r.settleNote(t.r.endFate(st))) }
+func (t *turn) settleNoteAt(st a2a.Status) { t.show(t.r.EndNote(st)) }
 
 // noteBeforeAnswer shows a held note as a note: answer text other than
 // its own follows.
-func (t *turn) noteBeforeAnswer() { t.show(t.r.settleNote(noteIsNote)) }
+func (t *turn) noteBeforeAnswer() { t.show(t.r.NoteBeforeAnswer()) }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/internal/acptest"
 	"github.com/shimdev/shim/steer"
 )
@@ -52,7 +53,7 @@ func TestTurnStateTransitions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			st := &turnState{prompt: &acp.Request{}, win: steer.NewWindow(c.grace, 1<<10, droppedNote, nil)}
+			st := &turnState{prompt: &acp.Request{}, win: steer.NewWindow(c.grace, 1<<10, render.DroppedNote, nil)}
 			defer st.win.Orphan() // stops a grace timer
 			for i, s := range c.steps {
 				var answered, giveUp, ok bool
@@ -87,7 +88,7 @@ func TestTurnStateTransitions(t *testing.T) {
 // none once the steers were settled for good (nor a Send Now steer then);
 // a steer taken after a settle keeps the steers open.
 func TestTurnStateNativeSteer(t *testing.T) {
-	st := &turnState{prompt: &acp.Request{}, win: steer.NewWindow(time.Hour, 1<<10, droppedNote, nil)}
+	st := &turnState{prompt: &acp.Request{}, win: steer.NewWindow(time.Hour, 1<<10, render.DroppedNote, nil)}
 	defer st.win.Orphan()
 	a := &pendingSteer{id: "a"}
 	if !st.onNativeSteer(a) || len(st.steers) != 1 {
@@ -113,7 +114,7 @@ func TestTurnStateNativeSteer(t *testing.T) {
 	if st.onSteer(&pendingSteer{id: "d"}) {
 		t.Error("closed steers take no Send Now steer")
 	}
-	detached := &turnState{prompt: &acp.Request{}, win: steer.NewWindow(time.Hour, 1<<10, droppedNote, nil)}
+	detached := &turnState{prompt: &acp.Request{}, win: steer.NewWindow(time.Hour, 1<<10, render.DroppedNote, nil)}
 	defer detached.win.Orphan()
 	detached.onCancel()
 	if detached.onNativeSteer(&pendingSteer{id: "e"}) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render"
 )
 
 // consumeResult is why consume returned.
@@ -91,8 +92,7 @@ func (t *turn) follow(stream *a2a.Stream) outcome {
 			if cause != nil {
 				return outcome{err: t.srv.callError(cause, "")}
 			}
-			return outcome{err: acp.NewError(acp.CodeInternal, t.agent+": the stream ended before the agent started a task",
-				stateData("unknown", "", ""))}
+			return outcome{err: render.Error(t.agent+": the stream ended before the agent started a task", "unknown", "", "")}
 		}
 		if why == consumedError || attempt >= 2 {
 			break
@@ -129,7 +129,7 @@ func (t *turn) consume(stream *a2a.Stream) (outcome, consumeResult, error) {
 			var rpc *a2a.RPCError
 			if errors.As(err, &rpc) {
 				if t.task() == "" {
-					return outcome{err: acp.NewError(acp.CodeInternal, t.agent+": "+rpc.Message, stateData("failed", "", rpc.Message))}, consumedEnd, nil
+					return outcome{err: t.srv.callError(err, "")}, consumedEnd, nil
 				}
 				return outcome{}, consumedError, err
 			}
@@ -161,7 +161,7 @@ func (t *turn) consume(stream *a2a.Stream) (outcome, consumeResult, error) {
 // handle maps one event; done reports that the turn's outcome is known.
 func (t *turn) handle(ev a2a.Event) (outcome, bool) {
 	t.setTask(ev.TaskID)
-	first := t.r.firstFrame(t.task())
+	first := t.r.FirstFrame(t.task())
 	switch ev.Kind {
 	case a2a.EventTask:
 		// A snapshot's state never ends a turn (turn_snapshot.go).
@@ -188,8 +188,8 @@ func (t *turn) handle(ev a2a.Event) (outcome, bool) {
 // message shows an agent message: its thoughts, tools and text.
 func (t *turn) message(m *a2a.Message) {
 	t.noteBeforeAnswer()
-	t.r.seen(t.task(), m)
-	t.show(t.r.thoughts(m))
+	t.r.Seen(t.task(), m)
+	t.show(t.r.Thoughts(m))
 	for _, tc := range m.ToolCalls() {
 		t.tool(tc)
 	}
@@ -210,8 +210,8 @@ func (t *turn) status(st a2a.Status) (outcome, bool) {
 	}
 	m := st.Message
 	if m != nil {
-		t.r.seen(t.task(), m)
-		t.show(t.r.thoughts(m))
+		t.r.Seen(t.task(), m)
+		t.show(t.r.Thoughts(m))
 		for _, tc := range m.ToolCalls() {
 			t.tool(tc)
 		}
@@ -221,9 +221,9 @@ func (t *turn) status(st a2a.Status) (outcome, bool) {
 	switch st.State {
 	case a2a.StateCompleted:
 		switch {
-		case t.r.statusShown:
-			t.show(t.r.statusReplace(t.task(), m))
-		case !t.r.artifactText:
+		case t.r.StatusAnswered():
+			t.show(t.r.StatusReplace(t.task(), m))
+		case !t.r.ArtifactAnswered():
 			t.showStatusText(text)
 		}
 		return outcome{stop: acp.StopEndTurn}, true
@@ -238,27 +238,20 @@ func (t *turn) status(st a2a.Status) (outcome, bool) {
 		return t.park(m), true
 	case a2a.StateAuthRequired:
 		t.authRequired = true
-		if text == "" {
-			text = "The agent needs you to authenticate with it before it can go on."
-		}
-		if m.Hitl() == nil {
-			d := m.ParkData()
-			t.parkCard(d)
-			text += dataBlock(d)
-		}
-		t.showStatusText(text)
+		t.needRootsFor(m.ParkData())
+		t.show(t.r.AuthRequired(m))
 		return outcome{}, false
 	default:
-		t.show(t.r.progressNote(text))
+		t.show(t.r.ProgressNote(text))
 	}
 	return outcome{}, false
 }
 
 // failed shows the failed-turn line and builds its error.
 func (t *turn) failed(detail string) outcome {
-	outs, f := t.r.failure(detail)
+	outs, err := t.r.Failure(detail, t.task())
 	t.show(outs)
-	return outcome{err: acp.NewError(acp.CodeInternal, t.agent+": "+f, map[string]any{"state": "failed", "taskId": t.task(), "detail": detail})}
+	return outcome{err: err}
 }
 
 // readBack reads the task after the stream was lost for good.
@@ -279,9 +272,8 @@ func (t *turn) readBack() outcome {
 	if out, ok := t.final(task.Status); ok {
 		return out
 	}
-	return outcome{err: acp.NewError(acp.CodeInternal,
-		t.agent+": the connection was lost while the task was still "+string(task.Status.State)+"; it may finish on its own",
-		stateData("working", taskID, ""))}
+	return outcome{err: render.Error(t.agent+": the connection was lost while the task was still "+string(task.Status.State)+"; it may finish on its own",
+		"working", taskID, "")}
 }
 
 // final maps a task's last known status when it is terminal or

@@ -3,25 +3,25 @@ package bridge
 // A turn's answer text, thoughts and files: the renderer's output
 // (render.go) routed to the turn's output.
 
-import "github.com/shimdev/shim/a2a"
+import (
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/bridge/render"
+)
 
 // show routes rendered updates to whoever owns the output now; answer
 // text of an artifact takes the path where queued chunks merge.
-func (t *turn) show(outs []out) {
+func (t *turn) show(outs []render.Out) {
 	for _, o := range outs {
-		switch {
-		case o.update != nil:
-			t.emit(o.update)
-		case o.artifact != "":
-			t.emitArtifactText(o.artifact, o.text)
-		default:
-			t.emit(answerChunk(o.text))
+		if id, text, ok := o.ArtifactText(); ok {
+			t.emitArtifactText(id, text)
+		} else {
+			t.emit(o.Update())
 		}
 	}
 }
 
 // showSettled routes the updates that settle open cards (emitSettled).
-func (t *turn) showSettled(outs []out) {
+func (t *turn) showSettled(outs []render.Out) {
 	for _, o := range outs {
 		t.emitSettled(o.Update())
 	}
@@ -45,13 +45,13 @@ func (t *turn) artifact(a *a2a.Artifact, appendMode bool) {
 		c := c
 		t.ctxInfo = &c
 	}
-	if artifactShows(a) {
+	if render.ArtifactShows(a) {
 		t.noteBeforeAnswer()
 	}
-	t.show(t.r.artifact(t.task(), a, appendMode))
+	t.show(t.r.Artifact(t.task(), a, appendMode))
 }
 
 // showStatusText shows a status or message text as answer text.
-func (t *turn) showStatusText(s string) { t.show(t.r.statusAnswer(s)) }
+func (t *turn) showStatusText(s string) { t.show(t.r.StatusAnswer(s)) }
 
-func (t *turn) thought(s string) { t.show(t.r.thoughtText(s)) }
+func (t *turn) thought(s string) { t.show(t.r.Thought(s)) }

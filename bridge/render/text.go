@@ -1,4 +1,4 @@
-package bridge
+package render
 
 import "strings"
 
@@ -126,8 +126,5 @@ func (t *shownText) trimLeadReplace(s string) string {
 	t.started = t.started || started
 	return s
 }
-
-// Shown reports whether any text was shown.
-func (t *shownText) Shown() bool { return t.n > 0 }
 
 func newShownText() *shownText { return &shownText{h: fnvOffset} }

@@ -1,4 +1,4 @@
-package bridge
+package render
 
 import (
 	"strings"
@@ -6,18 +6,20 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/history"
+	"github.com/shimdev/shim/roots"
 )
 
-// cwdResolver resolves any path under /work.
-type cwdResolver struct{}
-
-func (cwdResolver) Resolve(_, path string) (string, bool) { return "/work/" + path, true }
+// cwdRoots resolves any path under /work, the session's cwd.
+func cwdRoots() Roots {
+	return Snapshot(roots.New([]roots.Root{{Name: "w", Path: "/work"}}, nil, "", nil), "/work")
+}
 
 func textArtifact(id, s string) a2a.Artifact {
 	return a2a.Artifact{ID: id, Parts: []a2a.Part{{Kind: a2a.PartText, Text: s}}}
 }
 
-func answerOfOuts(outs []out) string {
+func answerOfOuts(outs []Out) string {
 	var b strings.Builder
 	for _, o := range outs {
 		if c, ok := o.Update().(acp.AgentMessageChunk); ok {
@@ -38,25 +40,26 @@ func TestRendererLiveAndReplayAgree(t *testing.T) {
 	edit := a2a.ToolCall{ID: "c1", Name: "edit_file", Phase: a2a.PhaseCompleted, Result: "ok",
 		Args: `{"path":"x.go","old_string":"a","new_string":"b"}`}
 
-	live := newRenderer("Agent", cwdResolver{})
-	var liveOut []out
-	grab := func(o []out) { liveOut = append(liveOut, o...) }
-	grab(live.tool(edit))
+	live := New("Agent", cwdRoots(), false)
+	var liveOut []Out
+	grab := func(o []Out) { liveOut = append(liveOut, o...) }
+	grab(live.Tool(edit))
 	for i := range arts {
-		grab(live.artifact("t1", &arts[i], false))
+		grab(live.Artifact("t1", &arts[i], false))
 	}
-	fo, friendly := live.failure("boom")
+	fo, ferr := live.Failure("boom", "t1")
 	grab(fo)
-	if friendly == "" {
-		t.Fatal("no friendly text")
+	friendly := strings.TrimPrefix(ferr.Message, "Agent: ")
+	if friendly == "" || friendly == ferr.Message {
+		t.Fatalf("no friendly text: %q", ferr.Message)
 	}
 
-	past := &pastTurn{taskID: "t1", state: a2a.StateFailed, artifacts: arts,
-		status: a2a.Status{State: a2a.StateFailed, Message: &a2a.Message{Role: "agent", Parts: []a2a.Part{{Kind: a2a.PartText, Text: "boom"}}}}}
-	rep := newRenderer("Agent", cwdResolver{})
-	var repOut []out
+	past := &history.Turn{TaskID: "t1", State: a2a.StateFailed, Artifacts: arts,
+		Status: a2a.Status{State: a2a.StateFailed, Message: &a2a.Message{Role: "agent", Parts: []a2a.Part{{Kind: a2a.PartText, Text: "boom"}}}}}
+	rep := New("Agent", cwdRoots(), false)
+	var repOut []Out
 	repOut = append(repOut, rep.pastTool(edit, func(id string) string { return "replay-" + id })...)
-	repOut = append(repOut, rep.pastOpen(past.state, nil)...)
+	repOut = append(repOut, rep.pastOpen(past.State, nil)...)
 	repOut = append(repOut, rep.pastEnd(past)...)
 
 	want := "First.\n\nSecond.\n\n⚠️ Agent error: " + friendly
@@ -100,11 +103,11 @@ func TestRendererKeepsTheAgentsCard(t *testing.T) {
 	}
 	done := at(a2a.PhaseCompleted, func(c *a2a.ToolCall) { c.Result, c.Diff = "ok", diff })
 
-	live := newRenderer("Agent", cwdResolver{})
+	live := New("Agent", cwdRoots(), false)
 	var ups []acp.Update
 	for _, tc := range []a2a.ToolCall{at(a2a.PhasePending, nil), at(a2a.PhaseStarted, func(c *a2a.ToolCall) { c.Args = "" }),
 		at(a2a.PhaseOutput, func(c *a2a.ToolCall) { c.Output = "screen" }), done} {
-		for _, o := range live.tool(tc) {
+		for _, o := range live.Tool(tc) {
 			ups = append(ups, o.update)
 		}
 	}
@@ -129,7 +132,7 @@ func TestRendererKeepsTheAgentsCard(t *testing.T) {
 		t.Errorf("completed %+v", ups[3])
 	}
 
-	rep := newRenderer("Agent", cwdResolver{})
+	rep := New("Agent", cwdRoots(), false)
 	outs := rep.pastTool(done, func(id string) string { return "r-" + id })
 	if len(outs) != 1 {
 		t.Fatalf("replayed %d updates", len(outs))
@@ -140,12 +143,12 @@ func TestRendererKeepsTheAgentsCard(t *testing.T) {
 
 	// A relative diff is not the agent's to give; an agent's search kind
 	// reads its hits.
-	rel := newRenderer("Agent", cwdResolver{})
-	outs = rel.tool(at(a2a.PhaseCompleted, func(c *a2a.ToolCall) { c.Diff = &a2a.ToolDiff{Path: "hello.txt"} }))
+	rel := New("Agent", cwdRoots(), false)
+	outs = rel.Tool(at(a2a.PhaseCompleted, func(c *a2a.ToolCall) { c.Diff = &a2a.ToolDiff{Path: "hello.txt"} }))
 	if u, _ := outs[1].update.(acp.ToolCallUpdate); len(u.Content) != 0 {
 		t.Errorf("a relative diff shown: %+v", u)
 	}
-	outs = rel.tool(a2a.ToolCall{ID: "s1", Name: "find_things", Kind: "search", Phase: a2a.PhaseCompleted, Result: "src/a.go:3: hit"})
+	outs = rel.Tool(a2a.ToolCall{ID: "s1", Name: "find_things", Kind: "search", Phase: a2a.PhaseCompleted, Result: "src/a.go:3: hit"})
 	if u, _ := outs[1].update.(acp.ToolCallUpdate); len(u.Locations) != 1 || u.Locations[0].Path != "/work/src/a.go" {
 		t.Errorf("search by the agent's kind: %+v", u)
 	}

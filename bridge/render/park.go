@@ -1,8 +1,8 @@
-package bridge
+package render
 
 // What a park says beside its question (SPEC §12.8): the content of the
 // data parts of its status message, shown with the question as short
-// key: value lines; the tool call they name, as a pending card the
+// key: value lines; the tool call they name, as a pending view the
 // question is about; the JSON Schema of the answer, as the form asked
 // (forms.go) or its fields listed.
 
@@ -124,31 +124,90 @@ func dataBlock(d *a2a.ParkData) string {
 	return "\n\n```\n" + lines + "\n```"
 }
 
-// parkTool opens the pending card of the tool call a park's data names
-// and returns its id; a call already on an open card keeps that card. ""
-// when the data names none.
-func (r *renderer) parkTool(d *a2a.ParkData) (string, []out) {
+// ParkTool opens the pending view of the tool call a park's data names
+// and returns its id; a call already open keeps its view. "" when the
+// data names none.
+func (r *Renderer) ParkTool(d *a2a.ParkData) (string, []Out) {
 	if d == nil || d.Tool == nil {
 		return "", nil
 	}
 	tc := *d.Tool
-	if c := r.cards.open[tc.ID]; tc.ID != "" && c != nil && !c.ended {
+	if c := r.calls.open[tc.ID]; tc.ID != "" && c != nil && !c.ended {
 		return tc.ID, nil
 	}
-	if r.cards.open[tc.ID] != nil {
+	if r.calls.open[tc.ID] != nil {
 		tc.ID = ""
 	}
-	if tc.ID = r.cards.callID(tc); tc.ID == "" {
+	if tc.ID = r.calls.callID(tc); tc.ID == "" {
 		return "", nil
 	}
-	r.openCard(tc)
+	r.openCall(tc)
 	return tc.ID, r.take()
 }
 
-// parkCard shows the pending card a park is about (parkTool) and returns
-// its id.
-func (t *turn) parkCard(d *a2a.ParkData) string {
-	id, outs := t.r.parkTool(d)
-	t.show(outs)
-	return id
+// ParkQuestion is the text of a park shown as a question (SPEC §6), live
+// or replayed: a form lists its fields; an approval shows its title and
+// detail; a park's plain data shows as key: value lines, and the fields of
+// the answer's schema it gives are listed (§12.8).
+func ParkQuestion(m *a2a.Message) string {
+	q := m.Text()
+	var form []a2a.FormField
+	isForm := false
+	data := ""
+	if h := m.Hitl(); h == nil {
+		d := m.ParkData()
+		data, form = dataBlock(d), schemaFields(d)
+	} else {
+		switch {
+		case h.Question != "":
+			q = h.Question
+		case h.Title != "":
+			q = h.Title
+			if h.Kind == a2a.HitlApproval && h.Detail != "" {
+				q += "\n\n" + h.Detail
+			}
+		}
+		isForm = h.Kind == a2a.HitlForm
+		form = h.Fields
+		if h.Description != "" {
+			q += "\n\n" + h.Description
+		}
+	}
+	if strings.TrimSpace(q) == "" {
+		q = "The agent is waiting for your answer."
+	}
+	var b strings.Builder
+	b.WriteString("**Input needed:** " + strings.TrimSpace(q) + data)
+	if data != "" && len(form) > 0 {
+		b.WriteString("\n")
+	}
+	for _, f := range form {
+		b.WriteString("\n- " + formLine(f))
+	}
+	if isForm {
+		b.WriteString("\n\n(This is a form in the agent's console; reply here in words, or answer it there.)")
+	}
+	return b.String()
+}
+
+func formLine(f a2a.FormField) string {
+	name := f.Title
+	if name == "" {
+		name = f.Name
+	}
+	s := name
+	if f.Required {
+		s += " (required)"
+	}
+	if len(f.Options) > 0 {
+		sep := "one of"
+		if f.Multiple {
+			sep = "any of"
+		}
+		s += ": " + sep + " " + strings.Join(f.Options, ", ")
+	}
+	if f.Description != "" {
+		s += " — " + f.Description
+	}
+	return s
 }

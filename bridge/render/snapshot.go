@@ -1,4 +1,4 @@
-package bridge
+package render
 
 // Task snapshots in a stream (SPEC §12.4): some agents stream whole tasks
 // whose status message grows as the answer is written. A snapshot is
@@ -20,7 +20,7 @@ const (
 
 // seen records that the message m of taskID was shown and reports whether
 // it had been. A message with no id is known by its parts.
-func (r *renderer) seen(taskID string, m *a2a.Message) bool {
+func (r *Renderer) Seen(taskID string, m *a2a.Message) bool {
 	if m == nil {
 		return false
 	}
@@ -36,13 +36,13 @@ func (r *renderer) seen(taskID string, m *a2a.Message) bool {
 // statusAnswerKey names a task's status answer among its artifacts' texts.
 const statusAnswerKey = "\x00status"
 
-// statusReplace shows the agent text of a snapshot's status message as a
+// StatusReplace shows the agent text of a snapshot's status message as a
 // replace of the task's one status answer: only the suffix not shown yet.
-func (r *renderer) statusReplace(taskID string, m *a2a.Message) []out {
+func (r *Renderer) StatusReplace(taskID string, m *a2a.Message) []Out {
 	if m == nil || m.FromUser() {
 		return nil
 	}
-	r.seen(taskID, m)
+	r.Seen(taskID, m)
 	if m.ID != "" {
 		r.msgs[taskID+"\x00"+m.ID] |= msgAnswer
 	}
@@ -57,7 +57,7 @@ func (r *renderer) statusReplace(taskID string, m *a2a.Message) []out {
 			r.shownIDs[key] = true
 			s = r.blocks.start(s)
 		}
-		r.buf = append(r.buf, out{text: s, artifact: statusAnswerKey})
+		r.buf = append(r.buf, Out{text: s, artifact: statusAnswerKey})
 		r.blocks.shown()
 		r.statusShown = true
 	}
@@ -66,13 +66,13 @@ func (r *renderer) statusReplace(taskID string, m *a2a.Message) []out {
 
 // answered reports whether the message id of taskID was shown as the
 // task's status answer.
-func (r *renderer) answered(taskID string, m *a2a.Message) bool {
+func (r *Renderer) Answered(taskID string, m *a2a.Message) bool {
 	return m != nil && m.ID != "" && r.msgs[taskID+"\x00"+m.ID]&msgAnswer != 0
 }
 
-// newHistory returns the agent messages of a snapshot's history after its
+// NewHistory returns the agent messages of a snapshot's history after its
 // last user message (the turn's own), but its status message.
-func newHistory(t *a2a.Task) []*a2a.Message {
+func NewHistory(t *a2a.Task) []*a2a.Message {
 	last := -1
 	for i := range t.History {
 		if t.History[i].FromUser() {
@@ -92,10 +92,10 @@ func newHistory(t *a2a.Task) []*a2a.Message {
 // seed takes a snapshot as shown without showing it (a resumed task's
 // stale first frame): its messages count as shown, and its artifacts are
 // skipped while later snapshots carry them unchanged.
-func (r *renderer) seed(taskID string, t *a2a.Task) {
-	r.seen(taskID, t.Status.Message)
+func (r *Renderer) Seed(taskID string, t *a2a.Task) {
+	r.Seen(taskID, t.Status.Message)
 	for i := range t.History {
-		r.seen(taskID, &t.History[i])
+		r.Seen(taskID, &t.History[i])
 	}
 	for i := range t.Artifacts {
 		a := &t.Artifacts[i]
@@ -103,10 +103,10 @@ func (r *renderer) seed(taskID string, t *a2a.Task) {
 	}
 }
 
-// snapArtifact reports whether a snapshot's artifact is to be shown: not
+// SnapArtifact reports whether a snapshot's artifact is to be shown: not
 // when the last snapshot (the stale first frame included) carried it
 // unchanged, so that its text and usage count once.
-func (r *renderer) snapArtifact(taskID string, a *a2a.Artifact) bool {
+func (r *Renderer) SnapArtifact(taskID string, a *a2a.Artifact) bool {
 	key, h := taskID+"\x00"+a.ID, partsHash(a.Parts)
 	if old, ok := r.snapArts[key]; ok && old == h {
 		return false
@@ -143,14 +143,14 @@ const (
 )
 
 // holdNote holds a working snapshot's status message m of taskID.
-func (r *renderer) holdNote(taskID string, m *a2a.Message) {
-	r.seen(taskID, m)
+func (r *Renderer) holdNote(taskID string, m *a2a.Message) {
+	r.Seen(taskID, m)
 	r.held, r.noteTask = m, taskID
 }
 
-// firstFrame records a frame about taskID and reports whether it is the
+// FirstFrame records a frame about taskID and reports whether it is the
 // turn's first about that task.
-func (r *renderer) firstFrame(taskID string) bool {
+func (r *Renderer) FirstFrame(taskID string) bool {
 	if r.framed[taskID] {
 		return false
 	}
@@ -159,12 +159,12 @@ func (r *renderer) firstFrame(taskID string) bool {
 }
 
 // holding reports whether a note of taskID is held.
-func (r *renderer) holding(taskID string) bool { return r.held != nil && r.noteTask == taskID }
+func (r *Renderer) holding(taskID string) bool { return r.held != nil && r.noteTask == taskID }
 
 // noted reports whether m of taskID was shown as a progress note with the
 // text it has now (a note repeated is not answer text; one that grows
 // after all is).
-func (r *renderer) noted(taskID string, m *a2a.Message) bool {
+func (r *Renderer) noted(taskID string, m *a2a.Message) bool {
 	if m == nil || m.ID == "" {
 		return false
 	}
@@ -174,32 +174,32 @@ func (r *renderer) noted(taskID string, m *a2a.Message) bool {
 
 // settleNote shows the held note as what it turned out to be; it keeps it
 // while undecided.
-func (r *renderer) settleNote(fate noteFate) []out {
+func (r *Renderer) settleNote(fate noteFate) []Out {
 	m, taskID := r.held, r.noteTask
 	switch {
 	case m == nil || fate == noteUndecided:
 		return nil
 	case fate == noteIsAnswer:
 		r.held = nil
-		return r.statusReplace(taskID, m)
+		return r.StatusReplace(taskID, m)
 	}
 	r.held = nil
 	return r.noteShown(taskID, m)
 }
 
 // noteShown shows the status message m of taskID as a progress note.
-func (r *renderer) noteShown(taskID string, m *a2a.Message) []out {
+func (r *Renderer) noteShown(taskID string, m *a2a.Message) []Out {
 	if m.ID != "" {
 		r.notes[taskID+"\x00"+m.ID] = fnv(fnvOffset, m.Text())
 	}
-	return r.progressNote(m.Text())
+	return r.ProgressNote(m.Text())
 }
 
-// progressNote shows a progress note as a thought.
+// ProgressNote shows a progress note as a thought.
 //
 // This is where a client that advertised notices (SPEC §14) is to get a
 // notice instead.
-func (r *renderer) progressNote(s string) []out {
+func (r *Renderer) ProgressNote(s string) []Out {
 	if strings.TrimSpace(s) != "" {
 		r.thought(s)
 	}
@@ -210,7 +210,7 @@ func (r *renderer) progressNote(s string) []out {
 // task: a note when the snapshot carries answer text in an artifact or
 // its message was replaced by another; answer text when its message grew
 // from it, or the task completed with nothing else to answer.
-func (r *renderer) snapshotFate(taskID string, t *a2a.Task) noteFate {
+func (r *Renderer) snapshotFate(taskID string, t *a2a.Task) noteFate {
 	if !r.holding(taskID) {
 		return noteUndecided
 	}
@@ -244,7 +244,7 @@ func (r *renderer) snapshotFate(taskID string, t *a2a.Task) noteFate {
 // endFate is the held note's fate when its task ends with the status st
 // (a status update): answer text only when the task completes and the
 // note is all it answered, or the completion's text grows from it.
-func (r *renderer) endFate(st a2a.Status) noteFate {
+func (r *Renderer) endFate(st a2a.Status) noteFate {
 	if r.held == nil {
 		return noteUndecided
 	}
@@ -257,9 +257,9 @@ func (r *renderer) endFate(st a2a.Status) noteFate {
 	return noteIsNote
 }
 
-// artifactShows reports whether an artifact shows the person anything of
+// ArtifactShows reports whether an artifact shows the person anything of
 // the answer: text, a file, or data of no known extension.
-func artifactShows(a *a2a.Artifact) bool {
+func ArtifactShows(a *a2a.Artifact) bool {
 	for i := range a.Parts {
 		switch p := &a.Parts[i]; p.Kind {
 		case a2a.PartText:
@@ -276,3 +276,42 @@ func artifactShows(a *a2a.Artifact) bool {
 	}
 	return false
 }
+
+// SnapshotNote shows the held note as what the next snapshot of its task
+// (SPEC §12.4) tells it was; nothing while that is undecided.
+func (r *Renderer) SnapshotNote(taskID string, t *a2a.Task) []Out {
+	return r.settleNote(r.snapshotFate(taskID, t))
+}
+
+// EndNote shows the held note as what the task's status update st (not a
+// snapshot's) tells it was.
+func (r *Renderer) EndNote(st a2a.Status) []Out { return r.settleNote(r.endFate(st)) }
+
+// NoteBeforeAnswer shows a held note as a note: answer text other than
+// its own follows.
+func (r *Renderer) NoteBeforeAnswer() []Out { return r.settleNote(noteIsNote) }
+
+// SnapshotStatus shows the status message of a snapshot of taskID, after
+// its history and artifacts: nothing for a note already held or shown;
+// beside artifact answer text, a working status text is a note, shown
+// once; a working snapshot's text that opens the task (first) is held
+// until the next frame tells what it is (SPEC §12.8); else the text is a
+// replace of the task's status answer.
+func (r *Renderer) SnapshotStatus(taskID string, st a2a.Status, first bool) []Out {
+	switch m := st.Message; {
+	case m == nil || r.holding(taskID) || r.noted(taskID, m):
+	case r.artifactText:
+		if st.State == a2a.StateWorking && !r.statusShown && !r.Seen(taskID, m) {
+			return r.noteShown(taskID, m)
+		}
+	case st.State == a2a.StateWorking && first && m.Text() != "":
+		r.holdNote(taskID, m)
+	case st.State == a2a.StateSubmitted, st.State == a2a.StateWorking, st.State == a2a.StateCompleted, st.State == a2a.StateUnknown:
+		return r.StatusReplace(taskID, m)
+	}
+	return nil
+}
+
+// StatusAnswered reports whether answer text of the turn came from a
+// status message (a snapshot streamer's answer).
+func (r *Renderer) StatusAnswered() bool { return r.statusShown }

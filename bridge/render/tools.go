@@ -1,11 +1,11 @@
-package bridge
+package render
 
-// Tool cards, rendered: a tool call's title, kind, locations, result and
+// Tool calls, rendered: a tool call's title, kind, locations, result and
 // diff, live (a tool_call when the call first appears, then updates) or
 // replayed (one tool_call in its final state). What a kind of tool adds
-// to its card is one row of cardRules; what a phase means is toolPhases.
-// A plan tool's list follows its card as a plan update (planUpdate); a
-// command card is a terminal when the client draws them (terminal).
+// to its view is one row of kindRules; what a phase means is toolPhases.
+// A plan tool's list follows its view as a plan update (planUpdate); a
+// command view is a terminal when the client draws them (terminal).
 
 import (
 	"encoding/json"
@@ -18,48 +18,48 @@ import (
 	"github.com/shimdev/shim/internal/randid"
 )
 
-// toolCards are the cards of one turn.
-type toolCards struct {
-	open  map[string]*toolCard
+// calls are the calls of one turn.
+type calls struct {
+	open  map[string]*call
 	order []string // ids in the order they opened
 }
 
-type toolCard struct {
+type call struct {
 	name   string
 	parent string
 	args   toolview.Args
 	ended  bool
-	// emitted: a replayed card was shown (in its final state)
+	// emitted: a replayed view was shown (in its final state)
 	emitted bool
 	// plan is the plan last sent for this call (planSent).
 	plan     []toolview.PlanItem
 	planSent bool
-	agentCard
+	agentSays
 }
 
-// cardRule is what one kind of tool adds to its card; a kind with no row
+// kindRule is what one kind of tool adds to its view; a kind with no row
 // adds nothing.
-type cardRule struct {
-	// completed adds content to a card that completed (a diff).
-	completed func(c *toolCard, res toolview.Resolver) []acp.ToolCallContent
+type kindRule struct {
+	// completed adds content to a view that completed (a diff).
+	completed func(c *call, res Roots) []acp.ToolCallContent
 	// resultLocations reads locations from a result (search hits); nil
-	// keeps the card's own.
-	resultLocations func(c *toolCard, result string, res toolview.Resolver) []acp.Location
+	// keeps the view's own.
+	resultLocations func(c *call, result string, res Roots) []acp.Location
 }
 
-var cardRules = map[acp.ToolKind]cardRule{
-	acp.ToolKindEdit: {completed: func(c *toolCard, res toolview.Resolver) []acp.ToolCallContent {
+var kindRules = map[acp.ToolKind]kindRule{
+	acp.ToolKindEdit: {completed: func(c *call, res Roots) []acp.ToolCallContent {
 		if d, ok := toolview.Diff(c.name, c.args, res); ok {
 			return []acp.ToolCallContent{acp.Diff{Path: d.Path, OldText: d.OldText, NewText: d.NewText}}
 		}
 		return nil
 	}},
-	acp.ToolKindSearch: {resultLocations: func(c *toolCard, result string, res toolview.Resolver) []acp.Location {
+	acp.ToolKindSearch: {resultLocations: func(c *call, result string, res Roots) []acp.Location {
 		return acpLocations(toolview.SearchLocations(result, c.args.String("project"), res))
 	}},
 }
 
-// toolPhases maps a call's phase to the status of its card; a phase not
+// toolPhases maps a call's phase to the status of its view; a phase not
 // listed leaves the call running (in_progress). Completed and failed end it.
 var toolPhases = map[a2a.Phase]acp.ToolStatus{
 	a2a.PhaseCompleted: acp.ToolCompleted,
@@ -67,13 +67,13 @@ var toolPhases = map[a2a.Phase]acp.ToolStatus{
 	a2a.PhasePending:   acp.ToolPending,
 }
 
-// endStatus is the status a call's phase ends its card with.
+// endStatus is the status a call's phase ends its view with.
 func endStatus(tc a2a.ToolCall) (acp.ToolStatus, bool) {
 	s := toolPhases[tc.Phase]
 	return s, s == acp.ToolCompleted || s == acp.ToolFailed
 }
 
-// liveStatus is the status a card opens or runs with (a call that ends
+// liveStatus is the status a view opens or runs with (a call that ends
 // at once opens in_progress).
 func liveStatus(p a2a.Phase) acp.ToolStatus {
 	if s, ok := toolPhases[p]; ok && s != acp.ToolCompleted && s != acp.ToolFailed {
@@ -91,76 +91,76 @@ func resultOf(tc a2a.ToolCall, status acp.ToolStatus) string {
 	return tc.Result
 }
 
-// callView is what a card shows of the call itself.
-type callView struct {
+// callShown is what a view shows of the call itself.
+type callShown struct {
 	title     string
 	kind      acp.ToolKind
 	locations []acp.Location
 	rawInput  json.RawMessage
 }
 
-func (r *renderer) callView(c *toolCard) callView {
-	locs := toolview.Locations(c.name, c.args, r.res)
-	locs = append(locs, c.agentLocations(r.res, locs)...)
-	return callView{title: cardTitle(c.titleName(), c.parent, c.args), kind: c.kindOf(),
+func (r *Renderer) callShown(c *call) callShown {
+	locs := toolview.Locations(c.name, c.args, r.roots)
+	locs = append(locs, c.agentLocations(r.roots, locs)...)
+	return callShown{title: callTitle(c.titleName(), c.parent, c.args), kind: c.kindOf(),
 		locations: acpLocations(locs), rawInput: acp.RawJSON(rawInput(c.args))}
 }
 
-// resultView is what an ended card shows of its result.
-type resultView struct {
+// resultShown is what an ended view shows of its result.
+type resultShown struct {
 	content   []acp.ToolCallContent
 	rawOutput json.RawMessage
-	locations []acp.Location // nil: the card's own stand
+	locations []acp.Location // nil: the view's own stand
 }
 
-func (r *renderer) resultView(c *toolCard, status acp.ToolStatus, result string) resultView {
-	var v resultView
-	rule := cardRules[c.kindOf()]
+func (r *Renderer) resultShown(c *call, status acp.ToolStatus, result string) resultShown {
+	var v resultShown
+	rule := kindRules[c.kindOf()]
 	if d := c.agentDiff(); status == acp.ToolCompleted && d != nil {
 		v.content = append(v.content, d)
 	} else if status == acp.ToolCompleted && rule.completed != nil {
-		v.content = append(v.content, rule.completed(c, r.res)...)
+		v.content = append(v.content, rule.completed(c, r.roots)...)
 	}
 	if result != "" {
 		v.content = append(v.content, acp.Content{Content: acp.Text(toolview.CutResult(result))})
 		v.rawOutput = acp.RawJSON(result)
 	}
 	if rule.resultLocations != nil {
-		v.locations = rule.resultLocations(c, result, r.res)
+		v.locations = rule.resultLocations(c, result, r.roots)
 	}
 	return v
 }
 
-// tool renders one tool-call event of a live turn.
-func (r *renderer) tool(tc a2a.ToolCall) []out {
-	if tc.ID = r.cards.callID(tc); tc.ID == "" {
+// Tool renders one tool-call event of a live turn.
+func (r *Renderer) Tool(tc a2a.ToolCall) []Out {
+	if tc.ID = r.calls.callID(tc); tc.ID == "" {
 		return nil
 	}
-	card := r.cards.open[tc.ID]
+	c := r.calls.open[tc.ID]
 	if status, ended := endStatus(tc); ended {
-		if card == nil {
-			card = r.openCard(tc)
+		if c == nil {
+			c = r.openCall(tc)
 		}
-		r.endCard(tc, card, status)
+		r.endCall(tc, c, status)
 		return r.take()
 	}
-	if card == nil {
-		card = r.openCard(tc)
+	if c == nil {
+		c = r.openCall(tc)
 		if tc.Phase != a2a.PhaseOutput {
 			return r.take()
 		}
 	}
 	if tc.Phase == a2a.PhaseOutput {
-		// A terminal card keeps its one terminal block; its output comes
+		// A terminal view keeps its one terminal block; its output comes
 		// with its end (terminal_output), never twice.
-		if !r.terminal(card) {
-			r.push(card.liveOutput(tc))
+		if !r.terminal(c) {
+			r.push(c.liveOutput(tc))
 		}
 		return r.take()
 	}
 	u := acp.ToolCallUpdate{ToolCallID: tc.ID}
-	if st := liveStatus(tc.Phase); st != card.status {
-		card.status, u.Status = st, st
+	if st := liveStatus(tc.Phase); st != c.status {
+		c.status, u.Status = st, st
 	}
 	// Servers announce a call twice: first with empty args, then with
 	// the full ones.
@@ -171,65 +171,65 @@ func (r *renderer) tool(tc a2a.ToolCall) []out {
 		return r.take()
 	}
 	if tc.Name != "" {
-		card.name = tc.Name
+		c.name = tc.Name
 	}
-	card.learn(tc)
-	card.args = toolview.ParseArgs(tc.Args)
-	v := r.callView(card)
+	c.learn(tc)
+	c.args = toolview.ParseArgs(tc.Args)
+	v := r.callShown(c)
 	u.Title, u.Kind, u.Locations, u.RawInput = v.title, v.kind, v.locations, v.rawInput
 	r.push(u)
-	r.planUpdate(card)
+	r.planUpdate(c)
 	return r.take()
 }
 
-func (r *renderer) openCard(tc a2a.ToolCall) *toolCard {
-	card := &toolCard{name: tc.Name, parent: tc.ParentID, args: toolview.ParseArgs(tc.Args)}
-	card.learn(tc)
-	card.status = liveStatus(tc.Phase)
-	r.cards.open[tc.ID] = card
-	r.cards.order = append(r.cards.order, tc.ID)
-	v := r.callView(card)
-	u := acp.ToolCall{ToolCallID: tc.ID, Title: v.title, Kind: v.kind, Status: card.status,
+func (r *Renderer) openCall(tc a2a.ToolCall) *call {
+	c := &call{name: tc.Name, parent: tc.ParentID, args: toolview.ParseArgs(tc.Args)}
+	c.learn(tc)
+	c.status = liveStatus(tc.Phase)
+	r.calls.open[tc.ID] = c
+	r.calls.order = append(r.calls.order, tc.ID)
+	v := r.callShown(c)
+	u := acp.ToolCall{ToolCallID: tc.ID, Title: v.title, Kind: v.kind, Status: c.status,
 		Locations: v.locations, RawInput: v.rawInput}
-	if r.terminal(card) {
+	if r.terminal(c) {
 		u.Content, u.Meta = terminalBlock(tc.ID), &acp.ToolMeta{TerminalInfo: &acp.TerminalInfo{TerminalID: tc.ID}}
 	}
 	r.push(u)
-	r.planUpdate(card)
-	return card
+	r.planUpdate(c)
+	return c
 }
 
-func (r *renderer) endCard(tc a2a.ToolCall, card *toolCard, status acp.ToolStatus) {
+func (r *Renderer) endCall(tc a2a.ToolCall, c *call, status acp.ToolStatus) {
 	if tc.Args != "" {
-		card.args = toolview.ParseArgs(tc.Args)
+		c.args = toolview.ParseArgs(tc.Args)
 	}
-	card.learn(tc)
+	c.learn(tc)
 	result := resultOf(tc, status)
-	v := r.resultView(card, status, result)
-	card.ended, card.status = true, status
+	v := r.resultShown(c, status, result)
+	c.ended, c.status = true, status
 	u := acp.ToolCallUpdate{ToolCallID: tc.ID, Status: status, Content: v.content, RawOutput: v.rawOutput, Locations: v.locations}
-	if r.terminal(card) {
+	if r.terminal(c) {
 		u.Content, u.Meta = terminalBlock(tc.ID), terminalEnd(tc.ID, status, result)
 	}
 	r.push(u)
 	if tc.Args != "" {
-		r.planUpdate(card)
+		r.planUpdate(c)
 	}
 }
 
-// terminal reports whether the card shows its output as a terminal: a
-// command card, for a client that draws them (SPEC §11.6).
-func (r *renderer) terminal(c *toolCard) bool {
+// terminal reports whether the view shows its output as a terminal: a
+// command c, for a client that draws them (SPEC §11.6).
+func (r *Renderer) terminal(c *call) bool {
 	return r.terminals && c.kindOf() == acp.ToolKindExecute
 }
 
-// terminalBlock is a terminal card's content: its one terminal, named by
-// the card's id.
+// terminalBlock is a terminal view's content: its one terminal, named by
+// the view's id.
 func terminalBlock(id string) []acp.ToolCallContent {
 	return []acp.ToolCallContent{acp.Terminal{TerminalID: id}}
 }
 
-// terminalEnd is the _meta of a terminal card that ended: what it printed
+// terminalEnd is the _meta of a terminal view that ended: what it printed
 // (the result text) and the exit code the result states, else 0 for a
 // completed call and 1 for a failed one.
 func terminalEnd(id string, status acp.ToolStatus, result string) *acp.ToolMeta {
@@ -244,7 +244,7 @@ func terminalEnd(id string, status acp.ToolStatus, result string) *acp.ToolMeta 
 // planUpdate shows a plan tool's list as the editor's plan once its args
 // are complete, and again when they change (SPEC §11.5); the same list
 // of the same call is not sent twice.
-func (r *renderer) planUpdate(c *toolCard) {
+func (r *Renderer) planUpdate(c *call) {
 	items, ok := toolview.Plan(c.name, c.args)
 	if !ok || (c.planSent && slices.Equal(items, c.plan)) {
 		return
@@ -257,22 +257,22 @@ func (r *renderer) planUpdate(c *toolCard) {
 	r.push(acp.Plan{Entries: entries})
 }
 
-// toolName is the name of the call id's card ("" when none).
-func (r *renderer) toolName(id string) string {
-	if c := r.cards.open[id]; c != nil {
+// ToolName is the name of the call id's view ("" when none).
+func (r *Renderer) ToolName(id string) string {
+	if c := r.calls.open[id]; c != nil {
 		return c.name
 	}
 	return ""
 }
 
-// settle ends every card still open as the turn ends (no card outlives its
+// Settle ends every view still open as the turn ends (no view outlives its
 // turn): status is completed for a turn that ends end_turn, else failed.
-func (r *renderer) settle(status acp.ToolStatus) []out {
-	for _, id := range r.cards.order {
-		if card := r.cards.open[id]; !card.ended {
-			card.ended = true
+func (r *Renderer) Settle(status acp.ToolStatus) []Out {
+	for _, id := range r.calls.order {
+		if c := r.calls.open[id]; !c.ended {
+			c.ended = true
 			u := acp.ToolCallUpdate{ToolCallID: id, Status: status}
-			if r.terminal(card) {
+			if r.terminal(c) {
 				u.Meta = terminalEnd(id, status, "")
 				u.Meta.TerminalOutput = nil
 			}
@@ -284,16 +284,16 @@ func (r *renderer) settle(status acp.ToolStatus) []out {
 
 // pastTool renders one tool-call event of a past turn: a call is shown
 // once, as one tool_call in its final state, when it ended (newID names
-// the card in the session).
-func (r *renderer) pastTool(tc a2a.ToolCall, newID func(string) string) []out {
-	if tc.ID = r.cards.callID(tc); tc.ID == "" {
+// the view in the session).
+func (r *Renderer) pastTool(tc a2a.ToolCall, newID func(string) string) []Out {
+	if tc.ID = r.calls.callID(tc); tc.ID == "" {
 		return nil
 	}
-	c := r.cards.open[tc.ID]
+	c := r.calls.open[tc.ID]
 	if c == nil {
-		c = &toolCard{}
-		r.cards.open[tc.ID] = c
-		r.cards.order = append(r.cards.order, tc.ID)
+		c = &call{}
+		r.calls.open[tc.ID] = c
+		r.calls.order = append(r.calls.order, tc.ID)
 	}
 	if c.emitted {
 		return nil
@@ -309,14 +309,14 @@ func (r *renderer) pastTool(tc a2a.ToolCall, newID func(string) string) []out {
 	}
 	c.learn(tc)
 	if status, ended := endStatus(tc); ended {
-		r.pastCard(tc.ID, c, status, resultOf(tc, status), newID)
+		r.pastCall(tc.ID, c, status, resultOf(tc, status), newID)
 	}
 	return r.take()
 }
 
 // pastOpen shows the past calls that never ended, with the status the
 // turn's state gives them.
-func (r *renderer) pastOpen(state a2a.State, newID func(string) string) []out {
+func (r *Renderer) pastOpen(state a2a.State, newID func(string) string) []Out {
 	status := acp.ToolCompleted
 	switch state {
 	case a2a.StateFailed, a2a.StateCanceled, a2a.StateRejected:
@@ -326,17 +326,17 @@ func (r *renderer) pastOpen(state a2a.State, newID func(string) string) []out {
 	case a2a.StateWorking, a2a.StateSubmitted, a2a.StateUnknown, "":
 		status = acp.ToolInProgress
 	}
-	for _, id := range r.cards.order {
-		if c := r.cards.open[id]; !c.emitted {
-			r.pastCard(id, c, status, "", newID)
+	for _, id := range r.calls.order {
+		if c := r.calls.open[id]; !c.emitted {
+			r.pastCall(id, c, status, "", newID)
 		}
 	}
 	return r.take()
 }
 
-func (r *renderer) pastCard(id string, c *toolCard, status acp.ToolStatus, result string, newID func(string) string) {
+func (r *Renderer) pastCall(id string, c *call, status acp.ToolStatus, result string, newID func(string) string) {
 	c.emitted = true
-	cv, rv := r.callView(c), r.resultView(c, status, result)
+	cv, rv := r.callShown(c), r.resultShown(c, status, result)
 	u := acp.ToolCall{ToolCallID: newID(id), Title: cv.title, Kind: cv.kind, Status: status, RawInput: cv.rawInput,
 		Locations: cv.locations, Content: rv.content, RawOutput: rv.rawOutput}
 	if len(rv.locations) > 0 {
@@ -355,36 +355,24 @@ func (r *renderer) pastCard(id string, c *toolCard, status acp.ToolStatus, resul
 }
 
 // callID names a call the server gave no id (ADK code execution): its
-// start opens a new card, its end ends the latest card of its name not
+// start opens a new view, its end ends the latest view of its name not
 // ended.
-func (c *toolCards) callID(tc a2a.ToolCall) string {
+func (cs *calls) callID(tc a2a.ToolCall) string {
 	if tc.ID != "" || tc.Name == "" {
 		return tc.ID
 	}
 	if _, ended := endStatus(tc); ended {
-		for i := len(c.order) - 1; i >= 0; i-- {
-			if card := c.open[c.order[i]]; card.name == tc.Name && !card.ended && !card.emitted {
-				return c.order[i]
+		for i := len(cs.order) - 1; i >= 0; i-- {
+			if c := cs.open[cs.order[i]]; c.name == tc.Name && !c.ended && !c.emitted {
+				return cs.order[i]
 			}
 		}
 	}
 	return tc.Name + "-" + randid.Hex(4)
 }
 
-// parkedTool finds the open tool card a park is about: the most recent
-// card not ended whose kind is kind; nil when none is.
-func (c *toolCards) parkedTool(kind string) (string, *toolCard) {
-	for i := len(c.order) - 1; i >= 0; i-- {
-		id := c.order[i]
-		if card := c.open[id]; !card.ended && card.kindOf() == kind {
-			return id, card
-		}
-	}
-	return "", nil
-}
-
-// cardTitle is the title of a tool card, live or replayed.
-func cardTitle(name, parent string, args toolview.Args) string {
+// callTitle is the title of a tool call's view, live or replayed.
+func callTitle(name, parent string, args toolview.Args) string {
 	if name == "" {
 		name = "tool"
 	}
@@ -418,10 +406,10 @@ func rawInput(a toolview.Args) any {
 	return nil
 }
 
-// agentCard is what the agent itself says of a call (its kind, its title,
+// agentSays is what the agent itself says of a call (its kind, its title,
 // an edit's diff), kept over what shim derives from the name; and the
 // status last shown live.
-type agentCard struct {
+type agentSays struct {
 	kind   acp.ToolKind
 	label  string
 	diff   *a2a.ToolDiff
@@ -430,7 +418,7 @@ type agentCard struct {
 }
 
 // learn keeps what a call's event says of it.
-func (c *toolCard) learn(tc a2a.ToolCall) {
+func (c *call) learn(tc a2a.ToolCall) {
 	if tc.Kind != "" {
 		c.kind = tc.Kind
 	}
@@ -448,10 +436,7 @@ func (c *toolCard) learn(tc a2a.ToolCall) {
 // agentLocations are the places the agent's profile read from the call
 // (ToolCall.Paths), resolved as any tool path is (never one that leaves
 // its root), less those already in have.
-func (c *toolCard) agentLocations(res toolview.Resolver, have []toolview.Location) []toolview.Location {
-	if res == nil {
-		return nil
-	}
+func (c *call) agentLocations(res Roots, have []toolview.Location) []toolview.Location {
 	var out []toolview.Location
 	for _, p := range c.paths {
 		abs, ok := res.Resolve("", p.Path)
@@ -468,16 +453,16 @@ func (c *toolCard) agentLocations(res toolview.Resolver, have []toolview.Locatio
 }
 
 // kindOf is the agent's kind for the call, else the name's.
-func (c *toolCard) kindOf() acp.ToolKind {
+func (c *call) kindOf() acp.ToolKind {
 	if c.kind != "" {
 		return c.kind
 	}
 	return toolview.Kind(c.name)
 }
 
-// titleName is the name a card's title is built from: the agent's label
+// titleName is the name a view's title is built from: the agent's label
 // when shim knows no better title for the name.
-func (c *toolCard) titleName() string {
+func (c *call) titleName() string {
 	if c.label != "" && toolview.Title(c.name, c.args) == c.name {
 		return c.label
 	}
@@ -486,7 +471,7 @@ func (c *toolCard) titleName() string {
 
 // agentDiff is the diff the agent reported, when it names an absolute
 // path; nil leaves the diff to the kind's rule.
-func (c *toolCard) agentDiff() acp.ToolCallContent {
+func (c *call) agentDiff() acp.ToolCallContent {
 	if c.diff == nil || !filepath.IsAbs(c.diff.Path) {
 		return nil
 	}
@@ -495,8 +480,8 @@ func (c *toolCard) agentDiff() acp.ToolCallContent {
 }
 
 // liveOutput is a PhaseOutput event's update: the live output replaces
-// what the card showed, cut as results are.
-func (c *toolCard) liveOutput(tc a2a.ToolCall) acp.ToolCallUpdate {
+// what the view showed, cut as results are.
+func (c *call) liveOutput(tc a2a.ToolCall) acp.ToolCallUpdate {
 	return acp.ToolCallUpdate{ToolCallID: tc.ID,
 		Content: []acp.ToolCallContent{acp.Content{Content: acp.Text(toolview.CutResult(tc.Output))}}}
 }
