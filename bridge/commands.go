@@ -7,6 +7,7 @@ package bridge
 // here without an A2A call.
 
 import (
+	"github.com/shimdev/shim/bridge/turn"
 	"slices"
 	"strconv"
 	"strings"
@@ -191,7 +192,7 @@ func (s *Server) skillHint(cmd string) string {
 
 // showStatus answers /status: what the session talks to and how, as
 // message chunks, then end_turn. No A2A call is made.
-func (s *Server) showStatus(req *acp.Request, sess *session) {
+func (s *Server) showStatus(req *acp.Request, sess *turn.Session) {
 	c := s.knownClient()
 	card := s.knownCard()
 	line := func(label, value string) string {
@@ -220,14 +221,14 @@ func (s *Server) showStatus(req *acp.Request, sess *session) {
 		}
 	}
 	b.WriteString(line("Credentials", creds))
-	st := sess.settings()
+	st := settingsOf(sess)
 	b.WriteString(line("Permissions", modeName(st.mode)+" ("+st.mode+")"))
 	model := "Agent's default"
 	if st.model != "" {
 		model = st.model
 	}
 	b.WriteString(line("Model", model))
-	s.notify(sess.id, render.AnswerChunk(b.String()))
+	s.notify(sess.ID(), render.AnswerChunk(b.String()))
 	s.reply(req, acp.PromptResult{StopReason: acp.StopEndTurn}, nil)
 }
 

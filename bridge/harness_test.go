@@ -191,3 +191,12 @@ func count(updates []acptest.Update, kind string) int {
 	}
 	return n
 }
+
+// The permission options shim offers, as the editor answers with them.
+const (
+	optApprove        = "approve"
+	optApproveSession = "approve_session"
+)
+
+// steerBufferMax is the bound of a detached turn's buffer (README: 1 MiB).
+const steerBufferMax = 1 << 20

@@ -7,6 +7,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"github.com/shimdev/shim/bridge/turn"
 	"strings"
 	"time"
 
@@ -20,8 +21,6 @@ import (
 )
 
 const (
-	// defaultBusyTimeout is --busy-timeout's default.
-	defaultBusyTimeout = 120 * time.Second
 	// claimTimeout bounds the hand-off claim on session/new.
 	claimTimeout = 10 * time.Second
 	// earlierNotShown is what a replay says first when the load budget
@@ -38,8 +37,8 @@ func (s *Server) closeSession(p acp.SessionParams) (any, error) {
 		return nil, acp.InvalidParams("unknown session " + p.SessionID)
 	}
 	s.shown.Forget(p.SessionID)
-	if t := sess.turn(); t != nil {
-		t.cancelByUser()
+	if t := sess.Current(); t != nil {
+		t.Cancel()
 	}
 	return struct{}{}, nil
 }
@@ -164,8 +163,8 @@ func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool)
 // resume takes a thread's turns as shown (the editor has the history);
 // only a pending park is news, and it is announced after the response
 // (queued behind it), as is that the agent gives no history back.
-func (s *Server) resume(sess *session, turns []history.Turn, noReplay bool) {
-	id := sess.id
+func (s *Server) resume(sess *turn.Session, turns []history.Turn, noReplay bool) {
+	id := sess.ID()
 	if noReplay && s.firstNoReplayNote() {
 		s.enqueue(id, func() {
 			s.notify(id, render.AnswerChunk(s.agentName()+
@@ -178,7 +177,7 @@ func (s *Server) resume(sess *session, turns []history.Turn, noReplay bool) {
 		st.Claim(t.TaskID)
 	}
 	if last := history.Parked(turns); last != nil {
-		sess.setPark(last.TaskID)
+		sess.SetPark(last.TaskID)
 		s.enqueue(id, func() { s.notify(id, render.AnswerChunk(render.ParkQuestion(last.Status.Message))) })
 	}
 }
@@ -201,11 +200,11 @@ func unknownThread(id string) error {
 // process (never minted: no preamble) and records it in the index. A
 // thread that already has a title (named) is not renamed by its next
 // prompt.
-func (s *Server) register(id, cwd string, turns []history.Turn, named bool) *session {
+func (s *Server) register(id, cwd string, turns []history.Turn, named bool) *turn.Session {
 	s.sessMu.Lock()
 	sess := s.sessions[id]
 	if sess == nil {
-		sess = &session{id: id, cwd: cwd, prompted: named}
+		sess = turn.NewSession(id, cwd, false, named)
 		s.sessions[id] = sess
 	}
 	s.sessMu.Unlock()
@@ -265,31 +264,31 @@ func (s *Server) readTurns(ctx context.Context, c *a2a.Client, id string) ([]his
 // replay shows loaded turns not shown yet, oldest first, through emit,
 // first saying when older ones were cut. With park set, a parked last
 // turn leaves its task for the next prompt to answer.
-func (s *Server) replay(sess *session, turns []history.Turn, cut, park bool, emit func(acp.Update)) {
+func (s *Server) replay(sess *turn.Session, turns []history.Turn, cut, park bool, emit func(acp.Update)) {
 	if cut {
 		emit(render.AnswerChunk(earlierNotShown))
 	}
 	s.showTurns(sess, turns, emit)
 	if last := history.Parked(turns); park && last != nil {
-		sess.setPark(last.TaskID)
+		sess.SetPark(last.TaskID)
 	}
 }
 
 // showTurns shows the turns not shown yet, each through a renderer of its
 // own.
-func (s *Server) showTurns(sess *session, turns []history.Turn, emit func(acp.Update)) {
+func (s *Server) showTurns(sess *turn.Session, turns []history.Turn, emit func(acp.Update)) {
 	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
-	st := s.shown.Of(sess.id)
+	st := s.shown.Of(sess.ID())
 	st.Expect(len(turns))
 	agent, terminals := s.agentName(), s.clientTerminals()
-	snap := render.Snapshot(s.roots(), sess.cwd)
+	snap := render.Snapshot(s.roots(), sess.CWD())
 	for i := range turns {
 		p := &turns[i]
 		if !st.Claim(p.TaskID) {
 			continue
 		}
 		r := render.New(agent, snap, terminals)
-		snap = s.needRoots(r, p, snap, sess.cwd)
+		snap = s.needRoots(r, p, snap, sess.CWD())
 		for _, o := range r.Past(p, func(id string) string { return st.ToolID(p.TaskID, id) }) {
 			emit(o.Update())
 		}
@@ -334,7 +333,7 @@ func (s *Server) claimHandoff(c *a2a.Client, cwd string) *a2a.Handoff {
 // turns and the file the console pointed at are shown by a job queued on
 // the session now (so it runs before any prompt for it) that starts only
 // when the returned func is called, after the response was written.
-func (s *Server) openHandoff(c *a2a.Client, cwd string, h *a2a.Handoff) (*session, func()) {
+func (s *Server) openHandoff(c *a2a.Client, cwd string, h *a2a.Handoff) (*turn.Session, func()) {
 	id := h.SessionID
 	s.log.Info("claimed a console hand-off", "session", id)
 	sess := s.register(id, cwd, nil, h.Title != "")
@@ -354,8 +353,8 @@ func (s *Server) openHandoff(c *a2a.Client, cwd string, h *a2a.Handoff) (*sessio
 }
 
 // showHandoff replays a claimed session and opens the console's file.
-func (s *Server) showHandoff(c *a2a.Client, sess *session, h *a2a.Handoff) {
-	id := sess.id
+func (s *Server) showHandoff(c *a2a.Client, sess *turn.Session, h *a2a.Handoff) {
+	id := sess.ID()
 	turns, cut, err := s.readTurns(s.ctx, c, id)
 	if err != nil {
 		s.log.Warn("the claimed session's turns could not be read", "session", id, "err", err)
@@ -372,7 +371,7 @@ func (s *Server) showHandoff(c *a2a.Client, sess *session, h *a2a.Handoff) {
 		s.roots().ReloadFor(s.ctx, h.Project)
 	}
 	var loc *acp.Location
-	if abs, ok := render.Snapshot(s.roots(), sess.cwd).Resolve(h.Project, h.Path); ok {
+	if abs, ok := render.Snapshot(s.roots(), sess.CWD()).Resolve(h.Project, h.Path); ok {
 		loc = &acp.Location{Path: abs}
 		if h.Line > 0 {
 			loc.Line = h.Line

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/shimdev/shim/bridge/turn"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -94,7 +95,7 @@ type Server struct {
 
 	// sessMu guards the sessions and their queues.
 	sessMu   sync.Mutex
-	sessions map[string]*session
+	sessions map[string]*turn.Session
 	queues   map[string]*serial
 
 	// infoMu guards what initialize said of the client, and the notes
@@ -136,7 +137,7 @@ func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, start
 	s := &Server{
 		opts:     opts,
 		log:      opts.Log,
-		sessions: map[string]*session{},
+		sessions: map[string]*turn.Session{},
 		queues:   map[string]*serial{},
 		prefix:   opts.ContextPrefix,
 	}
@@ -170,23 +171,23 @@ func (s *Server) shutdown() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t.abandon()
+			t.Abandon()
 		}()
 	}
 	wg.Wait()
 }
 
 // runningTurns is the current turn of every session.
-func (s *Server) runningTurns() []*turn {
+func (s *Server) runningTurns() []*turn.Turn {
 	s.sessMu.Lock()
-	sessions := make([]*session, 0, len(s.sessions))
+	sessions := make([]*turn.Session, 0, len(s.sessions))
 	for _, sess := range s.sessions {
 		sessions = append(sessions, sess)
 	}
 	s.sessMu.Unlock()
-	var running []*turn
+	var running []*turn.Turn
 	for _, sess := range sessions {
-		if t := sess.turn(); t != nil {
+		if t := sess.Current(); t != nil {
 			running = append(running, t)
 		}
 	}
@@ -336,19 +337,6 @@ func (s *Server) logFailure(method string, e *acp.Error) {
 	}
 }
 
-// send queues one session/update without waiting (a caller holding a lock
-// sends, lets go, then paces); false when it cannot be delivered.
-func (s *Server) send(sessionID string, update acp.Update) bool {
-	if err := s.conn.Send(sessionID, update); err != nil {
-		s.log.Debug("update not delivered", "err", err)
-		return false
-	}
-	return true
-}
-
-// pace waits while the editor is behind on its output.
-func (s *Server) pace() { _ = s.conn.Pace() }
-
 // notify sends one session/update (and waits while the editor is behind).
 func (s *Server) notify(sessionID string, update acp.Update) {
 	if err := s.conn.Notify(sessionID, update); err != nil {
@@ -411,10 +399,10 @@ func (s *Server) newSession(p *acp.NewSessionParams) (result any, after func(), 
 	s.infoMu.Unlock()
 	if h := s.claimHandoff(c, p.CWD); h != nil {
 		sess, after := s.openHandoff(c, p.CWD, h)
-		return s.newResult(sess), func() { after(); s.sendCommands(sess.id) }, nil
+		return s.newResult(sess), func() { after(); s.sendCommands(sess.ID()) }, nil
 	}
 	id := mintContextID(s.contextPrefix(), time.Now())
-	sess := &session{id: id, cwd: p.CWD, minted: true}
+	sess := turn.NewSession(id, p.CWD, true, false)
 	s.sessMu.Lock()
 	s.sessions[id] = sess
 	s.sessMu.Unlock()
@@ -426,9 +414,9 @@ func (s *Server) newSession(p *acp.NewSessionParams) (result any, after func(), 
 }
 
 // newResult answers session/new: the id, the options and the modes.
-func (s *Server) newResult(sess *session) acp.NewSessionResult {
+func (s *Server) newResult(sess *turn.Session) acp.NewSessionResult {
 	open := s.openResult(sess)
-	return acp.NewSessionResult{SessionID: sess.id, ConfigOptions: open.ConfigOptions, Modes: open.Modes}
+	return acp.NewSessionResult{SessionID: sess.ID(), ConfigOptions: open.ConfigOptions, Modes: open.Modes}
 }
 
 // checkCWD refuses a cwd that is not absolute (an empty one only when the
@@ -469,7 +457,7 @@ func (s *Server) index(id string, fn func(*threads.Entry)) {
 	}
 }
 
-func (s *Server) session(id string) *session {
+func (s *Server) session(id string) *turn.Session {
 	s.sessMu.Lock()
 	defer s.sessMu.Unlock()
 	return s.sessions[id]
