@@ -98,7 +98,9 @@ func (c *Conn) Reply(req *Request, result any, e *Error) error {
 // Send queues one session/update without waiting; a caller that holds a
 // lock sends, lets go, then calls Pace.
 func (c *Conn) Send(sessionID string, u Update) error {
-	return c.s.out.appendNotification(MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: u})
+	var sp spiller
+	u = sp.spill(u)
+	return c.s.out.appendNotification(MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: u}, sp.fields)
 }
 
 // Pace waits while the queue is full (the editor reads slowly).

@@ -4,7 +4,7 @@ import "context"
 
 // notify queues one notification the way Conn.Notify does.
 func (s *stream) notify(method string, params any) error {
-	if err := s.out.appendNotification(method, params); err != nil {
+	if err := s.out.appendNotification(method, params, nil); err != nil {
 		return err
 	}
 	return s.out.waitRoom()

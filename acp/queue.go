@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -72,12 +73,15 @@ func (q *queue) append(fn func([]byte) []byte) error {
 // (jsonrpc2's own path marshals the params four times over), HTML
 // characters as they are, straight into the queue: an update as big as a
 // tool's whole input is held once by the queue, not once more on its way.
-func (q *queue) appendNotification(method string, params any) error {
+// The long fields taken out of params (long.go) are written where their
+// markers stand.
+func (q *queue) appendNotification(method string, params any, long []longField) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if err := q.usable(); err != nil {
 		return err
 	}
+	start := len(q.buf)
 	w := appendWriter{b: append(q.buf, `{"jsonrpc":"2.0","method":`...)}
 	w.b = appendJSONString(w.b, method)
 	w.b = append(w.b, `,"params":`...)
@@ -86,7 +90,15 @@ func (q *queue) appendNotification(method string, params any) error {
 	if err := enc.Encode(params); err != nil {
 		return err // q.buf keeps its length: nothing was queued
 	}
-	q.buf = append(w.b[:len(w.b)-1], '}', '\n') // the encoder's newline out
+	line := append(w.b[:len(w.b)-1], '}', '\n') // the encoder's newline out
+	if len(long) > 0 {
+		skel := slices.Clone(line[start:])
+		var err error
+		if line, err = appendLong(line[:start], skel, long); err != nil {
+			return err
+		}
+	}
+	q.buf = line
 	q.tail.ok = false
 	q.cond.Broadcast()
 	return nil
