@@ -123,7 +123,11 @@ func (r *renderer) resultView(c *toolCard, status acp.ToolStatus, result string)
 	}
 	if result != "" {
 		v.content = append(v.content, acp.Content{Content: acp.Text(toolview.CutResult(result))})
-		v.rawOutput = acp.RawJSON(result)
+		// A command's output goes to the editor once: as its terminal's
+		// output, else as the card's content (SPEC §13 amended).
+		if c.kindOf() != acp.ToolKindExecute {
+			v.rawOutput = acp.RawJSON(result)
+		}
 	}
 	if rule.resultLocations != nil {
 		v.locations = rule.resultLocations(c, result, r.res)
