@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
@@ -58,12 +57,16 @@ func commandName(id string) string {
 	return name
 }
 
-// firstChars is s's first n characters.
+// firstChars is s's first n characters (a long s is never copied whole).
 func firstChars(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
 	}
-	return string([]rune(s)[:n])
+	return s
 }
 
 // namer gives each command a name no earlier one has: the base, else

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -218,5 +219,52 @@ func TestCommandOutputMemory(t *testing.T) {
 	}
 	if int64(longest) > size+1024 {
 		t.Errorf("a line of %d bytes for an event of %d", longest, size)
+	}
+}
+
+// TestErrorDetailMemory: a 48 MiB problem+json detail refusing a prompt
+// (HTTP+JSON binding) becomes an ACP error whose message keeps the
+// agent's name and 500 characters of the rest, its data.detail 64 KiB,
+// at most 4× the body's size in peak memory.
+func TestErrorDetailMemory(t *testing.T) {
+	linuxOnly(t)
+	detail := strings.Repeat("detail words ", 48*mib/13)
+	body, _ := json.Marshal(map[string]any{"type": "https://example.com/errors/bad-request", "title": "Bad request", "status": 400, "detail": detail})
+	size := int64(len(body))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/.well-known/agent-card.json":
+			json.NewEncoder(w).Encode(map[string]any{"name": "Big", "capabilities": map[string]any{"streaming": true},
+				"supportedInterfaces": []any{map[string]any{"url": "http://" + r.Host + "/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}}})
+		case r.URL.Path == "/rest/message:stream":
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(body)
+		case strings.HasPrefix(r.URL.Path, "/rest/tasks/"):
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"error":{"code":404,"status":"NOT_FOUND","message":"Task not found"}}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	msgs, longest, grew := bigTurn(t, srv.URL, "go", false)
+	t.Logf("a %d MiB error body: peak RSS +%d MiB, longest line %d bytes", size/mib, grew/mib, longest)
+	e := rpcErrorOf(msgs[len(msgs)-1])
+	msg, _ := e["message"].(string)
+	rest, ok := strings.CutPrefix(msg, "Big: ")
+	if !ok || len([]rune(rest)) > 501 {
+		t.Errorf("message of %d bytes: %.80q", len(msg), msg)
+	}
+	d, _ := e["data"].(map[string]any)
+	if s, _ := d["detail"].(string); len(s) > 64<<10 || len(s) == 0 {
+		t.Errorf("data.detail of %d bytes", len(s))
+	}
+	if longest > 128<<10 {
+		t.Errorf("a line of %d bytes", longest)
+	}
+	if grew > 4*size {
+		t.Errorf("a %d MiB error body grew shim's peak RSS by %d MiB, over 4×", size/mib, grew/mib)
 	}
 }
