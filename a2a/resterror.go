@@ -149,6 +149,7 @@ func (w *wireStatusError) rpcError(status int, raw []byte) *RPCError {
 		msg = http.StatusText(status)
 	}
 	e := &RPCError{Code: code, Message: msg}
+	e.Reason, e.Notes = readDetails(w.Details)
 	if len(raw) <= errorTextMax {
 		e.Data = bytes.Clone(raw)
 	}

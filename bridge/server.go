@@ -395,7 +395,7 @@ func (s *Server) callError(err error, taskID string) *acp.Error {
 	case errors.Is(err, a2a.ErrInsecure):
 		return acp.NewError(acp.CodeInternal, errText(err.Error()), map[string]any{"state": "insecure"})
 	case errors.As(err, &rpc):
-		return acp.NewError(acp.CodeInternal, name+": "+errText(rpc.Message), stateData("failed", taskID, rpc.Message))
+		return acp.NewError(acp.CodeInternal, name+": "+errText(rpc.Text()), reasonData(stateData("failed", taskID, rpc.Message), rpc))
 	case errors.Is(err, a2a.ErrTooLarge):
 		return acp.NewError(acp.CodeInternal, name+": "+errText(err.Error()), stateData("failed", taskID, err.Error()))
 	case errors.As(err, &unreachable):
@@ -418,6 +418,15 @@ func stateData(state, taskID, detail string) map[string]any {
 	}
 	if detail != "" {
 		d["detail"] = errDetail(detail)
+	}
+	return d
+}
+
+// reasonData adds the reason of a JSON-RPC error's typed details to an
+// error's data.
+func reasonData(d map[string]any, rpc *a2a.RPCError) map[string]any {
+	if rpc.Reason != "" {
+		d["reason"] = rpc.Reason
 	}
 	return d
 }

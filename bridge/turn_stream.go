@@ -129,7 +129,7 @@ func (t *turn) consume(stream *a2a.Stream) (outcome, consumeResult, error) {
 			var rpc *a2a.RPCError
 			if errors.As(err, &rpc) {
 				if t.task() == "" {
-					return outcome{err: acp.NewError(acp.CodeInternal, t.agent+": "+errText(rpc.Message), stateData("failed", "", rpc.Message))}, consumedEnd, nil
+					return outcome{err: acp.NewError(acp.CodeInternal, t.agent+": "+errText(rpc.Text()), reasonData(stateData("failed", "", rpc.Message), rpc))}, consumedEnd, nil
 				}
 				return outcome{}, consumedError, err
 			}
