@@ -404,7 +404,9 @@ func (e *wireError) rpcError() *RPCError {
 		f, _ := e.Code.Float64()
 		code = int64(f)
 	}
-	return &RPCError{Code: int(code), Message: e.Message, Data: e.Data}
+	r := &RPCError{Code: int(code), Message: e.Message, Data: e.Data}
+	r.Reason, r.Notes = dataDetails(e.Data)
+	return r
 }
 
 // wireResponse is a JSON-RPC response envelope.

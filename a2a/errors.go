@@ -13,10 +13,14 @@ type RPCError struct {
 	Code    int
 	Message string
 	Data    []byte
+	// Reason is the google.rpc.ErrorInfo reason of its typed details, and
+	// Notes what the others say for a person (errdetails.go).
+	Reason string
+	Notes  []string
 }
 
 func (e *RPCError) Error() string {
-	return fmt.Sprintf("%s (JSON-RPC error %d)", e.Message, e.Code)
+	return fmt.Sprintf("%s (JSON-RPC error %d)", e.Text(), e.Code)
 }
 
 // JSON-RPC error codes A2A servers use.

@@ -8,10 +8,10 @@ package bridge
 
 import (
 	"github.com/shimdev/shim/bridge/turn"
+	"github.com/shimdev/shim/internal/textcut"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
@@ -21,11 +21,13 @@ import (
 // statusCommand is shim's own command.
 const statusCommand = "status"
 
-// Limits of a command's name, description and input hint.
+// Limits of a command's name, description and input hint, and of the
+// list (SPEC §13 amended: shim's own command included).
 const (
 	commandNameMax = 32
 	commandDescMax = 200
 	commandHintMax = 80
+	commandsMax    = 1000
 )
 
 // commandSet is the commands of a card: the list the editor shows and the
@@ -58,20 +60,49 @@ func commandName(id string) string {
 	return name
 }
 
-// firstChars is s's first n characters.
-func firstChars(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n])
+// namer gives each command a name no earlier one has: the base, else
+// base-2, base-3, … Each base remembers the suffix it reached, so that n
+// skills of one id cost n names tried, not n²/2 (SPEC §13 amended).
+type namer struct {
+	used  map[string]bool
+	next  map[string]int
+	tried int // names tried, for the tests that pin the cost linear
 }
 
-// commandsOf builds the commands of a card (nil: no card known).
+func newNamer(taken ...string) *namer {
+	nm := &namer{used: map[string]bool{}, next: map[string]int{}}
+	for _, name := range taken {
+		nm.used[name] = true
+	}
+	return nm
+}
+
+// name returns the first free name for base and takes it.
+func (nm *namer) name(base string) string {
+	name := base
+	nm.tried++
+	if nm.used[name] {
+		n := max(nm.next[base], 2)
+		for ; ; n++ {
+			name = base + "-" + strconv.Itoa(n)
+			nm.tried++
+			if !nm.used[name] {
+				break
+			}
+		}
+		nm.next[base] = n + 1
+	}
+	nm.used[name] = true
+	return name
+}
+
+// commandsOf builds the commands of a card (nil: no card known): its
+// first skills, as many as the list holds beside shim's own.
 func commandsOf(card *a2a.Card) commandSet {
 	set := commandSet{skillOf: map[string]string{}}
-	used := map[string]bool{statusCommand: true}
+	nm := newNamer(statusCommand)
 	if card != nil {
-		for _, sk := range card.Skills {
+		for _, sk := range card.Skills[:min(len(card.Skills), commandsMax-1)] {
 			base := commandName(sk.ID)
 			if base == "" {
 				base = commandName(sk.Name)
@@ -79,22 +110,18 @@ func commandsOf(card *a2a.Card) commandSet {
 			if base == "" {
 				base = "skill"
 			}
-			name := base
-			for n := 2; used[name]; n++ {
-				name = base + "-" + strconv.Itoa(n)
-			}
-			used[name] = true
+			name := nm.name(base)
 			desc, _, _ := strings.Cut(strings.TrimSpace(sk.Description), "\n")
-			desc = firstChars(strings.TrimSpace(desc), commandDescMax)
+			desc = textcut.FirstChars(strings.TrimSpace(desc), commandDescMax)
 			if desc == "" {
-				desc = firstChars(strings.TrimSpace(sk.Name), commandDescMax)
+				desc = textcut.FirstChars(strings.TrimSpace(sk.Name), commandDescMax)
 			}
 			if desc == "" {
 				desc = sk.ID
 			}
 			cmd := acp.AvailableCommand{Name: name, Description: desc}
 			if len(sk.Examples) > 0 && strings.TrimSpace(sk.Examples[0]) != "" {
-				cmd.Input = &acp.CommandInput{Hint: firstChars(sk.Examples[0], commandHintMax)}
+				cmd.Input = &acp.CommandInput{Hint: textcut.FirstChars(sk.Examples[0], commandHintMax)}
 			}
 			set.list = append(set.list, cmd)
 			set.skillOf[name] = sk.ID

@@ -278,18 +278,17 @@ func (s *Server) replay(sess *turn.Session, turns []history.Turn, cut, park bool
 // own.
 func (s *Server) showTurns(sess *turn.Session, turns []history.Turn, emit func(acp.Update)) {
 	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
-	st := s.shown.Of(sess.ID())
-	st.Expect(len(turns))
+	rp := history.NewReplay(s.shown.Of(sess.ID()), len(turns))
 	agent, terminals := s.agentName(), s.clientTerminals()
 	snap := render.Snapshot(s.roots(), sess.CWD())
 	for i := range turns {
 		p := &turns[i]
-		if !st.Claim(p.TaskID) {
+		if !rp.Claim(p) {
 			continue
 		}
 		r := render.New(agent, snap, terminals)
 		snap = s.needRoots(r, p, snap, sess.CWD())
-		for _, o := range r.Past(p, func(id string) string { return st.ToolID(p.TaskID, id) }) {
+		for _, o := range r.Past(p, rp) {
 			emit(o.Update())
 		}
 	}

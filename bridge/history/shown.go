@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+
+	"github.com/shimdev/shim/a2a"
 )
 
 // shownKeep is how many shown task ids a thread remembers beyond the
@@ -92,3 +94,50 @@ func (ts *Threads) Of(id string) *Shown {
 
 // Forget drops what this process remembers of a thread.
 func (ts *Threads) Forget(id string) { ts.m.Delete(id) }
+
+// A Replay is one replay's walk over a thread's turns, oldest first: it
+// claims the turns not shown yet, names their tool calls, and remembers
+// the messages it went through (shown now or before), so that a task
+// that repeats the context's earlier messages shows only its own, and a
+// message kept twice in a task shows once (SPEC §4.5, §12.4).
+type Replay struct {
+	shown *Shown
+	msgs  map[string]bool
+}
+
+// NewReplay starts a replay of n turns of the thread shown.
+func NewReplay(shown *Shown, n int) *Replay {
+	shown.Expect(n)
+	return &Replay{shown: shown, msgs: map[string]bool{}}
+}
+
+// Claim reports whether the turn is to be shown now (it was not before);
+// the messages of a turn shown before count as gone through.
+func (r *Replay) Claim(p *Turn) bool {
+	if r.shown.Claim(p.TaskID) {
+		return true
+	}
+	for i := range p.History {
+		r.Repeated(&p.History[i])
+	}
+	if p.Status.Message != nil {
+		r.Repeated(p.Status.Message)
+	}
+	return false
+}
+
+// Repeated reports whether a message of this id went through this replay
+// already, and records it.
+func (r *Replay) Repeated(m *a2a.Message) bool {
+	if m.ID == "" {
+		return false
+	}
+	if r.msgs[m.ID] {
+		return true
+	}
+	r.msgs[m.ID] = true
+	return false
+}
+
+// ToolID is the replayed view id of the tool call id of the turn taskID.
+func (r *Replay) ToolID(taskID, id string) string { return r.shown.ToolID(taskID, id) }

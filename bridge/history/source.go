@@ -36,8 +36,8 @@ const (
 // Read reads a thread's turns from the first source that has them, oldest
 // first, within a budget of bytes (0: LoadBytesMax) and 100 requests,
 // newest turns first; cut reports that older turns were left out. The
-// first source cut short (the operator API's one answer, too big) hands
-// over to the next with a new budget; the others share one.
+// first source (the operator API's probe or one answer) draws on a budget
+// of its own; the others share one (SPEC §4.5 amended).
 func Read(ctx context.Context, thread string, bytes int64, sources ...Source) (out []Turn, cut bool, err error) {
 	if bytes == 0 {
 		bytes = LoadBytesMax
@@ -48,7 +48,7 @@ func Read(ctx context.Context, thread string, bytes int64, sources ...Source) (o
 	bctx := budget()
 	for i, src := range sources {
 		ts, c, err := src.Turns(bctx, thread)
-		if c && i == 0 {
+		if i == 0 {
 			bctx = budget()
 		}
 		cut = cut || c

@@ -4,11 +4,11 @@ package history
 // its title.
 
 import (
+	"github.com/shimdev/shim/internal/textcut"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/shimdev/shim/a2a"
 )
@@ -43,14 +43,62 @@ func fromTask(t *a2a.Task) Turn {
 
 // oldestFirst orders turns by their status timestamp, oldest first, then
 // by the order the server gave (SPEC §4.5); a thread where some turn has
-// no timestamp keeps the server's order.
+// no timestamp follows the order of the messages in its longest history.
 func oldestFirst(ts []Turn) {
 	for i := range ts {
 		if ts[i].Updated.IsZero() {
+			byLongestHistory(ts)
 			return
 		}
 	}
 	slices.SortStableFunc(ts, func(a, b Turn) int { return a.Updated.Compare(b.Updated) })
+}
+
+// byLongestHistory orders the turns whose messages the longest history
+// holds (agents that keep a context's whole history in every task) by the
+// place of their last such message there, then by the server's order; a
+// turn none of whose messages it holds keeps its place (SPEC §4.5
+// amended). The cost is linear in the messages read.
+func byLongestHistory(ts []Turn) {
+	longest := 0
+	for i := range ts {
+		if len(ts[i].History) > len(ts[longest].History) {
+			longest = i
+		}
+	}
+	if len(ts) < 2 || len(ts[longest].History) < 2 {
+		return
+	}
+	at := make(map[string]int, len(ts[longest].History))
+	for i := range ts[longest].History {
+		if id := ts[longest].History[i].ID; id != "" {
+			if _, dup := at[id]; !dup {
+				at[id] = i
+			}
+		}
+	}
+	type placed struct {
+		at   int
+		turn Turn
+	}
+	var slots []int
+	var found []placed
+	for i := range ts {
+		last := -1
+		for j := range ts[i].History {
+			if n, ok := at[ts[i].History[j].ID]; ok && ts[i].History[j].ID != "" {
+				last = max(last, n)
+			}
+		}
+		if last >= 0 {
+			slots = append(slots, i)
+			found = append(found, placed{last, ts[i]})
+		}
+	}
+	slices.SortStableFunc(found, func(a, b placed) int { return a.at - b.at })
+	for n, i := range slots {
+		ts[i] = found[n].turn
+	}
 }
 
 // Parked is the park a thread's turns leave (SPEC §6): its last turn when
@@ -97,16 +145,7 @@ func TitleOf(s string) string {
 			break
 		}
 	}
-	return cut(strings.Join(fields, " "), 80)
-}
-
-// cut shortens s to n characters, adding "…" when it cut.
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
+	return textcut.Cut(strings.Join(fields, " "), 80)
 }
 
 // PreambleStart is how the editor-context line shim puts before the

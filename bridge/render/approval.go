@@ -22,7 +22,7 @@ func (r *Renderer) Open(id string) (OpenCall, bool) {
 	if id == "" || c == nil || c.ended {
 		return OpenCall{}, false
 	}
-	return OpenCall{Kind: c.kindOf(), RawInput: acp.RawJSON(rawInput(c.args))}, true
+	return OpenCall{Kind: c.kindOf(), RawInput: rawInput(c.args)}, true
 }
 
 // ApprovalView is the pending view of an approval that names no open call.

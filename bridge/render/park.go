@@ -7,6 +7,7 @@ package render
 // (forms.go) or its fields listed.
 
 import (
+	"github.com/shimdev/shim/internal/textcut"
 	"strings"
 	"unicode/utf8"
 
@@ -39,7 +40,7 @@ func parkLines(d *a2a.ParkData) string {
 			line = "\n" + line
 		}
 		if ln := utf8.RuneCountInString(line); n+ln > parkLinesMax {
-			b.WriteString(cutRunes(line, parkLinesMax-n))
+			b.WriteString(textcut.FirstChars(line, parkLinesMax-n))
 			cut = true
 			break
 		} else {
@@ -64,22 +65,7 @@ func oneLine(s string, max int) string {
 		return r
 	}, s))
 	if utf8.RuneCountInString(s) > max {
-		return cutRunes(s, max-1) + "…"
-	}
-	return s
-}
-
-// cutRunes is the first n characters of s.
-func cutRunes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
+		return textcut.FirstChars(s, max-1) + "…"
 	}
 	return s
 }

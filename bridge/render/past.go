@@ -11,17 +11,17 @@ import (
 	"github.com/shimdev/shim/bridge/history"
 )
 
-// Past shows one past turn in the order it happened: the user's text,
-// steers and tool calls where they happened, the calls that never ended,
-// the answer and how the turn ended. callID names a call's view in the
-// session.
-func (r *Renderer) Past(p *history.Turn, callID func(string) string) []Out {
+// Past shows one past turn of the replay rp in the order it happened:
+// the user's text, steers and tool calls where they happened, the calls
+// that never ended, the answer and how the turn ended.
+func (r *Renderer) Past(p *history.Turn, rp *history.Replay) []Out {
+	callID := func(id string) string { return rp.ToolID(p.TaskID, id) }
 	var outs []Out
 	add := func(o []Out) { outs = append(outs, o...) }
 	for i := range p.History {
 		m := &p.History[i]
-		if r.Seen(p.TaskID, m) && m.ID != "" {
-			continue // a message kept twice (SPEC §12.4)
+		if rp.Repeated(m) {
+			continue // kept twice in a task (SPEC §12.4), or an earlier task's
 		}
 		if m.FromUser() {
 			if !m.HitlResume() {
@@ -34,7 +34,7 @@ func (r *Renderer) Past(p *history.Turn, callID func(string) string) []Out {
 			add(r.pastTool(tc, callID))
 		}
 	}
-	if m := p.Status.Message; m != nil && !(r.Seen(p.TaskID, m) && m.ID != "") {
+	if m := p.Status.Message; m != nil && !rp.Repeated(m) {
 		for _, tc := range m.ToolCalls() {
 			add(r.pastTool(tc, callID))
 		}

@@ -62,4 +62,7 @@ func TestTerminalCardsReplayed(t *testing.T) {
 	if got, want := string(m["_meta"]), `{"terminal_info":{"terminal_id":"r-c1"},"terminal_output":{"terminal_id":"r-c1","data":"exit status 3"},"terminal_exit":{"terminal_id":"r-c1","exit_code":3,"signal":null}}`; got != want {
 		t.Errorf("_meta %s\nwant %s", got, want)
 	}
+	if raw, ok := m["rawOutput"]; ok {
+		t.Errorf("the output again as rawOutput: %s", raw)
+	}
 }
