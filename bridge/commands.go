@@ -134,9 +134,9 @@ func commandsOf(card *a2a.Card) commandSet {
 
 // knownCard is the card in use, when discovery ran; it never fetches.
 func (s *Server) knownCard() *a2a.Card {
-	s.authMu.Lock()
+	s.clientMu.Lock()
 	c := s.client
-	s.authMu.Unlock()
+	s.clientMu.Unlock()
 	if c == nil {
 		return nil
 	}
@@ -261,7 +261,7 @@ func (s *Server) showStatus(req *acp.Request, sess *turn.Session) {
 
 // knownClient is the A2A client when one was built; it builds none.
 func (s *Server) knownClient() *a2a.Client {
-	s.authMu.Lock()
-	defer s.authMu.Unlock()
+	s.clientMu.Lock()
+	defer s.clientMu.Unlock()
 	return s.client
 }

@@ -69,10 +69,6 @@ type Options struct {
 	CredentialSource func() string
 	// Log receives diagnostics (stderr).
 	Log *slog.Logger
-
-	// loadBytes bounds the bytes one session/load reads; 0 means
-	// loadBytesMax. A test sets it lower.
-	loadBytes int64
 }
 
 // defaultPrefix prefixes minted context ids until initialize names the
@@ -88,10 +84,11 @@ type Server struct {
 
 	connectMu sync.Mutex
 
-	// authMu guards the A2A client and whether authenticate succeeded.
-	authMu sync.Mutex
-	client *a2a.Client
-	authOK bool
+	// clientMu guards the A2A client and whether its credentials were
+	// accepted (probed; authenticate probes again).
+	clientMu sync.Mutex
+	client   *a2a.Client
+	probed   bool
 
 	// sessMu guards the sessions and their queues.
 	sessMu   sync.Mutex
@@ -105,7 +102,7 @@ type Server struct {
 	clientTitle string
 	termAuth    bool
 	// forms and terminals: the client shows elicitation forms, and
-	// command cards as terminals (SPEC §11.3, §11.6).
+	// command calls as terminals (SPEC §11.3, §11.6).
 	forms     bool
 	terminals bool
 	prefix    string
@@ -121,36 +118,42 @@ type Server struct {
 	commandsSent []acp.AvailableCommand
 	// shown is what this process showed of each thread.
 	shown history.Threads
+	// loadBytes bounds the bytes one session/load reads.
+	loadBytes int64
 }
 
 // Serve serves ACP on in and out until in ends, then cancels the running
 // turns (CancelTask on their tasks) and returns.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
-	return serve(ctx, in, out, opts, nil)
+	return newServer(opts, history.LoadBytesMax).serve(ctx, in, out)
 }
 
-// serve is Serve with a hook that sees the server before it starts (tests).
-func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, started func(*Server)) error {
+// newServer is a server whose session/load reads at most loadBytes.
+func newServer(opts Options, loadBytes int64) *Server {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		opts:     opts,
-		log:      opts.Log,
-		sessions: map[string]*turn.Session{},
-		queues:   map[string]*serial{},
-		prefix:   opts.ContextPrefix,
+		opts:      opts,
+		log:       opts.Log,
+		sessions:  map[string]*turn.Session{},
+		queues:    map[string]*serial{},
+		prefix:    opts.ContextPrefix,
+		loadBytes: loadBytes,
 	}
 	if s.prefix == "" {
 		s.prefix = defaultPrefix
 	}
 	s.rootMap = roots.New(opts.RootOverrides, s.loadRoots, opts.Home, s.log)
+	return s
+}
+
+// serve serves ACP on in and out until in ends (or ctx does), then shuts
+// down.
+func (s *Server) serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
-	if started != nil {
-		started(s)
-	}
 	s.conn = acp.NewConn(in, out, s.log)
 	s.conn.Start(ctx, routes{s})
 	select {
@@ -387,7 +390,7 @@ func (s *Server) newSession(p *acp.NewSessionParams) (result any, after func(), 
 	if err := checkCWD(acp.MethodSessionNew, p.CWD, true); err != nil {
 		return nil, nil, err
 	}
-	c, err := s.ensureAuth(s.ctx)
+	c, err := s.probedClient(s.ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -127,7 +127,7 @@ func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool)
 	if err := checkCWD(req.Method, p.CWD, false); err != nil {
 		return nil, err
 	}
-	c, err := s.ensureAuth(s.ctx)
+	c, err := s.probedClient(s.ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +255,7 @@ func (s *Server) readTurns(ctx context.Context, c *a2a.Client, id string) ([]his
 		}
 		return e.TaskIDs
 	}
-	return history.Read(ctx, id, s.opts.loadBytes,
+	return history.Read(ctx, id, s.loadBytes,
 		history.Operator{Client: c, Log: s.log},
 		history.Tasks{Client: c, IDs: recorded, Log: s.log},
 		history.Listed{Client: c, Log: s.log})

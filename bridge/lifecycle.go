@@ -55,9 +55,9 @@ func (s *Server) initialize(p *acp.InitializeParams) (any, error) {
 // agentName is the agent card's name when known, else "A2A agent". It
 // never fetches the card.
 func (s *Server) agentName() string {
-	s.authMu.Lock()
+	s.clientMu.Lock()
 	c := s.client
-	s.authMu.Unlock()
+	s.clientMu.Unlock()
 	if c != nil {
 		if card := c.KnownCard(); card != nil && card.Name != "" {
 			return card.Name
@@ -68,11 +68,11 @@ func (s *Server) agentName() string {
 
 // remote returns the A2A client, building it on first use.
 // Building it may read the OS keyring (seconds when it hangs), so it holds
-// connectMu, not s.authMu: initialize never waits for it.
+// connectMu, not s.clientMu: initialize never waits for it.
 func (s *Server) remote() (*a2a.Client, error) {
-	s.authMu.Lock()
+	s.clientMu.Lock()
 	c := s.client
-	s.authMu.Unlock()
+	s.clientMu.Unlock()
 	if c != nil {
 		return c, nil
 	}
@@ -81,9 +81,9 @@ func (s *Server) remote() (*a2a.Client, error) {
 	}
 	s.connectMu.Lock()
 	defer s.connectMu.Unlock()
-	s.authMu.Lock()
+	s.clientMu.Lock()
 	c = s.client
-	s.authMu.Unlock()
+	s.clientMu.Unlock()
 	if c != nil {
 		return c, nil
 	}
@@ -94,21 +94,21 @@ func (s *Server) remote() (*a2a.Client, error) {
 	// The extended card (read after the probe) may bring other skills:
 	// the open sessions get the new commands.
 	c.OnCardChange(func(*a2a.Card) { s.cardChanged() })
-	s.authMu.Lock()
+	s.clientMu.Lock()
 	s.client = c
-	s.authMu.Unlock()
+	s.clientMu.Unlock()
 	return c, nil
 }
 
-// ensureAuth checks the credentials once per process (success is cached).
-func (s *Server) ensureAuth(ctx context.Context) (*a2a.Client, error) {
+// probedClient checks the credentials once per process (success is cached).
+func (s *Server) probedClient(ctx context.Context) (*a2a.Client, error) {
 	c, err := s.remote()
 	if err != nil {
 		return nil, err
 	}
-	s.authMu.Lock()
-	ok := s.authOK
-	s.authMu.Unlock()
+	s.clientMu.Lock()
+	ok := s.probed
+	s.clientMu.Unlock()
 	if ok {
 		return c, nil
 	}
@@ -130,19 +130,19 @@ func (s *Server) ensureAuth(ctx context.Context) (*a2a.Client, error) {
 		}
 		return nil, s.callError(err, "")
 	}
-	s.authMu.Lock()
-	s.authOK = true
-	s.authMu.Unlock()
+	s.clientMu.Lock()
+	s.probed = true
+	s.clientMu.Unlock()
 	return c, nil
 }
 
 func (s *Server) authenticate(p *acp.AuthenticateParams) (any, error) {
 	switch p.MethodID {
 	case "shim-credentials":
-		s.authMu.Lock()
-		s.client, s.authOK = nil, false
-		s.authMu.Unlock()
-		if _, err := s.ensureAuth(s.ctx); err != nil {
+		s.clientMu.Lock()
+		s.client, s.probed = nil, false
+		s.clientMu.Unlock()
+		if _, err := s.probedClient(s.ctx); err != nil {
 			return nil, err
 		}
 		// The card may be another now (a login to another agent, a
@@ -161,9 +161,9 @@ func (s *Server) logout() (any, error) {
 			return nil, acp.NewError(acp.CodeInternal, "logout failed: "+err.Error(), nil)
 		}
 	}
-	s.authMu.Lock()
-	s.client, s.authOK = nil, false
-	s.authMu.Unlock()
+	s.clientMu.Lock()
+	s.client, s.probed = nil, false
+	s.clientMu.Unlock()
 	return struct{}{}, nil
 }
 
