@@ -16,6 +16,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/toolview"
 	"github.com/shimdev/shim/steer"
 )
 
@@ -80,6 +81,15 @@ type Renderer struct {
 	// terminals shows command calls as terminals (the client sent
 	// _meta.terminal_output, SPEC §11.6).
 	terminals bool
+	// parsed is the arguments Unknown parsed, for the call's rendering.
+	parsed parsedArgs
+}
+
+// parsedArgs is a call's argument text and what it parsed to.
+type parsedArgs struct {
+	text string
+	args toolview.Args
+	ok   bool
 }
 
 // New returns a renderer for a turn (or a replayed turn) of the agent

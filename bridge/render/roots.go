@@ -71,9 +71,22 @@ func (r *Renderer) Unknown(tc a2a.ToolCall) string {
 	if r.roots.m == nil || !strings.Contains(tc.Args, `"project"`) {
 		return ""
 	}
-	p := toolview.ParseArgs(tc.Args).String("project")
+	a := toolview.ParseArgs(tc.Args)
+	r.parsed = parsedArgs{text: tc.Args, args: a, ok: true}
+	p := a.String("project")
 	if _, ok := r.roots.m.Lookup(p); ok || p == "" {
 		return ""
 	}
 	return p
+}
+
+// parseArgs parses a call's arguments; the text Unknown parsed is not
+// parsed again when the call is rendered next.
+func (r *Renderer) parseArgs(s string) toolview.Args {
+	if r.parsed.ok && s == r.parsed.text {
+		a := r.parsed.args
+		r.parsed = parsedArgs{}
+		return a
+	}
+	return toolview.ParseArgs(s)
 }

@@ -178,7 +178,7 @@ func (r *Renderer) Tool(tc a2a.ToolCall) []Out {
 		c.name = tc.Name
 	}
 	c.learn(tc)
-	c.args = toolview.ParseArgs(tc.Args)
+	c.args = r.parseArgs(tc.Args)
 	plan := r.planOf(c)
 	v := r.callShown(c)
 	u.Title, u.Kind, u.Locations, u.RawInput = v.title, v.kind, v.locations, v.rawInput
@@ -188,7 +188,7 @@ func (r *Renderer) Tool(tc a2a.ToolCall) []Out {
 }
 
 func (r *Renderer) openCall(tc a2a.ToolCall) *call {
-	c := &call{name: tc.Name, parent: tc.ParentID, args: toolview.ParseArgs(tc.Args)}
+	c := &call{name: tc.Name, parent: tc.ParentID, args: r.parseArgs(tc.Args)}
 	c.learn(tc)
 	c.status = liveStatus(tc.Phase)
 	r.calls.open[tc.ID] = c
@@ -207,7 +207,7 @@ func (r *Renderer) openCall(tc a2a.ToolCall) *call {
 
 func (r *Renderer) endCall(tc a2a.ToolCall, c *call, status acp.ToolStatus) {
 	if tc.Args != "" {
-		c.args = toolview.ParseArgs(tc.Args)
+		c.args = r.parseArgs(tc.Args)
 	}
 	c.learn(tc)
 	var plan *acp.Plan
@@ -323,7 +323,7 @@ func (r *Renderer) pastTool(tc a2a.ToolCall, newID func(string) string) []Out {
 		c.parent = tc.ParentID
 	}
 	if tc.Args != "" {
-		c.args = toolview.ParseArgs(tc.Args)
+		c.args = r.parseArgs(tc.Args)
 	}
 	c.learn(tc)
 	if status, ended := endStatus(tc); ended {
