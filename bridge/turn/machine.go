@@ -56,17 +56,9 @@ type transition struct {
 }
 
 // transitions is the turn's state machine, the one place it is written
-// (doc.go points here; TestMachine walks it). An event with no row for the
-// phase changes no phase; its other effects are apply's.
-//
-//	attached → detached   cancel with a grace window (the prompt answers "cancelled")
-//	attached → orphaned   cancel with no grace; give up
-//	detached → adopting   a prompt arrives with a steer (the window holds)
-//	adopting → attached   the server took the steer: the buffer is handed over in order
-//	adopting → orphaned   the server refused it; give up
-//	detached → orphaned   the window expired; give up
-//	any      → ended      the stream is over; a prompt adopting then gets the kept outcome
-//
+// (doc.go points here; TestMachineTable walks it): for each phase and
+// event, the phase it leads to, the first row whose guard holds winning.
+// An event with no row changes no phase; what else it does is apply's.
 // Leaving for orphaned the first time gives the task up (effects.giveUp).
 var transitions = []transition{
 	{from: attached, on: evCancel, to: detached, guard: (*machine).hasGrace},
