@@ -181,6 +181,8 @@ func TestGolden(t *testing.T) {
 				Status: a2a.Status{State: a2a.StateCompleted, Message: agentMsg("d1", text("\n\nDone."))}}, rp))
 			add(New("Agent", Roots{}, false).Past(&history.Turn{TaskID: "t5", State: a2a.StateAuthRequired,
 				Status: a2a.Status{State: a2a.StateAuthRequired, Message: agentMsg("x1", text("Sign in first."))}}, rp))
+			add(New("Agent", Roots{}, false).Past(&history.Turn{TaskID: "t6", State: a2a.StateAuthRequired,
+				Status: a2a.Status{State: a2a.StateAuthRequired, Message: agentMsg("x2", data("", map[string]any{"url": "https://example.com/login"}))}}, rp))
 		}},
 	}
 	for _, c := range cases {
