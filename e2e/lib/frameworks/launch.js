@@ -135,8 +135,9 @@ export async function startFramework(name) {
   child.stderr.on("data", (s) => { log += s; });
   const exited = new Promise((ok) => child.once("exit", ok));
 
-  const waitEvent = (pred, ms = 15000, what = "an event from the framework") => {
-    const found = events.find(pred);
+  /** The first event from index `from` on that matches pred (waits for it). */
+  const waitEvent = (pred, { from = 0, ms = 15000, what = "an event from the framework" } = {}) => {
+    const found = events.slice(from).find(pred);
     if (found) return Promise.resolve(found);
     return new Promise((resolve, reject) => {
       const w = { pred, resolve };
@@ -150,7 +151,7 @@ export async function startFramework(name) {
   };
 
   const listening = await Promise.race([
-    waitEvent((e) => e.event === "listening", 60000, `${name} to listen`),
+    waitEvent((e) => e.event === "listening", { ms: 60000, what: `${name} to listen` }),
     exited.then((code) => { throw new Error(`${name} exited (${code}) before listening\n${log}`); }),
   ]);
   const proxy = await startProxy(listening.port);
