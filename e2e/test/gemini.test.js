@@ -31,7 +31,15 @@ async function startGeminiServer(model, home) {
   const port = await within(waitFor(() => /Agent Server started on http:\/\/localhost:(\d+)/.exec(log)?.[1], 30000,
     "the Gemini CLI A2A server to start"), 31000, "the server").catch((e) => { e.message += `\n${log}`; throw e; });
   return { url: `http://127.0.0.1:${port}`, log: () => log,
-    close: () => new Promise((ok) => { child.once("exit", ok); child.kill("SIGTERM"); }) };
+    close: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        await new Promise((ok) => { child.once("exit", ok); child.kill("SIGTERM"); });
+      }
+      // A tool's process the server started may still hold its pipes: let go of them, so a
+      // failed run does not keep this file alive until that process ends.
+      child.stdout.destroy();
+      child.stderr.destroy();
+    } };
 }
 
 // E2E_REPEAT=N runs the scenario N times in a row (the issue's bar: 10 of 10).
