@@ -28,11 +28,19 @@ export const FRAMEWORKS = {
     cardPath: "/.well-known/helper/agent-card.json",
     endpointPath: "/a2a/helper",
   },
+  adk: {
+    script: "adk.mjs",
+    agent: "helper",
+    cardPath: "/.well-known/agent-card.json",
+    endpointPath: "/jsonrpc",
+  },
 };
 
 const HEADERS_KEPT = ["a2a-version", "a2a-extensions", "x-a2a-extensions", "accept", "content-type"];
 
-function startProxy(target) {
+/** A recording proxy; `setTarget(port)` names the framework's port once it listens. */
+function startProxy() {
+  let target = 0;
   const exchanges = [];
   const listeners = new Set();
   const server = http.createServer((req, res) => {
@@ -86,6 +94,7 @@ function startProxy(target) {
     server.listen(0, "127.0.0.1", () => {
       resolve({
         port: server.address().port,
+        setTarget: (port) => { target = port; },
         exchanges,
         onExchange: (l) => listeners.add(l),
         close: () => new Promise((ok) => { server.closeAllConnections(); server.close(ok); }),
@@ -95,14 +104,17 @@ function startProxy(target) {
 }
 
 /**
- * @param {"mastra"|"voltagent"} name
+ * @param {"mastra"|"voltagent"|"adk"} name
  * @returns {Promise<{name, url, cardUrl, endpoint, events, exchanges, waitEvent, log, close}>}
  */
 export async function startFramework(name) {
   const fw = FRAMEWORKS[name];
   if (!fw) throw new Error(`unknown framework ${name}`);
+  // The proxy listens first: a framework whose card names a fixed address
+  // (ADK) is told the proxy's port, as a deployment names its public one.
+  const proxy = await startProxy();
   const child = spawn(process.execPath, ["--import", join(here, "..", "loopback.mjs"), join(here, fw.script)], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "test", VOLTAGENT_DISABLE_ANNOUNCEMENTS: "1" },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: "test", VOLTAGENT_DISABLE_ANNOUNCEMENTS: "1", E2E_PUBLIC_PORT: String(proxy.port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const events = [];
@@ -150,11 +162,18 @@ export async function startFramework(name) {
     });
   };
 
-  const listening = await Promise.race([
-    waitEvent((e) => e.event === "listening", { ms: 60000, what: `${name} to listen` }),
-    exited.then((code) => { throw new Error(`${name} exited (${code}) before listening\n${log}`); }),
-  ]);
-  const proxy = await startProxy(listening.port);
+  let listening;
+  try {
+    listening = await Promise.race([
+      waitEvent((e) => e.event === "listening", { ms: 60000, what: `${name} to listen` }),
+      exited.then((code) => { throw new Error(`${name} exited (${code}) before listening\n${log}`); }),
+    ]);
+  } catch (e) {
+    await proxy.close();
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    throw e;
+  }
+  proxy.setTarget(listening.port);
   const url = `http://127.0.0.1:${proxy.port}`;
   return {
     name,

@@ -1,15 +1,16 @@
 // The scenarios every real framework's own A2A server runs through (SPEC
 // §12.8 Tests), one suite per framework (test/mastra.test.js,
-// test/voltagent.test.js). The framework serves one agent "helper" on
-// loopback, driven offline by the AI SDK's MockLanguageModelV3
-// (lib/frameworks/). shim is pointed at it the way a user would: at the
-// agent's card (`--card-url`, or a `--url` that is the card URL, §1.2), or at
-// the JSON-RPC endpoint alone (`--endpoint`, the index then keyed by the
-// endpoint, §12.8). Per way: a streamed answer, a second prompt on the same
-// context, a cancel, a failure, an approval, and history (session/list, then
-// session/load by a second process). Every ACP line shim writes is
-// schema-checked (lib/shim.js); every HTTP exchange goes through a recording
-// proxy (lib/frameworks/launch.js).
+// test/adk.test.js; test/voltagent.test.js has its own, since no stream of
+// VoltAgent's is JSON). The framework serves one agent "helper" on loopback,
+// driven offline by a scripted model (lib/frameworks/). shim is pointed at it
+// the way a user would: at the agent's card (`--card-url`, a `--url` that is
+// the card URL, or the base URL when the card is at the base's well-known
+// path, §1.2), or at the JSON-RPC endpoint alone (`--endpoint`, the index
+// then keyed by the endpoint, §12.8). Per way: a streamed answer, a second
+// prompt on the same context, a cancel, a failure, an approval, and history
+// (session/list, then session/load by a second process). Every ACP line shim
+// writes is schema-checked (lib/shim.js); every HTTP exchange goes through a
+// recording proxy (lib/frameworks/launch.js).
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -17,19 +18,28 @@ import { rmSync } from "node:fs";
 import { startFramework } from "./launch.js";
 import { Shim, countOf, initialize, tempDir, textOf, textPrompt, waitFor, within } from "../shim.js";
 
-const WHO = { mastra: "Mastra", voltagent: "VoltAgent" };
+export const WHO = { mastra: "Mastra", voltagent: "VoltAgent", adk: "ADK" };
 const FORMS = { elicitation: { form: {} } };
 
+/** How a user points shim at each framework's card. */
+const CARD = {
+  // Mastra keeps its card under the agent's own path: --card-url (no --url).
+  mastra: (fw) => ["--card-url", fw.cardUrl],
+  // VoltAgent too: a --url that is the card URL.
+  voltagent: (fw) => ["--url", fw.cardUrl],
+  // ADK's toA2a serves the card at the base's well-known path: plain --url.
+  adk: (fw) => ["--url", fw.url],
+};
+
 /** The ways a user points shim at a framework's agent. */
-const WAYS = {
-  // Mastra with --card-url (no --url); VoltAgent with a --url that is its card URL.
-  card: (fw) => (fw.name === "mastra" ? ["--card-url", fw.cardUrl] : ["--url", fw.cardUrl]),
-  // The JSON-RPC endpoint alone: no card, so the dialect is named (both serve 0.3).
+export const WAYS = {
+  card: (fw) => CARD[fw.name](fw),
+  // The JSON-RPC endpoint alone: no card, so the dialect is named (all serve 0.3).
   endpoint: (fw) => ["--endpoint", fw.endpoint, "--a2a-version", "0.3"],
 };
 
 /** The JSON-RPC requests shim sent to the framework since exchange `from`. */
-function rpcs(fw, from = 0) {
+export function rpcs(fw, from = 0) {
   const endpointPath = new URL(fw.endpoint).pathname;
   return fw.exchanges
     .slice(from)
@@ -55,21 +65,21 @@ function transcript(updates) {
   return out.map(([k, s]) => [k, s.trim()]);
 }
 
-async function drive(fw, way, op, { stateDir, timeout = 30000 } = {}) {
+export async function drive(fw, way, op, { stateDir, timeout = 30000 } = {}) {
   const shim = new Shim({ stateDir, args: WAYS[way](fw) });
   await shim.run((acp) => op(acp, shim), { timeout });
   shim.assertClean(assert);
   return shim;
 }
 
-async function newSession(acp, cwd, caps) {
+export async function newSession(acp, cwd, caps) {
   await initialize(acp, 1, caps);
   return (await acp.request("session/new", { cwd, mcpServers: [] })).sessionId;
 }
 
-const rejection = (p) => p.then((res) => assert.fail(`the prompt must fail; it answered ${JSON.stringify(res)}`), (e) => e);
+export const rejection = (p) => p.then((res) => assert.fail(`the prompt must fail; it answered ${JSON.stringify(res)}`), (e) => e);
 
-/** @param {"mastra"|"voltagent"} name */
+/** @param {"mastra"|"adk"} name */
 export function frameworkSuite(name) {
   describe(`${WHO[name] ?? name}'s own A2A server`, () => {
     let fw;
@@ -121,14 +131,14 @@ export function frameworkSuite(name) {
           const earlier = seen.userTexts.slice(0, -1);
           const expected = `Earlier you said: ${earlier.map((t) => JSON.stringify(t)).join(", ") || "nothing"}.`;
           assert.equal(textOf(shim.updates(sessionId, between), "agent_message_chunk"), expected);
-          if (name === "mastra") {
-            // Mastra's memory is the A2A context: the model saw the first prompt.
-            assert.ok(earlier.includes("Say hello."), `Mastra's model saw ${JSON.stringify(seen.userTexts)}`);
-          }
+          // The framework's memory is the A2A context (Mastra's memory, ADK's
+          // session): the model saw the first prompt.
+          assert.ok(earlier.includes("Say hello."), `${who}'s model saw ${JSON.stringify(seen.userTexts)}`);
         });
       });
 
-      test(`${name}: cancel while streaming: cancelled at once, tasks/cancel reaches the framework, the session goes on [${way}]`, async () => {
+      const stops = name !== "adk";
+      test(`${name}: cancel while streaming: cancelled at once, tasks/cancel reaches the framework, ${stops ? "which stops the run" : "which refuses it (ADK cannot cancel)"}, the session goes on [${way}]`, async () => {
         await drive(fw, way, async (acp, shim) => {
           const mark = fw.exchanges.length;
           const from = fw.events.length;
@@ -138,8 +148,16 @@ export function frameworkSuite(name) {
           await acp.notify("session/cancel", { sessionId });
           assert.equal((await within(slow, 5000, "the cancelled prompt")).stopReason, "cancelled");
           await waitFor(() => rpcs(fw, mark).find((r) => r.method === "tasks/cancel"), 5000, "tasks/cancel at the framework");
-          // The framework stopped its model run.
-          await fw.waitEvent((e) => e.event === "model-aborted", { from, ms: 10000, what: "the model run to be aborted" });
+          if (stops) {
+            // The framework stopped its model run.
+            await fw.waitEvent((e) => e.event === "model-aborted", { from, ms: 10000, what: "the model run to be aborted" });
+          } else {
+            // ADK's executor answers every tasks/cancel with an internal
+            // error (not -32002 TaskNotCancelable) and its run goes on.
+            const endpointPath = new URL(fw.endpoint).pathname;
+            const ex = await waitFor(() => fw.exchanges.slice(mark).find((e) => e.done && e.path === endpointPath && /"tasks\/cancel"/.test(e.requestBody)), 5000, "the answer to tasks/cancel");
+            assert.deepEqual(JSON.parse(ex.responseBody).error, { code: -32603, message: "Task cancellation is not supported yet." });
+          }
           const after = shim.received.length;
           const res = await acp.request("session/prompt", textPrompt(sessionId, "Say hello."));
           assert.equal(res.stopReason, "end_turn");
@@ -222,14 +240,35 @@ export function frameworkSuite(name) {
           });
         });
       } else {
-        test(`${name}: a tool that needs approval: the framework never parks it over A2A; nothing is asked and the tool does not run [${way}]`, async () => {
+        test(`adk: an approval: ADK parks the delete on its tool confirmation; the call is seen before the answer (a pending card, its data); ADK takes no answer over A2A, asks again, and the tool never runs [${way}]`, async () => {
           await drive(fw, way, async (acp, shim) => {
+            const mark = fw.exchanges.length;
             const from = fw.events.length;
-            const sessionId = await newSession(acp, cwd, FORMS);
-            const res = await acp.request("session/prompt", textPrompt(sessionId, "Delete the old notes. [scenario:delete]"));
+            const sessionId = await newSession(acp, cwd);
+            let res = await acp.request("session/prompt", textPrompt(sessionId, "Delete the old notes. [scenario:delete]"));
             assert.equal(res.stopReason, "end_turn");
-            assert.equal(shim.requestsFromShim("session/request_permission").length + shim.requestsFromShim("elicitation/create").length, 0);
-            assert.ok(!fw.events.slice(from).some((e) => e.event === "tool"), "the tool ran without approval");
+            let ups = shim.updates(sessionId);
+            // The park's data part is ADK's function call `adk_request_confirmation`
+            // whose args hold the original call (delete_file, its path): a
+            // pending card that shows it (SPEC §12.8), and its content with the question.
+            const shows = (u) => /delete_file/.test(`${u.title} ${JSON.stringify(u.rawInput)}`) && /notes\/old\.txt/.test(JSON.stringify(u.rawInput));
+            const card = ups.find((u) => u.sessionUpdate === "tool_call" && shows(u));
+            assert.ok(card, `a card showing delete_file on notes/old.txt; got ${JSON.stringify(ups)}`);
+            assert.equal(card.status, "pending", `the card is pending until answered; got ${JSON.stringify(card)}`);
+            const asked = textOf(ups, "agent_message_chunk");
+            assert.match(asked, /\*\*Input needed:\*\*/);
+            assert.match(asked, /delete_file/, `the question shows the call's data; got ${JSON.stringify(asked)}`);
+            assert.match(asked, /notes\/old\.txt/, `the question shows the call's data; got ${JSON.stringify(asked)}`);
+            // The person answers; ADK wants its own FunctionResponse data part and,
+            // behind toA2a, refuses tool confirmations from a remote peer anyway.
+            const between = shim.received.length;
+            res = await acp.request("session/prompt", textPrompt(sessionId, "yes"));
+            assert.equal(res.stopReason, "end_turn");
+            const streams = rpcs(fw, mark).filter((r) => r.method === "message/stream");
+            assert.equal(streams.length, 2, "the ask and the answer");
+            assert.ok(streams[1].params.message.taskId, "the answer names the parked task");
+            assert.match(textOf(shim.updates(sessionId, between), "agent_message_chunk"), /No input provided for function call id/);
+            assert.ok(!fw.events.slice(from).some((e) => e.event === "tool"), "the tool ran though ADK never took an approval");
           });
         });
       }
