@@ -119,7 +119,7 @@ async function captureOne(name, root) {
   try {
     await rec.exchange("card", { method: "GET", path: cardPath });
     await rec.exchange("card-a2a-version-1.0", { method: "GET", path: cardPath, headers: { "A2A-Version": "1.0" } });
-    await rec.exchange("card-at-base-well-known", { method: "GET", path: "/.well-known/agent-card.json" });
+    if (cardPath !== "/.well-known/agent-card.json") await rec.exchange("card-at-base-well-known", { method: "GET", path: "/.well-known/agent-card.json" });
 
     const ctx = "ctx-capture-1";
     // A streamed answer, then a second prompt on the same context.
@@ -152,10 +152,21 @@ async function captureOne(name, root) {
     const parkedTask = taskIdOf(park.frames);
     const last = park.frames.at(-1)?.result;
     const state = last?.status?.state ?? last?.statusUpdate?.status?.state;
-    if (state === "input-required" && parkedTask) {
+    if (state === "input-required" && parkedTask && name !== "adk") {
       // The answer as SPEC §12.8 sends a form's values: a data part, and its JSON as text.
       await rec.rpc("approval-resume-stream", "message/stream", {
         message: message("", { contextId: ctx, taskId: parkedTask, parts: [{ kind: "data", data: { approved: true } }, { kind: "text", text: "{\"approved\":true}" }] }),
+      }, { stream: true });
+    } else if (state === "input-required" && parkedTask) {
+      // ADK: the person's answer as shim sends a text answer (§6), then the
+      // answer ADK documents (a FunctionResponse to adk_request_confirmation,
+      // ToolConfirmation confirmed), which its toA2a server refuses from a peer.
+      await rec.rpc("approval-resume-text-stream", "message/stream", {
+        message: { ...message("yes", { contextId: ctx, taskId: parkedTask }), metadata: { hitl_resume: true } },
+      }, { stream: true });
+      const ask = last.status.message.parts.find((p) => p.data?.name === "adk_request_confirmation")?.data;
+      await rec.rpc("approval-resume-function-response-stream", "message/stream", {
+        message: message("", { contextId: ctx, taskId: parkedTask, parts: [{ kind: "data", data: { id: ask?.id, name: "adk_request_confirmation", response: { confirmed: true } }, metadata: { adk_type: "function_response" } }] }),
       }, { stream: true });
     }
 
@@ -165,6 +176,9 @@ async function captureOne(name, root) {
       if (id) await rec.rpc(`history-tasks-get-${i + 1}`, "tasks/get", { id, historyLength: 100 });
     }
     if (cancelTask) await rec.rpc("history-tasks-get-cancelled", "tasks/get", { id: cancelTask, historyLength: 100 });
+    // tasks/get as shim's replay sends it (no historyLength: the server's choice).
+    const first = taskIdOf(answer.frames);
+    if (first) await rec.rpc("history-tasks-get-1-no-history-length", "tasks/get", { id: first });
 
     // The 1.0 dialect: A2A-Version 1.0 with the 1.0 method names, and with 0.3's.
     const ctx1 = "ctx-capture-v1";
@@ -180,4 +194,4 @@ async function captureOne(name, root) {
   console.log(`${name}: ${rec.n} exchanges in ${dir}`);
 }
 
-for (const name of only ? [only] : ["mastra", "voltagent"]) await captureOne(name, out);
+for (const name of only ? [only] : ["mastra", "voltagent", "adk"]) await captureOne(name, out);
