@@ -250,11 +250,14 @@ export function frameworkSuite(name) {
             let ups = shim.updates(sessionId);
             // The park's data part is ADK's function call `adk_request_confirmation`
             // whose args hold the original call (delete_file, its path): a
-            // pending card that shows it (SPEC §12.8), and its content with the question.
-            const shows = (u) => /delete_file/.test(`${u.title} ${JSON.stringify(u.rawInput)}`) && /notes\/old\.txt/.test(JSON.stringify(u.rawInput));
-            const card = ups.find((u) => u.sessionUpdate === "tool_call" && shows(u));
-            assert.ok(card, `a card showing delete_file on notes/old.txt; got ${JSON.stringify(ups)}`);
+            // pending card of that call (SPEC §12.8: the inner call's title and
+            // kind by §5, its args), and the data with the question.
+            const card = ups.find((u) => u.sessionUpdate === "tool_call" && u.kind === "delete");
+            assert.ok(card, `a delete card for notes/old.txt; got ${JSON.stringify(ups)}`);
+            assert.equal(card.title, "Delete notes/old.txt");
+            assert.deepEqual(card.rawInput, { path: "notes/old.txt" });
             assert.equal(card.status, "pending", `the card is pending until answered; got ${JSON.stringify(card)}`);
+            assert.ok(!ups.some((u) => u.sessionUpdate === "tool_call" && /adk_request_confirmation/.test(u.title)), "no card for ADK's confirmation wrapper");
             const asked = textOf(ups, "agent_message_chunk");
             assert.match(asked, /\*\*Input needed:\*\*/);
             assert.match(asked, /delete_file/, `the question shows the call's data; got ${JSON.stringify(asked)}`);
