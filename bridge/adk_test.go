@@ -110,6 +110,33 @@ func loadADK(t *testing.T, url, thread string, taskIDs ...string) string {
 	return transcript(decodeUpdates(t, s.Updates(thread)))
 }
 
+// TestADKRecordedHistory: a thread of ADK for TypeScript is loaded from
+// the tasks the index recorded (SPEC §4.5), read back from its @a2a-js/sdk
+// 0.3 server as recorded: tasks/get without historyLength gives
+// `history: []`, with it the task's user message. The replay shows the
+// question before the answer: shim asks a 0.3 server for the history.
+func TestADKRecordedHistory(t *testing.T) {
+	const taskID = "9388e91c-8696-445a-a366-c37ca0f893b9"
+	withHistory := adkRecorded(t, "12-history-tasks-get-1.response.json")
+	without := adkRecorded(t, "16-history-tasks-get-1-no-history-length.response.json")
+	url := adkTasks(t, func(id string, history bool) json.RawMessage {
+		if id != taskID {
+			return nil
+		}
+		body := without
+		if history {
+			body = withHistory
+		}
+		var rec struct{ Result json.RawMessage }
+		_ = json.Unmarshal([]byte(body), &rec)
+		return rec.Result
+	})
+	want := "user_message_chunk Say hello.\nagent_message_chunk Hello from ADK.\n"
+	if got := loadADK(t, url, "ctx-capture-1", taskID); got != want {
+		t.Errorf("replay:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // TestADKRecordedParkReplayed: a thread whose last task is parked on
 // ADK's tool confirmation (the task as its server keeps it: the user
 // message and the park's status message in its history, the park its

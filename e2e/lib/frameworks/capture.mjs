@@ -176,7 +176,7 @@ async function captureOne(name, root) {
       if (id) await rec.rpc(`history-tasks-get-${i + 1}`, "tasks/get", { id, historyLength: 100 });
     }
     if (cancelTask) await rec.rpc("history-tasks-get-cancelled", "tasks/get", { id: cancelTask, historyLength: 100 });
-    // tasks/get as shim's replay sends it (no historyLength: the server's choice).
+    // tasks/get without historyLength (the server's choice; shim's 0.3 replay sends one).
     const first = taskIdOf(answer.frames);
     if (first) await rec.rpc("history-tasks-get-1-no-history-length", "tasks/get", { id: first });
 
