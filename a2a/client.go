@@ -258,7 +258,8 @@ func (c *Client) transport(ctx context.Context) (transport, *Card, error) {
 	return c.tr, card, nil
 }
 
-// GetTask reads a task back; historyLength < 0 leaves it to the server.
+// GetTask reads a task back with at most historyLength messages of its
+// history; HistoryAll asks for all of it (in 0.3, history03Max messages).
 func (c *Client) GetTask(ctx context.Context, id string, historyLength int) (*Task, error) {
 	tr, _, err := c.transport(ctx)
 	if err != nil {

@@ -195,8 +195,8 @@ func TestTenantOnlyFor10(t *testing.T) {
 	if _, ok := r[0].Params["tenant"]; ok {
 		t.Errorf("0.3 call carries a tenant: %v", r[0].Params)
 	}
-	if _, ok := r[0].Params["historyLength"]; ok {
-		t.Errorf("historyLength < 0 must be left out: %v", r[0].Params)
+	if n := r[0].Params["historyLength"]; n != float64(history03Max) {
+		t.Errorf("the whole history in 0.3 asks for history03Max messages (TestGetTaskWholeHistory): %v", r[0].Params)
 	}
 }
 

@@ -469,7 +469,7 @@ func DecodeFrame(b []byte) (Event, error) {
 func decodeFrameWith(unmarshal func([]byte, any) error, b []byte) (Event, error) {
 	var r frameResponse
 	if err := unmarshal(b, &r); err != nil {
-		return Event{}, &DecodeError{Err: err, Snippet: snippet(b)}
+		return Event{}, &DecodeError{Err: plainSyntaxError(err, b), Snippet: snippet(b)}
 	}
 	if r.Error != nil {
 		return Event{}, r.Error.rpcError()
@@ -566,6 +566,22 @@ func snippet(b []byte) string {
 	return s
 }
 
+// plainSyntaxError gives a JSON syntax error in encoding/json's words,
+// which name the offending character escaped ('\x1e') and never quote the
+// input; segmentio/encoding's message holds the character and the start of
+// the input as they are, control characters included.
+func plainSyntaxError(err error, b []byte) error {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return err
+	}
+	var raw json.RawMessage
+	if std := json.Unmarshal(b, &raw); std != nil {
+		return std
+	}
+	return err
+}
+
 // DecodeError is a body or frame that is not the JSON expected.
 type DecodeError struct {
 	Err     error
@@ -577,3 +593,22 @@ func (e *DecodeError) Error() string {
 }
 
 func (e *DecodeError) Unwrap() error { return e.Err }
+
+// NotJSONError is a stream that ended without one event that decoded: what
+// the agent sends is not the JSON-RPC responses A2A streams carry.
+type NotJSONError struct {
+	// Events is how many events were skipped; First is the first of them.
+	Events int
+	First  *DecodeError
+}
+
+func (e *NotJSONError) Error() string {
+	which := fmt.Sprintf("none of its %d events is", e.Events)
+	if e.Events == 1 {
+		which = "its one event is not"
+	}
+	return fmt.Sprintf("the agent's stream is not JSON: %s a JSON-RPC response (%v); the first begins %q",
+		which, e.First.Err, e.First.Snippet)
+}
+
+func (e *NotJSONError) Unwrap() error { return e.First }

@@ -175,12 +175,16 @@ func (p *Part) IsData(mime string) bool { return p.Kind == PartData && p.MimeTyp
 // Known reports whether p is a part shim interprets or deliberately
 // ignores (a vendor extension or an ADK part) rather than shows as is.
 func (p *Part) Known() bool {
-	if strings.HasPrefix(p.MimeType, mimeVendorPrefix) {
+	if p.vendor() {
 		return true
 	}
 	_, adk := p.Metadata["adk_type"]
 	return adk
 }
+
+// vendor reports whether p is a part of an extension of shim's own vendor
+// (a mime type under application/vnd.protolabs.).
+func (p *Part) vendor() bool { return strings.HasPrefix(p.MimeType, mimeVendorPrefix) }
 
 // Thought reports whether p is a Google ADK thought text.
 func (p *Part) Thought() bool {
@@ -241,7 +245,15 @@ func (m *Message) Thoughts() []string {
 // the message metadata (one object or a list), the older tool-call-v1
 // data parts, ADK function_call / function_response parts and ADK
 // executable_code / code_execution_result parts.
-func (m *Message) ToolCalls() []ToolCall {
+func (m *Message) ToolCalls() []ToolCall { return m.toolCalls(true) }
+
+// ToolCalls returns the tool events of the status message
+// (Message.ToolCalls), but in a park (input-required, auth-required) its
+// ADK parts are the park's data (ParkData), not calls that run.
+func (s Status) ToolCalls() []ToolCall { return s.Message.toolCalls(!s.State.Interrupted()) }
+
+// toolCalls reads the message's tool events, its ADK parts when adk is set.
+func (m *Message) toolCalls(adk bool) []ToolCall {
 	if m == nil {
 		return nil
 	}
@@ -264,7 +276,7 @@ func (m *Message) ToolCalls() []ToolCall {
 			}
 			continue
 		}
-		if p.Kind != PartData {
+		if p.Kind != PartData || !adk {
 			continue
 		}
 		switch p.Metadata["adk_type"] {

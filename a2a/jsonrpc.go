@@ -98,8 +98,8 @@ func (c *jsonrpcTransport) params(p map[string]any) map[string]any {
 // GetTask implements transport.
 func (c *jsonrpcTransport) GetTask(ctx context.Context, id string, historyLength int) (*Task, error) {
 	p := map[string]any{"id": id}
-	if historyLength >= 0 {
-		p["historyLength"] = historyLength
+	if n, ok := historyParam(c.dialect, historyLength); ok {
+		p["historyLength"] = n
 	}
 	raw, err := c.call(ctx, c.method("GetTask", "tasks/get"), c.params(p))
 	if err != nil {
@@ -120,8 +120,8 @@ func (c *jsonrpcTransport) ListTasks(ctx context.Context, q taskQuery) (taskPage
 		return taskPage{}, ErrUnsupported
 	}
 	p := map[string]any{"contextId": q.ContextID, "pageSize": 100, "includeArtifacts": true}
-	if q.HistoryLength >= 0 {
-		p["historyLength"] = q.HistoryLength
+	if n, ok := historyParam(c.dialect, q.HistoryLength); ok {
+		p["historyLength"] = n
 	}
 	if q.PageToken != "" {
 		p["pageToken"] = q.PageToken

@@ -51,8 +51,9 @@ var (
 	parkSchemaKeys   = []string{"resumeSchema", "requestedSchema", "inputSchema", "schema"}
 )
 
-// ParkData reads the message's data parts of no known extension; nil when
-// it has none.
+// ParkData reads the message's data parts of no extension shim knows
+// (an ADK part is read too, whatever its kind: in a park, an ADK function
+// call is what the park asks about); nil when it has none.
 func (m *Message) ParkData() *ParkData {
 	if m == nil {
 		return nil
@@ -60,7 +61,7 @@ func (m *Message) ParkData() *ParkData {
 	var d *ParkData
 	for i := range m.Parts {
 		p := &m.Parts[i]
-		if p.Kind != PartData || p.Known() || len(bytes.TrimSpace(p.Data)) == 0 {
+		if p.Kind != PartData || p.vendor() || len(bytes.TrimSpace(p.Data)) == 0 {
 			continue
 		}
 		if d == nil {
@@ -87,23 +88,27 @@ func (d *ParkData) read(data []byte) {
 		d.walk("", data, 0)
 		return
 	}
-	// The data itself, then each object member of it (one wrapper), in
-	// the data's order.
-	candidates := []object{top}
-	for _, v := range top.vals {
-		if w, ok := members(v); ok {
-			candidates = append(candidates, w)
-		}
-	}
-	for _, c := range candidates {
+	for _, c := range top.wrapped() {
 		if d.Tool == nil {
-			d.Tool = c.tool()
+			d.Tool = c.tool(0)
 		}
 		if d.Schema == nil {
 			d.Schema = c.schema()
 		}
 	}
 	d.walk("", data, 0)
+}
+
+// wrapped is o itself, then each object member of it (one wrapper), in
+// the data's order: where a park's data names a tool call or a schema.
+func (o object) wrapped() []object {
+	out := []object{o}
+	for _, v := range o.vals {
+		if w, ok := members(v); ok {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // object is a JSON object's members, in order, each value as raw JSON.
@@ -135,9 +140,16 @@ func (o object) str(keys ...string) string {
 	return ""
 }
 
+// parkWrapsMax is how many tool calls deep a call wrapped in another's
+// args is looked for.
+const parkWrapsMax = 3
+
 // tool reads a tool call from o: a name under one of the name keys and
-// args under one of the args keys.
-func (o object) tool() *ToolCall {
+// args under one of the args keys. A call whose args hold another call
+// (themselves or one member: a confirmation request around the call it is
+// about, as Google ADK's adk_request_confirmation with its
+// originalFunctionCall) is that inner call, up to parkWrapsMax deep.
+func (o object) tool(wraps int) *ToolCall {
 	name := o.str(parkToolNameKeys...)
 	if name == "" {
 		return nil
@@ -153,6 +165,13 @@ func (o object) tool() *ToolCall {
 			args = s // args sent as JSON text
 		} else if c, err := compact(raw); err == nil {
 			args = c
+		}
+		if a, ok := members(raw); ok && wraps < parkWrapsMax {
+			for _, c := range a.wrapped() {
+				if inner := c.tool(wraps + 1); inner != nil {
+					return inner
+				}
+			}
 		}
 		return &ToolCall{ID: o.str(parkToolIDKeys...), Name: name, Phase: PhasePending, Args: args}
 	}

@@ -66,7 +66,7 @@ func (p *poller) next() (Event, error) {
 			return Event{}, context.Canceled
 		}
 		p.wait = min(2*p.wait, p.max)
-		t, err := p.tr.GetTask(p.ctx, p.taskID, -1)
+		t, err := p.tr.GetTask(p.ctx, p.taskID, HistoryAll)
 		if err != nil {
 			if p.ctx.Err() != nil {
 				return Event{}, context.Canceled

@@ -79,8 +79,8 @@ func (c *restTransport) call(ctx context.Context, method, target string, body []
 // GetTask implements transport.
 func (c *restTransport) GetTask(ctx context.Context, id string, historyLength int) (*Task, error) {
 	q := url.Values{}
-	if historyLength >= 0 {
-		q.Set("historyLength", strconv.Itoa(historyLength))
+	if n, ok := historyParam(c.dialect, historyLength); ok {
+		q.Set("historyLength", strconv.Itoa(n))
 	}
 	raw, err := c.call(ctx, http.MethodGet, c.route(taskPath(id, ""), q), nil, "GetTask")
 	if err != nil {
@@ -101,8 +101,8 @@ func (c *restTransport) ListTasks(ctx context.Context, tq taskQuery) (taskPage, 
 		return taskPage{}, ErrUnsupported
 	}
 	q := url.Values{"contextId": {tq.ContextID}, "pageSize": {"100"}, "includeArtifacts": {"true"}}
-	if tq.HistoryLength >= 0 {
-		q.Set("historyLength", strconv.Itoa(tq.HistoryLength))
+	if n, ok := historyParam(c.dialect, tq.HistoryLength); ok {
+		q.Set("historyLength", strconv.Itoa(n))
 	}
 	if tq.PageToken != "" {
 		q.Set("pageToken", tq.PageToken)

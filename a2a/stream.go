@@ -63,6 +63,11 @@ type Stream struct {
 	// pull, when set, gives the events after queue (a polled task).
 	pull   func() (Event, error)
 	closed atomic.Bool
+	// decoded reports that a frame was read as JSON-RPC; until then
+	// skipped counts the frames that were not, the first kept in notJSON.
+	decoded bool
+	skipped int
+	notJSON *DecodeError
 }
 
 // Next returns the next event. It returns io.EOF at the end of the stream,
@@ -92,6 +97,10 @@ func (s *Stream) Next() (Event, error) {
 				return Event{}, ErrStalled
 			case s.closed.Load() || s.ctx.Err() != nil:
 				return Event{}, context.Canceled
+			case errors.Is(err, io.EOF) && !s.decoded && s.notJSON != nil:
+				// Nothing this stream sent was readable: say so, rather
+				// than a stream that ended before the agent started.
+				return Event{}, &NotJSONError{Events: s.skipped, First: s.notJSON}
 			case errors.Is(err, io.EOF):
 				return Event{}, io.EOF
 			case errors.Is(err, ErrTooLarge):
@@ -104,18 +113,26 @@ func (s *Stream) Next() (Event, error) {
 		}
 		s.trace.frame("recv", s.method, raw.Data)
 		if raw.Event == "error" {
+			s.decoded = true
 			return Event{}, s.frames.failure(raw.Data)
 		}
 		ev, err := s.shape.decode(raw.Data)
+		var de *DecodeError
+		if !errors.As(err, &de) {
+			s.decoded = true
+		}
 		if err == nil {
 			if f, ok := s.frames.(finalFrames); ok && f.final(ev) {
 				s.drain()
 			}
 			return ev, nil
 		}
-		var de *DecodeError
-		if errors.As(err, &de) {
+		if de != nil {
 			s.log.Warn("skipping an undecodable stream frame", "method", s.method, "err", err)
+			s.skipped++
+			if s.notJSON == nil {
+				s.notJSON = de
+			}
 			continue
 		}
 		return ev, err

@@ -17,7 +17,8 @@ type transport interface {
 	Send(ctx context.Context, m OutMessage, immediate bool) (*Stream, error)
 	// Subscribe reattaches to a live task's stream.
 	Subscribe(ctx context.Context, taskID string) (*Stream, error)
-	// GetTask reads a task back; historyLength < 0 leaves it to the server.
+	// GetTask reads a task back with at most historyLength messages of
+	// its history (HistoryAll: the whole history, historyParam).
 	GetTask(ctx context.Context, id string, historyLength int) (*Task, error)
 	// CancelTask asks the server to cancel a task.
 	CancelTask(ctx context.Context, id string) error
@@ -31,10 +32,34 @@ type transport interface {
 // taskQuery asks for one page of a context's tasks.
 type taskQuery struct {
 	ContextID string
-	// HistoryLength < 0 leaves it to the server.
+	// HistoryLength bounds each task's history (HistoryAll: no bound).
 	HistoryLength int
 	// PageToken is the previous page's Next; empty for the first page.
 	PageToken string
+}
+
+// HistoryAll asks GetTask and ListTasks for a task's whole history.
+const HistoryAll = -1
+
+// history03Max is the historyLength a 0.3 request for the whole history
+// sends. A2A 1.0 reads an unset historyLength as no limit, but 0.3 says
+// nothing, and servers differ: the @a2a-js/sdk 0.3 server (Google ADK for
+// TypeScript's) answers with no history at all. 1,000 messages keep the
+// 100 tasks one session/load may read (SPEC §13) within a long thread's
+// reach while bounding what one answer asks the server for.
+const history03Max = 1000
+
+// historyParam is the historyLength a request of dialect d sends for n,
+// and whether it sends one: n itself when n >= 0; for HistoryAll none in
+// 1.0 (unset means no limit there), history03Max in 0.3.
+func historyParam(d Dialect, n int) (int, bool) {
+	switch {
+	case n >= 0:
+		return n, true
+	case d == V10:
+		return 0, false
+	}
+	return history03Max, true
 }
 
 // taskPage is one page of a listing.

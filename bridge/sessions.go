@@ -298,8 +298,8 @@ func (s *Server) showTurns(sess *turn.Session, turns []history.Turn, emit func(a
 // calls name that the renderer's snapshot does not know, and returns the
 // snapshot the renderer has then.
 func (s *Server) needRoots(r *render.Renderer, p *history.Turn, snap render.Roots, cwd string) render.Roots {
-	check := func(m *a2a.Message) {
-		for _, tc := range m.ToolCalls() {
+	check := func(calls []a2a.ToolCall) {
+		for _, tc := range calls {
 			if name := r.Unknown(tc); name != "" && s.roots().ReloadFor(s.ctx, name) {
 				snap = render.Snapshot(s.roots(), cwd)
 				r.SetRoots(snap)
@@ -307,9 +307,9 @@ func (s *Server) needRoots(r *render.Renderer, p *history.Turn, snap render.Root
 		}
 	}
 	for i := range p.History {
-		check(&p.History[i])
+		check(p.ToolCalls(&p.History[i]))
 	}
-	check(p.Status.Message)
+	check(p.Status.ToolCalls())
 	return snap
 }
 

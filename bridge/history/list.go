@@ -152,7 +152,7 @@ func (l Listing) fetchTitle(ctx context.Context, r *Row, operator bool) string {
 	if len(r.TaskIDs) == 0 {
 		return ""
 	}
-	task, err := l.Client.GetTask(ctx, r.TaskIDs[0], -1)
+	task, err := l.Client.GetTask(ctx, r.TaskIDs[0], a2a.HistoryAll)
 	if err != nil {
 		l.Log.Debug("title not fetched", "session", r.ID, "err", err)
 		return ""

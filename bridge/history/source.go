@@ -111,7 +111,7 @@ type Tasks struct {
 func (t Tasks) Turns(ctx context.Context, thread string) (out []Turn, cut bool, err error) {
 	ids := t.IDs()
 	for i := len(ids) - 1; i >= 0; i-- {
-		task, err := t.Client.GetTask(ctx, ids[i], -1)
+		task, err := t.Client.GetTask(ctx, ids[i], a2a.HistoryAll)
 		var rpc *a2a.RPCError
 		switch {
 		case err == nil:
@@ -146,7 +146,7 @@ type Listed struct {
 }
 
 func (l Listed) Turns(ctx context.Context, thread string) (out []Turn, cut bool, err error) {
-	tasks, err := l.Client.ListTasks(ctx, thread, -1)
+	tasks, err := l.Client.ListTasks(ctx, thread, a2a.HistoryAll)
 	if cutShort(err) {
 		cut, err = true, nil
 	}

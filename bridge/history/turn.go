@@ -101,6 +101,16 @@ func byLongestHistory(ts []Turn) {
 	}
 }
 
+// ToolCalls are the tool calls of m, a message of the turn's history: the
+// status message's (a park's data parts among them) when m is the status
+// message kept in the history too.
+func (p *Turn) ToolCalls(m *a2a.Message) []a2a.ToolCall {
+	if park := p.Status.Message; park != nil && m.ID != "" && m.ID == park.ID {
+		return p.Status.ToolCalls()
+	}
+	return m.ToolCalls()
+}
+
 // Parked is the park a thread's turns leave (SPEC §6): its last turn when
 // it waits in input-required with a task id; nil when there is none.
 func Parked(ts []Turn) *Turn {

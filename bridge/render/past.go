@@ -30,12 +30,12 @@ func (r *Renderer) Past(p *history.Turn, rp *history.Replay) []Out {
 			continue
 		}
 		add(r.steersRead(m.SteersConsumed()))
-		for _, tc := range m.ToolCalls() {
+		for _, tc := range p.ToolCalls(m) {
 			add(r.pastTool(tc, callID))
 		}
 	}
 	if m := p.Status.Message; m != nil && !rp.Repeated(m) {
-		for _, tc := range m.ToolCalls() {
+		for _, tc := range p.Status.ToolCalls() { // a park's data parts are its own
 			add(r.pastTool(tc, callID))
 		}
 	}

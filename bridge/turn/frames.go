@@ -61,7 +61,7 @@ func (t *Turn) status(st a2a.Status) (outcome, bool) {
 	if m != nil {
 		t.r.Seen(t.task(), m)
 		t.show(t.r.Thoughts(m))
-		for _, tc := range m.ToolCalls() {
+		for _, tc := range st.ToolCalls() { // a park's data parts are its own
 			t.tool(tc)
 		}
 		t.steersRead(m.SteersConsumed())
