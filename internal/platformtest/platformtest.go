@@ -161,11 +161,46 @@ const HoldWord = "[hold]"
 // official a2a-go server. For a prompt it answers "Echo: <prompt>" as an
 // artifact streamed in three appended chunks after a working task, then
 // completes the task. A prompt holding [HoldWord] keeps its task working
-// until a cancel.
-type Agent struct{}
+// until a cancel. On a platform that is polled (ServiceNow) the answer also
+// waits until the platform lets it go ([Agent.release]), so the first
+// answer of a non-blocking send is always a working task.
+type Agent struct {
+	// gated: every answer waits for release of its task.
+	gated bool
+
+	mu    sync.Mutex
+	gates map[a2a.TaskID]chan struct{}
+}
 
 // Answer is what the scripted agent answers to prompt.
 func Answer(prompt string) string { return "Echo: " + prompt }
+
+// gate returns the channel an answer of task waits on.
+func (a *Agent) gate(task a2a.TaskID) chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.gates == nil {
+		a.gates = map[a2a.TaskID]chan struct{}{}
+	}
+	g, ok := a.gates[task]
+	if !ok {
+		g = make(chan struct{})
+		a.gates[task] = g
+	}
+	return g
+}
+
+// release lets the answer of task go on (once; later calls do nothing).
+func (a *Agent) release(task a2a.TaskID) {
+	g := a.gate(task)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	select {
+	case <-g:
+	default:
+		close(g)
+	}
+}
 
 // Execute implements a2asrv.AgentExecutor.
 func (a *Agent) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
@@ -186,6 +221,13 @@ func (a *Agent) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Se
 			<-ctx.Done() // only a cancel ends it
 			return
 		}
+		if a.gated && !answerNow(ec) {
+			select {
+			case <-ctx.Done():
+				return
+			case <-a.gate(ec.TaskID):
+			}
+		}
 		id := a2a.ArtifactID(string(ec.TaskID) + "-answer")
 		for i, chunk := range []string{"Echo", ": ", prompt} {
 			ev := a2a.NewArtifactUpdateEvent(ec, id, a2a.NewTextPart(chunk))
@@ -196,6 +238,18 @@ func (a *Agent) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Se
 		}
 		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCompleted, nil), nil)
 	}
+}
+
+// answerNowParam, as a request header the platform's front adds, makes a
+// gated agent answer without waiting (a blocking send).
+const answerNowParam = "x-platformtest-answer-now"
+
+func answerNow(ec *a2asrv.ExecutorContext) bool {
+	if ec.ServiceParams == nil {
+		return false
+	}
+	v, ok := ec.ServiceParams.Get(answerNowParam)
+	return ok && len(v) > 0 && v[0] == "1"
 }
 
 // Cancel implements a2asrv.AgentExecutor.
