@@ -400,10 +400,19 @@ func TestGeminiEnterprise(t *testing.T) {
 	if res, m, raw := googleCall(t, client, http.MethodGet, ge.Base+"/v1/tasks/"+id, nil, quota); res.StatusCode != 200 || m["id"] != id {
 		t.Fatalf("get %d %s", res.StatusCode, raw)
 	}
-	for name, hdr := range map[string]map[string]string{"no quota project": nil, "another project": {"X-Goog-User-Project": "999"}} {
-		res, m, _ := googleCall(t, client, http.MethodGet, ge.Base+"/v1/card", nil, hdr)
-		if res.StatusCode != 403 || field(m, "error", "status") != "PERMISSION_DENIED" {
-			t.Errorf("%s: %d %v", name, res.StatusCode, m)
+	res, _, raw = googleCall(t, client, http.MethodPost, ge.Base+"/v1/message:stream", googleSend("stream", false),
+		map[string]string{"X-Goog-User-Project": "123456789012", "Accept": "text/event-stream"})
+	if text, state := streamTextProto(t, sseData(t, raw)); res.StatusCode != 200 || text != Answer("stream") || state != "TASK_STATE_COMPLETED" {
+		t.Fatalf("stream %d %q %q", res.StatusCode, text, state)
+	}
+	for _, c := range []struct {
+		hdr    map[string]string
+		reason string
+	}{{nil, "no X-Goog-User-Project"}, {map[string]string{"X-Goog-User-Project": "999"}, "X-Goog-User-Project 999 is not the agent's project"}} {
+		res, m, _ := googleCall(t, client, http.MethodGet, ge.Base+"/v1/card", nil, c.hdr)
+		seen := ge.Requests()
+		if res.StatusCode != 403 || field(m, "error", "status") != "PERMISSION_DENIED" || seen[len(seen)-1].Refused != c.reason {
+			t.Errorf("%s: %d %v", c.reason, res.StatusCode, m)
 		}
 	}
 }
