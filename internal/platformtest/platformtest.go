@@ -11,8 +11,8 @@
 // bodies), refuses a request that breaks it the way the platform does, and
 // records what it saw so a test can assert it. Behind the checks runs the
 // official a2a-go server (github.com/a2aproject/a2a-go/v2) with a scripted
-// [Agent]; the facts each check relies on, and where they come from, are in
-// the notes beside the project (platform-facts.md).
+// [Agent]. Each fake's doc comment says what it checks; SPEC §12.7 says
+// what the platforms expect.
 package platformtest
 
 import (
