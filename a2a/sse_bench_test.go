@@ -3,8 +3,10 @@ package a2a
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -109,5 +111,34 @@ func BenchmarkSSEReaderLargeFrame(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkStreamChunks reads a stream of appended answer chunks the way a
+// turn does (one op = one event): the SSE reader, then the frame's decode
+// into an event.
+func BenchmarkStreamChunks(b *testing.B) {
+	const frames = 4096
+	stream := benchSSEStream(benchArtifactFrame, frames)
+	b.SetBytes(int64(len(stream) / frames))
+	b.ReportAllocs()
+	open := func() *Stream {
+		c := &conn{log: slog.New(slog.DiscardHandler), eventMax: maxEventSize}
+		s := c.newStream(context.Background(), "SendStreamingMessage", &jsonrpcTransport{conn: c})
+		s.attach(io.NopCloser(&socketReader{data: stream, max: 64 << 10}))
+		return s
+	}
+	s := open()
+	for i := 0; i < b.N; i++ {
+		ev, err := s.Next()
+		if err == io.EOF {
+			b.StopTimer()
+			s = open()
+			b.StartTimer()
+			ev, err = s.Next()
+		}
+		if err != nil || ev.Kind != EventArtifact {
+			b.Fatalf("event %d: %v", i, err)
+		}
 	}
 }
