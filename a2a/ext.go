@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -303,13 +304,13 @@ func (m *Message) ToolCalls() []ToolCall {
 
 func toolCall(o map[string]any) ToolCall {
 	tc := ToolCall{
-		ID:       first(str(o, "toolCallId"), str(o, "tool_call_id")),
+		ID:       cmp.Or(str(o, "toolCallId"), str(o, "tool_call_id")),
 		Name:     str(o, "name"),
 		Phase:    Phase(strings.ToLower(str(o, "phase"))),
 		Args:     jsonText(o["args"]),
 		Result:   jsonText(o["result"]),
 		Error:    jsonText(o["error"]),
-		ParentID: first(str(o, "parentToolCallId"), str(o, "parent_tool_call_id")),
+		ParentID: cmp.Or(str(o, "parentToolCallId"), str(o, "parent_tool_call_id")),
 	}
 	return tc
 }
@@ -341,7 +342,7 @@ func (m *Message) Hitl() *Hitl {
 		}
 		if h.Kind != HitlApproval && h.Kind != HitlForm {
 			if h.Question == "" {
-				h.Question = first(h.Title, m.Text())
+				h.Question = cmp.Or(h.Title, m.Text())
 			}
 			h.Kind = HitlQuestion
 		}
@@ -454,6 +455,9 @@ func (m *Message) SteersConsumed() []SteerItem {
 	}
 	return out
 }
+
+// metaResume is the message metadata key of OutMessage.Resume.
+const metaResume = "hitl_resume"
 
 // HitlResume reports whether the message answers a park (its metadata
 // carries hitl_resume: true).

@@ -1,9 +1,3 @@
-// Package a2a is shim's A2A client: agent card discovery, the 1.0 and 0.3
-// JSON-RPC dialects decoded into one event model, unary calls, SSE streams,
-// the extension payloads shim understands and the optional operator API.
-//
-// Nothing above this package knows which dialect ran, and nothing in it
-// builds an ACP message.
 package a2a
 
 import (
@@ -28,10 +22,6 @@ const (
 	StateCanceled      State = "canceled"
 	StateRejected      State = "rejected"
 )
-
-// stateByNumber maps the proto enum numbers of TaskState.
-var stateByNumber = [...]State{StateUnknown, StateSubmitted, StateWorking, StateCompleted,
-	StateFailed, StateCanceled, StateInputRequired, StateRejected, StateAuthRequired}
 
 // ParseState normalizes a state name: it strips TASK_STATE_, lowercases and
 // turns underscores into dashes. Unknown names give StateUnknown.

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 )
 
@@ -231,7 +232,7 @@ func (s *Server) showStatus(req *acp.Request, sess *session) {
 }
 
 // knownClient is the A2A client when one was built; it builds none.
-func (s *Server) knownClient() *a2a.Client {
+func (s *Server) knownClient() *a2aclient.Client {
 	s.authMu.Lock()
 	defer s.authMu.Unlock()
 	return s.client

@@ -16,7 +16,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/credentials"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/a2a/auth/credentials"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/internal/termsafe"
 )
@@ -119,7 +120,7 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 	}
 	cfg := s.clientConfig(u, cardURL, 15*time.Second)
 	cfg.Token, cfg.OAuth = tok, s.oauthFor(c, key, tok, src)
-	client, err := a2a.New(cfg)
+	client, err := a2aclient.New(cfg)
 	if err != nil {
 		t.row("client", vFail, err.Error())
 		skipRest("no client")
@@ -240,7 +241,7 @@ func sourceName(src, file string) string {
 
 // checkAPIs asks each optional operator API route with a harmless GET,
 // through the a2a client's own rules for the token.
-func (s *settings) checkAPIs(ctx context.Context, t *doctorTable, client *a2a.Client) {
+func (s *settings) checkAPIs(ctx context.Context, t *doctorTable, client *a2aclient.Client) {
 	op := client.Operator()
 	probeID := "shim-doctor-" + randid.Hex(6)
 	for _, api := range optionalAPIs {

@@ -16,7 +16,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/credentials"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/a2a/auth/credentials"
 	"github.com/shimdev/shim/internal/redact"
 	"github.com/shimdev/shim/internal/termsafe"
 )
@@ -189,7 +190,7 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 	addSecret(token)
 	cfg := s.clientConfig(url, card, 10*time.Second)
 	cfg.Token = token
-	client, err := a2a.New(cfg)
+	client, err := a2aclient.New(cfg)
 	if err != nil {
 		return err
 	}
