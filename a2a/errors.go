@@ -11,10 +11,14 @@ type RPCError struct {
 	Code    int
 	Message string
 	Data    []byte
+	// Reason is the google.rpc.ErrorInfo reason of its typed details, and
+	// Notes what the others say for a person (errdetails.go).
+	Reason string
+	Notes  []string
 }
 
 func (e *RPCError) Error() string {
-	return fmt.Sprintf("%s (JSON-RPC error %d)", e.Message, e.Code)
+	return fmt.Sprintf("%s (JSON-RPC error %d)", e.Text(), e.Code)
 }
 
 // JSON-RPC error codes A2A servers use.
@@ -139,4 +143,25 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 // (err says why), with the start of body for the message.
 func NewDecodeError(err error, body []byte) *DecodeError {
 	return &DecodeError{Err: err, Snippet: snippet(body)}
+}
+
+// Text is the error as a person reads it: its message, then what its
+// typed details add ("task not found (TASK_NOT_FOUND)").
+func (e *RPCError) Text() string {
+	var add []string
+	if e.Reason != "" && !strings.Contains(e.Message, e.Reason) {
+		add = append(add, e.Reason)
+	}
+	for _, n := range e.Notes {
+		if !strings.Contains(e.Message, n) {
+			add = append(add, n)
+		}
+	}
+	if len(add) == 0 {
+		return e.Message
+	}
+	if e.Message == "" {
+		return strings.Join(add, "; ")
+	}
+	return fmt.Sprintf("%s (%s)", e.Message, strings.Join(add, "; "))
 }

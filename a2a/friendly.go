@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 )
 
 var errorCodeRE = regexp.MustCompile(`(?s)^Error code: (\d{3}) - (.*)$`)
@@ -45,10 +44,14 @@ func FriendlyError(detail string) string {
 			}
 		}
 	}
-	if utf8.RuneCountInString(s) <= 500 {
-		return s
+	n := 0
+	for i := range s {
+		if n == 500 {
+			return s[:i] + "…"
+		}
+		n++
 	}
-	return string([]rune(s)[:500]) + "…"
+	return s
 }
 
 func firstString(o map[string]any, keys ...string) string {

@@ -27,7 +27,7 @@ type mergeTail struct {
 }
 
 // The session/update line of an agent_message_chunk of text, around its
-// escaped text: the bytes encodeNotification writes for it.
+// escaped text: the bytes appendNotification writes for it.
 const (
 	chunkHead = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`
 	chunkMid  = `,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"`

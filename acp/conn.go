@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -99,11 +98,9 @@ func (c *Conn) Reply(req *Request, result any, e *Error) error {
 // Send queues one session/update without waiting; a caller that holds a
 // lock sends, lets go, then calls Pace.
 func (c *Conn) Send(sessionID string, u Update) error {
-	b, err := encodeNotification(MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: u})
-	if err != nil {
-		return err
-	}
-	return c.s.out.post(b, false)
+	var sp spiller
+	u = sp.spill(u)
+	return c.s.out.appendNotification(MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: u}, sp.fields)
 }
 
 // Pace waits while the queue is full (the editor reads slowly).
@@ -126,22 +123,4 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		return jsonrpc2.ErrClosed
 	}
 	return rpc.Call(ctx, method, params, result, jsonrpc2.PickID(jsonrpc2.ID{Num: c.callID.Add(1)}))
-}
-
-// encodeNotification encodes a notification in one pass (jsonrpc2's own
-// path marshals the params four times over), HTML characters as they are.
-func encodeNotification(method string, params any) ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString(`{"jsonrpc":"2.0","method":`)
-	m, _ := json.Marshal(method)
-	b.Write(m)
-	b.WriteString(`,"params":`)
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(params); err != nil {
-		return nil, err
-	}
-	b.Truncate(b.Len() - 1) // the encoder's newline
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }

@@ -30,6 +30,7 @@
 //	stream.go      the stdin line reader (64 MiB cap, -32700/-32600 answers),
 //	               a big request's params stashed out of jsonrpc2's sight
 //	queue.go       the bounded output queue and its one writer
+//	long.go        a tool update's long fields written into its line in place
 //	chunks.go      text chunks of one artifact merged while they wait
 //
 // # Adding a method

@@ -4,11 +4,10 @@ import "context"
 
 // notify queues one notification the way Conn.Notify does.
 func (s *stream) notify(method string, params any) error {
-	b, err := encodeNotification(method, params)
-	if err != nil {
+	if err := s.out.appendNotification(method, params, nil); err != nil {
 		return err
 	}
-	return s.out.post(b, true)
+	return s.out.waitRoom()
 }
 
 // flushClose waits until everything queued was written (or the writer

@@ -1,7 +1,9 @@
 package acp
 
 import (
+	"encoding/json"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -65,6 +67,49 @@ func (q *queue) append(fn func([]byte) []byte) error {
 	q.tail.ok = false
 	q.cond.Broadcast()
 	return nil
+}
+
+// appendNotification queues a notification, encoded in one pass
+// (jsonrpc2's own path marshals the params four times over), HTML
+// characters as they are, straight into the queue: an update as big as a
+// tool's whole input is held once by the queue, not once more on its way.
+// The long fields taken out of params (long.go) are written where their
+// markers stand.
+func (q *queue) appendNotification(method string, params any, long []longField) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if err := q.usable(); err != nil {
+		return err
+	}
+	start := len(q.buf)
+	w := appendWriter{b: append(q.buf, `{"jsonrpc":"2.0","method":`...)}
+	w.b = appendJSONString(w.b, method)
+	w.b = append(w.b, `,"params":`...)
+	enc := json.NewEncoder(&w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(params); err != nil {
+		return err // q.buf keeps its length: nothing was queued
+	}
+	line := append(w.b[:len(w.b)-1], '}', '\n') // the encoder's newline out
+	if len(long) > 0 {
+		skel := slices.Clone(line[start:])
+		var err error
+		if line, err = appendLong(line[:start], skel, long); err != nil {
+			return err
+		}
+	}
+	q.buf = line
+	q.tail.ok = false
+	q.cond.Broadcast()
+	return nil
+}
+
+// appendWriter appends what is written to b.
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
 }
 
 // usable reports why nothing can be queued any more; q.mu is held.

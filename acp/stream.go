@@ -46,13 +46,14 @@ const lineMaxBytes = 64 << 20
 
 // ReadObject reads the next valid JSON-RPC message into v. A line over
 // s.lineMax is answered -32600 "message too large" and skipped without being
-// kept.
+// kept; the answer carries the request's id when the line's first 64 KiB
+// hold it (SPEC §13), so that the editor's request ends.
 func (s *stream) ReadObject(v any) error {
 	for {
 		line, tooLarge, err := s.readLine()
 		if tooLarge {
 			s.log.Warn("a stdin line is over the limit; skipped", "limit", s.lineMax)
-			s.answerLine(nil, CodeInvalidRequest, "message too large")
+			s.answerLine(idInHead(line), CodeInvalidRequest, "message too large")
 		} else if line = bytes.TrimSpace(line); len(line) > 0 {
 			if s.accept(line, v) {
 				return nil
@@ -65,7 +66,8 @@ func (s *stream) ReadObject(v any) error {
 }
 
 // readLine reads one line in pieces and joins them once. A line over
-// s.lineMax reports tooLarge; its rest is read and dropped.
+// s.lineMax reports tooLarge with its first headMax bytes as line; its
+// rest is read and dropped.
 func (s *stream) readLine() (line []byte, tooLarge bool, err error) {
 	var pieces [][]byte
 	n := 0
@@ -73,11 +75,16 @@ func (s *stream) readLine() (line []byte, tooLarge bool, err error) {
 		frag, err := s.in.ReadSlice('\n')
 		full := errors.Is(err, bufio.ErrBufferFull)
 		if n+len(bytes.TrimRight(frag, "\r\n")) > s.lineMax {
+			var head []byte
+			for _, p := range append(pieces, frag) {
+				head = append(head, p[:min(len(p), headMax-len(head))]...)
+			}
+			pieces = nil
 			for full {
 				_, err = s.in.ReadSlice('\n')
 				full = errors.Is(err, bufio.ErrBufferFull)
 			}
-			return nil, true, err
+			return head, true, err
 		}
 		n += len(frag)
 		if !full && len(pieces) == 0 {
@@ -291,6 +298,49 @@ func skipValue(b []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// headMax is how much of a line too large to read is kept to find its id.
+const headMax = 64 << 10
+
+// idInHead finds the id of the request a line too large to read begins
+// with head: the value of a top-level "id" member (the last one) that
+// head holds whole, when it is a valid id; nil otherwise.
+func idInHead(head []byte) json.RawMessage {
+	i := skipSpace(head, 0)
+	if i >= len(head) || head[i] != '{' {
+		return nil
+	}
+	i++
+	var id json.RawMessage
+	for {
+		i = skipSpace(head, i)
+		if i >= len(head) || head[i] != '"' {
+			return id
+		}
+		k := i
+		if i = skipString(head, i); i >= len(head) {
+			return id // the key runs past the head
+		}
+		key := head[k:i]
+		if i = skipSpace(head, i); i >= len(head) || head[i] != ':' {
+			return id
+		}
+		v := skipSpace(head, i+1)
+		if i = skipValue(head, v); i >= len(head) {
+			return id // the value runs past the head, or may have been cut
+		}
+		if string(key) == `"id"` {
+			id = nil
+			if got, ok := validID(head[v:i]); ok && json.Valid(got) {
+				id = got
+			}
+		}
+		if i = skipSpace(head, i); i >= len(head) || head[i] != ',' {
+			return id
+		}
+		i++
+	}
 }
 
 // validID accepts what jsonrpc2 can echo back unchanged: absent, null, a

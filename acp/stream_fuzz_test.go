@@ -81,3 +81,38 @@ func FuzzStdioLine(f *testing.F) {
 		}
 	})
 }
+
+// FuzzIdInHead reads the id of every beginning of a line: it never
+// panics; what it finds is a valid id (a JSON string or a non-negative
+// integer); and on a whole object whose "id" key is its only one it finds
+// what encoding/json reads (jsonrpc2 too), whenever it finds anything.
+func FuzzIdInHead(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`,
+		`{"id" : "a\"b", "method":"x"}`, `{"params":{"id":3},"id":4}`, `{"id":12`, `{"id":"ab`,
+		`{"id":-1}`, `{"id":1.5}`, `{"a":[1,{"id":2}],"id":"x"}`, `["id",1]`, `{"id":1,"id":"2"}`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		var whole struct {
+			ID json.RawMessage `json:"id"`
+		}
+		// encoding/json matches keys in any case and reads escapes in them.
+		complete := json.Unmarshal([]byte(line), &whole) == nil && strings.Count(strings.ToLower(line), `"id"`) == 1 &&
+			!strings.Contains(line, `\`)
+		want, _ := validID(whole.ID)
+		for k := 0; k <= len(line); k++ {
+			got := idInHead([]byte(line[:k]))
+			if got == nil {
+				continue
+			}
+			if v, ok := validID(got); !ok || v == nil || !json.Valid(got) {
+				t.Fatalf("head %q: id %s is not a valid id", line[:k], got)
+			}
+			if complete && !bytes.Equal(got, want) {
+				t.Fatalf("head %q: id %s, encoding/json reads %s", line[:k], got, want)
+			}
+		}
+	})
+}

@@ -29,34 +29,49 @@ func startConn(t *testing.T, lineMax int) *acptest.Client {
 }
 
 // TestStdinLineCap: a line over the limit is answered -32600 "message too
-// large" with a null id, whatever it holds; the rest of it is skipped and
-// the next line, just under the limit, is served.
+// large", with the request's id when the line's first 64 KiB hold it whole
+// (else null), whatever the rest holds; the rest of it is skipped and the
+// next line, just under the limit, is served.
 func TestStdinLineCap(t *testing.T) {
-	s := startConn(t, 1<<20)
-	big := `{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":1,"pad":"` + strings.Repeat("p", 3<<20) + `"}}`
-	s.WriteLine([]byte(big))
-	s.WaitFor("the -32600 answer", func(ms []acptest.Message) bool {
-		for _, m := range ms {
-			if m.Error != nil {
-				return true
+	pad := strings.Repeat("p", 3<<20)
+	for _, tc := range []struct {
+		name, line, id string
+	}{
+		{"id first", `{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"pad":"` + pad + `"}}`, "5"},
+		{"string id", `{"id" : "req-\"7\"", "jsonrpc":"2.0","method":"session/prompt","params":{"pad":"` + pad + `"}}`, `"req-\"7\""`},
+		{"id after the params", `{"jsonrpc":"2.0","method":"session/prompt","params":{"pad":"` + pad + `"},"id":6}`, "null"},
+		{"id past the first 64 KiB", `{"jsonrpc":"2.0","x":"` + strings.Repeat("x", 70<<10) + `","id":6,"params":{"pad":"` + pad + `"}}`, "null"},
+		{"id at the cut", `{"jsonrpc":"2.0","x":"` + strings.Repeat("x", (64<<10)-len(`{"jsonrpc":"2.0","x":"","id":12`)) + `","id":1234,"params":{"pad":"` + pad + `"}}`, "null"},
+		{"nested id", `{"jsonrpc":"2.0","method":"session/prompt","params":{"id":9,"pad":"` + pad + `"}}`, "null"},
+		{"invalid id", `{"jsonrpc":"2.0","id":-3,"method":"session/prompt","params":{"pad":"` + pad + `"}}`, "null"},
+		{"not an object", `["` + pad + `"]`, "null"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startConn(t, 1<<20)
+			s.WriteLine([]byte(tc.line))
+			s.WaitFor("the -32600 answer", func(ms []acptest.Message) bool {
+				for _, m := range ms {
+					if m.Error != nil {
+						return true
+					}
+				}
+				return false
+			})
+			var e *acptest.Message
+			for _, m := range s.Messages() {
+				if m.Error != nil {
+					e = &m
+					break
+				}
 			}
-		}
-		return false
-	})
-	var e *acptest.Message
-	for _, m := range s.Messages() {
-		if m.Error != nil {
-			e = &m
-			break
-		}
-	}
-	if e.Error.Code != -32600 || e.Error.Message != "message too large" || string(e.ID) != "null" {
-		t.Fatalf("want -32600 message too large with id null, got %+v id %s", e.Error, e.ID)
-	}
-	pad := strings.Repeat("q", (1<<20)-200)
-	m := s.Call("initialize", map[string]any{"protocolVersion": 1, "pad": pad})
-	if m.Error != nil {
-		t.Fatalf("the next line: %v", m.Error)
+			if e.Error.Code != -32600 || e.Error.Message != "message too large" || string(e.ID) != tc.id {
+				t.Fatalf("want -32600 message too large with id %s, got %+v id %s", tc.id, e.Error, e.ID)
+			}
+			m := s.Call("initialize", map[string]any{"protocolVersion": 1, "pad": strings.Repeat("q", (1<<20)-200)})
+			if m.Error != nil {
+				t.Fatalf("the next line: %v", m.Error)
+			}
+		})
 	}
 }
 

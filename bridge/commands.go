@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
@@ -20,11 +19,13 @@ import (
 // statusCommand is shim's own command.
 const statusCommand = "status"
 
-// Limits of a command's name, description and input hint.
+// Limits of a command's name, description and input hint, and of the
+// list (SPEC §13 amended: shim's own command included).
 const (
 	commandNameMax = 32
 	commandDescMax = 200
 	commandHintMax = 80
+	commandsMax    = 1000
 )
 
 // commandSet is the commands of a card: the list the editor shows and the
@@ -57,20 +58,61 @@ func commandName(id string) string {
 	return name
 }
 
-// firstChars is s's first n characters.
+// firstChars is s's first n characters (a long s is never copied whole).
 func firstChars(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
 	}
-	return string([]rune(s)[:n])
+	return s
 }
 
-// commandsOf builds the commands of a card (nil: no card known).
+// namer gives each command a name no earlier one has: the base, else
+// base-2, base-3, … Each base remembers the suffix it reached, so that n
+// skills of one id cost n names tried, not n²/2 (SPEC §13 amended).
+type namer struct {
+	used  map[string]bool
+	next  map[string]int
+	tried int // names tried, for the tests that pin the cost linear
+}
+
+func newNamer(taken ...string) *namer {
+	nm := &namer{used: map[string]bool{}, next: map[string]int{}}
+	for _, name := range taken {
+		nm.used[name] = true
+	}
+	return nm
+}
+
+// name returns the first free name for base and takes it.
+func (nm *namer) name(base string) string {
+	name := base
+	nm.tried++
+	if nm.used[name] {
+		n := max(nm.next[base], 2)
+		for ; ; n++ {
+			name = base + "-" + strconv.Itoa(n)
+			nm.tried++
+			if !nm.used[name] {
+				break
+			}
+		}
+		nm.next[base] = n + 1
+	}
+	nm.used[name] = true
+	return name
+}
+
+// commandsOf builds the commands of a card (nil: no card known): its
+// first skills, as many as the list holds beside shim's own.
 func commandsOf(card *a2a.Card) commandSet {
 	set := commandSet{skillOf: map[string]string{}}
-	used := map[string]bool{statusCommand: true}
+	nm := newNamer(statusCommand)
 	if card != nil {
-		for _, sk := range card.Skills {
+		for _, sk := range card.Skills[:min(len(card.Skills), commandsMax-1)] {
 			base := commandName(sk.ID)
 			if base == "" {
 				base = commandName(sk.Name)
@@ -78,11 +120,7 @@ func commandsOf(card *a2a.Card) commandSet {
 			if base == "" {
 				base = "skill"
 			}
-			name := base
-			for n := 2; used[name]; n++ {
-				name = base + "-" + strconv.Itoa(n)
-			}
-			used[name] = true
+			name := nm.name(base)
 			desc, _, _ := strings.Cut(strings.TrimSpace(sk.Description), "\n")
 			desc = firstChars(strings.TrimSpace(desc), commandDescMax)
 			if desc == "" {

@@ -53,6 +53,57 @@ func TestCommandNames(t *testing.T) {
 	}
 }
 
+// TestCommandsBounded: a card of 5,000 skills that share one id gives a
+// list of at most 1,000 commands (SPEC §13 amended), shim's own last, the
+// names unique and numbered in order.
+func TestCommandsBounded(t *testing.T) {
+	card := &a2a.Card{}
+	for range 5000 {
+		card.Skills = append(card.Skills, a2a.Skill{ID: "Same Skill", Name: "same"})
+	}
+	got := commandsOf(card)
+	if n := len(got.list); n != commandsMax {
+		t.Fatalf("%d commands, want %d", n, commandsMax)
+	}
+	names := map[string]bool{}
+	for _, c := range got.list {
+		if names[c.Name] {
+			t.Fatalf("name %q twice", c.Name)
+		}
+		names[c.Name] = true
+	}
+	if a, b, last := got.list[0].Name, got.list[commandsMax-2].Name, got.list[commandsMax-1].Name; a != "same-skill" || b != "same-skill-999" || last != "status" {
+		t.Errorf("names %q … %q, %q", a, b, last)
+	}
+}
+
+// TestCommandNamingLinear: naming n commands tries O(n) names whatever the
+// skills are: here the worst case for a numbering that starts at 2 every
+// time, k names "x-2" … "x-(k+1)" taken first and then k skills "x" (which
+// tried k²/2 names).
+func TestCommandNamingLinear(t *testing.T) {
+	const k = 2000
+	nm := newNamer(statusCommand)
+	var bases []string
+	for i := range k {
+		bases = append(bases, fmt.Sprintf("x-%d", i+2))
+	}
+	for range k {
+		bases = append(bases, "x")
+	}
+	seen := map[string]bool{}
+	for _, b := range bases {
+		name := nm.name(b)
+		if seen[name] {
+			t.Fatalf("name %q given twice", name)
+		}
+		seen[name] = true
+	}
+	if nm.tried > 3*len(bases) {
+		t.Errorf("%d names tried for %d commands, want at most %d", nm.tried, len(bases), 3*len(bases))
+	}
+}
+
 func mustJSON(t *testing.T, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)

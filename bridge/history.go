@@ -380,8 +380,7 @@ func (s *Server) threadTurns(ctx context.Context, c *a2aclient.Client, id string
 	budget := func() context.Context {
 		return a2a.WithReadBudget(ctx, a2a.NewReadBudget(loadBytes, loadPagesMax))
 	}
-	bctx := budget()
-	ts, err := c.Operator().Turns(bctx, id)
+	ts, err := c.Operator().Turns(budget(), id)
 	switch {
 	case err == nil:
 		out = turnsFromOperator(ts)
@@ -392,10 +391,13 @@ func (s *Server) threadTurns(ctx context.Context, c *a2aclient.Client, id string
 	case cutShort(err):
 		// /turns is one answer: too big, it is read from the tasks instead.
 		s.log.Warn("the server's turns are too large; reading its tasks", "session", id, "err", err)
-		cut, bctx = true, budget()
+		cut = true
 	case !errors.Is(err, opapi.ErrAbsent):
 		s.log.Warn("the server's turns could not be read; reading its tasks", "session", id, "err", err)
 	}
+	// The pages of the budget are GetTask's and ListTasks' (SPEC §4.5
+	// amended): the operator API's probe or answer drew on its own.
+	bctx := budget()
 	var taskIDs []string
 	if index, key, ok := s.threadIndex(); ok {
 		e, _, ierr := index.Get(key, id)

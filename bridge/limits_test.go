@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -152,5 +153,60 @@ func TestBigPromptParked(t *testing.T) {
 	calls := f.callsOf("SendStreamingMessage")
 	if len(calls) != 1 || calls[0].text() != text {
 		t.Fatalf("the agent got %d prompts, the text unchanged: %v", len(calls), len(calls) == 1 && calls[0].text() == text)
+	}
+}
+
+// TestErrorTextCut: whatever the agent's words in an error (a failed
+// task's status text, a JSON-RPC error frame in the stream, a JSON-RPC
+// error answering the request), the ACP error's message keeps
+// "<agent name>: " and at most 500 characters of the rest, its
+// data.detail at most 64 KiB (SPEC §13 amended).
+func TestErrorTextCut(t *testing.T) {
+	long := strings.Repeat("é", 600<<10) // 1.2 MiB, 614,400 characters
+	f := newFake(t)
+	f.stream = func(w *sseWriter, c rpcCall) {
+		switch c.text() {
+		case "status":
+			w.task("t1", "TASK_STATE_WORKING")
+			w.status("t1", "TASK_STATE_FAILED", agentMsg(textPart(long)))
+		case "frame":
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.ID, "error": map[string]any{"code": -32603, "message": long}})
+			w.raw("data: " + string(b) + "\n\n")
+		}
+	}
+	answer := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte(`"text":"answer"`)) {
+			var req struct {
+				ID json.RawMessage `json:"id"`
+			}
+			_ = json.Unmarshal(body, &req)
+			writeRPC(w, req.ID, nil, &rpcErr{Code: -32603, Message: long})
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		f.ServeHTTP(w, r)
+	})
+	f.url = startFake(t, answer)
+	s := startShim(t, f.url, nil, nil)
+	s.init(t)
+	for _, how := range []string{"status", "frame", "answer"} {
+		t.Run(how, func(t *testing.T) {
+			m := s.prompt(t, s.newSession(t, "/tmp"), how)
+			if m.Error == nil {
+				t.Fatalf("want an error, got %s", m.Result)
+			}
+			rest, ok := strings.CutPrefix(m.Error.Message, "Fake Agent: ")
+			if !ok || rest != strings.Repeat("é", 500)+"…" {
+				t.Errorf("message of %d bytes: %.60q…", len(m.Error.Message), m.Error.Message)
+			}
+			var d struct {
+				Detail string `json:"detail"`
+			}
+			_ = json.Unmarshal(m.Error.Data, &d)
+			if len(d.Detail) > 64<<10 || len(d.Detail) < 60<<10 || !strings.HasPrefix(long, strings.TrimSuffix(d.Detail, "…")) {
+				t.Errorf("data.detail of %d bytes", len(d.Detail))
+			}
+		})
 	}
 }

@@ -132,7 +132,9 @@ var terminalCaps = map[string]any{"_meta": map[string]any{"terminal_output": tru
 // embeds its terminal and announces it; its completion carries the output
 // and the exit code (stated by the result, else 0 completed, 1 failed) and
 // keeps the one terminal block; other cards are unchanged. Without the
-// capability a command card shows its result as text (SPEC §11.6).
+// capability a command card shows its result as text (SPEC §11.6). A
+// command's output goes out once: never again as rawOutput (SPEC §13
+// amended); other cards keep theirs.
 func TestTerminalCards(t *testing.T) {
 	frames := func(w *sseWriter) {
 		toolFrame(w, map[string]any{"toolCallId": "c1", "name": "run_command", "phase": "started", "args": `{"command": "go test ./..."}`})
@@ -145,7 +147,7 @@ func TestTerminalCards(t *testing.T) {
 	var got []string
 	for _, u := range runToolsCaps(t, terminalCaps, frames) {
 		if k := u.Kind(); k == "tool_call" || k == "tool_call_update" {
-			got = append(got, shape(t, u, "status", "content", "_meta"))
+			got = append(got, shape(t, u, "status", "content", "_meta", "rawOutput"))
 		}
 	}
 	want := []string{
@@ -156,7 +158,7 @@ func TestTerminalCards(t *testing.T) {
 		`tool_call "c3" status="in_progress" content=[{"type":"terminal","terminalId":"c3"}] _meta={"terminal_info":{"terminal_id":"c3"}}`,
 		`tool_call_update "c3" status="failed" content=[{"type":"terminal","terminalId":"c3"}] _meta={"terminal_output":{"terminal_id":"c3","data":"not found"},"terminal_exit":{"terminal_id":"c3","exit_code":1,"signal":null}}`,
 		`tool_call "c4" status="in_progress"`,
-		`tool_call_update "c4" status="completed" content=[{"type":"content","content":{"type":"text","text":"text"}}]`,
+		`tool_call_update "c4" status="completed" content=[{"type":"content","content":{"type":"text","text":"text"}}] rawOutput="text"`,
 		`tool_call "c5" status="in_progress" content=[{"type":"terminal","terminalId":"c5"}] _meta={"terminal_info":{"terminal_id":"c5"}}`,
 		`tool_call_update "c5" status="completed" _meta={"terminal_exit":{"terminal_id":"c5","exit_code":0,"signal":null}}`,
 	}
@@ -167,7 +169,7 @@ func TestTerminalCards(t *testing.T) {
 	got = nil
 	for _, u := range runToolsCaps(t, map[string]any{"_meta": map[string]any{"terminal_output": false}}, frames) {
 		if k := u.Kind(); k == "tool_call_update" && strings.Contains(string(u.Update), `"c1"`) {
-			got = append(got, shape(t, u, "status", "content", "_meta"))
+			got = append(got, shape(t, u, "status", "content", "_meta", "rawOutput"))
 		}
 	}
 	if want := `tool_call_update "c1" status="completed" content=[{"type":"content","content":{"type":"text","text":"FAIL x\nexit code 2"}}]`; len(got) != 1 || got[0] != want {
@@ -193,5 +195,8 @@ func TestTerminalCardsReplayed(t *testing.T) {
 	}
 	if got, want := string(m["_meta"]), `{"terminal_info":{"terminal_id":"r-c1"},"terminal_output":{"terminal_id":"r-c1","data":"exit status 3"},"terminal_exit":{"terminal_id":"r-c1","exit_code":3,"signal":null}}`; got != want {
 		t.Errorf("_meta %s\nwant %s", got, want)
+	}
+	if raw, ok := m["rawOutput"]; ok {
+		t.Errorf("the output again as rawOutput: %s", raw)
 	}
 }

@@ -93,7 +93,7 @@ func (t *turn) approval(h *a2a.Hitl) outcome {
 		rawIn = acp.RawJSON(map[string]any{"detail": h.Detail})
 	}
 	if ownCard != nil {
-		cardID, rawIn = h.ToolCallID, acp.RawJSON(rawInput(ownCard.args))
+		cardID, rawIn = h.ToolCallID, rawInput(ownCard.args)
 	} else {
 		t.emit(acp.ToolCall{ToolCallID: cardID, Title: cardTitle, Kind: kind,
 			Status: acp.ToolPending, RawInput: rawIn})

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
@@ -147,9 +146,8 @@ func titleOf(s string) string {
 
 // cut shortens s to n characters, adding "…" when it cut.
 func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	if c := firstChars(s, n); len(c) < len(s) {
+		return c + "…"
 	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
+	return s
 }

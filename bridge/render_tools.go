@@ -4,7 +4,7 @@ package bridge
 // diff, live (a tool_call when the call first appears, then updates) or
 // replayed (one tool_call in its final state). What a kind of tool adds
 // to its card is one row of cardRules; what a phase means is toolPhases.
-// A plan tool's list follows its card as a plan update (planUpdate); a
+// A plan tool's list follows its card as a plan update (planOf); a
 // command card is a terminal when the client draws them (terminal).
 
 import (
@@ -103,7 +103,7 @@ func (r *renderer) callView(c *toolCard) callView {
 	locs := toolview.Locations(c.name, c.args, r.res)
 	locs = append(locs, c.agentLocations(r.res, locs)...)
 	return callView{title: cardTitle(c.titleName(), c.parent, c.args), kind: c.kindOf(),
-		locations: acpLocations(locs), rawInput: acp.RawJSON(rawInput(c.args))}
+		locations: acpLocations(locs), rawInput: rawInput(c.args)}
 }
 
 // resultView is what an ended card shows of its result.
@@ -123,7 +123,11 @@ func (r *renderer) resultView(c *toolCard, status acp.ToolStatus, result string)
 	}
 	if result != "" {
 		v.content = append(v.content, acp.Content{Content: acp.Text(toolview.CutResult(result))})
-		v.rawOutput = acp.RawJSON(result)
+		// A command's output goes to the editor once: as its terminal's
+		// output, else as the card's content (SPEC §13 amended).
+		if c.kindOf() != acp.ToolKindExecute {
+			v.rawOutput = acp.RawJSON(result)
+		}
 	}
 	if rule.resultLocations != nil {
 		v.locations = rule.resultLocations(c, result, r.res)
@@ -175,10 +179,11 @@ func (r *renderer) tool(tc a2a.ToolCall) []out {
 	}
 	card.learn(tc)
 	card.args = toolview.ParseArgs(tc.Args)
+	plan := r.planOf(card)
 	v := r.callView(card)
 	u.Title, u.Kind, u.Locations, u.RawInput = v.title, v.kind, v.locations, v.rawInput
 	r.push(u)
-	r.planUpdate(card)
+	r.pushPlan(plan)
 	return r.take()
 }
 
@@ -188,6 +193,7 @@ func (r *renderer) openCard(tc a2a.ToolCall) *toolCard {
 	card.status = liveStatus(tc.Phase)
 	r.cards.open[tc.ID] = card
 	r.cards.order = append(r.cards.order, tc.ID)
+	plan := r.planOf(card)
 	v := r.callView(card)
 	u := acp.ToolCall{ToolCallID: tc.ID, Title: v.title, Kind: v.kind, Status: card.status,
 		Locations: v.locations, RawInput: v.rawInput}
@@ -195,7 +201,7 @@ func (r *renderer) openCard(tc a2a.ToolCall) *toolCard {
 		u.Content, u.Meta = terminalBlock(tc.ID), &acp.ToolMeta{TerminalInfo: &acp.TerminalInfo{TerminalID: tc.ID}}
 	}
 	r.push(u)
-	r.planUpdate(card)
+	r.pushPlan(plan)
 	return card
 }
 
@@ -204,6 +210,10 @@ func (r *renderer) endCard(tc a2a.ToolCall, card *toolCard, status acp.ToolStatu
 		card.args = toolview.ParseArgs(tc.Args)
 	}
 	card.learn(tc)
+	var plan *acp.Plan
+	if tc.Args != "" {
+		plan = r.planOf(card)
+	}
 	result := resultOf(tc, status)
 	v := r.resultView(card, status, result)
 	card.ended, card.status = true, status
@@ -212,9 +222,7 @@ func (r *renderer) endCard(tc a2a.ToolCall, card *toolCard, status acp.ToolStatu
 		u.Content, u.Meta = terminalBlock(tc.ID), terminalEnd(tc.ID, status, result)
 	}
 	r.push(u)
-	if tc.Args != "" {
-		r.planUpdate(card)
-	}
+	r.pushPlan(plan)
 }
 
 // terminal reports whether the card shows its output as a terminal: a
@@ -241,20 +249,30 @@ func terminalEnd(id string, status acp.ToolStatus, result string) *acp.ToolMeta 
 		TerminalExit: &acp.TerminalExit{TerminalID: id, ExitCode: code}}
 }
 
-// planUpdate shows a plan tool's list as the editor's plan once its args
-// are complete, and again when they change (SPEC §11.5); the same list
-// of the same call is not sent twice.
-func (r *renderer) planUpdate(c *toolCard) {
+// planOf is the plan update a plan tool's card is due, to follow the
+// card's own update: its list as the editor's plan once its args are
+// complete, and again when they change (SPEC §11.5); nil when none is
+// (the same list of the same call is not sent twice). It is read before
+// the card's update is built, so that reading a big list never overlaps
+// with holding the card's raw input.
+func (r *renderer) planOf(c *toolCard) *acp.Plan {
 	items, ok := toolview.Plan(c.name, c.args)
 	if !ok || (c.planSent && slices.Equal(items, c.plan)) {
-		return
+		return nil
 	}
 	c.plan, c.planSent = items, true
 	entries := make([]acp.PlanEntry, len(items))
 	for i, it := range items {
 		entries[i] = acp.PlanEntry{Content: it.Content, Priority: acp.PlanEntryPriority(it.Priority), Status: acp.PlanEntryStatus(it.Status)}
 	}
-	r.push(acp.Plan{Entries: entries})
+	return &acp.Plan{Entries: entries}
+}
+
+// pushPlan shows a plan update planOf gave, if any.
+func (r *renderer) pushPlan(p *acp.Plan) {
+	if p != nil {
+		r.push(*p)
+	}
 }
 
 // toolName is the name of the call id's card ("" when none).
@@ -336,6 +354,7 @@ func (r *renderer) pastOpen(state a2a.State, newID func(string) string) []out {
 
 func (r *renderer) pastCard(id string, c *toolCard, status acp.ToolStatus, result string, newID func(string) string) {
 	c.emitted = true
+	plan := r.planOf(c)
 	cv, rv := r.callView(c), r.resultView(c, status, result)
 	u := acp.ToolCall{ToolCallID: newID(id), Title: cv.title, Kind: cv.kind, Status: status, RawInput: cv.rawInput,
 		Locations: cv.locations, Content: rv.content, RawOutput: rv.rawOutput}
@@ -351,7 +370,7 @@ func (r *renderer) pastCard(id string, c *toolCard, status acp.ToolStatus, resul
 		}
 	}
 	r.push(u)
-	r.planUpdate(c)
+	r.pushPlan(plan)
 }
 
 // callID names a call the server gave no id (ADK code execution): its
@@ -406,14 +425,19 @@ func acpLocations(locs []toolview.Location) []acp.Location {
 	return out
 }
 
-// rawInput is what the editor shows as the call's input: the parsed
-// arguments, or the raw text when nothing parsed.
-func rawInput(a toolview.Args) any {
+// rawInput is what the editor shows as the call's input: the arguments
+// (their JSON text as it came, when whole: neither re-encoded nor copied,
+// as they may be tens of MiB), the fields recovered from a cut text, or
+// the raw text when nothing parsed.
+func rawInput(a toolview.Args) json.RawMessage {
+	if a.Complete {
+		return a.JSON()
+	}
 	if len(a.Fields) > 0 {
-		return a.Fields
+		return acp.RawJSON(a.Fields)
 	}
 	if a.Raw != "" {
-		return a.Raw
+		return acp.RawJSON(a.Raw)
 	}
 	return nil
 }

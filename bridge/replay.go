@@ -47,14 +47,62 @@ func turnFromTask(t *a2a.Task) pastTurn {
 
 // oldestFirst orders turns by their status timestamp, oldest first, then
 // by the order the server gave (SPEC §4.5); a thread where some turn has
-// no timestamp keeps the server's order.
+// no timestamp follows the order of the messages in its longest history.
 func oldestFirst(ts []pastTurn) {
 	for i := range ts {
 		if ts[i].updated.IsZero() {
+			byLongestHistory(ts)
 			return
 		}
 	}
 	slices.SortStableFunc(ts, func(a, b pastTurn) int { return a.updated.Compare(b.updated) })
+}
+
+// byLongestHistory orders the turns whose messages the longest history
+// holds (agents that keep a context's whole history in every task) by the
+// place of their last such message there, then by the server's order; a
+// turn none of whose messages it holds keeps its place (SPEC §4.5
+// amended). The cost is linear in the messages read.
+func byLongestHistory(ts []pastTurn) {
+	longest := 0
+	for i := range ts {
+		if len(ts[i].history) > len(ts[longest].history) {
+			longest = i
+		}
+	}
+	if len(ts) < 2 || len(ts[longest].history) < 2 {
+		return
+	}
+	at := make(map[string]int, len(ts[longest].history))
+	for i := range ts[longest].history {
+		if id := ts[longest].history[i].ID; id != "" {
+			if _, dup := at[id]; !dup {
+				at[id] = i
+			}
+		}
+	}
+	type placed struct {
+		at   int
+		turn pastTurn
+	}
+	var slots []int
+	var found []placed
+	for i := range ts {
+		last := -1
+		for j := range ts[i].history {
+			if n, ok := at[ts[i].history[j].ID]; ok && ts[i].history[j].ID != "" {
+				last = max(last, n)
+			}
+		}
+		if last >= 0 {
+			slots = append(slots, i)
+			found = append(found, placed{last, ts[i]})
+		}
+	}
+	slices.SortStableFunc(found, func(a, b placed) int { return a.at - b.at })
+	for n, i := range slots {
+		ts[i] = found[n].turn
+	}
 }
 
 // firstUserText is the text of the turn's first user message that is not
@@ -163,12 +211,16 @@ type replayer struct {
 	agent string
 	emit  func(update acp.Update)
 	res   toolview.Resolver
+	// msgs holds the message ids of the turns this replay went through
+	// (shown now or before): a task that repeats the context's earlier
+	// messages shows only its own (SPEC §4.5 amended).
+	msgs map[string]bool
 }
 
 func (s *Server) newReplayer(sess *session, emit func(acp.Update)) *replayer {
 	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
 	return &replayer{s: s, sess: sess, st: s.thread(sess.id), agent: s.agentName(), emit: emit,
-		res: s.resolver(s.ctx, sess)}
+		res: s.resolver(s.ctx, sess), msgs: map[string]bool{}}
 }
 
 // replay shows the turns not shown yet, oldest first. With park set, a
@@ -180,6 +232,7 @@ func (r *replayer) replay(ts []pastTurn, park bool) int {
 	for i := range ts {
 		p := &ts[i]
 		if !r.st.claim(p.taskID) {
+			r.shownBefore(p)
 			continue
 		}
 		r.turn(p)
@@ -205,8 +258,8 @@ func (r *replayer) turn(p *pastTurn) {
 	cardID := func(id string) string { return r.st.toolID(p.taskID, id) }
 	for i := range p.history {
 		m := &p.history[i]
-		if v.seen(p.taskID, m) && m.ID != "" {
-			continue // a message kept twice (SPEC §12.4)
+		if r.repeated(m) {
+			continue // kept twice in a task (SPEC §12.4), or an earlier task's
 		}
 		if m.FromUser() {
 			if !m.HitlResume() {
@@ -219,13 +272,36 @@ func (r *replayer) turn(p *pastTurn) {
 			r.send(v.pastTool(tc, cardID))
 		}
 	}
-	if m := p.status.Message; m != nil && !(v.seen(p.taskID, m) && m.ID != "") {
+	if m := p.status.Message; m != nil && !r.repeated(m) {
 		for _, tc := range m.ToolCalls() {
 			r.send(v.pastTool(tc, cardID))
 		}
 	}
 	r.send(v.pastOpen(p.state, cardID))
 	r.send(v.pastEnd(p))
+}
+
+// repeated reports whether a message of this id went through this replay
+// already, and records it.
+func (r *replayer) repeated(m *a2a.Message) bool {
+	if m.ID == "" {
+		return false
+	}
+	if r.msgs[m.ID] {
+		return true
+	}
+	r.msgs[m.ID] = true
+	return false
+}
+
+// shownBefore records the messages of a turn shown before this replay.
+func (r *replayer) shownBefore(p *pastTurn) {
+	for i := range p.history {
+		r.repeated(&p.history[i])
+	}
+	if p.status.Message != nil {
+		r.repeated(p.status.Message)
+	}
 }
 
 func (r *replayer) send(outs []out) {

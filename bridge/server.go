@@ -8,8 +8,10 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
@@ -389,26 +391,26 @@ func (s *Server) callError(err error, taskID string) *acp.Error {
 	var unsup *a2a.UnsupportedError
 	switch {
 	case errors.As(err, &unsup): // SPEC §12.6: never a half-working session
-		return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("unsupported", taskID, unsup.URI))
+		return acp.NewError(acp.CodeInternal, name+": "+errText(err.Error()), stateData("unsupported", taskID, unsup.URI))
 	case a2a.IsUnauthorized(err):
 		return acp.AuthRequired("the server refused the token (" + err.Error() + "): " + s.refusedAdvice())
 	case errors.Is(err, a2a.ErrInsecure):
-		return acp.NewError(acp.CodeInternal, err.Error(), map[string]any{"state": "insecure"})
+		return acp.NewError(acp.CodeInternal, errText(err.Error()), map[string]any{"state": "insecure"})
 	case errors.As(err, &rpc):
-		return acp.NewError(acp.CodeInternal, name+": "+rpc.Message, stateData("failed", taskID, rpc.Message))
+		return acp.NewError(acp.CodeInternal, name+": "+errText(rpc.Text()), reasonData(stateData("failed", taskID, rpc.Message), rpc))
 	case errors.Is(err, a2a.ErrTooLarge):
-		return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("failed", taskID, err.Error()))
+		return acp.NewError(acp.CodeInternal, name+": "+errText(err.Error()), stateData("failed", taskID, err.Error()))
 	case errors.As(err, &unreachable):
-		return acp.NewError(acp.CodeInternal, name+" is unreachable: "+err.Error()+" (is the agent running, and is --url right?)", stateData("unreachable", taskID, err.Error()))
+		return acp.NewError(acp.CodeInternal, name+" is unreachable: "+errText(err.Error())+" (is the agent running, and is --url right?)", stateData("unreachable", taskID, err.Error()))
 	case errors.Is(err, a2a.ErrNoCard):
 		// It answered, but not as an agent.
-		return acp.NewError(acp.CodeInternal, name+": "+err.Error()+": check --url (and --slug), or pass --endpoint with the agent's JSON-RPC URL, "+
+		return acp.NewError(acp.CodeInternal, name+": "+errText(err.Error())+": check --url (and --slug), or pass --endpoint with the agent's JSON-RPC URL, "+
 			"or --card-url with its card's URL (a server hosting several agents keeps each card under the agent's own path)",
 			stateData("unreachable", taskID, err.Error()))
 	case errors.As(err, &herr):
-		return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("unreachable", taskID, err.Error()))
+		return acp.NewError(acp.CodeInternal, name+": "+errText(err.Error()), stateData("unreachable", taskID, err.Error()))
 	}
-	return acp.NewError(acp.CodeInternal, name+": "+err.Error(), stateData("unknown", taskID, err.Error()))
+	return acp.NewError(acp.CodeInternal, name+": "+errText(err.Error()), stateData("unknown", taskID, err.Error()))
 }
 
 func stateData(state, taskID, detail string) map[string]any {
@@ -417,9 +419,42 @@ func stateData(state, taskID, detail string) map[string]any {
 		d["taskId"] = taskID
 	}
 	if detail != "" {
-		d["detail"] = detail
+		d["detail"] = errDetail(detail)
 	}
 	return d
+}
+
+// reasonData adds the reason of a JSON-RPC error's typed details to an
+// error's data.
+func reasonData(d map[string]any, rpc *a2a.RPCError) map[string]any {
+	if rpc.Reason != "" {
+		d["reason"] = rpc.Reason
+	}
+	return d
+}
+
+// What an error says of the agent's words (SPEC §13 amended): its message
+// keeps "<agent name>: " and at most errTextMax characters of the rest;
+// its data.detail at most errDetailMax bytes.
+const (
+	errTextMax   = 500
+	errDetailMax = 64 << 10
+)
+
+// errText is an error's text cut for its message.
+func errText(s string) string { return cut(s, errTextMax) }
+
+// errDetail is an error's raw text cut for its data.detail, at a
+// character's start.
+func errDetail(s string) string {
+	if len(s) <= errDetailMax {
+		return s
+	}
+	i := errDetailMax - len("…")
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return strings.Clone(s[:i]) + "…"
 }
 
 // newSession handles session/new. after, when set, runs once the response

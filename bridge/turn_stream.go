@@ -130,7 +130,7 @@ func (t *turn) consume(stream *transport.Stream) (outcome, consumeResult, error)
 			var rpc *a2a.RPCError
 			if errors.As(err, &rpc) {
 				if t.task() == "" {
-					return outcome{err: acp.NewError(acp.CodeInternal, t.agent+": "+rpc.Message, stateData("failed", "", rpc.Message))}, consumedEnd, nil
+					return outcome{err: acp.NewError(acp.CodeInternal, t.agent+": "+errText(rpc.Text()), reasonData(stateData("failed", "", rpc.Message), rpc))}, consumedEnd, nil
 				}
 				return outcome{}, consumedError, err
 			}
@@ -259,7 +259,7 @@ func (t *turn) status(st a2a.Status) (outcome, bool) {
 func (t *turn) failed(detail string) outcome {
 	outs, f := t.r.failure(detail)
 	t.show(outs)
-	return outcome{err: acp.NewError(acp.CodeInternal, t.agent+": "+f, map[string]any{"state": "failed", "taskId": t.task(), "detail": detail})}
+	return outcome{err: acp.NewError(acp.CodeInternal, t.agent+": "+errText(f), map[string]any{"state": "failed", "taskId": t.task(), "detail": errDetail(detail)})}
 }
 
 // readBack reads the task after the stream was lost for good.

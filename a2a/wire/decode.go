@@ -416,7 +416,9 @@ func (e *wireError) rpcError() *a2a.RPCError {
 		f, _ := e.Code.Float64()
 		code = int64(f)
 	}
-	return &a2a.RPCError{Code: int(code), Message: e.Message, Data: e.Data}
+	r := &a2a.RPCError{Code: int(code), Message: e.Message, Data: e.Data}
+	r.Reason, r.Notes = dataDetails(e.Data)
+	return r
 }
 
 // wireResponse is a JSON-RPC response envelope.

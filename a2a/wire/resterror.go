@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/shimdev/shim/a2a"
 )
@@ -87,13 +88,13 @@ func reasonName(s string) string {
 // rpcError reads the error as a JSON-RPC error; status is the HTTP
 // status it came with (0 in a stream), raw the body kept as its data.
 func (w *wireStatusError) rpcError(status int, raw []byte) *a2a.RPCError {
-	msg := w.Message
+	msg := cutText(w.Message, errorTextMax)
 	if msg == "" {
-		msg = w.Title
-		if w.Detail != "" && w.Title != "" {
-			msg += ": " + w.Detail
-		} else if w.Detail != "" {
-			msg = w.Detail
+		msg = cutText(w.Title, errorTextMax)
+		if detail := cutText(w.Detail, errorTextMax-len(msg)-len(": ")); detail != "" && msg != "" {
+			msg += ": " + detail
+		} else if detail != "" {
+			msg = detail
 		}
 	}
 	code, found := 0, false
@@ -140,7 +141,29 @@ func (w *wireStatusError) rpcError(status int, raw []byte) *a2a.RPCError {
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
-	return &a2a.RPCError{Code: code, Message: msg, Data: bytes.Clone(raw)}
+	e := &a2a.RPCError{Code: code, Message: msg}
+	e.Reason, e.Notes = readDetails(w.Details)
+	if len(raw) <= errorTextMax {
+		e.Data = bytes.Clone(raw)
+	}
+	return e
+}
+
+// errorTextMax bounds what an error body's text (its message, its
+// detail) and the body itself are kept for: an error is shown cut far
+// shorter, and a 48 MiB detail must not be held three times over.
+const errorTextMax = 64 << 10
+
+// cutText is s cut to at most n bytes, at a character's start.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	n = max(n, 0)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.Clone(s[:n])
 }
 
 // DecodeStatusError reads an HTTP+JSON error body of either shape as the

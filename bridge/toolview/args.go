@@ -12,11 +12,11 @@ package toolview
 
 import (
 	"encoding/json"
-	"io"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Args is a tool's arguments as recovered from the raw args text.
@@ -50,19 +50,18 @@ func ParseArgs(raw string) Args {
 	if strings.TrimSpace(raw) == "" {
 		return a
 	}
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err == nil {
-		if _, err := dec.Token(); err == io.EOF {
-			if m, ok := v.(map[string]any); ok {
-				a.Complete = true
-				a.Fields = m
-			}
-			return a
+	ms, cut, whole := scanObject(raw)
+	if whole {
+		a.Complete = true
+		a.Fields = make(map[string]any, len(ms))
+		for _, m := range ms {
+			a.Fields[m.key] = m.val
 		}
+		return a
 	}
-	ms, cut := scanMembers(raw)
+	if i := skipSpace(raw, 0); raw[i] != '{' && json.Valid([]byte(raw)) {
+		return a // a whole JSON value that is not an object
+	}
 	if len(ms) > 0 {
 		a.Fields = make(map[string]any, len(ms))
 		for _, m := range ms {
@@ -74,6 +73,35 @@ func ParseArgs(raw string) Args {
 	}
 	return a
 }
+
+// RawValue is a big list or object of the args kept as its JSON text
+// (valid JSON), not decoded: decoded, a list of a million small objects
+// costs ten times its text (SPEC §13 amended). Plan reads one item at a
+// time.
+type RawValue string
+
+// MarshalJSON returns the value's JSON text.
+func (v RawValue) MarshalJSON() ([]byte, error) { return []byte(v), nil }
+
+// JSON returns the text of whole args (Complete) as JSON, nil for args
+// that are not whole. It shares Raw's memory, never copied (the args of
+// one call may be tens of MiB): it must be read, never written to.
+func (a Args) JSON() json.RawMessage {
+	if !a.Complete {
+		return nil
+	}
+	return unsafe.Slice(unsafe.StringData(a.Raw), len(a.Raw))
+}
+
+// validJSON reports whether s is valid JSON, reading it in place (a copy
+// of a big value would cost its size once more; json.Valid only reads).
+func validJSON(s string) bool {
+	return json.Valid(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// bigValue is the size past which a list or object of the args is kept as
+// a RawValue.
+const bigValue = 64 << 10
 
 // String returns the string value of key, or "" when it is absent or not a
 // string. A json.Number is returned as its text.
@@ -136,41 +164,47 @@ func floatInt(f float64) (int, bool) {
 	return int(n), true
 }
 
-// member is one top-level member of an object read by scanMembers.
+// member is one top-level member of an object read by scanObject.
 type member struct {
 	key string
 	val any
 }
 
-// scanMembers reads s as the start of a JSON object and returns, in order,
+// scanObject reads s as the start of a JSON object and returns, in order,
 // the members whose values are whole (a repeated key as often as it
-// appears; ParseArgs keeps the last, as encoding/json does). It stops at the end of the object, at the first
-// member that is cut, and at the first syntax error. Each key and value is
-// decoded by encoding/json from its own slice of s, so escapes (\" \\ \n
-// \uXXXX and surrogate pairs) mean what they mean in JSON. When s ends
-// inside a string value, cut holds its key and the text decoded so far.
-func scanMembers(s string) (out []member, cut *member) {
+// appears; ParseArgs keeps the last, as encoding/json does), and whether
+// s is one whole JSON object (nothing but whitespace after it). It stops
+// at the end of the object, at the first member that is cut, and at the
+// first syntax error. Each key and value is decoded by encoding/json from
+// its own slice of s, so escapes (\" \\ \n \uXXXX and surrogate pairs) mean
+// what they mean in JSON; a list or object value longer than bigValue is
+// checked valid and kept as a RawValue. When s ends inside a string
+// value, cut holds its key and the text decoded so far.
+func scanObject(s string) (out []member, cut *member, whole bool) {
 	i := skipSpace(s, 0)
 	if i >= len(s) || s[i] != '{' {
-		return nil, nil
+		return nil, nil, false
 	}
 	i++
+	if j := skipSpace(s, i); j < len(s) && s[j] == '}' {
+		return nil, nil, skipSpace(s, j+1) == len(s)
+	}
 	for {
 		i = skipSpace(s, i)
 		if i >= len(s) || s[i] != '"' {
-			return out, nil // the end, a cut, or not a key
+			return out, nil, false // a cut, or not a key
 		}
 		end, ok := stringEnd(s, i)
 		if !ok {
-			return out, nil
+			return out, nil, false
 		}
 		var key string
 		if json.Unmarshal([]byte(s[i:end]), &key) != nil {
-			return out, nil
+			return out, nil, false
 		}
 		i = skipSpace(s, end)
 		if i >= len(s) || s[i] != ':' {
-			return out, nil
+			return out, nil, false
 		}
 		i = skipSpace(s, i+1)
 		end, ok = valueEnd(s, i)
@@ -180,18 +214,28 @@ func scanMembers(s string) (out []member, cut *member) {
 					cut = &member{key, t}
 				}
 			}
-			return out, cut
+			return out, cut, false
 		}
-		dec := json.NewDecoder(strings.NewReader(s[i:end]))
-		dec.UseNumber()
 		var v any
-		if dec.Decode(&v) != nil || dec.More() {
-			return out, nil
+		if text := s[i:end]; len(text) > bigValue && (text[0] == '[' || text[0] == '{') {
+			if !validJSON(text) {
+				return out, nil, false
+			}
+			v = RawValue(text)
+		} else {
+			dec := json.NewDecoder(strings.NewReader(text))
+			dec.UseNumber()
+			if dec.Decode(&v) != nil || dec.More() {
+				return out, nil, false
+			}
 		}
 		out = append(out, member{key, v})
 		i = skipSpace(s, end)
+		if i < len(s) && s[i] == '}' {
+			return out, nil, skipSpace(s, i+1) == len(s)
+		}
 		if i >= len(s) || s[i] != ',' {
-			return out, nil
+			return out, nil, false
 		}
 		i++
 	}

@@ -1,6 +1,8 @@
 package toolview
 
 import (
+	"encoding/json"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -30,6 +32,20 @@ func FuzzParseArgs(f *testing.F) {
 		a := ParseArgs(raw)
 		if a.Complete && a.Fields == nil {
 			t.Fatal("Complete with nil Fields")
+		}
+		// Complete is encoding/json's verdict, and the fields its values
+		// (the text here is far below bigValue).
+		dec := json.NewDecoder(strings.NewReader(raw))
+		dec.UseNumber()
+		var whole any
+		isObject := false
+		if dec.Decode(&whole) == nil {
+			if _, err := dec.Token(); err == io.EOF {
+				_, isObject = whole.(map[string]any)
+			}
+		}
+		if a.Complete != isObject || (isObject && !reflect.DeepEqual(whole, a.Fields)) {
+			t.Fatalf("Complete %v with %#v; encoding/json read %#v", a.Complete, a.Fields, whole)
 		}
 		_ = Kind(tool)
 		_ = ChildTitle(Title(tool, a))
@@ -69,7 +85,7 @@ func FuzzParseArgs(f *testing.F) {
 			return
 		}
 		// A whole object: the scanner agrees with encoding/json.
-		ms, cut := scanMembers(raw)
+		ms, cut, _ := scanObject(raw)
 		scanned := map[string]any{}
 		count := map[string]int{}
 		for _, m := range ms {

@@ -165,25 +165,17 @@ func TestHostileStreamMemory(t *testing.T) {
 }
 
 // TestStdinLineMemory: a 256 MiB stdin line is answered -32600 "message
-// too large" (id null) and skipped without being kept (peak RSS under the
-// 64 MiB line limit plus shim's base); the next line is served.
+// too large" (with its id, which its first 64 KiB hold: SPEC §13 amended)
+// and skipped without being kept (peak RSS under the 64 MiB line limit
+// plus shim's base); the next line is served.
 func TestStdinLineMemory(t *testing.T) {
 	linuxOnly(t)
 	const bound = 64*mib + 64*mib
 	p := startProc(t)
-	go func() {
-		_, _ = io.WriteString(p.stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"`)
-		block := []byte(strings.Repeat("p", 64<<10))
-		for n := 0; n < 256*mib; n += len(block) {
-			if _, err := p.stdin.Write(block); err != nil {
-				return
-			}
-		}
-		_, _ = io.WriteString(p.stdin, "\"}}\n")
-	}()
+	go longLine(p, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"`, 256*mib, "\"}}\n")
 	m := p.next(t, nil)
-	if e := rpcErrorOf(m); e == nil || e["code"] != float64(-32600) || e["message"] != "message too large" || m["id"] != nil {
-		t.Fatalf("want -32600 message too large with id null, got %v", m)
+	if e := rpcErrorOf(m); e == nil || e["code"] != float64(-32600) || e["message"] != "message too large" || m["id"] != float64(1) {
+		t.Fatalf("want -32600 message too large with id 1, got %v", m)
 	}
 	if m := p.call(t, 2, "initialize", initParams(false)); m["result"] == nil {
 		t.Fatalf("the next line: %v", m)
@@ -192,6 +184,39 @@ func TestStdinLineMemory(t *testing.T) {
 	t.Logf("peak RSS %d MiB", peak/mib)
 	if peak > bound {
 		t.Errorf("peak RSS %d MiB, over the %d MiB bound", peak/mib, bound/mib)
+	}
+}
+
+// longLine writes head, size bytes of padding and tail to shim's stdin.
+func longLine(p *proc, head string, size int, tail string) {
+	_, _ = io.WriteString(p.stdin, head)
+	block := []byte(strings.Repeat("p", 64<<10))
+	for n := 0; n < size; n += len(block) {
+		if _, err := p.stdin.Write(block); err != nil {
+			return
+		}
+	}
+	_, _ = io.WriteString(p.stdin, tail)
+}
+
+// TestTooLargePromptEnds: a 100 MiB prompt is answered -32600 with its id
+// (the line's first 64 KiB hold it), so the editor's prompt ends; a line
+// whose id comes after its first 64 KiB is answered with id null (SPEC
+// §13 amended); the next line is served.
+func TestTooLargePromptEnds(t *testing.T) {
+	p := startProc(t)
+	go longLine(p, `{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"`, 100*mib, "\"}]}}\n")
+	m := p.next(t, map[string]string{"5": "session/prompt"})
+	if e := rpcErrorOf(m); e == nil || e["code"] != float64(-32600) || e["message"] != "message too large" || m["id"] != float64(5) {
+		t.Fatalf("the 100 MiB prompt: want -32600 message too large with id 5, got %v", m)
+	}
+	go longLine(p, `{"jsonrpc":"2.0","method":"session/prompt","params":{"pad":"`, 80*mib, "\"},\"id\":6}\n")
+	m = p.next(t, nil)
+	if e := rpcErrorOf(m); e == nil || e["code"] != float64(-32600) || m["id"] != nil {
+		t.Fatalf("want -32600 with id null (the id comes after 64 KiB), got %v", m)
+	}
+	if m := p.call(t, 7, "initialize", initParams(false)); m["result"] == nil {
+		t.Fatalf("the next line: %v", m)
 	}
 }
 
