@@ -86,12 +86,23 @@ type Message struct {
 	ContextID string
 	Parts     []Part
 	Metadata  map[string]any
-	// Tools are tool events an agent profile already read from the
-	// message (ToolCalls returns them first).
+
+	// What the extensions shim understands say, read once when the
+	// message is decoded (package wire), or by an agent profile; the
+	// accessors (ToolCalls, Hitl, …) read them on a nil message too.
+
+	// Tools are its tool events (ToolCalls).
 	Tools []ToolCall
-	// Park is the park an agent profile already read from the message
-	// (Hitl returns it).
+	// Park is its park (Hitl).
 	Park *Hitl
+	// Reasoning is its reasoning (Thoughts).
+	Reasoning []string
+	// Steers are the steers it reports read (SteersConsumed).
+	Steers []SteerItem
+	// Resume is set when it answers a park (HitlResume).
+	Resume bool
+	// Data is what its data parts of no known extension carry (ParkData).
+	Data *ParkData
 }
 
 // FromUser reports whether the message is the user's.
@@ -103,6 +114,10 @@ type Artifact struct {
 	Name     string
 	Parts    []Part
 	Metadata map[string]any
+	// Cost is its cost-v1 usage (Usage) and Window its context-v1
+	// payload (Context), read once when it is decoded.
+	Cost   *Usage
+	Window *ContextInfo
 }
 
 // Status is a task's state with its optional message.
@@ -168,6 +183,10 @@ type Event struct {
 
 	// Message is set for EventMessage.
 	Message *Message
+
+	// Metadata is a status or artifact update's own metadata (an agent
+	// profile reads its protocol there).
+	Metadata map[string]any
 }
 
 // OutMessage is a user message shim sends. Its intents are typed; the

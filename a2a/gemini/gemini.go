@@ -130,20 +130,6 @@ type geminiFrames struct {
 
 var _ transport.FinalFrames = (*geminiFrames)(nil)
 
-// geminiEnvelope is what the event model does not keep of a frame.
-type geminiEnvelope struct {
-	Result struct {
-		Kind     string `json:"kind"`
-		Final    bool   `json:"final"`
-		Metadata struct {
-			CoderAgent struct {
-				Kind string `json:"kind"`
-			} `json:"coderAgent"`
-			TraceID string `json:"traceId"`
-		} `json:"metadata"`
-	} `json:"result"`
-}
-
 // Failure implements transport.Frames.
 func (f *geminiFrames) Failure(data []byte) error { return wire.ErrorFrame(data) }
 
@@ -156,8 +142,6 @@ func (f *geminiFrames) Event(data []byte) (a2a.Event, error) {
 	if err != nil {
 		return ev, err
 	}
-	var env geminiEnvelope
-	_ = json.Unmarshal(data, &env)
 	s := f.s
 	switch ev.Kind {
 	case a2a.EventTask:
@@ -188,17 +172,19 @@ func (f *geminiFrames) Event(data []byte) (a2a.Event, error) {
 	default:
 		return ev, nil
 	}
-	final := env.Result.Final
+	final := ev.Final
 	if final {
 		f.ended = true
 		ev.Final = true
 	}
 	m := ev.Status.Message
-	switch env.Result.Metadata.CoderAgent.Kind {
+	coder, _ := ev.Metadata["coderAgent"].(map[string]any)
+	kind, _ := coder["kind"].(string)
+	switch kind {
 	case "text-content", "citation":
 		text := m.Text()
 		id := "gemini-text"
-		if tr := env.Result.Metadata.TraceID; tr != "" {
+		if tr, _ := ev.Metadata["traceId"].(string); tr != "" {
 			id += "-" + tr
 		}
 		ev = a2a.Event{Kind: a2a.EventArtifact, TaskID: ev.TaskID, ContextID: ev.ContextID, Append: true,

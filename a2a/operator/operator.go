@@ -352,7 +352,7 @@ func (o *API) Turns(ctx context.Context, id string) ([]Turn, error) {
 			Text        string          `json:"text"`
 			Status      *wire.Status    `json:"status"`
 			Artifacts   []wire.Artifact `json:"artifacts"`
-			History     []wire.Object   `json:"history"`
+			History     []wire.Message  `json:"history"`
 		} `json:"turns"`
 	}
 	if err := o.getJSON(ctx, "turns", "/api/chat/sessions/"+url.PathEscape(id)+"/turns?limit=200", &r); err != nil {

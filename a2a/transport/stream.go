@@ -78,8 +78,7 @@ func (c *Conn) Open(ctx context.Context, req Request, frames Frames, answer func
 func (c *Conn) newStream(ctx context.Context, method string, frames Frames) *Stream {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Stream{eventMax: c.opts.MaxEvent, log: c.log, trace: c.trace, frames: frames, shape: shapeDecoder{full: frames.Event},
-		method: method, cancel: cancel, ctx: ctx, parent: parent}
+	s := &Stream{eventMax: c.opts.MaxEvent, log: c.log, trace: c.trace, frames: frames, method: method, cancel: cancel, ctx: ctx, parent: parent}
 	s.stall = newStallReader(nil, c.opts.Stall, cancel)
 	return s
 }
@@ -104,7 +103,6 @@ type Stream struct {
 	log    *slog.Logger
 	trace  *tracer
 	frames Frames
-	shape  shapeDecoder // the stream's learned text-chunk shape
 	ctx    context.Context
 	// parent is the context the stream was opened with.
 	parent context.Context
@@ -144,7 +142,7 @@ func (s *Stream) Next() (a2a.Event, error) {
 		if raw.Event == "error" {
 			return a2a.Event{}, s.frames.Failure(raw.Data)
 		}
-		ev, err := s.shape.decode(raw.Data)
+		ev, err := s.frames.Event(raw.Data)
 		if err == nil {
 			if f, ok := s.frames.(FinalFrames); ok && f.Final(ev) {
 				s.drain()

@@ -1,6 +1,8 @@
 // Package wire is A2A's JSON in both dialects: the lenient decoding of
-// frames, results, tasks, cards and errors into package a2a's one model, and
-// the encoding of outgoing messages and requests.
+// frames, results, tasks, cards and errors into package a2a's one model
+// (each extension's payload read once, as the event is decoded), and the
+// encoding of outgoing messages and requests, spelled for the dialect at
+// the last step.
 package wire
 
 import (
@@ -8,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -21,8 +24,36 @@ import (
 // snake_case keys, enum names and numbers, the 1.0 wrapper objects
 // ({"statusUpdate": …}) and the 0.3 flat, kind-tagged objects. Decoding is
 // lenient: an unknown field is ignored and a value of the wrong JSON type
-// for a flag or an enum is read as its zero value rather than failing the
-// whole frame.
+// for a flag, an enum or metadata is read as its zero value rather than
+// failing the whole frame.
+//
+// Every frame and result is decoded by one decoder, segmentio/encoding's
+// json (encoding/json, which checks a whole value in a pass of its own
+// before decoding it, was 64% of shim's CPU on a fast stream;
+// BENCHMARKS.md). It gives what encoding/json gives (it runs the standard
+// library's own tests; FuzzDecodeFrameLikeEncodingJSON holds the two side
+// by side on these types).
+
+// zeroCopyMax is the largest body decoded in place: the strings and raw
+// values of a body up to it share its bytes (the body is read into a
+// buffer of its own), so that a streamed chunk costs no copy of its text
+// or ids; a larger body's are copied, so that no id or text kept from it
+// holds the whole body.
+const zeroCopyMax = 64 << 10
+
+// unmarshal decodes b into v: the one decoder of a body.
+func unmarshal(b []byte, v any) error {
+	var flags fastjson.ParseFlags
+	if len(b) <= zeroCopyMax {
+		flags = fastjson.ZeroCopy
+	}
+	rest, err := fastjson.Parse(b, v, flags)
+	if err == nil && len(rest) > 0 {
+		// As encoding/json: a value is the whole body.
+		return fmt.Errorf("invalid character %q after top-level value", rest[0])
+	}
+	return err
+}
 
 // Enum holds an enum as its name or, for a number, "#<n>".
 type Enum string
@@ -35,7 +66,7 @@ func (e *Enum) UnmarshalJSON(b []byte) error {
 	}
 	if b[0] == '"' {
 		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		if err := fastjson.Unmarshal(b, &s); err != nil {
 			return err
 		}
 		*e = Enum(s)
@@ -90,12 +121,8 @@ func (e Enum) role() string {
 type wireBool bool
 
 func (f *wireBool) UnmarshalJSON(b []byte) error {
-	switch s := strings.Trim(string(bytes.TrimSpace(b)), `"`); strings.ToLower(s) {
-	case "true", "1":
-		*f = true
-	default:
-		*f = false
-	}
+	s := bytes.Trim(bytes.TrimSpace(b), `"`)
+	*f = wireBool(bytes.EqualFold(s, []byte("true")) || string(s) == "1")
 	return nil
 }
 
@@ -108,8 +135,8 @@ func (m *wireMeta) UnmarshalJSON(b []byte) error {
 		*m = nil
 		return nil
 	}
-	var v map[string]any
-	if err := json.Unmarshal(b, &v); err != nil {
+	v := map[string]any{}
+	if err := fastjson.Unmarshal(b, &v); err != nil {
 		return err
 	}
 	*m = v
@@ -141,53 +168,101 @@ type wireFile struct {
 	Name      string `json:"name"`
 }
 
+// Status is a task's status of either dialect.
 type Status struct {
-	State     Enum    `json:"state"`
-	Message   *Object `json:"message"`
-	Timestamp string  `json:"timestamp"`
+	State     Enum     `json:"state"`
+	Message   *Message `json:"message"`
+	Timestamp string   `json:"timestamp"`
 }
 
+// Artifact is an artifact of either dialect.
 type Artifact struct {
-	ArtifactID  string     `json:"artifactId"`
-	ArtifactID2 string     `json:"artifact_id"`
-	Name        string     `json:"name"`
-	Parts       []wirePart `json:"parts"`
-	Metadata    wireMeta   `json:"metadata"`
+	ArtifactID  string      `json:"artifactId"`
+	ArtifactID2 string      `json:"artifact_id"`
+	Name        string      `json:"name"`
+	Parts       []*wirePart `json:"parts"`
+	Metadata    wireMeta    `json:"metadata"`
 }
 
-// Object is the union of every object a result can be: a wrapper
-// ({"task": …}), a task, a status or artifact update, or a message.
+// ids are the ids an object carries, in both spellings.
+type ids struct {
+	ID         string `json:"id"`
+	ContextID  string `json:"contextId"`
+	ContextID2 string `json:"context_id"`
+	TaskID     string `json:"taskId"`
+	TaskID2    string `json:"task_id"`
+}
+
+func (w *ids) contextID() string { return first(w.ContextID, w.ContextID2) }
+func (w *ids) taskID() string    { return first(w.TaskID, w.TaskID2) }
+
+// Message is a message of either dialect.
+type Message struct {
+	ids
+	MessageID  string      `json:"messageId"`
+	MessageID2 string      `json:"message_id"`
+	Role       Enum        `json:"role"`
+	Parts      []*wirePart `json:"parts"`
+	Metadata   wireMeta    `json:"metadata"`
+}
+
+// task is a task snapshot.
+type task struct {
+	ids
+	Status    *Status    `json:"status"`
+	Artifacts []Artifact `json:"artifacts"`
+	History   []Message  `json:"history"`
+}
+
+// statusUpdate is a 1.0 status update.
+type statusUpdate struct {
+	ids
+	Status   Status   `json:"status"`
+	Final    wireBool `json:"final"`
+	Metadata wireMeta `json:"metadata"`
+}
+
+// artifactUpdate is a 1.0 artifact update.
+type artifactUpdate struct {
+	ids
+	Artifact   Artifact `json:"artifact"`
+	Append     wireBool `json:"append"`
+	LastChunk  wireBool `json:"lastChunk"`
+	LastChunk2 wireBool `json:"last_chunk"`
+	Metadata   wireMeta `json:"metadata"`
+}
+
+// Object is a 0.3 result, flat and tagged by its kind (or told by its
+// shape): a task, a status or artifact update, or a message.
 type Object struct {
 	Kind string `json:"kind"`
+	ids
+	MessageID  string      `json:"messageId"`
+	MessageID2 string      `json:"message_id"`
+	Status     *Status     `json:"status"`
+	Artifacts  []Artifact  `json:"artifacts"`
+	History    []Message   `json:"history"`
+	Artifact   *Artifact   `json:"artifact"`
+	Append     wireBool    `json:"append"`
+	LastChunk  wireBool    `json:"lastChunk"`
+	LastChunk2 wireBool    `json:"last_chunk"`
+	Final      wireBool    `json:"final"`
+	Role       Enum        `json:"role"`
+	Parts      []*wirePart `json:"parts"`
+	Metadata   wireMeta    `json:"metadata"`
+}
 
-	Task            *Object `json:"task"`
-	Message         *Object `json:"message"`
-	StatusUpdate    *Object `json:"statusUpdate"`
-	StatusUpdate2   *Object `json:"status_update"`
-	ArtifactUpdate  *Object `json:"artifactUpdate"`
-	ArtifactUpdate2 *Object `json:"artifact_update"`
-
-	ID         string     `json:"id"`
-	ContextID  string     `json:"contextId"`
-	ContextID2 string     `json:"context_id"`
-	TaskID     string     `json:"taskId"`
-	TaskID2    string     `json:"task_id"`
-	MessageID  string     `json:"messageId"`
-	MessageID2 string     `json:"message_id"`
-	Status     *Status    `json:"status"`
-	Artifacts  []Artifact `json:"artifacts"`
-	History    []Object   `json:"history"`
-	Artifact   *Artifact  `json:"artifact"`
-	Append     wireBool   `json:"append"`
-	LastChunk  wireBool   `json:"lastChunk"`
-	LastChunk2 wireBool   `json:"last_chunk"`
-	Final      wireBool   `json:"final"`
-	Role       Enum       `json:"role"`
-	Parts      []wirePart `json:"parts"`
-	Metadata   wireMeta   `json:"metadata"`
-
-	// ListTasks.
-	Tasks []Object `json:"tasks"`
+// result is what a result can be: a 1.0 StreamResponse wrapper
+// ({"task": …}), or a 0.3 object.
+type result struct {
+	Task            *task           `json:"task"`
+	Message         *Message        `json:"message"`
+	StatusUpdate    *statusUpdate   `json:"statusUpdate"`
+	StatusUpdate2   *statusUpdate   `json:"status_update"`
+	ArtifactUpdate  *artifactUpdate `json:"artifactUpdate"`
+	ArtifactUpdate2 *artifactUpdate `json:"artifact_update"`
+	// Object is set for a 0.3 result (a member of its own was read).
+	*Object
 }
 
 func first(a, b string) string {
@@ -196,9 +271,6 @@ func first(a, b string) string {
 	}
 	return b
 }
-
-func (w *Object) contextID() string { return first(w.ContextID, w.ContextID2) }
-func (w *Object) taskID() string    { return first(w.TaskID, w.TaskID2) }
 
 func (p *wirePart) part() a2a.Part {
 	out := a2a.Part{MediaType: first(p.MediaType, p.MediaType2), Filename: p.Filename}
@@ -211,45 +283,58 @@ func (p *wirePart) part() a2a.Part {
 		}
 	}
 	if c := p.Content; c != nil && c.Case != "" {
-		switch c.Case {
-		case "text":
-			out.Kind = a2a.PartText
-			_ = json.Unmarshal(c.Value, &out.Text)
-		case "data":
-			out.Kind = a2a.PartData
-			out.Data = c.Value
-		case "url":
-			out.Kind = a2a.PartFile
-			_ = json.Unmarshal(c.Value, &out.URL)
-		case "raw":
-			var s string
-			_ = json.Unmarshal(c.Value, &s)
-			out.Kind = a2a.PartFile
-			out.Raw = decodeBase64(s)
-		}
-		return out
+		return contentPart(out, c.Case, c.Value)
 	}
 	switch {
 	case p.Kind == "data" || (p.Kind == "" && len(p.Data) > 0 && p.Text == nil):
 		out.Kind = a2a.PartData
 		out.Data = p.Data
 	case p.Kind == "file" || (p.Kind == "" && p.Text == nil && (p.Raw != "" || p.URL != "" || p.File != nil)):
-		out.Kind = a2a.PartFile
-		if f := p.File; f != nil {
-			out.URL = f.URI
-			out.Raw = decodeBase64(f.Bytes)
-			out.MediaType = first(out.MediaType, first(f.MimeType, f.MimeType2))
-			out.Filename = first(out.Filename, f.Name)
-		} else {
-			out.URL = p.URL
-			out.Raw = decodeBase64(p.Raw)
-		}
+		out = p.file(out)
 	default:
 		out.Kind = a2a.PartText
 		if p.Text != nil {
 			out.Text = string(*p.Text)
 		}
 	}
+	return out
+}
+
+// contentPart reads the part of the {"content": {"$case": …, "value": …}}
+// form into out.
+func contentPart(out a2a.Part, kind string, value json.RawMessage) a2a.Part {
+	switch kind {
+	case "text":
+		out.Kind = a2a.PartText
+		_ = fastjson.Unmarshal(value, &out.Text)
+	case "data":
+		out.Kind = a2a.PartData
+		out.Data = value
+	case "url":
+		out.Kind = a2a.PartFile
+		_ = fastjson.Unmarshal(value, &out.URL)
+	case "raw":
+		var s string
+		_ = fastjson.Unmarshal(value, &s)
+		out.Kind = a2a.PartFile
+		out.Raw = decodeBase64(s)
+	}
+	return out
+}
+
+// file reads a file part into out: 0.3's {"file": {uri | bytes}} or 1.0's
+// url | raw.
+func (p *wirePart) file(out a2a.Part) a2a.Part {
+	out.Kind = a2a.PartFile
+	if f := p.File; f != nil {
+		out.URL = f.URI
+		out.Raw = decodeBase64(f.Bytes)
+		out.MediaType = first(out.MediaType, first(f.MimeType, f.MimeType2))
+		out.Filename = first(out.Filename, f.Name)
+		return out
+	}
+	out.URL = p.URL
+	out.Raw = decodeBase64(p.Raw)
 	return out
 }
 
@@ -265,7 +350,7 @@ func decodeBase64(s string) []byte {
 	return nil
 }
 
-func parts(ws []wirePart) []a2a.Part {
+func parts(ws []*wirePart) []a2a.Part {
 	if len(ws) == 0 {
 		return nil
 	}
@@ -276,12 +361,13 @@ func parts(ws []wirePart) []a2a.Part {
 	return out
 }
 
-// AsMessage reads the object as a message; nil for nil.
-func (w *Object) AsMessage() *a2a.Message {
+// AsMessage reads the message, its extensions' payloads included; nil for
+// nil.
+func (w *Message) AsMessage() *a2a.Message {
 	if w == nil {
 		return nil
 	}
-	return &a2a.Message{
+	m := &a2a.Message{
 		ID:        first(w.MessageID, w.MessageID2),
 		Role:      w.Role.role(),
 		TaskID:    w.taskID(),
@@ -289,6 +375,8 @@ func (w *Object) AsMessage() *a2a.Message {
 		Parts:     parts(w.Parts),
 		Metadata:  w.Metadata,
 	}
+	readMessageExt(m)
+	return m
 }
 
 // Model reads the status; nil is an unknown state.
@@ -305,24 +393,34 @@ func (s *Status) Model() a2a.Status {
 	return st
 }
 
-// Model reads the artifact; nil for nil.
+// Model reads the artifact, its extensions' payloads included; nil for
+// nil.
 func (a *Artifact) Model() *a2a.Artifact {
 	if a == nil {
 		return nil
 	}
-	return &a2a.Artifact{
-		ID:       first(a.ArtifactID, a.ArtifactID2),
-		Name:     a.Name,
-		Parts:    parts(a.Parts),
-		Metadata: a.Metadata,
+	var out *a2a.Artifact
+	if len(a.Parts) == 1 {
+		// The usual chunk: the artifact and its part in one allocation.
+		x := &artifactOfOne{}
+		x.p[0] = a.Parts[0].part()
+		x.a.Parts = x.p[:]
+		out = &x.a
+	} else {
+		out = &a2a.Artifact{Parts: parts(a.Parts)}
 	}
+	out.ID, out.Name, out.Metadata = first(a.ArtifactID, a.ArtifactID2), a.Name, a.Metadata
+	readArtifactExt(out)
+	return out
 }
 
-func (w *Object) task() *a2a.Task {
-	t := &a2a.Task{ID: w.ID, ContextID: w.contextID(), Status: w.Status.Model()}
-	if t.ID == "" {
-		t.ID = w.taskID()
-	}
+type artifactOfOne struct {
+	a a2a.Artifact
+	p [1]a2a.Part
+}
+
+func (w *task) model() *a2a.Task {
+	t := &a2a.Task{ID: first(w.ID, w.taskID()), ContextID: w.contextID(), Status: w.Status.Model()}
 	for i := range w.Artifacts {
 		t.Artifacts = append(t.Artifacts, *w.Artifacts[i].Model())
 	}
@@ -332,75 +430,102 @@ func (w *Object) task() *a2a.Task {
 	return t
 }
 
-// unwrap returns the object a 1.0 wrapper holds, and its kind.
-func (w *Object) unwrap() (*Object, a2a.EventKind) {
-	switch {
-	case w.Task != nil:
-		return w.Task, a2a.EventTask
-	case w.StatusUpdate != nil:
-		return w.StatusUpdate, a2a.EventStatus
-	case w.StatusUpdate2 != nil:
-		return w.StatusUpdate2, a2a.EventStatus
-	case w.ArtifactUpdate != nil:
-		return w.ArtifactUpdate, a2a.EventArtifact
-	case w.ArtifactUpdate2 != nil:
-		return w.ArtifactUpdate2, a2a.EventArtifact
-	case w.Message != nil && w.Kind == "":
-		return w.Message, a2a.EventMessage
-	}
-	switch w.Kind {
-	case "task":
-		return w, a2a.EventTask
-	case "status-update", "status_update", "statusUpdate":
-		return w, a2a.EventStatus
-	case "artifact-update", "artifact_update", "artifactUpdate":
-		return w, a2a.EventArtifact
-	case "message":
-		return w, a2a.EventMessage
-	}
-	// No wrapper, no kind: tell by shape.
-	switch {
-	case w.Artifact != nil:
-		return w, a2a.EventArtifact
-	case w.Status != nil && w.ID == "" && w.taskID() != "":
-		return w, a2a.EventStatus
-	case w.Status != nil:
-		return w, a2a.EventTask
-	case len(w.Parts) > 0 || w.Role != "":
-		return w, a2a.EventMessage
-	}
-	return w, 0
+// event reads the update; no status is an unknown state.
+func (w *statusUpdate) event() a2a.Event {
+	return a2a.Event{Kind: a2a.EventStatus, TaskID: first(w.taskID(), w.ID), ContextID: w.contextID(),
+		Status: w.Status.Model(), Final: bool(w.Final), Metadata: w.Metadata}
+}
+
+// event reads the update; no artifact is an empty one.
+func (w *artifactUpdate) event() a2a.Event {
+	return a2a.Event{Kind: a2a.EventArtifact, TaskID: first(w.taskID(), w.ID), ContextID: w.contextID(),
+		Artifact: w.Artifact.Model(), Append: bool(w.Append), LastChunk: bool(w.LastChunk || w.LastChunk2), Metadata: w.Metadata}
+}
+
+func taskEvent(t *a2a.Task) a2a.Event {
+	return a2a.Event{Kind: a2a.EventTask, Task: t, TaskID: t.ID, ContextID: t.ContextID, Status: t.Status}
+}
+
+func messageEvent(m *a2a.Message) a2a.Event {
+	return a2a.Event{Kind: a2a.EventMessage, Message: m, TaskID: m.TaskID, ContextID: m.ContextID}
 }
 
 // errUnrecognized is returned for a result that is none of the known objects.
 var errUnrecognized = errors.New("a2a: result is not a task, status update, artifact update or message")
 
-func (w *Object) event() (a2a.Event, error) {
-	o, kind := w.unwrap()
-	ev := a2a.Event{Kind: kind}
-	switch kind {
-	case a2a.EventTask:
-		ev.Task = o.task()
-		ev.TaskID, ev.ContextID, ev.Status = ev.Task.ID, ev.Task.ContextID, ev.Task.Status
-	case a2a.EventStatus:
-		ev.TaskID, ev.ContextID = first(o.taskID(), o.ID), o.contextID()
-		ev.Status = o.Status.Model()
-		ev.Final = bool(o.Final)
-	case a2a.EventArtifact:
-		ev.TaskID, ev.ContextID = first(o.taskID(), o.ID), o.contextID()
-		ev.Artifact = o.Artifact.Model()
-		if ev.Artifact == nil {
-			ev.Artifact = &a2a.Artifact{}
-		}
-		ev.Append = bool(o.Append)
-		ev.LastChunk = bool(o.LastChunk || o.LastChunk2)
-	case a2a.EventMessage:
-		ev.Message = o.AsMessage()
-		ev.TaskID, ev.ContextID = ev.Message.TaskID, ev.Message.ContextID
-	default:
+// event reads the result as the event it is: a 1.0 wrapper's member, else
+// the 0.3 object by its kind, else by its shape.
+func (w *result) event() (a2a.Event, error) {
+	switch {
+	case w.Task != nil:
+		return taskEvent(w.Task.model()), nil
+	case w.StatusUpdate != nil:
+		return w.StatusUpdate.event(), nil
+	case w.StatusUpdate2 != nil:
+		return w.StatusUpdate2.event(), nil
+	case w.ArtifactUpdate != nil:
+		return w.ArtifactUpdate.event(), nil
+	case w.ArtifactUpdate2 != nil:
+		return w.ArtifactUpdate2.event(), nil
+	case w.Message != nil && (w.Object == nil || w.Kind == ""):
+		return messageEvent(w.Message.AsMessage()), nil
+	case w.Object == nil:
 		return a2a.Event{}, errUnrecognized
 	}
-	return ev, nil
+	return w.Object.event()
+}
+
+// kindNames are the 0.3 kinds, in both spellings.
+var kindNames = map[string]a2a.EventKind{
+	"task": a2a.EventTask, "message": a2a.EventMessage,
+	"status-update": a2a.EventStatus, "status_update": a2a.EventStatus, "statusUpdate": a2a.EventStatus,
+	"artifact-update": a2a.EventArtifact, "artifact_update": a2a.EventArtifact, "artifactUpdate": a2a.EventArtifact,
+}
+
+// kind is the object's kind: its tag, else its shape.
+func (w *Object) kind() a2a.EventKind {
+	if k, ok := kindNames[w.Kind]; ok {
+		return k
+	}
+	switch {
+	case w.Artifact != nil:
+		return a2a.EventArtifact
+	case w.Status != nil && w.ID == "" && w.taskID() != "":
+		return a2a.EventStatus
+	case w.Status != nil:
+		return a2a.EventTask
+	case len(w.Parts) > 0 || w.Role != "":
+		return a2a.EventMessage
+	}
+	return 0
+}
+
+func (w *Object) event() (a2a.Event, error) {
+	switch w.kind() {
+	case a2a.EventTask:
+		return taskEvent(w.task()), nil
+	case a2a.EventStatus:
+		u := statusUpdate{ids: w.ids, Final: w.Final, Metadata: w.Metadata}
+		if w.Status != nil {
+			u.Status = *w.Status
+		}
+		return u.event(), nil
+	case a2a.EventArtifact:
+		u := artifactUpdate{ids: w.ids, Append: w.Append, LastChunk: w.LastChunk, LastChunk2: w.LastChunk2, Metadata: w.Metadata}
+		if w.Artifact != nil {
+			u.Artifact = *w.Artifact
+		}
+		return u.event(), nil
+	case a2a.EventMessage:
+		m := Message{ids: w.ids, MessageID: w.MessageID, MessageID2: w.MessageID2, Role: w.Role, Parts: w.Parts, Metadata: w.Metadata}
+		return messageEvent(m.AsMessage()), nil
+	}
+	return a2a.Event{}, errUnrecognized
+}
+
+func (w *Object) task() *a2a.Task {
+	t := task{ids: w.ids, Status: w.Status, Artifacts: w.Artifacts, History: w.History}
+	return t.model()
 }
 
 // wireError is a JSON-RPC error object; code may arrive as a float.
@@ -416,70 +541,25 @@ func (e *wireError) rpcError() *a2a.RPCError {
 		f, _ := e.Code.Float64()
 		code = int64(f)
 	}
-	r := &a2a.RPCError{Code: int(code), Message: e.Message, Data: e.Data}
+	r := &a2a.RPCError{Code: int(code), Message: strings.Clone(e.Message), Data: bytes.Clone(e.Data)}
 	r.Reason, r.Notes = dataDetails(e.Data)
 	return r
 }
 
-// wireResponse is a JSON-RPC response envelope.
-type wireResponse struct {
-	JSONRPC string          `json:"jsonrpc"`
-	Error   *wireError      `json:"error"`
-	Result  json.RawMessage `json:"result"`
-}
-
-// DecodeResponse decodes a JSON-RPC response and returns its result, or
-// the error it carries (checked before the result).
-func DecodeResponse(b []byte) (json.RawMessage, error) {
-	var r wireResponse
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, a2a.NewDecodeError(err, b)
-	}
-	if r.Error != nil {
-		return nil, r.Error.rpcError()
-	}
-	if r.Result == nil {
-		return nil, a2a.NewDecodeError(errors.New("neither result nor error"), b)
-	}
-	return r.Result, nil
-}
-
-// frameResponse is a stream frame decoded in one pass.
-type frameResponse struct {
+// rpcResponse is a JSON-RPC response: a stream frame, or a unary
+// answer's body, decoded in one pass.
+type rpcResponse struct {
 	Error  *wireError `json:"error"`
-	Result *Object    `json:"result"`
-}
-
-// fastFrameMax is the largest frame decoded with segmentio/encoding's
-// json. Stream frames are decoded with it because encoding/json, which
-// checks a whole value in a pass of its own before decoding it, was 64% of
-// shim's CPU on a fast stream (BENCHMARKS.md); segmentio/encoding checks
-// and decodes in one pass and gives what encoding/json gives (it runs the
-// standard library's own tests). A larger frame (a full replace of a long
-// answer, a big tool result) is rare, costs mostly its text, and goes to
-// encoding/json, whose memory use for it is measured (the slow-editor and
-// full-replace bounds).
-const fastFrameMax = 64 << 10
-
-// frameUnmarshal is the decoder of a frame: segmentio/encoding up to
-// fastFrameMax bytes, encoding/json above. FuzzDecodeFrameLikeEncodingJSON
-// holds the two side by side.
-func frameUnmarshal(b []byte) func([]byte, any) error {
-	if len(b) <= fastFrameMax {
-		return fastjson.Unmarshal
-	}
-	return json.Unmarshal
+	Result *result    `json:"result"`
 }
 
 // DecodeFrame decodes one stream frame (a JSON-RPC response whose result
 // is a task, a status or artifact update, or a message) in either dialect.
-// A JSON-RPC error in the frame is returned as *RPCError.
-func DecodeFrame(b []byte) (a2a.Event, error) {
-	return decodeFrameWith(frameUnmarshal(b), b)
-}
+// A JSON-RPC error in the frame is returned as *a2a.RPCError.
+func DecodeFrame(b []byte) (a2a.Event, error) { return decodeFrameWith(unmarshal, b) }
 
 func decodeFrameWith(unmarshal func([]byte, any) error, b []byte) (a2a.Event, error) {
-	var r frameResponse
+	var r rpcResponse
 	if err := unmarshal(b, &r); err != nil {
 		return a2a.Event{}, a2a.NewDecodeError(err, b)
 	}
@@ -496,26 +576,48 @@ func decodeFrameWith(unmarshal func([]byte, any) error, b []byte) (a2a.Event, er
 	return ev, nil
 }
 
+// rawResponse is a JSON-RPC response whose result is kept as JSON.
+type rawResponse struct {
+	Error  *wireError      `json:"error"`
+	Result json.RawMessage `json:"result"`
+}
+
+// DecodeResponse decodes a JSON-RPC response and returns its result, or
+// the error it carries (checked before the result).
+func DecodeResponse(b []byte) (json.RawMessage, error) {
+	var r rawResponse
+	if err := unmarshal(b, &r); err != nil {
+		return nil, a2a.NewDecodeError(err, b)
+	}
+	if r.Error != nil {
+		return nil, r.Error.rpcError()
+	}
+	if r.Result == nil {
+		return nil, a2a.NewDecodeError(errors.New("neither result nor error"), b)
+	}
+	return r.Result, nil
+}
+
 // DecodeTask decodes a GetTask result: the task itself, or {"task": …}.
 func DecodeTask(raw json.RawMessage) (*a2a.Task, error) {
-	var w Object
-	if err := json.Unmarshal(raw, &w); err != nil {
+	var w result
+	if err := unmarshal(raw, &w); err != nil {
 		return nil, a2a.NewDecodeError(err, raw)
 	}
 	if w.Task != nil {
-		return w.Task.task(), nil
+		return w.Task.model(), nil
 	}
-	if w.ID == "" && w.Status == nil {
+	if w.Object == nil || (w.ID == "" && w.Status == nil) {
 		return nil, a2a.NewDecodeError(errors.New("result is not a task"), raw)
 	}
-	return w.task(), nil
+	return w.Object.task(), nil
 }
 
 // DecodeSendResult decodes a blocking send's result, a task or a message,
 // as the events a stream would have carried.
 func DecodeSendResult(raw json.RawMessage) ([]a2a.Event, error) {
-	var w Object
-	if err := json.Unmarshal(raw, &w); err != nil {
+	var w result
+	if err := unmarshal(raw, &w); err != nil {
 		return nil, a2a.NewDecodeError(err, raw)
 	}
 	ev, err := w.event()
@@ -528,32 +630,22 @@ func DecodeSendResult(raw json.RawMessage) ([]a2a.Event, error) {
 	return a2a.TaskEvents(ev.Task), nil
 }
 
-// decodeTaskList decodes a ListTasks result.
-func decodeTaskList(raw json.RawMessage) ([]a2a.Task, error) {
-	var w Object
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, a2a.NewDecodeError(err, raw)
-	}
-	out := make([]a2a.Task, 0, len(w.Tasks))
-	for i := range w.Tasks {
-		out = append(out, *w.Tasks[i].task())
-	}
-	return out, nil
-}
-
 // DecodeTaskPage decodes a ListTasks answer: its tasks and the next
 // page's token.
 func DecodeTaskPage(raw []byte) (tasks []a2a.Task, next string, err error) {
-	tasks, err = decodeTaskList(raw)
-	if err != nil {
-		return nil, "", err
-	}
 	var page struct {
-		Token  string `json:"nextPageToken"`
-		Token2 string `json:"next_page_token"`
+		Tasks  []Object `json:"tasks"`
+		Token  string   `json:"nextPageToken"`
+		Token2 string   `json:"next_page_token"`
 	}
-	_ = json.Unmarshal(raw, &page)
-	return tasks, first(page.Token, page.Token2), nil
+	if err := unmarshal(raw, &page); err != nil {
+		return nil, "", a2a.NewDecodeError(err, raw)
+	}
+	tasks = make([]a2a.Task, 0, len(page.Tasks))
+	for i := range page.Tasks {
+		tasks = append(tasks, *page.Tasks[i].task())
+	}
+	return tasks, strings.Clone(first(page.Token, page.Token2)), nil
 }
 
 // ErrorFrame reads an `event: error` frame: a JSON-RPC response, a bare
@@ -566,7 +658,7 @@ func ErrorFrame(data []byte) error {
 		}
 	}
 	var we wireError
-	if json.Unmarshal(data, &we) == nil && we.Message != "" {
+	if unmarshal(data, &we) == nil && we.Message != "" {
 		return we.rpcError()
 	}
 	return &a2a.RPCError{Code: -32603, Message: strings.TrimSpace(strings.ToValidUTF8(string(data), "?"))}

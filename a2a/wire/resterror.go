@@ -189,7 +189,7 @@ func DecodeStatusError(status int, data []byte) *a2a.RPCError {
 // restFrame is an HTTP+JSON stream frame, a StreamResponse or an error,
 // in one pass.
 type restFrame struct {
-	Object
+	result
 	Error *wireStatusError `json:"error"`
 }
 
@@ -197,13 +197,13 @@ type restFrame struct {
 // StreamResponse, or an {"error": …} object.
 func DecodeRESTFrame(data []byte) (a2a.Event, error) {
 	var f restFrame
-	if err := frameUnmarshal(data)(data, &f); err != nil {
+	if err := unmarshal(data, &f); err != nil {
 		return a2a.Event{}, a2a.NewDecodeError(err, data)
 	}
 	if f.Error != nil {
 		return a2a.Event{}, f.Error.rpcError(0, data)
 	}
-	ev, err := f.Object.event()
+	ev, err := f.result.event()
 	if err != nil {
 		return a2a.Event{}, a2a.NewDecodeError(err, data)
 	}

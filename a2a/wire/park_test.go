@@ -1,14 +1,13 @@
-package a2a
+package wire
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/shimdev/shim/a2a"
 )
 
 // mastraSchema is the resume schema @mastra/server sends with a tool
@@ -29,7 +28,7 @@ var parkCases = []struct{ name, data string }{
 	{"too deep", `{"a":{"b":{"c":{"d":{"e":{"f":{"g":1}}}}}}}`},
 }
 
-func describePark(d *ParkData) string {
+func describePark(d *a2a.ParkData) string {
 	if d == nil {
 		return "nil\n"
 	}
@@ -56,9 +55,9 @@ func describePark(d *ParkData) string {
 func TestParkData(t *testing.T) {
 	var b strings.Builder
 	for _, tc := range parkCases {
-		m := &Message{Parts: []Part{{Kind: PartText, Text: "Additional input is required to continue this task."},
-			{Kind: PartData, Data: []byte(tc.data)}}}
-		b.WriteString(tc.name + ":\n" + describePark(m.ParkData()))
+		m := &a2a.Message{Parts: []a2a.Part{{Kind: a2a.PartText, Text: "Additional input is required to continue this task."},
+			{Kind: a2a.PartData, Data: []byte(tc.data)}}}
+		b.WriteString(tc.name + ":\n" + describePark(parkOf(m)))
 	}
 	checkGolden(t, "parks", b.String())
 }
@@ -66,12 +65,12 @@ func TestParkData(t *testing.T) {
 // TestParkDataSkipsKnownParts: a message with no data part, or only
 // extension parts shim reads otherwise, has no park data.
 func TestParkDataSkipsKnownParts(t *testing.T) {
-	for _, m := range []*Message{nil, {Parts: []Part{{Kind: PartText, Text: "Which file?"}}},
-		{Parts: []Part{{Kind: PartData, MimeType: MimeHitl, Data: []byte(`{"kind":"question","question":"?"}`)}}},
-		{Parts: []Part{{Kind: PartData, Data: []byte(`{"x":1}`), Metadata: map[string]any{"adk_type": "function_call"}}}},
-		{Parts: []Part{{Kind: PartData, Data: []byte("  ")}}},
+	for _, m := range []*a2a.Message{nil, {Parts: []a2a.Part{{Kind: a2a.PartText, Text: "Which file?"}}},
+		{Parts: []a2a.Part{{Kind: a2a.PartData, MimeType: a2a.MimeHitl, Data: []byte(`{"kind":"question","question":"?"}`)}}},
+		{Parts: []a2a.Part{{Kind: a2a.PartData, Data: []byte(`{"x":1}`), Metadata: map[string]any{"adk_type": "function_call"}}}},
+		{Parts: []a2a.Part{{Kind: a2a.PartData, Data: []byte("  ")}}},
 	} {
-		if d := m.ParkData(); d != nil {
+		if d := parkOf(m); d != nil {
 			t.Errorf("%+v: park data %s", m, describePark(d))
 		}
 	}
@@ -84,7 +83,7 @@ func TestParkDataBounded(t *testing.T) {
 	many := `{` + strings.Repeat(`"":"",`, 100000) + `"k":"v"}`
 	huge := `{"x":"` + strings.Repeat("y", parkParseMax) + `"}`
 	for _, data := range []string{string(long), many, huge} {
-		d := (&Message{Parts: []Part{{Kind: PartData, Data: []byte(data)}}}).ParkData()
+		d := parkOf(&a2a.Message{Parts: []a2a.Part{{Kind: a2a.PartData, Data: []byte(data)}}})
 		n := 0
 		for _, f := range d.Fields {
 			n += len(f.Key) + len(f.Value) + 1
@@ -92,7 +91,7 @@ func TestParkDataBounded(t *testing.T) {
 				t.Fatalf("a value cut inside a character: %q", f.Value[len(f.Value)-4:])
 			}
 		}
-		if n > ParkFieldsMax || !d.More {
+		if n > a2a.ParkFieldsMax || !d.More {
 			t.Errorf("%d bytes kept, more %v", n, d.More)
 		}
 	}
@@ -105,7 +104,7 @@ func FuzzParkData(f *testing.F) {
 		f.Add([]byte(tc.data))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d := (&Message{Parts: []Part{{Kind: PartData, Data: data}}}).ParkData()
+		d := parkOf(&a2a.Message{Parts: []a2a.Part{{Kind: a2a.PartData, Data: data}}})
 		if d == nil {
 			return
 		}
@@ -113,7 +112,7 @@ func FuzzParkData(f *testing.F) {
 		for _, fl := range d.Fields {
 			n += len(fl.Key) + len(fl.Value) + 1
 		}
-		if n > ParkFieldsMax {
+		if n > a2a.ParkFieldsMax {
 			t.Fatalf("%d bytes kept", n)
 		}
 		if d.Schema != nil {
@@ -122,28 +121,16 @@ func FuzzParkData(f *testing.F) {
 				t.Fatalf("schema %s", d.Schema)
 			}
 		}
-		if d.Tool != nil && (d.Tool.Name == "" || d.Tool.Phase != PhasePending) {
+		if d.Tool != nil && (d.Tool.Name == "" || d.Tool.Phase != a2a.PhasePending) {
 			t.Fatalf("tool %+v", d.Tool)
 		}
 	})
 }
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
+// parkOf is what a message's data parts say, as its decode reads them.
+func parkOf(m *a2a.Message) *a2a.ParkData {
+	if m == nil {
+		return nil
 	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing golden file (run go test -update): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from %s:\n--- got\n%s\n--- want\n%s", name, path, got, want)
-	}
+	return parkData(m.Parts)
 }
