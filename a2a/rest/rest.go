@@ -18,6 +18,9 @@ import (
 	"github.com/shimdev/shim/a2a/wire"
 )
 
+// lists is the dialects whose binding lists tasks (0.3 has no ListTasks).
+var lists = map[a2a.Dialect]bool{a2a.V10: true}
+
 // Transport is the HTTP+JSON binding of one card's interface.
 type Transport struct {
 	conn    *transport.Conn
@@ -82,7 +85,7 @@ func (c *Transport) CancelTask(ctx context.Context, id string) error {
 
 // ListTasks implements transport.Transport (1.0 only: 0.3 has no listing).
 func (c *Transport) ListTasks(ctx context.Context, tq transport.TaskQuery) (transport.TaskPage, error) {
-	if c.dialect != a2a.V10 {
+	if !lists[c.dialect] {
 		return transport.TaskPage{}, a2a.ErrUnsupported
 	}
 	q := url.Values{"contextId": {tq.ContextID}, "pageSize": {"100"}, "includeArtifacts": {"true"}}

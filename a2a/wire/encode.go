@@ -14,9 +14,45 @@ import (
 	"github.com/shimdev/shim/internal/randid"
 )
 
+// A spelling is how one dialect spells a request's parts, each built in
+// the 1.0 shape first: the conversion at the edge (1.0: none).
+type spelling struct {
+	// message converts a message of the 1.0 shape.
+	message func(map[string]any) map[string]any
+	// configuration asks a blocking send to answer once the task exists.
+	configuration func() map[string]any
+}
+
+var spellings = map[a2a.Dialect]spelling{
+	a2a.V10: {
+		message:       func(m map[string]any) map[string]any { return m },
+		configuration: func() map[string]any { return map[string]any{"returnImmediately": true} },
+	},
+	a2a.V03: {
+		message:       messageTo03,
+		configuration: func() map[string]any { return map[string]any{"blocking": false} },
+	},
+}
+
+// spellingOf is d's spelling; a dialect of no spelling (none) is 1.0's.
+func spellingOf(d a2a.Dialect) spelling {
+	if s, ok := spellings[d]; ok {
+		return s
+	}
+	return spellings[a2a.V10]
+}
+
 // EncodeMessage builds a user message for the dialect.
 func EncodeMessage(d a2a.Dialect, m a2a.OutMessage) map[string]any {
-	msg := map[string]any{"messageId": randid.UUID()}
+	return spellingOf(d).message(encodeMessage(m))
+}
+
+// SendConfiguration asks a blocking send to answer once the task exists.
+func SendConfiguration(d a2a.Dialect) map[string]any { return spellingOf(d).configuration() }
+
+// encodeMessage builds a user message in the 1.0 shape.
+func encodeMessage(m a2a.OutMessage) map[string]any {
+	msg := map[string]any{"messageId": randid.UUID(), "role": "ROLE_USER"}
 	if len(m.Parts) == 0 && m.Approval != nil {
 		answer := a2a.AnswerDenied
 		if m.Approval.Allow {
@@ -31,15 +67,9 @@ func EncodeMessage(d a2a.Dialect, m a2a.OutMessage) map[string]any {
 	}
 	parts := make([]map[string]any, 0, len(m.Parts))
 	for _, p := range m.Parts {
-		parts = append(parts, encodePart(d, p))
+		parts = append(parts, encodePart(p))
 	}
 	msg["parts"] = parts
-	if d == a2a.V03 {
-		msg["kind"] = "message"
-		msg["role"] = "user"
-	} else {
-		msg["role"] = "ROLE_USER"
-	}
 	if m.ContextID != "" {
 		msg["contextId"] = m.ContextID
 	}
@@ -50,6 +80,39 @@ func EncodeMessage(d a2a.Dialect, m a2a.OutMessage) map[string]any {
 		msg["metadata"] = meta
 	}
 	return msg
+}
+
+// messageTo03 converts a message of the 1.0 shape to 0.3's: kind-tagged,
+// its role a word, a file part's members in a file object.
+func messageTo03(msg map[string]any) map[string]any {
+	msg["kind"], msg["role"] = "message", "user"
+	parts, _ := msg["parts"].([]map[string]any)
+	for i, p := range parts {
+		parts[i] = partTo03(p)
+	}
+	return msg
+}
+
+func partTo03(p map[string]any) map[string]any {
+	if _, ok := p["text"]; ok {
+		p["kind"] = "text"
+		return p
+	}
+	if _, ok := p["data"]; ok {
+		p["kind"] = "data"
+		return p
+	}
+	f := map[string]any{}
+	for from, to := range map[string]string{"url": "uri", "raw": "bytes", "mediaType": "mimeType", "filename": "name"} {
+		if v, ok := p[from]; ok {
+			f[to] = v
+		}
+	}
+	out := map[string]any{"kind": "file", "file": f}
+	if meta, ok := p["metadata"]; ok {
+		out["metadata"] = meta
+	}
+	return out
 }
 
 // The message metadata keys of OutMessage's intents.
@@ -84,26 +147,11 @@ func metadataOf(m a2a.OutMessage) map[string]any {
 	return meta
 }
 
-func encodePart(d a2a.Dialect, p a2a.Part) map[string]any {
+// encodePart builds a part in the 1.0 shape.
+func encodePart(p a2a.Part) map[string]any {
 	out := map[string]any{}
 	switch p.Kind {
 	case a2a.PartFile:
-		if d == a2a.V03 {
-			f := map[string]any{}
-			if p.URL != "" {
-				f["uri"] = p.URL
-			} else {
-				f["bytes"] = base64.StdEncoding.EncodeToString(p.Raw)
-			}
-			if p.MediaType != "" {
-				f["mimeType"] = p.MediaType
-			}
-			if p.Filename != "" {
-				f["name"] = p.Filename
-			}
-			out["kind"], out["file"] = "file", f
-			return out
-		}
 		if p.URL != "" {
 			out["url"] = p.URL
 		} else {
@@ -117,17 +165,11 @@ func encodePart(d a2a.Dialect, p a2a.Part) map[string]any {
 		}
 	case a2a.PartData:
 		out["data"] = rawJSON(p.Data)
-		if d == a2a.V03 {
-			out["kind"] = "data"
-		}
 	default:
 		if len(p.Text) > longTextMin {
 			out["text"] = newLongText(p.Text)
 		} else {
 			out["text"] = p.Text
-		}
-		if d == a2a.V03 {
-			out["kind"] = "text"
 		}
 	}
 	if len(p.Metadata) > 0 {
@@ -231,14 +273,6 @@ func jsonStringLen(s string) int { return jsontext.Len(s) }
 // appendJSONString appends s as a JSON string, escaped as encoding/json
 // does without HTML escaping (invalid UTF-8 becomes U+FFFD).
 func appendJSONString(dst []byte, s string) []byte { return jsontext.AppendString(dst, s) }
-
-// SendConfiguration asks a blocking send to answer once the task exists.
-func SendConfiguration(d a2a.Dialect) map[string]any {
-	if d == a2a.V03 {
-		return map[string]any{"blocking": false}
-	}
-	return map[string]any{"returnImmediately": true}
-}
 
 // rpcRequest is a JSON-RPC request.
 type rpcRequest struct {
