@@ -114,33 +114,16 @@ func (l *OAuthLogin) Plan(ctx context.Context, s *a2a.Scheme) (*OAuthPlan, error
 	if !s.OAuth() {
 		return nil, fmt.Errorf("%s is not an OAuth 2.0 scheme", s)
 	}
-	device, code, cc := s.DeviceCode, s.AuthorizationCode, s.ClientCredentials
-	if s.MetadataURL != "" && (s.Kind == a2a.SchemeOpenIDConnect || (device == nil && code == nil && cc == nil)) {
+	flows := schemeFlows{device: s.DeviceCode, code: s.AuthorizationCode, cc: s.ClientCredentials}
+	if s.MetadataURL != "" && (s.Kind == a2a.SchemeOpenIDConnect || flows.none()) {
 		m, err := l.discover(ctx, s.MetadataURL)
 		if err != nil {
 			return nil, err
 		}
-		grants := m.GrantTypesSupported
-		offers := func(g string) bool { return len(grants) == 0 || slices.Contains(grants, g) }
-		if m.DeviceEndpoint != "" && m.TokenEndpoint != "" && offers("urn:ietf:params:oauth:grant-type:device_code") {
-			device = &a2a.OAuthFlow{DeviceAuthorizationURL: m.DeviceEndpoint, TokenURL: m.TokenEndpoint}
-		}
-		if m.AuthorizationEndpoint != "" && m.TokenEndpoint != "" && offers("authorization_code") {
-			code = &a2a.OAuthFlow{AuthorizationURL: m.AuthorizationEndpoint, TokenURL: m.TokenEndpoint}
-		}
-		if m.TokenEndpoint != "" && slices.Contains(grants, "client_credentials") {
-			cc = &a2a.OAuthFlow{TokenURL: m.TokenEndpoint}
-		}
+		flows.discovered(m)
 	}
-	var p OAuthPlan
-	switch {
-	case device != nil:
-		p.Flow, p.OAuthFlow = FlowDeviceCode, *device
-	case code != nil:
-		p.Flow, p.OAuthFlow = FlowAuthorizationCode, *code
-	case cc != nil:
-		p.Flow, p.OAuthFlow = FlowClientCredentials, *cc
-	default:
+	p, ok := flows.plan()
+	if !ok {
 		return nil, fmt.Errorf("%s offers no flow shim runs (device code, authorization code, client credentials)", s)
 	}
 	for _, u := range []string{p.TokenURL, p.AuthorizationURL, p.DeviceAuthorizationURL, p.RefreshURL} {
@@ -151,17 +134,58 @@ func (l *OAuthLogin) Plan(ctx context.Context, s *a2a.Scheme) (*OAuthPlan, error
 			return nil, fmt.Errorf("the %s flow: %w", p.Flow, err)
 		}
 	}
+	p.Scopes = l.scopes(s, p)
+	return p, nil
+}
+
+// schemeFlows are the flows a scheme offers (nil: not offered).
+type schemeFlows struct{ device, code, cc *a2a.OAuthFlow }
+
+func (f *schemeFlows) none() bool { return f.device == nil && f.code == nil && f.cc == nil }
+
+// discovered takes the flows the authorization server's metadata offers.
+func (f *schemeFlows) discovered(m *asMetadata) {
+	grants := m.GrantTypesSupported
+	offers := func(g string) bool { return len(grants) == 0 || slices.Contains(grants, g) }
+	if m.DeviceEndpoint != "" && m.TokenEndpoint != "" && offers("urn:ietf:params:oauth:grant-type:device_code") {
+		f.device = &a2a.OAuthFlow{DeviceAuthorizationURL: m.DeviceEndpoint, TokenURL: m.TokenEndpoint}
+	}
+	if m.AuthorizationEndpoint != "" && m.TokenEndpoint != "" && offers("authorization_code") {
+		f.code = &a2a.OAuthFlow{AuthorizationURL: m.AuthorizationEndpoint, TokenURL: m.TokenEndpoint}
+	}
+	if m.TokenEndpoint != "" && slices.Contains(grants, "client_credentials") {
+		f.cc = &a2a.OAuthFlow{TokenURL: m.TokenEndpoint}
+	}
+}
+
+// plan picks device code, else authorization code, else client
+// credentials.
+func (f *schemeFlows) plan() (*OAuthPlan, bool) {
+	switch {
+	case f.device != nil:
+		return &OAuthPlan{Flow: FlowDeviceCode, OAuthFlow: *f.device}, true
+	case f.code != nil:
+		return &OAuthPlan{Flow: FlowAuthorizationCode, OAuthFlow: *f.code}, true
+	case f.cc != nil:
+		return &OAuthPlan{Flow: FlowClientCredentials, OAuthFlow: *f.cc}, true
+	}
+	return nil, false
+}
+
+// scopes are --oauth-scopes, else the requirement's, else the flow's, else
+// openid for OpenID Connect.
+func (l *OAuthLogin) scopes(s *a2a.Scheme, p *OAuthPlan) []string {
 	switch {
 	case len(l.Scopes) > 0:
-		p.Scopes = l.Scopes
+		return l.Scopes
 	case len(s.Scopes) > 0:
-		p.Scopes = s.Scopes
+		return s.Scopes
 	case len(p.OAuthFlow.Scopes) > 0:
-		p.Scopes = p.OAuthFlow.Scopes
+		return p.OAuthFlow.Scopes
 	case s.Kind == a2a.SchemeOpenIDConnect:
-		p.Scopes = []string{"openid"}
+		return []string{"openid"}
 	}
-	return &p, nil
+	return nil
 }
 
 // Run signs in with the plan's flow and returns the token to store.

@@ -124,8 +124,6 @@ type geminiFrames struct {
 	s *geminiSession
 	// ended is set once the final frame was read.
 	ended bool
-	// park is set when the final frame parked on an approval.
-	park bool
 }
 
 var _ transport.FinalFrames = (*geminiFrames)(nil)
@@ -142,7 +140,19 @@ func (f *geminiFrames) Event(data []byte) (a2a.Event, error) {
 	if err != nil {
 		return ev, err
 	}
-	s := f.s
+	f.s.adopt(&ev)
+	switch ev.Kind {
+	case a2a.EventArtifact:
+		return toolOutput(ev), nil
+	case a2a.EventStatus:
+		return f.status(ev), nil
+	}
+	return ev, nil
+}
+
+// adopt learns the server's ids of the session's task from ev and gives
+// ev the session's context.
+func (s *geminiSession) adopt(ev *a2a.Event) {
 	switch ev.Kind {
 	case a2a.EventTask:
 		if ev.Task != nil {
@@ -156,78 +166,97 @@ func (f *geminiFrames) Event(data []byte) (a2a.Event, error) {
 	if ev.ContextID != "" {
 		ev.ContextID = s.session
 	}
-	switch ev.Kind {
-	case a2a.EventArtifact:
-		if a := ev.Artifact; a != nil {
-			if callID, ok := strings.CutPrefix(a.ID, "tool-"); ok && strings.HasSuffix(callID, "-output") {
-				callID = strings.TrimSuffix(callID, "-output")
-				out := textOf(a)
-				return a2a.Event{Kind: a2a.EventStatus, TaskID: ev.TaskID, ContextID: ev.ContextID,
-					Status: a2a.Status{State: a2a.StateWorking, Message: &a2a.Message{Role: "agent",
-						Tools: []a2a.ToolCall{{ID: callID, Phase: a2a.PhaseOutput, Output: out}}}}}, nil
-			}
-		}
-		return ev, nil
-	case a2a.EventStatus:
-	default:
-		return ev, nil
+}
+
+// toolOutput reads the artifact tool-<callId>-output as that call's live
+// output; any other artifact is as it is.
+func toolOutput(ev a2a.Event) a2a.Event {
+	a := ev.Artifact
+	if a == nil {
+		return ev
 	}
+	callID, ok := strings.CutPrefix(a.ID, "tool-")
+	if !ok || !strings.HasSuffix(callID, "-output") {
+		return ev
+	}
+	callID = strings.TrimSuffix(callID, "-output")
+	return a2a.Event{Kind: a2a.EventStatus, TaskID: ev.TaskID, ContextID: ev.ContextID,
+		Status: a2a.Status{State: a2a.StateWorking, Message: &a2a.Message{Role: "agent",
+			Tools: []a2a.ToolCall{{ID: callID, Phase: a2a.PhaseOutput, Output: textOf(a)}}}}}
+}
+
+// status reads a status update: by its coderAgent kind, and as the end of
+// the turn only when it is final.
+func (f *geminiFrames) status(ev a2a.Event) a2a.Event {
 	final := ev.Final
 	if final {
 		f.ended = true
-		ev.Final = true
 	}
-	m := ev.Status.Message
-	coder, _ := ev.Metadata["coderAgent"].(map[string]any)
-	kind, _ := coder["kind"].(string)
-	switch kind {
-	case "text-content", "citation":
-		text := m.Text()
-		id := "gemini-text"
-		if tr, _ := ev.Metadata["traceId"].(string); tr != "" {
-			id += "-" + tr
-		}
-		ev = a2a.Event{Kind: a2a.EventArtifact, TaskID: ev.TaskID, ContextID: ev.ContextID, Append: true,
-			Artifact: &a2a.Artifact{ID: id, Parts: []a2a.Part{{Kind: a2a.PartText, Text: text}}}}
-		if !final {
-			return ev, nil
-		}
-		// A final frame that also carries text: its text is lost rather
-		// than the end of the turn.
-		ev = a2a.Event{Kind: a2a.EventStatus, TaskID: ev.TaskID, ContextID: ev.ContextID, Final: true,
-			Status: a2a.Status{State: a2a.StateInputRequired}}
-	case "thought":
-		ev.Status.Message = &a2a.Message{Role: "agent", TaskID: ev.TaskID, ContextID: ev.ContextID,
-			Parts: []a2a.Part{{Kind: a2a.PartText, Text: thoughtText(m)}}}
-	case "tool-call-update", "tool-call-confirmation":
-		var tools []a2a.ToolCall
-		if m != nil {
-			for i := range m.Parts {
-				if p := &m.Parts[i]; p.Kind == a2a.PartData {
-					var u geminiToolUpdate
-					if json.Unmarshal(p.Data, &u) == nil && u.Request.CallID != "" {
-						tools = append(tools, s.tool(&u))
-					}
-				}
-			}
-		}
-		ev.Status.Message = &a2a.Message{Role: "agent", TaskID: ev.TaskID, ContextID: ev.ContextID, Tools: tools}
+	ev = f.s.coder(ev)
+	if ev.Kind != a2a.EventStatus {
+		return ev
 	}
 	if !final {
 		// The state of a frame that is not final may be stale.
 		if !ev.Status.State.Terminal() {
 			ev.Status.State = a2a.StateWorking
 		}
-		return ev, nil
+		return ev
 	}
-	ev = s.finalStatus(ev)
+	ev = f.s.finalStatus(ev)
 	if ev.Status.State == a2a.StateInputRequired {
-		f.park = true
-		if st := s.runningCtx(); st != nil {
-			s.warmUp(st, ev.TaskID)
+		if st := f.s.runningCtx(); st != nil {
+			f.s.warmUp(st, ev.TaskID)
 		}
 	}
-	return ev, nil
+	return ev
+}
+
+// coder reads a status update by its metadata.coderAgent kind: text
+// content and citations are appended answer text, a thought is thought
+// text, a tool call update is the calls it names.
+func (s *geminiSession) coder(ev a2a.Event) a2a.Event {
+	m := ev.Status.Message
+	coder, _ := ev.Metadata["coderAgent"].(map[string]any)
+	kind, _ := coder["kind"].(string)
+	switch kind {
+	case "text-content", "citation":
+		if ev.Final {
+			// A final frame that also carries text: its text is lost
+			// rather than the end of the turn.
+			return a2a.Event{Kind: a2a.EventStatus, TaskID: ev.TaskID, ContextID: ev.ContextID, Final: true,
+				Status: a2a.Status{State: a2a.StateInputRequired}}
+		}
+		id := "gemini-text"
+		if tr, _ := ev.Metadata["traceId"].(string); tr != "" {
+			id += "-" + tr
+		}
+		return a2a.Event{Kind: a2a.EventArtifact, TaskID: ev.TaskID, ContextID: ev.ContextID, Append: true,
+			Artifact: &a2a.Artifact{ID: id, Parts: []a2a.Part{{Kind: a2a.PartText, Text: m.Text()}}}}
+	case "thought":
+		ev.Status.Message = &a2a.Message{Role: "agent", TaskID: ev.TaskID, ContextID: ev.ContextID,
+			Parts: []a2a.Part{{Kind: a2a.PartText, Text: thoughtText(m)}}}
+	case "tool-call-update", "tool-call-confirmation":
+		ev.Status.Message = &a2a.Message{Role: "agent", TaskID: ev.TaskID, ContextID: ev.ContextID, Tools: s.tools(m)}
+	}
+	return ev
+}
+
+// tools reads the tool calls of a tool call update's data parts.
+func (s *geminiSession) tools(m *a2a.Message) []a2a.ToolCall {
+	var tools []a2a.ToolCall
+	if m == nil {
+		return nil
+	}
+	for i := range m.Parts {
+		if p := &m.Parts[i]; p.Kind == a2a.PartData {
+			var u geminiToolUpdate
+			if json.Unmarshal(p.Data, &u) == nil && u.Request.CallID != "" {
+				tools = append(tools, s.tool(&u))
+			}
+		}
+	}
+	return tools
 }
 
 // finalStatus reads a final input-required: a park on the first call that

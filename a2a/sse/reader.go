@@ -208,98 +208,152 @@ func (c *Buffer) Bytes() []byte {
 // blocks (keep-alives) are skipped. An event whose fields add up to more
 // than s.max is an error that breaks the stream.
 func (s *Reader) Next() (Event, error) {
-	var ev Event
-	var data Buffer
-	var value []byte
-	hasData := false
+	var b building
 	for {
 		frag, more, err := s.fragment()
 		if err != nil {
-			if errors.Is(err, io.EOF) && (hasData || ev.Event != "") {
-				ev.Data = eventData(&data, hasData)
-				return ev, nil
+			if errors.Is(err, io.EOF) && b.ready() {
+				return b.event(), nil
 			}
 			return Event{}, err
 		}
 		if len(frag) == 0 && !more {
-			if hasData || ev.Event != "" {
-				ev.Data = eventData(&data, hasData)
-				return ev, nil
+			if b.ready() {
+				return b.event(), nil
 			}
-			ev = Event{}
+			b.ev = Event{}
 			continue
 		}
-		c := bytes.IndexByte(frag, ':')
-		var field string
-		switch {
-		case c == 0:
-			field = "" // a comment
-		case c > 0:
-			field = string(frag[:c])
-		case more:
-			field = "" // a field name longer than the buffer: none shim knows
-		default:
-			field = string(frag)
-		}
-		if field != "data" && field != "event" && field != "id" {
-			if more {
-				if err := s.rest(nil); err != nil {
-					return Event{}, err
-				}
-			}
-			continue
-		}
-		first := frag[len(frag):]
-		if c > 0 {
-			first = frag[c+1:]
-		}
-		// One leading space is stripped, even when it starts the next piece.
-		strip := true
-		trim := func(p []byte) []byte {
-			if strip && len(p) > 0 {
-				strip = false
-				if p[0] == ' ' {
-					p = p[1:]
-				}
-			}
-			return p
-		}
-		if field == "data" {
-			if hasData {
-				if err := data.Write([]byte{'\n'}, s.max, s.tooLarge); err != nil {
-					return Event{}, err
-				}
-			}
-			hasData = true
-			if err := data.Write(trim(first), s.max, s.tooLarge); err != nil {
-				return Event{}, err
-			}
-			if more {
-				if err := s.rest(func(p []byte) error { return data.Write(trim(p), s.max, s.tooLarge) }); err != nil {
-					return Event{}, err
-				}
-			}
-			continue
-		}
-		// event and id: the value counts against what the data left.
-		limit := s.max - data.n
-		if value, err = appendCapped(value[:0], trim(first), limit, s.tooLarge); err != nil {
+		if err := s.field(&b, frag, more); err != nil {
 			return Event{}, err
 		}
-		if more {
-			if err := s.rest(func(p []byte) (err error) { value, err = appendCapped(value, trim(p), limit, s.tooLarge); return err }); err != nil {
-				return Event{}, err
-			}
-		}
-		switch field {
-		case "event":
-			ev.Event = string(value)
-		case "id":
-			if bytes.IndexByte(value, 0) < 0 {
-				ev.ID = string(value)
-			}
+	}
+}
+
+// building is the event being read.
+type building struct {
+	ev      Event
+	data    Buffer
+	value   []byte // an event or id field's value
+	hasData bool
+}
+
+// ready reports whether the event has data or an event type.
+func (b *building) ready() bool { return b.hasData || b.ev.Event != "" }
+
+// event is the event read; b is spent.
+func (b *building) event() Event {
+	b.ev.Data = eventData(&b.data, b.hasData)
+	return b.ev
+}
+
+// field reads the field of a line whose first piece is frag (more: the
+// line goes on): data, event and id are kept, anything else skipped as it
+// is read.
+func (s *Reader) field(b *building, frag []byte, more bool) error {
+	switch name, first := splitField(frag, more); name {
+	case fieldData:
+		return s.dataField(b, first, more)
+	case fieldEvent, fieldID:
+		return s.valueField(b, name, first, more)
+	}
+	if more {
+		return s.rest(nil)
+	}
+	return nil
+}
+
+// fieldName is a field shim reads.
+type fieldName uint8
+
+const (
+	fieldOther fieldName = iota // a comment or a field shim skips
+	fieldData
+	fieldEvent
+	fieldID
+)
+
+// splitField splits a line's first piece into its field's name and the
+// start of its value (a name longer than the buffer is none shim knows).
+func splitField(frag []byte, more bool) (fieldName, []byte) {
+	name, value := frag, frag[len(frag):]
+	switch c := bytes.IndexByte(frag, ':'); {
+	case c >= 0:
+		name, value = frag[:c], frag[c+1:]
+	case more:
+		return fieldOther, nil
+	}
+	switch string(name) {
+	case "data":
+		return fieldData, value
+	case "event":
+		return fieldEvent, value
+	case "id":
+		return fieldID, value
+	}
+	return fieldOther, nil
+}
+
+// dataField appends a data line to the event's data, after a "\n" when it
+// is not its first.
+func (s *Reader) dataField(b *building, first []byte, more bool) error {
+	if b.hasData {
+		if err := b.data.Write([]byte{'\n'}, s.max, s.tooLarge); err != nil {
+			return err
 		}
 	}
+	b.hasData = true
+	var sp leadingSpace
+	if err := b.data.Write(sp.trim(first), s.max, s.tooLarge); err != nil {
+		return err
+	}
+	if !more {
+		return nil
+	}
+	return s.rest(func(p []byte) error { return b.data.Write(sp.trim(p), s.max, s.tooLarge) })
+}
+
+// valueField reads an event or id field; its value counts against what
+// the data left of the bound.
+func (s *Reader) valueField(b *building, name fieldName, first []byte, more bool) error {
+	limit := s.max - b.data.n
+	var sp leadingSpace
+	var err error
+	if b.value, err = appendCapped(b.value[:0], sp.trim(first), limit, s.tooLarge); err != nil {
+		return err
+	}
+	if more {
+		err = s.rest(func(p []byte) (err error) {
+			b.value, err = appendCapped(b.value, sp.trim(p), limit, s.tooLarge)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	switch name {
+	case fieldEvent:
+		b.ev.Event = string(b.value)
+	case fieldID:
+		if bytes.IndexByte(b.value, 0) < 0 {
+			b.ev.ID = string(b.value)
+		}
+	}
+	return nil
+}
+
+// leadingSpace strips one leading space from a field's value, even when it
+// starts the value's next piece.
+type leadingSpace struct{ seen bool }
+
+func (l *leadingSpace) trim(p []byte) []byte {
+	if !l.seen && len(p) > 0 {
+		l.seen = true
+		if p[0] == ' ' {
+			p = p[1:]
+		}
+	}
+	return p
 }
 
 // eventData is an event's data: empty, not nil, for data lines with

@@ -88,56 +88,8 @@ func reasonName(s string) string {
 // rpcError reads the error as a JSON-RPC error; status is the HTTP
 // status it came with (0 in a stream), raw the body kept as its data.
 func (w *wireStatusError) rpcError(status int, raw []byte) *a2a.RPCError {
-	msg := cutText(w.Message, errorTextMax)
-	if msg == "" {
-		msg = cutText(w.Title, errorTextMax)
-		if detail := cutText(w.Detail, errorTextMax-len(msg)-len(": ")); detail != "" && msg != "" {
-			msg += ": " + detail
-		} else if detail != "" {
-			msg = detail
-		}
-	}
-	code, found := 0, false
-	for _, d := range w.Details {
-		var info struct {
-			Type   string `json:"@type"`
-			Reason string `json:"reason"`
-		}
-		if json.Unmarshal(d, &info) == nil && info.Reason != "" && strings.HasSuffix(info.Type, "google.rpc.ErrorInfo") {
-			code, found = reasonCodes[strings.ToUpper(info.Reason)]
-			if found {
-				break
-			}
-		}
-	}
-	if !found && w.Type != "" && w.Type != "about:blank" {
-		code, found = reasonCodes[reasonName(w.Type)]
-	}
-	var name string
-	if json.Unmarshal(w.Status, &name) == nil && !found {
-		code, found = statusCodes[strings.ToUpper(name)]
-	}
-	if !found {
-		n, err := w.Code.Int64()
-		if err == nil && n < 0 {
-			code, found = int(n), true
-		}
-	}
-	if !found {
-		if s := status; s == 0 {
-			var n json.Number
-			if json.Unmarshal(w.Status, &n) == nil {
-				i, _ := n.Int64()
-				status = int(i)
-			} else if i, err := w.Code.Int64(); err == nil {
-				status = int(i)
-			}
-		}
-		code, found = httpCodes[status]
-	}
-	if !found {
-		code = -32603
-	}
+	code, status := w.code(status)
+	msg := w.text()
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
@@ -147,6 +99,84 @@ func (w *wireStatusError) rpcError(status int, raw []byte) *a2a.RPCError {
 		e.Data = bytes.Clone(raw)
 	}
 	return e
+}
+
+// text is the error's message, else its title and detail (RFC 9457),
+// cut to errorTextMax.
+func (w *wireStatusError) text() string {
+	if msg := cutText(w.Message, errorTextMax); msg != "" {
+		return msg
+	}
+	msg := cutText(w.Title, errorTextMax)
+	detail := cutText(w.Detail, errorTextMax-len(msg)-len(": "))
+	switch {
+	case detail != "" && msg != "":
+		return msg + ": " + detail
+	case detail != "":
+		return detail
+	}
+	return msg
+}
+
+// code is the JSON-RPC code the error stands for, from the first of its
+// ErrorInfo reason, its problem type, its status name, a negative code,
+// and its HTTP status (in a stream, the status the body gives); and that
+// HTTP status.
+func (w *wireStatusError) code(status int) (int, int) {
+	if code, ok := w.reasonCode(); ok {
+		return code, status
+	}
+	var name string
+	if json.Unmarshal(w.Status, &name) == nil {
+		if code, ok := statusCodes[strings.ToUpper(name)]; ok {
+			return code, status
+		}
+	}
+	if n, err := w.Code.Int64(); err == nil && n < 0 {
+		return int(n), status
+	}
+	if status == 0 {
+		status = w.bodyStatus()
+	}
+	if code, ok := httpCodes[status]; ok {
+		return code, status
+	}
+	return -32603, status
+}
+
+// reasonCode is the code of the error's google.rpc.ErrorInfo reason, else
+// of its problem type.
+func (w *wireStatusError) reasonCode() (int, bool) {
+	for _, d := range w.Details {
+		var info struct {
+			Type   string `json:"@type"`
+			Reason string `json:"reason"`
+		}
+		if json.Unmarshal(d, &info) == nil && info.Reason != "" && strings.HasSuffix(info.Type, "google.rpc.ErrorInfo") {
+			if code, ok := reasonCodes[strings.ToUpper(info.Reason)]; ok {
+				return code, true
+			}
+		}
+	}
+	if w.Type != "" && w.Type != "about:blank" {
+		code, ok := reasonCodes[reasonName(w.Type)]
+		return code, ok
+	}
+	return 0, false
+}
+
+// bodyStatus is the HTTP status the body gives: a numeric status, else
+// its code.
+func (w *wireStatusError) bodyStatus() int {
+	var n json.Number
+	if json.Unmarshal(w.Status, &n) == nil {
+		i, _ := n.Int64()
+		return int(i)
+	}
+	if i, err := w.Code.Int64(); err == nil {
+		return int(i)
+	}
+	return 0
 }
 
 // errorTextMax bounds what an error body's text (its message, its

@@ -144,19 +144,11 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 	if err != nil {
 		return err
 	}
-	pctx, pcancel := context.WithTimeout(c.Context, 40*time.Second)
-	defer pcancel()
-	perr := client.Probe(pctx)
+	err = checkSignIn(c.Context, out, client, key, oauthCheck)
 	renewed.Lock()
 	defer renewed.Unlock()
-	switch {
-	case perr == nil:
-		fmt.Fprintf(out, "The agent at %s accepted the sign-in.\n", termsafe.String(key))
-	case a2a.IsUnauthorized(perr):
-		return &exitError{code: 1, msg: fmt.Sprintf("the agent at %s refused the token the authorization server issued (HTTP %d); nothing was stored. "+
-			"Check --oauth-client-id and --oauth-scopes.", key, statusOf(perr))}
-	default:
-		fmt.Fprintf(out, "warning: could not check the sign-in: %s\nwarning: storing it anyway; run `shim doctor` once the agent is reachable.\n", termsafe.String(perr.Error()))
+	if err != nil {
+		return err
 	}
 	where, err := s.store.SaveOAuth(key, tok.AccessToken, recordOf(tok))
 	if err != nil {

@@ -38,14 +38,29 @@ import (
 // nor contain '/', '\\', '%', '?', '#', white space or control characters.
 // Error messages never repeat the user information of rawURL.
 func Normalize(rawURL, slug string) (string, error) {
-	raw := strings.TrimSpace(rawURL)
+	u, err := parseURL(strings.TrimSpace(rawURL))
+	if err != nil {
+		return "", err
+	}
+	path := strings.TrimRight(u.EscapedPath(), "/")
+	if slug != "" {
+		if err := checkSlug(slug); err != nil {
+			return "", err
+		}
+		path += "/agents/" + url.PathEscape(slug)
+	}
+	return strings.ToLower(u.Scheme) + "://" + hostOf(u) + path, nil
+}
+
+// parseURL parses an http(s) URL with a host and no user information.
+func parseURL(raw string) (*url.URL, error) {
 	if raw == "" {
-		return "", errors.New("credentials: empty URL")
+		return nil, errors.New("credentials: empty URL")
 	}
 	u, err := url.Parse(raw)
 	if !strings.Contains(raw, "://") && (err != nil || (!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"))) && !strings.Contains(raw, "@") {
 		// "localhost:7870" parses as scheme "localhost": say what is missing.
-		return "", fmt.Errorf("credentials: %q has no http:// or https://; write it as https://%s (or http://%s for an agent on this machine)%w",
+		return nil, fmt.Errorf("credentials: %q has no http:// or https://; write it as https://%s (or http://%s for an agent on this machine)%w",
 			raw, raw, raw, quiet(ErrNoScheme))
 	}
 	if err != nil {
@@ -54,18 +69,23 @@ func Normalize(rawURL, slug string) (string, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return "", fmt.Errorf("credentials: invalid URL: %v", err)
+		return nil, fmt.Errorf("credentials: invalid URL: %v", err)
 	}
 	if u.User != nil {
-		return "", errors.New("credentials: the URL carries user information (user@ or user:password@); give the token with shim login, --token or --token-file instead")
+		return nil, errors.New("credentials: the URL carries user information (user@ or user:password@); give the token with shim login, --token or --token-file instead")
 	}
-	scheme := strings.ToLower(u.Scheme)
-	if scheme != "http" && scheme != "https" {
-		return "", fmt.Errorf("credentials: URL scheme %q is not http or https; write the URL as https://host[:port][/path]", u.Scheme)
+	if scheme := strings.ToLower(u.Scheme); scheme != "http" && scheme != "https" {
+		return nil, fmt.Errorf("credentials: URL scheme %q is not http or https; write the URL as https://host[:port][/path]", u.Scheme)
 	}
 	if u.Opaque != "" || u.Hostname() == "" {
-		return "", errors.New("credentials: URL has no host; write it as https://host[:port][/path]")
+		return nil, errors.New("credentials: URL has no host; write it as https://host[:port][/path]")
 	}
+	return u, nil
+}
+
+// hostOf is u's host lowercased, without the scheme's default port.
+func hostOf(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
 	host := strings.ToLower(u.Hostname())
 	port := u.Port()
 	if (scheme == "https" && port == "443") || (scheme == "http" && port == "80") {
@@ -75,18 +95,12 @@ func Normalize(rawURL, slug string) (string, error) {
 		host = strings.ReplaceAll(host, "%", "%25")
 	}
 	if port != "" {
-		host = net.JoinHostPort(host, port)
-	} else if strings.Contains(host, ":") {
-		host = "[" + host + "]"
+		return net.JoinHostPort(host, port)
 	}
-	path := strings.TrimRight(u.EscapedPath(), "/")
-	if slug != "" {
-		if err := checkSlug(slug); err != nil {
-			return "", err
-		}
-		path += "/agents/" + url.PathEscape(slug)
+	if strings.Contains(host, ":") {
+		return "[" + host + "]"
 	}
-	return scheme + "://" + host + path, nil
+	return host
 }
 
 // ErrBadSlug is wrapped by Normalize's error for a slug it cannot use.
