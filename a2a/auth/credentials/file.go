@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"runtime"
 	"time"
 
@@ -31,7 +29,7 @@ var ErrCorrupt = errors.New("credentials: unreadable credentials file")
 // Path returns the credentials file path.
 func (s *Store) Path() string { return s.path() }
 
-func (s *Store) path() string { return filepath.Join(s.Dir, FileName) }
+func (s *Store) path() string { return s.file.Path }
 
 // document is the parsed file. extra keeps unknown top-level fields.
 type document struct {
@@ -45,47 +43,46 @@ func newDocument() *document { return &document{tokens: make(map[string]string)}
 // read returns the stored document; a missing file is an empty one. The
 // caller holds s.mu.
 func (s *Store) read() (*document, error) {
-	p := s.path()
-	data, fi, err := privfile.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return newDocument(), nil
-	}
-	if errors.Is(err, privfile.ErrNotRegular) {
-		// Moved aside like a corrupt file: a link is never followed.
-		return nil, fmt.Errorf("%w %s: not a regular file (a symbolic link?); `shim login` moves it aside and starts a new one", ErrCorrupt, p)
-	}
-	if err != nil {
+	members, fi, err := s.file.Read()
+	var corrupt *privfile.CorruptError
+	switch {
+	case errors.As(err, &corrupt):
+		// Moved aside by the next write: a link is never followed.
+		return nil, s.corrupt(corrupt.Err)
+	case err != nil:
 		return nil, fmt.Errorf("credentials: %w", err)
 	}
-	if runtime.GOOS != "windows" {
-		if fi.Mode().Perm()&0o077 != 0 {
-			s.log().Warn("the credentials file is readable by others; its mode goes back to 0600 on the next write",
-				"path", p, "mode", fmt.Sprintf("%#o", fi.Mode().Perm()))
-		}
+	if fi != nil && runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
+		s.log().Warn("the credentials file is readable by others; its mode goes back to 0600 on the next write",
+			"path", s.path(), "mode", fmt.Sprintf("%#o", fi.Mode().Perm()))
 	}
-	d, err := parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("%w %s: %v; `shim login` moves it aside and starts a new one", ErrCorrupt, p, err)
+	d, err := s.document(members)
+	if errors.As(err, &corrupt) {
+		return nil, s.corrupt(corrupt.Err)
 	}
-	return d, nil
+	return d, err
 }
 
-// parse decodes the file. Its errors say what is wrong without quoting the
-// content, which may hold tokens.
-func parse(data []byte) (*document, error) {
-	top, err := privfile.DecodeVersioned(data, fileVersion)
-	if err != nil {
-		return nil, err
-	}
+// corrupt is the error of reading a file that is not one: it wraps
+// ErrCorrupt and says why without quoting the content, which may hold
+// tokens.
+func (s *Store) corrupt(why error) error {
+	return fmt.Errorf("%w %s: %v; `shim login` moves it aside and starts a new one", ErrCorrupt, s.path(), why)
+}
+
+// document takes the file's members but "version" (nil: no file); members
+// of the wrong shape are a *privfile.CorruptError.
+func (s *Store) document(top map[string]json.RawMessage) (*document, error) {
 	d := newDocument()
+	bad := func(why string) error { return &privfile.CorruptError{Path: s.path(), Err: errors.New(why)} }
 	if raw, ok := top["lastUrl"]; ok {
 		if err := json.Unmarshal(raw, &d.lastURL); err != nil {
-			return nil, errors.New("lastUrl is not a string")
+			return nil, bad("lastUrl is not a string")
 		}
 	}
 	if raw, ok := top["tokens"]; ok {
 		if err := json.Unmarshal(raw, &d.tokens); err != nil {
-			return nil, errors.New("tokens is not an object of strings")
+			return nil, bad("tokens is not an object of strings")
 		}
 		if d.tokens == nil {
 			d.tokens = make(map[string]string)
@@ -122,57 +119,26 @@ func (d *document) encode() ([]byte, error) {
 	return out, nil
 }
 
-// write runs the read-modify-write cycle with apply as the change: it makes
-// the directory 0700, takes the file lock, moves a corrupt file aside, and
-// replaces the file with a new 0600 one. The caller holds s.mu.
+// write is one write of the file (privfile.Versioned.Update) with apply
+// as the change: the directory made 0700, the file lock taken, stale
+// temporary files removed, a corrupt file moved aside, the file replaced
+// with a new 0600 one. The caller holds s.mu.
 func (s *Store) write(apply func(*document)) error {
 	if s.Dir == "" {
 		return errors.New("credentials: no config dir")
 	}
-	if err := privfile.EnsureDir(s.Dir); err != nil {
-		return fmt.Errorf("credentials: %w", err)
-	}
-	unlock, lockAside, err := privfile.Lock(s.path(), s.clock)
-	if err != nil {
-		return fmt.Errorf("credentials: lock: %w", err)
-	}
-	defer unlock()
-	if lockAside != "" {
-		s.log().Warn("credentials: the lock file was not a regular file; moved aside and made a new one",
-			"path", s.path()+".lock", "movedTo", lockAside)
-	}
-
-	// Young temporary files are left alone: they may be a live writer's.
-	_, errs := privfile.RemoveStaleTemps(s.path(), staleTemp, s.clock())
-	for _, err := range errs {
-		s.log().Warn("credentials: cannot remove a stale temporary file", "err", err)
-	}
-	d, err := s.read()
-	if errors.Is(err, ErrCorrupt) {
-		aside, mvErr := privfile.MoveAside(s.path(), s.clock())
-		if mvErr != nil {
-			return fmt.Errorf("credentials: moving the unreadable credentials file aside: %w", mvErr)
+	err := s.file.Update(func(members map[string]json.RawMessage) ([]byte, error) {
+		d, err := s.document(members)
+		if err != nil {
+			return nil, err
 		}
-		s.log().Warn("credentials file unreadable; moved aside and started a new one",
-			"path", s.path(), "movedTo", aside, "err", err)
-		d = newDocument()
-	} else if err != nil {
-		return err
-	}
-	apply(d)
-	data, err := d.encode()
+		apply(d)
+		return d.encode()
+	})
 	if err != nil {
-		return err
-	}
-	if err := privfile.Replace(s.path(), data); err != nil {
-		return fmt.Errorf("credentials: writing %s: %w", s.path(), err)
+		return fmt.Errorf("credentials: %w", err)
 	}
 	return nil
 }
 
-func (s *Store) clock() time.Time {
-	if s.now != nil {
-		return s.now()
-	}
-	return time.Now()
-}
+func (s *Store) clock() time.Time { return s.file.Now() }

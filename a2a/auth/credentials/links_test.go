@@ -27,8 +27,7 @@ func TestCredentialsLinkMovedAside(t *testing.T) {
 		t.Fatal(err)
 	}
 	lockTarget := filepath.Join(t.TempDir(), "lock-target")
-	s := NewStore(t.TempDir(), nil, ModeOff, log)
-	s.now = func() time.Time { return time.Unix(1700000000, 0) }
+	s := newStore(t.TempDir(), nil, ModeOff, log, func() time.Time { return time.Unix(1700000000, 0) })
 	if err := os.Symlink(target, s.Path()); err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/shimdev/shim/internal/privfile"
 	"github.com/shimdev/shim/internal/redact"
 )
 
@@ -56,17 +58,25 @@ type Store struct {
 	Mode    Mode         // "" is ModeAuto
 	Log     *slog.Logger // nil discards
 
-	mu  sync.Mutex
-	now func() time.Time
+	mu   sync.Mutex
+	file privfile.Versioned // Dir/credentials.json
 }
 
 // NewStore returns a Store. It does no I/O: the directory and the file are
 // created by the first write.
 func NewStore(configDir string, kr Keyring, mode Mode, log *slog.Logger) *Store {
+	return newStore(configDir, kr, mode, log, time.Now)
+}
+
+// newStore is NewStore with the clock of the moved-aside names and of the
+// temporary files' age.
+func newStore(configDir string, kr Keyring, mode Mode, log *slog.Logger, now func() time.Time) *Store {
 	if mode == "" {
 		mode = ModeAuto
 	}
-	return &Store{Dir: configDir, Keyring: kr, Mode: mode, Log: log}
+	return &Store{Dir: configDir, Keyring: kr, Mode: mode, Log: log,
+		file: privfile.Versioned{Path: filepath.Join(configDir, FileName), Version: fileVersion, Name: "credentials file",
+			Log: log, Now: now, TempAge: staleTemp}}
 }
 
 func (s *Store) log() *slog.Logger {

@@ -416,8 +416,7 @@ func TestCorruptFileMovedAside(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l, log := newLeakLog(t)
 			l.secret(inside)
-			s := NewStore(t.TempDir(), nil, ModeOff, log)
-			s.now = func() time.Time { return time.Unix(1700000000, 0) }
+			s := newStore(t.TempDir(), nil, ModeOff, log, func() time.Time { return time.Unix(1700000000, 0) })
 			if err := os.WriteFile(s.Path(), []byte(tc.content), 0o600); err != nil {
 				t.Fatal(err)
 			}
