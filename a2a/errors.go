@@ -165,3 +165,22 @@ func (e *RPCError) Text() string {
 	}
 	return fmt.Sprintf("%s (%s)", e.Message, strings.Join(add, "; "))
 }
+
+// NotJSONError is a stream that ended without one event that decoded: what
+// the agent sends is not the JSON-RPC responses A2A streams carry.
+type NotJSONError struct {
+	// Events is how many events were skipped; First is the first of them.
+	Events int
+	First  *DecodeError
+}
+
+func (e *NotJSONError) Error() string {
+	which := fmt.Sprintf("none of its %d events is", e.Events)
+	if e.Events == 1 {
+		which = "its one event is not"
+	}
+	return fmt.Sprintf("the agent's stream is not JSON: %s a JSON-RPC response (%v); the first begins %q",
+		which, e.First.Err, e.First.Snippet)
+}
+
+func (e *NotJSONError) Unwrap() error { return e.First }

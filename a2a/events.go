@@ -26,3 +26,6 @@ func TaskEvents(t *Task) []Event {
 	out = append(out, Event{Kind: EventStatus, TaskID: t.ID, ContextID: t.ContextID, Status: t.Status, Final: t.Status.State.Terminal()})
 	return out
 }
+
+// HistoryAll asks GetTask and ListTasks for a task's whole history.
+const HistoryAll = -1

@@ -170,12 +170,16 @@ type SteerItem struct {
 // Known reports whether p is a part shim interprets or deliberately
 // ignores (a vendor extension or an ADK part) rather than shows as is.
 func (p *Part) Known() bool {
-	if strings.HasPrefix(p.MimeType, mimeVendorPrefix) {
+	if p.Vendor() {
 		return true
 	}
 	_, adk := p.Metadata["adk_type"]
 	return adk
 }
+
+// Vendor reports whether p is a part of an extension of shim's own vendor
+// (a mime type under application/vnd.protolabs.).
+func (p *Part) Vendor() bool { return strings.HasPrefix(p.MimeType, mimeVendorPrefix) }
 
 // Thought reports whether p is a Google ADK thought text.
 func (p *Part) Thought() bool {
@@ -219,6 +223,19 @@ func (m *Message) ToolCalls() []ToolCall {
 		return nil
 	}
 	return m.Tools
+}
+
+// ToolCalls returns the tool events of the status message
+// (Message.ToolCalls), but in a park (input-required, auth-required) its
+// ADK parts are the park's data (ParkData), not calls that run.
+func (s Status) ToolCalls() []ToolCall {
+	if s.Message == nil {
+		return nil
+	}
+	if s.State.Interrupted() {
+		return s.Message.NoADKTools
+	}
+	return s.Message.Tools
 }
 
 // Hitl returns the message's park (hitl-v1, or what an agent profile

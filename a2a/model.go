@@ -91,8 +91,11 @@ type Message struct {
 	// message is decoded (package wire), or by an agent profile; the
 	// accessors (ToolCalls, Hitl, …) read them on a nil message too.
 
-	// Tools are its tool events (ToolCalls).
-	Tools []ToolCall
+	// Tools are its tool events (ToolCalls); NoADKTools those of them
+	// that are no Google ADK part (in a park, an ADK part is the park's
+	// data: Status.ToolCalls).
+	Tools      []ToolCall
+	NoADKTools []ToolCall
 	// Park is its park (Hitl).
 	Park *Hitl
 	// Reasoning is its reasoning (Thoughts).

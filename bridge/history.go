@@ -218,7 +218,7 @@ func (s *Server) fetchTitle(ctx context.Context, c *a2aclient.Client, r *listRow
 	if len(r.taskIDs) == 0 {
 		return ""
 	}
-	task, err := c.GetTask(ctx, r.taskIDs[0], -1)
+	task, err := c.GetTask(ctx, r.taskIDs[0], a2a.HistoryAll)
 	if err != nil {
 		s.log.Debug("title not fetched", "session", r.id, "err", err)
 		return ""
@@ -410,7 +410,7 @@ func (s *Server) threadTurns(ctx context.Context, c *a2aclient.Client, id string
 recorded:
 	for i := len(taskIDs) - 1; i >= 0; i-- {
 		tid := taskIDs[i]
-		task, err := c.GetTask(bctx, tid, -1)
+		task, err := c.GetTask(bctx, tid, a2a.HistoryAll)
 		if err != nil {
 			var rpc *a2a.RPCError
 			switch {
@@ -433,7 +433,7 @@ recorded:
 		oldestFirst(out)
 		return out, cut, nil
 	}
-	tasks, err := c.ListTasks(bctx, id, -1)
+	tasks, err := c.ListTasks(bctx, id, a2a.HistoryAll)
 	if cutShort(err) {
 		cut, err = true, nil
 	}

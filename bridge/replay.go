@@ -268,12 +268,16 @@ func (r *replayer) turn(p *pastTurn) {
 			continue
 		}
 		r.send(v.steersRead(m.SteersConsumed()))
-		for _, tc := range m.ToolCalls() {
+		tools := m.ToolCalls()
+		if park := p.status.Message; park != nil && m.ID != "" && m.ID == park.ID {
+			tools = p.status.ToolCalls() // the status message, kept in the history too
+		}
+		for _, tc := range tools {
 			r.send(v.pastTool(tc, cardID))
 		}
 	}
 	if m := p.status.Message; m != nil && !r.repeated(m) {
-		for _, tc := range m.ToolCalls() {
+		for _, tc := range p.status.ToolCalls() { // a park's data parts are its own
 			r.send(v.pastTool(tc, cardID))
 		}
 	}

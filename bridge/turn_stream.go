@@ -213,7 +213,7 @@ func (t *turn) status(st a2a.Status) (outcome, bool) {
 	if m != nil {
 		t.r.seen(t.task(), m)
 		t.show(t.r.thoughts(m))
-		for _, tc := range m.ToolCalls() {
+		for _, tc := range st.ToolCalls() { // a park's data parts are its own
 			t.tool(tc)
 		}
 		t.steersConsumed(m.SteersConsumed())

@@ -237,7 +237,8 @@ func (c *Client) isGemini(card *a2a.Card) bool {
 	return card.Name == gemini.CardName
 }
 
-// GetTask reads a task back; historyLength < 0 leaves it to the server.
+// GetTask reads a task back with at most historyLength messages of its
+// history; a2a.HistoryAll asks for all of it (in 0.3, 1,000 messages).
 func (c *Client) GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
 	tr, _, err := c.transport(ctx)
 	if err != nil {

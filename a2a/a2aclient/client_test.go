@@ -13,6 +13,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/auth"
+	"github.com/shimdev/shim/a2a/wire"
 )
 
 // agentServer is a fake A2A server: it serves card at the well-known path
@@ -198,9 +199,16 @@ func TestTenantOnlyFor10(t *testing.T) {
 	if _, ok := r[0].Params["tenant"]; ok {
 		t.Errorf("0.3 call carries a tenant: %v", r[0].Params)
 	}
-	if _, ok := r[0].Params["historyLength"]; ok {
-		t.Errorf("historyLength < 0 must be left out: %v", r[0].Params)
+	if n, all := r[0].Params["historyLength"], history03(); n != float64(all) {
+		t.Errorf("the whole history in 0.3 asks for history03Max messages (TestGetTaskWholeHistory): %v", r[0].Params)
 	}
+}
+
+// history03 is the historyLength a 0.3 request for the whole history
+// sends (wire.HistoryLength).
+func history03() int {
+	n, _ := wire.HistoryLength(a2a.V03, a2a.HistoryAll)
+	return n
 }
 
 func TestSlugPrefix(t *testing.T) {

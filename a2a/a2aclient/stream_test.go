@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -125,6 +126,59 @@ func TestStreamInvalidJSONSkipped(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "statusUpd") {
 		t.Errorf("the log does not show the frame's start:\n%s", logs.String())
+	}
+}
+
+// TestStreamNotJSON: VoltAgent's own A2A server (recorded in
+// bridge/testdata/frameworks/voltagent, @voltagent/a2a-server 2.0.3, MIT)
+// puts U+001E before the JSON of every event. A2A says each event's data is
+// a JSON-RPC response, so no event decodes, and the stream's end says the
+// stream is not JSON, naming the character escaped (never a raw control
+// character, never a plain end of stream). A stream that had one good
+// frame ends as before (TestStreamInvalidJSONSkipped).
+func TestStreamNotJSON(t *testing.T) {
+	body, err := os.ReadFile("../../bridge/testdata/frameworks/voltagent/04-answer-stream.response.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := bytes.Count(body, []byte("data: \x1e"))
+	if events < 2 {
+		t.Fatalf("the capture has %d events starting with U+001E", events)
+	}
+	for name, raw := range map[string][]byte{"VoltAgent": body, "control byte alone": []byte("data: \x07\n\ndata: \x07\n\n")} {
+		t.Run(name, func(t *testing.T) {
+			_, ep := streamServer(t, func(w http.ResponseWriter, r *http.Request) {
+				sseStart(w)
+				sseWrite(w, string(raw))
+			})
+			evs, err := drain(t, openStream(t, Config{Endpoint: ep}))
+			var nj *a2a.NotJSONError
+			if len(evs) != 0 || !errors.As(err, &nj) {
+				t.Fatalf("got %s, %T %v; want *a2a.NotJSONError", kinds(evs), err, err)
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "the agent's stream is not JSON: ") {
+				t.Errorf("message %q", msg)
+			}
+			for _, r := range msg {
+				if r < 0x20 || r == 0x7f {
+					t.Fatalf("the message carries control character %U: %q", r, msg)
+				}
+			}
+			if name == "VoltAgent" {
+				if nj.Events != events {
+					t.Errorf("Events = %d, want %d", nj.Events, events)
+				}
+				for _, want := range []string{"none of its " + strconv.Itoa(events) + " events is a JSON-RPC response",
+					`invalid character '\x1e' looking for beginning of value`, `the first begins "\x1e{\"jsonrpc\":\"2.0\"`} {
+					if !strings.Contains(msg, want) {
+						t.Errorf("message %q lacks %q", msg, want)
+					}
+				}
+			} else if !strings.Contains(msg, `'\a'`) && !strings.Contains(msg, `'\x07'`) {
+				t.Errorf("message %q does not name the character escaped", msg)
+			}
+		})
 	}
 }
 

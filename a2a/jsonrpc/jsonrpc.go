@@ -94,8 +94,8 @@ func (c *Transport) params(p map[string]any) map[string]any {
 // GetTask implements transport.Transport.
 func (c *Transport) GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
 	p := map[string]any{"id": id}
-	if historyLength >= 0 {
-		p["historyLength"] = historyLength
+	if n, ok := wire.HistoryLength(c.dialect, historyLength); ok {
+		p["historyLength"] = n
 	}
 	raw, err := c.call(ctx, c.methods.get, c.params(p))
 	if err != nil {
@@ -117,8 +117,8 @@ func (c *Transport) ListTasks(ctx context.Context, q transport.TaskQuery) (trans
 		return transport.TaskPage{}, a2a.ErrUnsupported
 	}
 	p := map[string]any{"contextId": q.ContextID, "pageSize": 100, "includeArtifacts": true}
-	if q.HistoryLength >= 0 {
-		p["historyLength"] = q.HistoryLength
+	if n, ok := wire.HistoryLength(c.dialect, q.HistoryLength); ok {
+		p["historyLength"] = n
 	}
 	if q.PageToken != "" {
 		p["pageToken"] = q.PageToken

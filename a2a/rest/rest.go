@@ -67,8 +67,8 @@ func (c *Transport) call(ctx context.Context, method, target string, body []byte
 // GetTask implements transport.Transport.
 func (c *Transport) GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
 	q := url.Values{}
-	if historyLength >= 0 {
-		q.Set("historyLength", strconv.Itoa(historyLength))
+	if n, ok := wire.HistoryLength(c.dialect, historyLength); ok {
+		q.Set("historyLength", strconv.Itoa(n))
 	}
 	raw, err := c.call(ctx, http.MethodGet, c.route(taskPath(id, ""), q), nil, "GetTask")
 	if err != nil {
@@ -89,8 +89,8 @@ func (c *Transport) ListTasks(ctx context.Context, tq transport.TaskQuery) (tran
 		return transport.TaskPage{}, a2a.ErrUnsupported
 	}
 	q := url.Values{"contextId": {tq.ContextID}, "pageSize": {"100"}, "includeArtifacts": {"true"}}
-	if tq.HistoryLength >= 0 {
-		q.Set("historyLength", strconv.Itoa(tq.HistoryLength))
+	if n, ok := wire.HistoryLength(c.dialect, tq.HistoryLength); ok {
+		q.Set("historyLength", strconv.Itoa(n))
 	}
 	if tq.PageToken != "" {
 		q.Set("pageToken", tq.PageToken)

@@ -69,7 +69,7 @@ func (p *poller) next() (a2a.Event, error) {
 			return a2a.Event{}, context.Canceled
 		}
 		p.wait = min(2*p.wait, p.max)
-		t, err := p.tr.GetTask(p.ctx, p.taskID, -1)
+		t, err := p.tr.GetTask(p.ctx, p.taskID, a2a.HistoryAll)
 		if err != nil {
 			if p.ctx.Err() != nil {
 				return a2a.Event{}, context.Canceled

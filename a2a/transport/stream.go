@@ -117,6 +117,11 @@ type Stream struct {
 	// pull, when set, gives the events after queue (a polled task).
 	pull   func() (a2a.Event, error)
 	closed atomic.Bool
+	// decoded reports that a frame was read as JSON-RPC; until then
+	// skipped counts the frames that were not, the first kept in notJSON.
+	decoded bool
+	skipped int
+	notJSON *a2a.DecodeError
 }
 
 // Context is the context the stream was opened with.
@@ -140,18 +145,26 @@ func (s *Stream) Next() (a2a.Event, error) {
 		}
 		s.trace.frame("recv", s.method, raw.Data)
 		if raw.Event == "error" {
+			s.decoded = true
 			return a2a.Event{}, s.frames.Failure(raw.Data)
 		}
 		ev, err := s.frames.Event(raw.Data)
+		var de *a2a.DecodeError
+		if !errors.As(err, &de) {
+			s.decoded = true
+		}
 		if err == nil {
 			if f, ok := s.frames.(FinalFrames); ok && f.Final(ev) {
 				s.drain()
 			}
 			return ev, nil
 		}
-		var de *a2a.DecodeError
-		if errors.As(err, &de) {
+		if de != nil {
 			s.log.Warn("skipping an undecodable stream frame", "method", s.method, "err", err)
+			s.skipped++
+			if s.notJSON == nil {
+				s.notJSON = de
+			}
 			continue
 		}
 		return ev, err
@@ -181,6 +194,10 @@ func (s *Stream) broken(err error) error {
 		return a2a.ErrStalled
 	case s.closed.Load() || s.ctx.Err() != nil:
 		return context.Canceled
+	case errors.Is(err, io.EOF) && !s.decoded && s.notJSON != nil:
+		// Nothing this stream sent was readable: say so, rather than a
+		// stream that ended before the agent started.
+		return &a2a.NotJSONError{Events: s.skipped, First: s.notJSON}
 	case errors.Is(err, io.EOF):
 		return io.EOF
 	case errors.Is(err, a2a.ErrTooLarge):

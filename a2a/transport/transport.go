@@ -26,7 +26,9 @@ type Transport interface {
 	Send(ctx context.Context, m a2a.OutMessage, immediate bool) (*Stream, error)
 	// Subscribe reattaches to a live task's stream.
 	Subscribe(ctx context.Context, taskID string) (*Stream, error)
-	// GetTask reads a task back; historyLength < 0 leaves it to the server.
+	// GetTask reads a task back with at most historyLength messages of
+	// its history (a2a.HistoryAll: the whole history, as the dialect
+	// spells it: wire.HistoryLength).
 	GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error)
 	// CancelTask asks the server to cancel a task.
 	CancelTask(ctx context.Context, id string) error
@@ -40,7 +42,7 @@ type Transport interface {
 // TaskQuery asks for one page of a context's tasks.
 type TaskQuery struct {
 	ContextID string
-	// HistoryLength < 0 leaves it to the server.
+	// HistoryLength bounds each task's history (a2a.HistoryAll: no bound).
 	HistoryLength int
 	// PageToken is the previous page's Next; empty for the first page.
 	PageToken string

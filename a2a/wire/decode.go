@@ -561,7 +561,7 @@ func DecodeFrame(b []byte) (a2a.Event, error) { return decodeFrameWith(unmarshal
 func decodeFrameWith(unmarshal func([]byte, any) error, b []byte) (a2a.Event, error) {
 	var r rpcResponse
 	if err := unmarshal(b, &r); err != nil {
-		return a2a.Event{}, a2a.NewDecodeError(err, b)
+		return a2a.Event{}, a2a.NewDecodeError(plainSyntaxError(err, b), b)
 	}
 	if r.Error != nil {
 		return a2a.Event{}, r.Error.rpcError()
@@ -574,6 +574,22 @@ func decodeFrameWith(unmarshal func([]byte, any) error, b []byte) (a2a.Event, er
 		return a2a.Event{}, a2a.NewDecodeError(err, b)
 	}
 	return ev, nil
+}
+
+// plainSyntaxError gives a JSON syntax error in encoding/json's words,
+// which name the offending character escaped ('\x1e') and never quote the
+// input; segmentio/encoding's message holds the character and the start of
+// the input as they are, control characters included.
+func plainSyntaxError(err error, b []byte) error {
+	var se *fastjson.SyntaxError
+	if !errors.As(err, &se) {
+		return err
+	}
+	var raw json.RawMessage
+	if std := json.Unmarshal(b, &raw); std != nil {
+		return std
+	}
+	return err
 }
 
 // rawResponse is a JSON-RPC response whose result is kept as JSON.

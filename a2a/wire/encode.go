@@ -21,16 +21,22 @@ type spelling struct {
 	message func(map[string]any) map[string]any
 	// configuration asks a blocking send to answer once the task exists.
 	configuration func() map[string]any
+	// historyAll is the historyLength that asks for a task's whole
+	// history, and whether one is sent.
+	historyAll func() (int, bool)
 }
 
 var spellings = map[a2a.Dialect]spelling{
 	a2a.V10: {
 		message:       func(m map[string]any) map[string]any { return m },
 		configuration: func() map[string]any { return map[string]any{"returnImmediately": true} },
+		// Unset means no limit in 1.0.
+		historyAll: func() (int, bool) { return 0, false },
 	},
 	a2a.V03: {
 		message:       messageTo03,
 		configuration: func() map[string]any { return map[string]any{"blocking": false} },
+		historyAll:    func() (int, bool) { return history03Max, true },
 	},
 }
 
@@ -49,6 +55,24 @@ func EncodeMessage(d a2a.Dialect, m a2a.OutMessage) map[string]any {
 
 // SendConfiguration asks a blocking send to answer once the task exists.
 func SendConfiguration(d a2a.Dialect) map[string]any { return spellingOf(d).configuration() }
+
+// history03Max is the historyLength a 0.3 request for the whole history
+// sends. A2A 1.0 reads an unset historyLength as no limit, but 0.3 says
+// nothing, and servers differ: the @a2a-js/sdk 0.3 server (Google ADK for
+// TypeScript's) answers with no history at all. 1,000 messages keep the
+// 100 tasks one session/load may read (SPEC §13) within a long thread's
+// reach while bounding what one answer asks the server for.
+const history03Max = 1000
+
+// HistoryLength is the historyLength a request of dialect d sends for n,
+// and whether it sends one: n itself when n >= 0; for a2a.HistoryAll what
+// the dialect spells it (none in 1.0, history03Max in 0.3).
+func HistoryLength(d a2a.Dialect, n int) (int, bool) {
+	if n >= 0 {
+		return n, true
+	}
+	return spellingOf(d).historyAll()
+}
 
 // encodeMessage builds a user message in the 1.0 shape.
 func encodeMessage(m a2a.OutMessage) map[string]any {

@@ -20,6 +20,7 @@ import (
 // readMessageExt fills in what m's extensions say.
 func readMessageExt(m *a2a.Message) {
 	m.Tools = metadataToolCalls(m.Metadata)
+	adk := false // an ADK part was read as a call
 	m.Resume, _ = m.Metadata[metaResume].(bool)
 	plain := false // a data part of no extension shim knows
 	for i := range m.Parts {
@@ -30,22 +31,41 @@ func readMessageExt(m *a2a.Message) {
 		if p.Kind != a2a.PartData {
 			continue
 		}
-		readDataPart(m, p)
-		plain = plain || !p.Known()
+		adk = readDataPart(m, p) || adk
+		plain = plain || !p.Vendor()
+	}
+	m.NoADKTools = m.Tools
+	if adk {
+		m.NoADKTools = noADKTools(m)
 	}
 	if plain {
 		m.Data = parkData(m.Parts)
 	}
 }
 
-// readDataPart reads what one data part of m says.
-func readDataPart(m *a2a.Message, p *a2a.Part) {
+// noADKTools are m's tool events but those of its ADK parts: its metadata's
+// and its tool-call-v1 data parts'.
+func noADKTools(m *a2a.Message) []a2a.ToolCall {
+	out := metadataToolCalls(m.Metadata)
+	for i := range m.Parts {
+		if p := &m.Parts[i]; p.Kind == a2a.PartData && p.MimeType == a2a.MimeToolCall {
+			if o := dataObject(p); o != nil {
+				out = append(out, toolCall(o))
+			}
+		}
+	}
+	return out
+}
+
+// readDataPart reads what one data part of m says; adk reports an ADK
+// part read as a call.
+func readDataPart(m *a2a.Message, p *a2a.Part) (adk bool) {
 	switch p.MimeType {
 	case a2a.MimeToolCall:
 		if o := dataObject(p); o != nil {
 			m.Tools = append(m.Tools, toolCall(o))
 		}
-		return
+		return false
 	case a2a.MimeReasoning:
 		if s := str(dataObject(p), "text"); s != "" {
 			m.Reasoning = append(m.Reasoning, s)
@@ -57,9 +77,11 @@ func readDataPart(m *a2a.Message, p *a2a.Part) {
 	case a2a.MimeSteerConsumed:
 		m.Steers = append(m.Steers, steers(p)...)
 	}
-	if tc, ok := adkToolCall(p); ok {
+	tc, ok := adkToolCall(p)
+	if ok {
 		m.Tools = append(m.Tools, tc)
 	}
+	return ok
 }
 
 // readArtifactExt fills in what a's extensions say.

@@ -23,13 +23,14 @@ var (
 	parkSchemaKeys   = []string{"resumeSchema", "requestedSchema", "inputSchema", "schema"}
 )
 
-// parkData reads the data parts of no known extension; nil when there is
-// none.
+// parkData reads the data parts of no extension shim knows (an ADK part
+// is read too, whatever its kind: in a park, an ADK function call is what
+// the park asks about); nil when there is none.
 func parkData(parts []a2a.Part) *a2a.ParkData {
 	var d *parkBuilder
 	for i := range parts {
 		p := &parts[i]
-		if p.Kind != a2a.PartData || p.Known() || len(bytes.TrimSpace(p.Data)) == 0 {
+		if p.Kind != a2a.PartData || p.Vendor() || len(bytes.TrimSpace(p.Data)) == 0 {
 			continue
 		}
 		if d == nil {
@@ -65,23 +66,27 @@ func (d *parkBuilder) read(data []byte) {
 		d.walk("", data, 0)
 		return
 	}
-	// The data itself, then each object member of it (one wrapper), in
-	// the data's order.
-	candidates := []jsonObject{top}
-	for _, v := range top.vals {
-		if w, ok := members(v); ok {
-			candidates = append(candidates, w)
-		}
-	}
-	for _, c := range candidates {
+	for _, c := range top.wrapped() {
 		if d.d.Tool == nil {
-			d.d.Tool = c.tool()
+			d.d.Tool = c.tool(0)
 		}
 		if d.d.Schema == nil {
 			d.d.Schema = c.schema()
 		}
 	}
 	d.walk("", data, 0)
+}
+
+// wrapped is o itself, then each object member of it (one wrapper), in
+// the data's order: where a park's data names a tool call or a schema.
+func (o jsonObject) wrapped() []jsonObject {
+	out := []jsonObject{o}
+	for _, v := range o.vals {
+		if w, ok := members(v); ok {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // jsonObject is a JSON object's members, in order, each value as raw JSON.
@@ -113,9 +118,16 @@ func (o jsonObject) str(keys ...string) string {
 	return ""
 }
 
+// parkWrapsMax is how many tool calls deep a call wrapped in another's
+// args is looked for.
+const parkWrapsMax = 3
+
 // tool reads a tool call from o: a name under one of the name keys and
-// args under one of the args keys.
-func (o jsonObject) tool() *a2a.ToolCall {
+// args under one of the args keys. A call whose args hold another call
+// (themselves or one member: a confirmation request around the call it is
+// about, as Google ADK's adk_request_confirmation with its
+// originalFunctionCall) is that inner call, up to parkWrapsMax deep.
+func (o jsonObject) tool(wraps int) *a2a.ToolCall {
 	name := o.str(parkToolNameKeys...)
 	if name == "" {
 		return nil
@@ -125,16 +137,40 @@ func (o jsonObject) tool() *a2a.ToolCall {
 		if !ok || string(raw) == "null" {
 			continue
 		}
-		args := string(raw)
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			args = s // args sent as JSON text
-		} else if c, err := compact(raw); err == nil {
-			args = c
+		if inner := innerTool(raw, wraps); inner != nil {
+			return inner
 		}
-		return &a2a.ToolCall{ID: o.str(parkToolIDKeys...), Name: name, Phase: a2a.PhasePending, Args: args}
+		return &a2a.ToolCall{ID: o.str(parkToolIDKeys...), Name: name, Phase: a2a.PhasePending, Args: argsText(raw)}
 	}
 	return nil
+}
+
+// innerTool is the call args hold (themselves or one member of them),
+// when wraps allows one more.
+func innerTool(args json.RawMessage, wraps int) *a2a.ToolCall {
+	a, ok := members(args)
+	if !ok || wraps >= parkWrapsMax {
+		return nil
+	}
+	for _, c := range a.wrapped() {
+		if inner := c.tool(wraps + 1); inner != nil {
+			return inner
+		}
+	}
+	return nil
+}
+
+// argsText is a call's args as JSON text: a JSON string's text, else the
+// value compacted.
+func argsText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s // args sent as JSON text
+	}
+	if c, err := compact(raw); err == nil {
+		return c
+	}
+	return string(raw)
 }
 
 // schema returns the answer's schema o gives under one of the schema keys.

@@ -1,13 +1,18 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/sse"
 )
 
 // mastraSchema is the resume schema @mastra/server sends with a tool
@@ -26,6 +31,9 @@ var parkCases = []struct{ name, data string }{
 	{"not an object", `["a",1,true]`},
 	{"a string", `"just text"`},
 	{"too deep", `{"a":{"b":{"c":{"d":{"e":{"f":{"g":1}}}}}}}`},
+	{"a call wrapped in a call's args is the inner call", `{"name":"confirm","args":{"call":{"name":"move_file","args":{"path":"a","dest":"b"},"id":"in-1"},"hint":"ok?"},"id":"out-1"}`},
+	{"a call the args are", `{"name":"approve","args":{"tool":"bash","input":{"command":"ls"}}}`},
+	{"calls wrapped deeper than parkWrapsMax", `{"name":"w0","args":{"name":"w1","args":{"name":"w2","args":{"name":"w3","args":{"name":"w4","args":{}}}}}}`},
 }
 
 func describePark(d *a2a.ParkData) string {
@@ -63,11 +71,12 @@ func TestParkData(t *testing.T) {
 }
 
 // TestParkDataSkipsKnownParts: a message with no data part, or only
-// extension parts shim reads otherwise, has no park data.
+// extension parts shim reads otherwise, has no park data (an ADK part is
+// park data: TestParkDataADKConfirmation).
 func TestParkDataSkipsKnownParts(t *testing.T) {
 	for _, m := range []*a2a.Message{nil, {Parts: []a2a.Part{{Kind: a2a.PartText, Text: "Which file?"}}},
 		{Parts: []a2a.Part{{Kind: a2a.PartData, MimeType: a2a.MimeHitl, Data: []byte(`{"kind":"question","question":"?"}`)}}},
-		{Parts: []a2a.Part{{Kind: a2a.PartData, Data: []byte(`{"x":1}`), Metadata: map[string]any{"adk_type": "function_call"}}}},
+		{Parts: []a2a.Part{{Kind: a2a.PartData, MimeType: a2a.MimeToolCall, Data: []byte(`{"name":"x","args":{}}`)}}},
 		{Parts: []a2a.Part{{Kind: a2a.PartData, Data: []byte("  ")}}},
 	} {
 		if d := parkOf(m); d != nil {
@@ -133,4 +142,70 @@ func parkOf(m *a2a.Message) *a2a.ParkData {
 		return nil
 	}
 	return parkData(m.Parts)
+}
+
+// TestParkDataADKConfirmation: Google ADK for TypeScript parks a tool that
+// needs confirmation on input-required with one data part, its function
+// call adk_request_confirmation whose args hold the call it is about
+// (bridge/testdata/frameworks/adk, @google/adk 2.0.0, Apache-2.0). In the
+// park that part is the park's data, whatever its ADK kind: the tool call
+// is the inner delete_file (pending, its own id and args), the content is
+// every value; the status names no tool event. The same part in a working
+// status is still an ADK call that runs.
+func TestParkDataADKConfirmation(t *testing.T) {
+	body, err := os.ReadFile("../../bridge/testdata/frameworks/adk/09-approval-park-stream.response.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sse.NewReader(bytes.NewReader(body), 64<<20)
+	var park *a2a.Event
+	for {
+		raw, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := DecodeFrame(raw.Data)
+		if err != nil {
+			t.Fatalf("frame %q: %v", raw.Data, err)
+		}
+		if ev.Kind == a2a.EventStatus && ev.Status.State == a2a.StateInputRequired {
+			park = &ev
+		}
+	}
+	if park == nil {
+		t.Fatal("the capture has no input-required status")
+	}
+	st := park.Status
+	d := st.Message.ParkData()
+	if d == nil || d.Tool == nil {
+		t.Fatalf("park data %s", describePark(d))
+	}
+	want := a2a.ToolCall{ID: "adk-b72d8106-2983-4c23-b056-4fafdcfc0396", Name: "delete_file", Phase: a2a.PhasePending, Args: `{"path":"notes/old.txt"}`}
+	if !reflect.DeepEqual(*d.Tool, want) {
+		t.Errorf("tool %+v, want %+v", *d.Tool, want)
+	}
+	fields := map[string]string{}
+	for _, f := range d.Fields {
+		fields[f.Key] = f.Value
+	}
+	for k, v := range map[string]string{"name": "adk_request_confirmation", "args.originalFunctionCall.name": "delete_file",
+		"args.originalFunctionCall.args.path": "notes/old.txt", "args.toolConfirmation.confirmed": "false"} {
+		if fields[k] != v {
+			t.Errorf("field %s = %q, want %q (all: %s)", k, fields[k], v, describePark(d))
+		}
+	}
+	if tcs := st.ToolCalls(); len(tcs) != 0 {
+		t.Errorf("the park's status names tool events %+v", tcs)
+	}
+	st.State = a2a.StateAuthRequired
+	if tcs := st.ToolCalls(); len(tcs) != 0 {
+		t.Errorf("an auth-required status names tool events %+v", tcs)
+	}
+	st.State = a2a.StateWorking
+	if tcs := st.ToolCalls(); len(tcs) != 1 || tcs[0].Name != "adk_request_confirmation" || tcs[0].Phase != a2a.PhaseStarted {
+		t.Errorf("a working status's ADK call: %+v", tcs)
+	}
 }

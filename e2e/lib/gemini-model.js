@@ -1,18 +1,19 @@
 // A scripted stand-in for the Gemini API (v1beta streamGenerateContent, SSE)
-// on 127.0.0.1, for running @google/gemini-cli-a2a-server offline. The reply
+// on 127.0.0.1, for running @google/gemini-cli-a2a-server offline (and, with
+// its own script, Google ADK's agents: lib/frameworks/adk.mjs). The reply
 // is chosen by a "[scenario:NAME]" tag in the newest user text; a request
 // whose last content holds functionResponse parts (a tool result) gets a
 // short closing answer. Every request is recorded.
 import http from "node:http";
 import path from "node:path";
 
-const chunk = (parts, finish) => ({
+export const chunk = (parts, finish) => ({
   candidates: [{ content: { role: "model", parts }, index: 0, ...(finish ? { finishReason: "STOP" } : {}) }],
   usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
   modelVersion: "gemini-2.5-pro",
 });
 
-function newestUserText(contents) {
+export function newestUserText(contents) {
   for (let i = contents.length - 1; i >= 0; i--) {
     if (contents[i].role !== "user") continue;
     const t = (contents[i].parts ?? []).filter((p) => typeof p.text === "string").map((p) => p.text).join("\n");
@@ -45,8 +46,14 @@ function reply(body, workspace) {
   }
 }
 
-/** Starts the model; resolves to {url, requests, close()}. */
-export function startModel(workspace) {
+/**
+ * Starts the model; resolves to {url, requests, close()}.
+ *
+ * `script(body)`, when given, replaces Gemini CLI's script: it returns
+ * {frames, delay} (frames as `chunk` builds them), or {status, error} for an
+ * API error. `onAbort(body)` runs when the client drops a reply before its end.
+ */
+export function startModel(workspace, { script, onAbort } = {}) {
   const requests = [];
   const server = http.createServer(async (req, res) => {
     let raw = "";
@@ -59,11 +66,19 @@ export function startModel(workspace) {
       res.end(JSON.stringify({ error: { code: 404, message: "not scripted", status: "NOT_FOUND" } }));
       return;
     }
-    const r = reply(body, workspace);
+    const r = script ? script(body) : reply(body, workspace);
+    if (r.error) {
+      res.writeHead(r.status, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ error: r.error }));
+      return;
+    }
     res.writeHead(200, { "Content-Type": "text/event-stream" });
     for (const f of r.frames) {
       await new Promise((ok) => setTimeout(ok, r.delay ?? 10));
-      if (res.destroyed) break;
+      if (res.destroyed) {
+        onAbort?.(body);
+        break;
+      }
       res.write(`data: ${JSON.stringify(f)}\r\n\r\n`);
     }
     res.end();

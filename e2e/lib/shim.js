@@ -79,7 +79,7 @@ const idKey = (id) => JSON.stringify(id);
 export class Shim {
   /**
    * @param {object} o
-   * @param {string} o.url        the agent's base URL (--url)
+   * @param {string} [o.url]      the agent's base URL (--url); none when the args point shim elsewhere (--card-url, --endpoint)
    * @param {string} [o.stateDir] --state-dir (a fresh temp dir by default)
    * @param {string[]} [o.args]   more flags (e.g. --a2a-version 0.3, --root p=/x)
    */
@@ -88,7 +88,7 @@ export class Shim {
     this.stateDir = stateDir ?? tempDir("shim-state-");
     this.configDir = tempDir("shim-config-");
     this.args = [
-      "--url", url,
+      ...(url === undefined ? [] : ["--url", url]),
       "--state-dir", this.stateDir,
       "--config-dir", this.configDir,
       "--keyring", "off",

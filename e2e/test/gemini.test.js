@@ -1,8 +1,9 @@
 // Gemini CLI's A2A server (SPEC §12.5): the real @google/gemini-cli-a2a-server
 // 0.25.2, run offline (its model is lib/gemini-model.js on loopback, through
 // GOOGLE_GEMINI_BASE_URL), behind shim with --agent-profile auto: a thought
-// and a streamed answer, a read approved, a shell command denied, a cancel,
-// and a second prompt on the same task; every ACP line schema-checked.
+// and a streamed answer, a read approved (its card followed to the file), a
+// shell command denied, a cancel, and a second prompt on the same task; every
+// ACP line schema-checked. E2E_REPEAT=10 runs it ten times in a row.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -30,10 +31,21 @@ async function startGeminiServer(model, home) {
   const port = await within(waitFor(() => /Agent Server started on http:\/\/localhost:(\d+)/.exec(log)?.[1], 30000,
     "the Gemini CLI A2A server to start"), 31000, "the server").catch((e) => { e.message += `\n${log}`; throw e; });
   return { url: `http://127.0.0.1:${port}`, log: () => log,
-    close: () => new Promise((ok) => { child.once("exit", ok); child.kill("SIGTERM"); }) };
+    close: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        await new Promise((ok) => { child.once("exit", ok); child.kill("SIGTERM"); });
+      }
+      // A tool's process the server started may still hold its pipes: let go of them, so a
+      // failed run does not keep this file alive until that process ends.
+      child.stdout.destroy();
+      child.stderr.destroy();
+    } };
 }
 
-test("Gemini CLI A2A server: thought, answer, read approved, shell denied, cancel, second prompt on the same task", { timeout: 60000 }, async () => {
+// E2E_REPEAT=N runs the scenario N times in a row (the issue's bar: 10 of 10).
+const REPEAT = Math.max(1, Number.parseInt(process.env.E2E_REPEAT ?? "1", 10) || 1);
+
+for (let run = 1; run <= REPEAT; run++) test(`Gemini CLI A2A server: thought, answer, read approved (its location followed), shell denied, cancel, second prompt on the same task${REPEAT > 1 ? ` (run ${run} of ${REPEAT})` : ""}`, { timeout: 60000 }, async () => {
   const ws = tempDir("shim-gemini-ws-");
   const home = tempDir("shim-gemini-home-");
   writeFileSync(join(ws, "hello.txt"), "Hello from the workspace.\n");
@@ -74,6 +86,11 @@ test("Gemini CLI A2A server: thought, answer, read approved, shell denied, cance
       assert.equal(read[0].kind, "read");
       assert.equal(read[0].title, `Read ${join(ws, "hello.txt")}`);
       assert.equal(read.at(-1).status, "completed", JSON.stringify(read));
+      // Follow-along: the file read lies in the session's folder (Gemini CLI names it in
+      // args.file_path), so the card ends with its location (an update's `locations`,
+      // even an empty list, replaces the card's).
+      const finalLocations = read.reduce((locs, u) => (Array.isArray(u.locations) ? u.locations : locs), []);
+      assert.deepEqual(finalLocations.map((l) => l.path), [join(ws, "hello.txt")], `the read card's location: ${JSON.stringify(read)}`);
       assert.equal(textOf(ups, "agent_message_chunk"), "The tool read_file ran. Done.");
       // While the dialog was open, the task's connection was kept busy.
       const sent = readFileSync(trace, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
