@@ -1,7 +1,3 @@
-// Package a2aclient is shim's A2A client: the agent card's discovery, the
-// binding it names (package jsonrpc, rest or gemini, over one
-// transport.Conn), the calls delegated to it, the extended card, the
-// polled tasks of a non-streaming agent, and the operator API beside it.
 package a2aclient
 
 import (

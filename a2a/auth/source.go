@@ -1,6 +1,3 @@
-// Package auth is how shim signs in: the card's security schemes applied
-// to a request, the OAuth token renewed, the OAuth sign-in flows, and the
-// Source interface a request's credential comes from.
 package auth
 
 import (

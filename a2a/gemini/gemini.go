@@ -1,5 +1,3 @@
-// Package gemini is the Gemini CLI profile (SPEC §12.5): the JSON-RPC
-// binding as @google/gemini-cli-a2a-server speaks it.
 package gemini
 
 import (

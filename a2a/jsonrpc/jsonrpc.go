@@ -1,8 +1,3 @@
-// Package jsonrpc is the JSON-RPC binding of A2A, in both dialects: 1.0
-// (SendMessage, GetTask, …, the card's tenant in every request's params)
-// and 0.3 (message/send, tasks/get, …). Each dialect is a table of its
-// method names; nothing else of it is spelled here (wire encodes the
-// messages, transport carries them).
 package jsonrpc
 
 import (

@@ -1,6 +1,3 @@
-// Package operator is the optional operator HTTP API of protoAgent-style
-// servers (SPEC §3.4): not A2A, but the same agent, over the same
-// connection (base, prefix, credential and headers).
 package operator
 
 import (

@@ -1,7 +1,3 @@
-// Package rest is the HTTP+JSON binding of A2A (SPEC §12.3): one route per
-// call under the interface URL (and /<tenant> when the card gives one),
-// ProtoJSON bodies, SSE streams whose data is a bare StreamResponse, and
-// errors as google.rpc.Status or application/problem+json.
 package rest
 
 import (

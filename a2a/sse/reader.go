@@ -1,5 +1,3 @@
-// Package sse reads server-sent events per the WHATWG rules, in time and
-// memory linear in an event's size and bounded by a limit per event.
 package sse
 
 import (

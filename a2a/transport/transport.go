@@ -1,7 +1,3 @@
-// Package transport is what every A2A binding shares: the HTTP connection
-// to one agent (shim's headers, the credential's origin rule, retries,
-// read bounds, the frame trace), the event stream of a streaming call, and
-// the Transport interface each binding implements.
 package transport
 
 import (

@@ -1,8 +1,3 @@
-// Package wire is A2A's JSON in both dialects: the lenient decoding of
-// frames, results, tasks, cards and errors into package a2a's one model
-// (each extension's payload read once, as the event is decoded), and the
-// encoding of outgoing messages and requests, spelled for the dialect at
-// the last step.
 package wire
 
 import (

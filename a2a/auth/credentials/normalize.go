@@ -1,21 +1,3 @@
-// Package credentials keeps where shim's bearer tokens and the last URL live
-// (SPEC §9): the OS keyring (service "shim", account = the normalized URL)
-// and the file <config-dir>/credentials.json:
-//
-//	{"version": 1, "lastUrl": "<url>", "tokens": {"<url>": "<token>"}}
-//
-// tokens holds only what the keyring could not take. The file is written
-// through a temporary file and a rename, and every write puts its mode back
-// to 0600 and the directory's to 0700 (skipped on Windows, where modes mean
-// little). A file that cannot be parsed, or whose version is not 1, is moved
-// aside to credentials.json.corrupt-<unix time> by the next write, which logs
-// a warning; reads of such a file return an error wrapping [ErrCorrupt].
-//
-// A token is only ever returned for the exact normalized URL it was stored
-// for, and no error or log line of this package contains a token.
-//
-// The package knows nothing of HTTP, ACP or the command line: the refusal of
-// plain http with a token, probing and prompting belong to its callers.
 package credentials
 
 import (
