@@ -66,3 +66,32 @@ func TestApprovalAnswerIsText(t *testing.T) {
 		}
 	}
 }
+
+// TestMessageSpelledPerDialect: a message of every kind of part is built
+// once, in the 1.0 shape, and spelled for 0.3 at the end (kind tags, the
+// role a word, a file part's members in a file object), each spelling
+// byte for byte what that dialect's servers read.
+func TestMessageSpelledPerDialect(t *testing.T) {
+	m := a2a.OutMessage{ContextID: "c", TaskID: "t", Parts: []a2a.Part{
+		{Kind: a2a.PartText, Text: "hi"},
+		{Kind: a2a.PartData, Data: []byte(`{"a":1}`)},
+		{Kind: a2a.PartFile, URL: "https://x.example/f.png", MediaType: "image/png", Filename: "f.png"},
+		{Kind: a2a.PartFile, Raw: []byte("raw"), Metadata: map[string]any{"k": "v"}},
+	}}
+	want := map[a2a.Dialect]string{
+		a2a.V10: `{"contextId":"c","parts":[{"text":"hi"},{"data":{"a":1}},{"filename":"f.png","mediaType":"image/png","url":"https://x.example/f.png"},{"metadata":{"k":"v"},"raw":"cmF3"}],"role":"ROLE_USER","taskId":"t"}`,
+		a2a.V03: `{"contextId":"c","kind":"message","parts":[{"kind":"text","text":"hi"},{"data":{"a":1},"kind":"data"},{"file":{"mimeType":"image/png","name":"f.png","uri":"https://x.example/f.png"},"kind":"file"},{"file":{"bytes":"cmF3"},"kind":"file","metadata":{"k":"v"}}],"role":"user","taskId":"t"}`,
+	}
+	for d, w := range want {
+		msg := EncodeMessage(d, m)
+		delete(msg, "messageId")
+		if b, _ := json.Marshal(msg); string(b) != w {
+			t.Errorf("%s:\n got %s\nwant %s", d, b, w)
+		}
+	}
+	for d, w := range map[a2a.Dialect]string{a2a.V10: `{"returnImmediately":true}`, a2a.V03: `{"blocking":false}`} {
+		if b, _ := json.Marshal(SendConfiguration(d)); string(b) != w {
+			t.Errorf("%s configuration %s, want %s", d, b, w)
+		}
+	}
+}

@@ -132,3 +132,17 @@ func BenchmarkDecodeFrameLib(b *testing.B) {
 		})
 	}
 }
+
+// TestLargeFrameLikeEncodingJSON: a frame past 64 KiB (decoded with its
+// strings copied, not in place) decodes as encoding/json decodes it too:
+// escapes, invalid UTF-8 and all.
+func TestLargeFrameLikeEncodingJSON(t *testing.T) {
+	for _, text := range []string{strings.Repeat("a \"quoted\" line\n", 8<<10), strings.Repeat("é \xff\u2028 x", 16<<10)} {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{"artifactUpdate": map[string]any{
+			"taskId": "t", "artifact": map[string]any{"artifactId": "a", "parts": []any{map[string]any{"text": text}}}}}})
+		if len(b) <= zeroCopyMax {
+			t.Fatalf("a frame of %d bytes", len(b))
+		}
+		sameDecode(t, b)
+	}
+}

@@ -521,3 +521,25 @@ func kinds(evs []a2a.Event) string {
 	}
 	return strings.Join(s, ",")
 }
+
+// TestExtensionsReadOnce: what a message's and an artifact's extensions
+// say is read as the frame is decoded, once: the accessors return the
+// values read then, whatever happens to the parts and metadata after.
+func TestExtensionsReadOnce(t *testing.T) {
+	ev := decodeOK(t, []byte(benchToolFrame))
+	m := ev.Status.Message
+	tools := m.ToolCalls()
+	if len(tools) != 1 || tools[0].Name != "read_file" {
+		t.Fatalf("tool calls %+v", tools)
+	}
+	m.Metadata, m.Parts = nil, nil
+	if got := m.ToolCalls(); !reflect.DeepEqual(got, tools) {
+		t.Errorf("tool calls read again from the metadata: %+v", got)
+	}
+	ev = decodeOK(t, rpc(`{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","parts":[{"text":"x"}],
+		"metadata":{"https://proto-labs.ai/a2a/ext/cost-v1":{"usage":{"input_tokens":3}}}}}}`))
+	ev.Artifact.Metadata = nil
+	if u, ok := ev.Artifact.Usage(); !ok || u.InputTokens != 3 {
+		t.Errorf("usage read again from the metadata: %+v %v", u, ok)
+	}
+}
