@@ -87,6 +87,10 @@ DEADCODE_ALLOW := ^internal/acptest/
 # internal/oidctest: a real OpenID provider for the sign-in tests; test support
 # reached only from tests (checked by the deadcode -test run below).
 DEADCODE_ALLOW += ^internal/oidctest/
+# internal/platformtest: scripted managed agent platforms (SPEC §12.7) and the
+# loopback credential endpoints their libraries are pointed at; test support
+# reached only from tests (checked by the deadcode -test run below).
+DEADCODE_ALLOW += ^internal/platformtest/
 
 lint-tools:
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
