@@ -7,9 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/shimdev/shim/acp"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 )
 
 func (s *Server) initialize(p *acp.InitializeParams) (any, error) {
@@ -69,7 +71,7 @@ func (s *Server) agentName() string {
 // remote returns the A2A client, building it on first use.
 // Building it may read the OS keyring (seconds when it hangs), so it holds
 // connectMu, not s.authMu: initialize never waits for it.
-func (s *Server) remote() (*a2a.Client, error) {
+func (s *Server) remote() (*a2aclient.Client, error) {
 	s.authMu.Lock()
 	c := s.client
 	s.authMu.Unlock()
@@ -101,7 +103,7 @@ func (s *Server) remote() (*a2a.Client, error) {
 }
 
 // ensureAuth checks the credentials once per process (success is cached).
-func (s *Server) ensureAuth(ctx context.Context) (*a2a.Client, error) {
+func (s *Server) ensureAuth(ctx context.Context) (*a2aclient.Client, error) {
 	c, err := s.remote()
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 )
 
@@ -269,7 +270,7 @@ func (s *Server) showStatus(req *acp.Request, sess *session) {
 }
 
 // knownClient is the A2A client when one was built; it builds none.
-func (s *Server) knownClient() *a2a.Client {
+func (s *Server) knownClient() *a2aclient.Client {
 	s.authMu.Lock()
 	defer s.authMu.Unlock()
 	return s.client

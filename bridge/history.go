@@ -17,6 +17,8 @@ import (
 	"github.com/shimdev/shim/internal/randid"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	opapi "github.com/shimdev/shim/a2a/operator"
 	"github.com/shimdev/shim/threads"
 )
 
@@ -112,7 +114,7 @@ func (s *Server) listSessions(p *acp.ListParams) (any, error) {
 	case a2a.IsUnauthorized(err):
 		return nil, s.callError(err, "")
 	default:
-		if !errors.Is(err, a2a.ErrAbsent) {
+		if !errors.Is(err, opapi.ErrAbsent) {
 			s.log.Warn("the server's session list failed; listing the local thread index", "err", err)
 		}
 		for _, it := range items {
@@ -161,7 +163,7 @@ func rfc3339(t time.Time, digits int) string {
 // fillTitles fetches the first user message of the rows with no title, a
 // few at a time within a time budget, and writes the titles back to the
 // index.
-func (s *Server) fillTitles(c *a2a.Client, rows []*listRow, operator bool) {
+func (s *Server) fillTitles(c *a2aclient.Client, rows []*listRow, operator bool) {
 	ctx, cancel := context.WithTimeout(s.ctx, titleBudget)
 	defer cancel()
 	sem := make(chan struct{}, titleFetchers)
@@ -202,13 +204,13 @@ func (s *Server) fillTitles(c *a2a.Client, rows []*listRow, operator bool) {
 
 // fetchTitle reads a thread's first user message: from /turns when the
 // server has the operator API, else from the first recorded task.
-func (s *Server) fetchTitle(ctx context.Context, c *a2a.Client, r *listRow, operator bool) string {
+func (s *Server) fetchTitle(ctx context.Context, c *a2aclient.Client, r *listRow, operator bool) string {
 	if operator {
 		ts, err := c.Operator().Turns(ctx, r.id)
 		if err == nil {
 			return threadTitle(turnsFromOperator(ts))
 		}
-		if !errors.Is(err, a2a.ErrAbsent) {
+		if !errors.Is(err, opapi.ErrAbsent) {
 			s.log.Debug("title not fetched", "session", r.id, "err", err)
 			return ""
 		}
@@ -370,7 +372,7 @@ func cutShort(err error) bool {
 // the task ids the index recorded, else ListTasks by contextId (1.0). It
 // reads at most loadBytesMax and loadPagesMax requests, newest turns first;
 // cut reports that older turns were left out.
-func (s *Server) threadTurns(ctx context.Context, c *a2a.Client, id string) (out []pastTurn, cut bool, err error) {
+func (s *Server) threadTurns(ctx context.Context, c *a2aclient.Client, id string) (out []pastTurn, cut bool, err error) {
 	loadBytes := s.opts.loadBytes
 	if loadBytes == 0 {
 		loadBytes = loadBytesMax
@@ -390,7 +392,7 @@ func (s *Server) threadTurns(ctx context.Context, c *a2a.Client, id string) (out
 		// /turns is one answer: too big, it is read from the tasks instead.
 		s.log.Warn("the server's turns are too large; reading its tasks", "session", id, "err", err)
 		cut = true
-	case !errors.Is(err, a2a.ErrAbsent):
+	case !errors.Is(err, opapi.ErrAbsent):
 		s.log.Warn("the server's turns could not be read; reading its tasks", "session", id, "err", err)
 	}
 	// The pages of the budget are GetTask's and ListTasks' (SPEC §4.5
@@ -462,12 +464,12 @@ func (s *Server) replayLoaded(sess *session, turns []pastTurn, cut, park bool, e
 
 // claimHandoff asks the operator API for a console hand-off matching cwd;
 // nil when there is none or the server has no such API.
-func (s *Server) claimHandoff(c *a2a.Client, cwd string) *a2a.Handoff {
+func (s *Server) claimHandoff(c *a2aclient.Client, cwd string) *opapi.Handoff {
 	ctx, cancel := context.WithTimeout(s.ctx, claimTimeout)
 	defer cancel()
 	h, err := c.Operator().Claim(ctx, cwd)
 	if err != nil {
-		if !errors.Is(err, a2a.ErrAbsent) {
+		if !errors.Is(err, opapi.ErrAbsent) {
 			s.log.Info("console hand-off claim failed; starting a new session", "err", err)
 		}
 		return nil
@@ -479,7 +481,7 @@ func (s *Server) claimHandoff(c *a2a.Client, cwd string) *a2a.Handoff {
 // turns and the file the console pointed at are shown by a job queued on
 // the session now (so it runs before any prompt for it) that starts only
 // when the returned func is called, after the response was written.
-func (s *Server) openHandoff(c *a2a.Client, cwd string, h *a2a.Handoff) (*session, func()) {
+func (s *Server) openHandoff(c *a2aclient.Client, cwd string, h *opapi.Handoff) (*session, func()) {
 	id := h.SessionID
 	s.log.Info("claimed a console hand-off", "session", id)
 	sess := s.register(id, cwd, nil, h.Title != "")
@@ -499,7 +501,7 @@ func (s *Server) openHandoff(c *a2a.Client, cwd string, h *a2a.Handoff) (*sessio
 }
 
 // showHandoff replays a claimed session and opens the console's file.
-func (s *Server) showHandoff(c *a2a.Client, sess *session, h *a2a.Handoff) {
+func (s *Server) showHandoff(c *a2aclient.Client, sess *session, h *opapi.Handoff) {
 	id := sess.id
 	turns, cut, err := s.threadTurns(s.ctx, c, id)
 	if err != nil {

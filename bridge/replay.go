@@ -13,6 +13,7 @@ import (
 	"github.com/shimdev/shim/acp"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/operator"
 	"github.com/shimdev/shim/bridge/toolview"
 )
 
@@ -27,7 +28,7 @@ type pastTurn struct {
 	history   []a2a.Message
 }
 
-func turnsFromOperator(ts []a2a.Turn) []pastTurn {
+func turnsFromOperator(ts []operator.Turn) []pastTurn {
 	out := make([]pastTurn, 0, len(ts))
 	for _, t := range ts {
 		st := t.State

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/a2a/operator"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/roots"
 	"github.com/shimdev/shim/threads"
@@ -53,7 +55,7 @@ type Options struct {
 	Home string
 	// Connect builds the A2A client from the current configuration and
 	// credentials. It is called lazily and again on authenticate.
-	Connect func() (*a2a.Client, error)
+	Connect func() (*a2aclient.Client, error)
 	// Logout forgets the stored token.
 	Logout func() error
 	// RefusedAdvice, when set, says what to do about a token the server
@@ -89,7 +91,7 @@ type Server struct {
 
 	// authMu guards the A2A client and whether authenticate succeeded.
 	authMu sync.Mutex
-	client *a2a.Client
+	client *a2aclient.Client
 	authOK bool
 
 	// sessMu guards the sessions and their queues.
@@ -367,7 +369,7 @@ func (s *Server) loadRoots(ctx context.Context) ([]roots.Root, error) {
 		return nil, nil
 	}
 	list, err := c.Operator().Roots(ctx)
-	if errors.Is(err, a2a.ErrAbsent) {
+	if errors.Is(err, operator.ErrAbsent) {
 		return nil, nil
 	}
 	if err != nil {

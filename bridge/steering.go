@@ -9,6 +9,7 @@ import (
 	"github.com/shimdev/shim/acp"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/operator"
 	"github.com/shimdev/shim/steer"
 )
 
@@ -100,7 +101,7 @@ func (s *Server) postSteer(t *turn, id, text string) bool {
 	if err == nil && queued {
 		return true
 	}
-	if err != nil && !errors.Is(err, a2a.ErrAbsent) {
+	if err != nil && !errors.Is(err, operator.ErrAbsent) {
 		s.log.Info("the server did not take the steer", "err", err)
 	}
 	return false

@@ -8,6 +8,7 @@ import (
 	"github.com/shimdev/shim/acp"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/steer"
 	"github.com/shimdev/shim/threads"
 )
@@ -20,7 +21,7 @@ import (
 type turn struct {
 	srv    *Server
 	sess   *session
-	client *a2a.Client
+	client *a2aclient.Client
 	agent  string
 	msg    a2a.OutMessage
 	prev   *turn

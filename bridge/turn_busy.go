@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/operator"
 	"github.com/shimdev/shim/acp"
 )
 
@@ -34,7 +35,7 @@ func (t *turn) waitIdle() (outcome, bool) {
 	op := t.client.Operator()
 	sum, err := op.Session(t.ctx, id)
 	if err != nil || !sum.Active {
-		if err != nil && !errors.Is(err, a2a.ErrAbsent) {
+		if err != nil && !errors.Is(err, operator.ErrAbsent) {
 			s.log.Debug("busy signal unreadable; not waiting", "session", id, "err", err)
 		}
 		t.checkPark(sum)
@@ -116,7 +117,7 @@ func (t *turn) answersPark() bool {
 // checkPark drops the park a turn would answer when the server says the
 // chat's last task is no longer waiting for input (answered elsewhere).
 // Without last_state the park is trusted.
-func (t *turn) checkPark(sum *a2a.SessionSummary) {
+func (t *turn) checkPark(sum *operator.SessionSummary) {
 	if sum == nil || sum.LastState == "" || !t.answersPark() {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/transport"
 	"github.com/shimdev/shim/acp"
 )
 
@@ -64,7 +65,7 @@ func (t *turn) drive() outcome {
 
 // follow reads a stream to the outcome, reattaching when it drops and
 // reading the task back when it cannot.
-func (t *turn) follow(stream *a2a.Stream) outcome {
+func (t *turn) follow(stream *transport.Stream) outcome {
 	for attempt := 0; ; attempt++ {
 		out, why, cause := t.consume(stream)
 		stream.Close()
@@ -118,7 +119,7 @@ func errString(err error) string {
 
 // consume reads a stream until the turn's outcome is known or the stream
 // ends without one.
-func (t *turn) consume(stream *a2a.Stream) (outcome, consumeResult, error) {
+func (t *turn) consume(stream *transport.Stream) (outcome, consumeResult, error) {
 	t.lastSnap = nil
 	for {
 		ev, err := stream.Next()
