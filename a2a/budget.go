@@ -3,8 +3,6 @@ package a2a
 import (
 	"context"
 	"errors"
-	"io"
-	"net/http"
 	"sync"
 )
 
@@ -17,7 +15,6 @@ type ReadBudget struct {
 	mu       sync.Mutex
 	bytes    int64
 	requests int
-	spent    bool
 }
 
 // NewReadBudget returns a budget of bytes and requests.
@@ -35,99 +32,55 @@ func WithReadBudget(ctx context.Context, b *ReadBudget) context.Context {
 	return context.WithValue(ctx, budgetKey{}, b)
 }
 
-func budgetOf(ctx context.Context) *ReadBudget {
+// BudgetOf returns the budget ctx carries, or nil.
+func BudgetOf(ctx context.Context) *ReadBudget {
 	b, _ := ctx.Value(budgetKey{}).(*ReadBudget)
 	return b
 }
 
-// Spent reports whether a call was refused or cut for want of budget.
-func (b *ReadBudget) Spent() bool {
-	if b == nil {
-		return false
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.spent
-}
-
-// request takes one request from the budget of ctx, if any.
-func takeRequest(ctx context.Context) error {
-	b := budgetOf(ctx)
+// TakeRequest takes one request from the budget of ctx, if any: ErrBudget
+// when none is left.
+func TakeRequest(ctx context.Context) error {
+	b := BudgetOf(ctx)
 	if b == nil {
 		return nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.requests <= 0 || b.bytes <= 0 {
-		b.spent = true
 		return ErrBudget
 	}
 	b.requests--
 	return nil
 }
 
-// bodyLimit is how much a body may be: ceiling, or less when the
-// request's budget has less left.
-func bodyLimit(resp *http.Response, ceiling int64) (int64, *ReadBudget) {
-	limit := ceiling
-	var b *ReadBudget
-	if resp.Request != nil {
-		b = budgetOf(resp.Request.Context())
+// Limit is how many bytes a body may have: ceiling, or less when the
+// budget has less left. A nil budget limits nothing below ceiling.
+func (b *ReadBudget) Limit(ceiling int64) int64 {
+	if b == nil {
+		return ceiling
 	}
-	if b != nil {
-		b.mu.Lock()
-		limit = min(limit, max(b.bytes, 0))
-		b.mu.Unlock()
-	}
-	return limit, b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return min(ceiling, max(b.bytes, 0))
 }
 
-// readBody reads a whole response body of at most bodyLimit bytes (counted
-// decoded: the transport inflates a compressed body before this sees it),
-// in chunks joined once at the end.
-func (cn *conn) readBody(resp *http.Response) ([]byte, error) {
-	defer resp.Body.Close()
-	limit, b := bodyLimit(resp, int64(cn.eventMax))
-	var c chunks
-	buf := make([]byte, 32<<10)
-	tooLarge := func() error { return overBudget(b, limit, int64(cn.eventMax)) }
-	for {
-		n, err := resp.Body.Read(buf)
-		if werr := c.write(buf[:n], int(min(limit, int64(cn.eventMax))), tooLarge); werr != nil {
-			return nil, werr
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+// Spend takes n bytes read from the budget.
+func (b *ReadBudget) Spend(n int64) {
+	if b == nil {
+		return
 	}
-	if b != nil {
-		b.mu.Lock()
-		b.bytes -= int64(c.n)
-		b.mu.Unlock()
-	}
-	out := c.bytes()
-	if out == nil {
-		out = []byte{}
-	}
-	return out, nil
+	b.mu.Lock()
+	b.bytes -= n
+	b.mu.Unlock()
 }
 
-// overBudget is the error of a body over limit: the budget's when it set
-// the limit, else the size limit's.
-func overBudget(b *ReadBudget, limit, ceiling int64) error {
-	if b != nil && limit < ceiling {
-		b.mu.Lock()
-		b.spent, b.bytes = true, 0
-		b.mu.Unlock()
-		return ErrBudget
+// Exhaust spends what is left (a body was cut at the budget's limit).
+func (b *ReadBudget) Exhaust() {
+	if b == nil {
+		return
 	}
-	if b != nil {
-		b.mu.Lock()
-		b.spent = true
-		b.mu.Unlock()
-	}
-	return &tooLargeError{what: "a response body", limit: limit}
+	b.mu.Lock()
+	b.bytes = 0
+	b.mu.Unlock()
 }

@@ -3,8 +3,6 @@ package a2a
 import (
 	"errors"
 	"fmt"
-	"html"
-	"regexp"
 	"strings"
 )
 
@@ -92,6 +90,11 @@ func (e *UnreachableError) Error() string {
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
+// ErrTooLarge is what a response over the limits of SPEC §13 is (errors.Is):
+// an SSE event over 64 MiB, a response body over 64 MiB, or a read past a
+// ReadBudget.
+var ErrTooLarge = errors.New("a2a: the server's answer is too large")
+
 // ErrInsecure is returned, before any connection, for a token that would go
 // over plain http to a host that is not loopback.
 var ErrInsecure = errors.New("refusing to send the token over plain http to a non-loopback host; use https or pass --allow-insecure-http")
@@ -102,23 +105,82 @@ var ErrStalled = errors.New("a2a: the stream was silent too long (stalled)")
 // ErrUnsupported is returned for a call the server's dialect lacks.
 var ErrUnsupported = errors.New("a2a: not supported by this server's protocol version")
 
-var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
-
-// httpError builds the error for a non-JSON-RPC body.
-func httpError(status int, url, contentType string, body []byte) *HTTPError {
-	e := &HTTPError{StatusCode: status, URL: url}
-	s := strings.TrimSpace(strings.ToValidUTF8(string(body), "?"))
-	lower := strings.ToLower(s)
-	if strings.Contains(contentType, "html") || strings.HasPrefix(lower, "<!doctype html") || strings.HasPrefix(lower, "<html") {
-		e.HTML = true
-		if m := titleRE.FindStringSubmatch(s); m != nil {
-			e.Detail = strings.TrimSpace(html.UnescapeString(m[1]))
-		}
-		return e
-	}
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	e.Detail = s
-	return e
+// SignInError is a sign-in shim cannot do or that failed: a card
+// requirement shim cannot meet, or an OAuth token that could not be
+// renewed. Its message says what to do.
+type SignInError struct {
+	Msg string
+	// Err is the refused answer behind it, if any (an *HTTPError).
+	Err error
 }
+
+func (e *SignInError) Error() string { return e.Msg }
+func (e *SignInError) Unwrap() error { return e.Err }
+
+// snippet returns the start of b for an error message.
+func snippet(b []byte) string {
+	const max = 120
+	s := strings.ToValidUTF8(string(b), "?")
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+// DecodeError is a body or frame that is not the JSON expected.
+type DecodeError struct {
+	Err     error
+	Snippet string
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("a2a: undecodable JSON-RPC response (%v): %q", e.Err, e.Snippet)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// NewDecodeError is the error of body, which is not the JSON expected
+// (err says why), with the start of body for the message.
+func NewDecodeError(err error, body []byte) *DecodeError {
+	return &DecodeError{Err: err, Snippet: snippet(body)}
+}
+
+// Text is the error as a person reads it: its message, then what its
+// typed details add ("task not found (TASK_NOT_FOUND)").
+func (e *RPCError) Text() string {
+	var add []string
+	if e.Reason != "" && !strings.Contains(e.Message, e.Reason) {
+		add = append(add, e.Reason)
+	}
+	for _, n := range e.Notes {
+		if !strings.Contains(e.Message, n) {
+			add = append(add, n)
+		}
+	}
+	if len(add) == 0 {
+		return e.Message
+	}
+	if e.Message == "" {
+		return strings.Join(add, "; ")
+	}
+	return fmt.Sprintf("%s (%s)", e.Message, strings.Join(add, "; "))
+}
+
+// NotJSONError is a stream that ended without one event that decoded: what
+// the agent sends is not the JSON-RPC responses A2A streams carry.
+type NotJSONError struct {
+	// Events is how many events were skipped; First is the first of them.
+	Events int
+	First  *DecodeError
+}
+
+func (e *NotJSONError) Error() string {
+	which := fmt.Sprintf("none of its %d events is", e.Events)
+	if e.Events == 1 {
+		which = "its one event is not"
+	}
+	return fmt.Sprintf("the agent's stream is not JSON: %s a JSON-RPC response (%v); the first begins %q",
+		which, e.First.Err, e.First.Snippet)
+}
+
+func (e *NotJSONError) Unwrap() error { return e.First }

@@ -2,8 +2,6 @@ package a2a
 
 import (
 	"encoding/json"
-	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -169,22 +167,19 @@ type SteerItem struct {
 	Text string
 }
 
-// IsData reports whether p is a data part of the given mime type.
-func (p *Part) IsData(mime string) bool { return p.Kind == PartData && p.MimeType == mime }
-
 // Known reports whether p is a part shim interprets or deliberately
 // ignores (a vendor extension or an ADK part) rather than shows as is.
 func (p *Part) Known() bool {
-	if p.vendor() {
+	if p.Vendor() {
 		return true
 	}
 	_, adk := p.Metadata["adk_type"]
 	return adk
 }
 
-// vendor reports whether p is a part of an extension of shim's own vendor
+// Vendor reports whether p is a part of an extension of shim's own vendor
 // (a mime type under application/vnd.protolabs.).
-func (p *Part) vendor() bool { return strings.HasPrefix(p.MimeType, mimeVendorPrefix) }
+func (p *Part) Vendor() bool { return strings.HasPrefix(p.MimeType, mimeVendorPrefix) }
 
 // Thought reports whether p is a Google ADK thought text.
 func (p *Part) Thought() bool {
@@ -194,17 +189,6 @@ func (p *Part) Thought() bool {
 
 // DataJSON returns the data of a data part as indented-free JSON text.
 func (p *Part) DataJSON() string { return string(p.Data) }
-
-func (p *Part) object() map[string]any {
-	if p.Kind != PartData || len(p.Data) == 0 || p.Data[0] != '{' {
-		return nil
-	}
-	var m map[string]any
-	if json.Unmarshal(p.Data, &m) != nil {
-		return nil
-	}
-	return m
-}
 
 // Text returns the message's text parts joined, ADK thoughts excluded.
 func (m *Message) Text() string {
@@ -226,225 +210,41 @@ func (m *Message) Thoughts() []string {
 	if m == nil {
 		return nil
 	}
-	var out []string
-	for i := range m.Parts {
-		p := &m.Parts[i]
-		switch {
-		case p.Thought():
-			out = append(out, p.Text)
-		case p.IsData(MimeReasoning):
-			if s := str(p.object(), "text"); s != "" {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
+	return m.Reasoning
 }
 
 // ToolCalls returns the tool events the message carries: tool-call-v1 in
 // the message metadata (one object or a list), the older tool-call-v1
 // data parts, ADK function_call / function_response parts and ADK
-// executable_code / code_execution_result parts.
-func (m *Message) ToolCalls() []ToolCall { return m.toolCalls(true) }
+// executable_code / code_execution_result parts; or what an agent
+// profile read.
+func (m *Message) ToolCalls() []ToolCall {
+	if m == nil {
+		return nil
+	}
+	return m.Tools
+}
 
 // ToolCalls returns the tool events of the status message
 // (Message.ToolCalls), but in a park (input-required, auth-required) its
 // ADK parts are the park's data (ParkData), not calls that run.
-func (s Status) ToolCalls() []ToolCall { return s.Message.toolCalls(!s.State.Interrupted()) }
-
-// toolCalls reads the message's tool events, its ADK parts when adk is set.
-func (m *Message) toolCalls(adk bool) []ToolCall {
-	if m == nil {
+func (s Status) ToolCalls() []ToolCall {
+	if s.Message == nil {
 		return nil
 	}
-	out := append([]ToolCall(nil), m.Tools...)
-	switch v := m.Metadata[ExtToolCall].(type) {
-	case map[string]any:
-		out = append(out, toolCall(v))
-	case []any:
-		for _, e := range v {
-			if o, ok := e.(map[string]any); ok {
-				out = append(out, toolCall(o))
-			}
-		}
+	if s.State.Interrupted() {
+		return s.Message.NoADKTools
 	}
-	for i := range m.Parts {
-		p := &m.Parts[i]
-		if p.IsData(MimeToolCall) {
-			if o := p.object(); o != nil {
-				out = append(out, toolCall(o))
-			}
-			continue
-		}
-		if p.Kind != PartData || !adk {
-			continue
-		}
-		switch p.Metadata["adk_type"] {
-		case "function_call":
-			o := p.object()
-			out = append(out, ToolCall{ID: str(o, "id"), Name: str(o, "name"), Phase: PhaseStarted, Args: jsonText(o["args"])})
-		case "function_response":
-			o := p.object()
-			tc := ToolCall{ID: str(o, "id"), Name: str(o, "name"), Phase: PhaseCompleted}
-			resp := o["response"]
-			if r, ok := resp.(map[string]any); ok {
-				if e, ok := r["error"]; ok && e != nil {
-					tc.Phase, tc.Error = PhaseFailed, jsonText(e)
-				}
-				if res, ok := r["result"]; ok && len(r) == 1 {
-					resp = res
-				}
-			}
-			tc.Result = jsonText(resp)
-			out = append(out, tc)
-		case "executable_code":
-			o := p.object()
-			out = append(out, ToolCall{ID: str(o, "id"), Name: ToolCodeExecution, Phase: PhaseStarted, Args: jsonText(o)})
-		case "code_execution_result":
-			o := p.object()
-			tc := ToolCall{ID: str(o, "id"), Name: ToolCodeExecution, Phase: PhaseCompleted, Result: str(o, "output")}
-			switch strings.ToUpper(str(o, "outcome")) {
-			case "OUTCOME_FAILED", "OUTCOME_DEADLINE_EXCEEDED":
-				tc.Phase, tc.Error = PhaseFailed, str(o, "outcome")
-			}
-			out = append(out, tc)
-		}
-	}
-	return out
+	return s.Message.Tools
 }
 
-func toolCall(o map[string]any) ToolCall {
-	tc := ToolCall{
-		ID:       first(str(o, "toolCallId"), str(o, "tool_call_id")),
-		Name:     str(o, "name"),
-		Phase:    Phase(strings.ToLower(str(o, "phase"))),
-		Args:     jsonText(o["args"]),
-		Result:   jsonText(o["result"]),
-		Error:    jsonText(o["error"]),
-		ParentID: first(str(o, "parentToolCallId"), str(o, "parent_tool_call_id")),
-	}
-	return tc
-}
-
-// Hitl returns the message's hitl-v1 park, if any.
+// Hitl returns the message's park (hitl-v1, or what an agent profile
+// read), if any.
 func (m *Message) Hitl() *Hitl {
 	if m == nil {
 		return nil
 	}
-	if m.Park != nil {
-		return m.Park
-	}
-	for i := range m.Parts {
-		p := &m.Parts[i]
-		if !p.IsData(MimeHitl) {
-			continue
-		}
-		o := p.object()
-		if o == nil {
-			continue
-		}
-		h := &Hitl{
-			Kind:        HitlKind(strings.ToLower(str(o, "kind"))),
-			Title:       str(o, "title"),
-			Detail:      str(o, "detail"),
-			Project:     str(o, "project"),
-			Question:    str(o, "question"),
-			Description: str(o, "description"),
-		}
-		if h.Kind != HitlApproval && h.Kind != HitlForm {
-			if h.Question == "" {
-				h.Question = first(h.Title, m.Text())
-			}
-			h.Kind = HitlQuestion
-		}
-		if h.Kind == HitlForm {
-			h.Fields = formFields(o["steps"])
-			h.Steps = formSteps(p.Data)
-		}
-		return h
-	}
-	return nil
-}
-
-// formSteps reads a form's steps from its data, each schema kept as its
-// raw JSON (the order of its fields included).
-func formSteps(data []byte) []FormStep {
-	var f struct {
-		Steps []json.RawMessage `json:"steps"`
-	}
-	if json.Unmarshal(data, &f) != nil {
-		return nil
-	}
-	out := make([]FormStep, 0, len(f.Steps))
-	for _, raw := range f.Steps {
-		var st struct {
-			Title       any             `json:"title"`
-			Description any             `json:"description"`
-			Schema      json.RawMessage `json:"schema"`
-		}
-		if json.Unmarshal(raw, &st) != nil {
-			continue
-		}
-		t, _ := st.Title.(string)
-		d, _ := st.Description.(string)
-		out = append(out, FormStep{Title: t, Description: d, Schema: st.Schema})
-	}
-	return out
-}
-
-func formFields(steps any) []FormField {
-	var out []FormField
-	list, _ := steps.([]any)
-	for _, s := range list {
-		step, _ := s.(map[string]any)
-		schema, _ := step["schema"].(map[string]any)
-		props, _ := schema["properties"].(map[string]any)
-		required := map[string]bool{}
-		if rs, ok := schema["required"].([]any); ok {
-			for _, r := range rs {
-				if s, ok := r.(string); ok {
-					required[s] = true
-				}
-			}
-		}
-		names := make([]string, 0, len(props))
-		for k := range props {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			p, _ := props[name].(map[string]any)
-			f := FormField{Name: name, Title: str(p, "title"), Type: str(p, "type"),
-				Description: str(p, "description"), Required: required[name]}
-			f.Options = options(p)
-			if items, ok := p["items"].(map[string]any); ok && f.Type == "array" {
-				f.Multiple = true
-				f.Options = options(items)
-			}
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-func options(p map[string]any) []string {
-	var out []string
-	if e, ok := p["enum"].([]any); ok {
-		for _, v := range e {
-			out = append(out, fmt.Sprint(v))
-		}
-	}
-	if one, ok := p["oneOf"].([]any); ok {
-		for _, v := range one {
-			o, _ := v.(map[string]any)
-			if t := str(o, "title"); t != "" {
-				out = append(out, t)
-			} else if c, ok := o["const"]; ok {
-				out = append(out, fmt.Sprint(c))
-			}
-		}
-	}
-	return out
+	return m.Park
 }
 
 // SteersConsumed returns the steers the agent reports having read.
@@ -452,117 +252,35 @@ func (m *Message) SteersConsumed() []SteerItem {
 	if m == nil {
 		return nil
 	}
-	var out []SteerItem
-	for i := range m.Parts {
-		p := &m.Parts[i]
-		if !p.IsData(MimeSteerConsumed) {
-			continue
-		}
-		items, _ := p.object()["items"].([]any)
-		for _, it := range items {
-			o, _ := it.(map[string]any)
-			out = append(out, SteerItem{ID: str(o, "id"), Text: str(o, "text")})
-		}
-	}
-	return out
+	return m.Steers
 }
 
 // HitlResume reports whether the message answers a park (its metadata
 // carries hitl_resume: true).
-func (m *Message) HitlResume() bool {
+func (m *Message) HitlResume() bool { return m != nil && m.Resume }
+
+// ParkData returns what the message's data parts of no known extension
+// carry; nil when it has none.
+func (m *Message) ParkData() *ParkData {
 	if m == nil {
-		return false
+		return nil
 	}
-	b, _ := m.Metadata[metaResume].(bool)
-	return b
+	return m.Data
 }
 
 // Usage returns the artifact's cost-v1 usage, from its metadata or an
 // older cost-v1 data part.
 func (a *Artifact) Usage() (Usage, bool) {
-	if a == nil {
+	if a == nil || a.Cost == nil {
 		return Usage{}, false
 	}
-	if o, ok := a.Metadata[ExtCost].(map[string]any); ok {
-		return usage(o), true
-	}
-	for i := range a.Parts {
-		if p := &a.Parts[i]; p.IsData(MimeCost) {
-			if o := p.object(); o != nil {
-				return usage(o), true
-			}
-		}
-	}
-	return Usage{}, false
-}
-
-func usage(o map[string]any) Usage {
-	u, _ := o["usage"].(map[string]any)
-	if u == nil {
-		u = o
-	}
-	return Usage{
-		InputTokens:         num(u, "input_tokens", "inputTokens"),
-		OutputTokens:        num(u, "output_tokens", "outputTokens"),
-		CacheReadTokens:     num(u, "cache_read_input_tokens", "cacheReadInputTokens"),
-		CacheCreationTokens: num(u, "cache_creation_input_tokens", "cacheCreationInputTokens"),
-		CostUSD:             float(o, "costUsd", "cost_usd"),
-	}
+	return *a.Cost, true
 }
 
 // Context returns the artifact's context-v1 payload.
 func (a *Artifact) Context() (ContextInfo, bool) {
-	if a == nil {
+	if a == nil || a.Window == nil {
 		return ContextInfo{}, false
 	}
-	for i := range a.Parts {
-		if p := &a.Parts[i]; p.IsData(MimeContext) {
-			o := p.object()
-			return ContextInfo{
-				Tokens: num(o, "contextTokens", "context_tokens"),
-				Window: num(o, "contextWindow", "context_window", "maxContextTokens"),
-			}, o != nil
-		}
-	}
-	return ContextInfo{}, false
-}
-
-func str(o map[string]any, key string) string {
-	s, _ := o[key].(string)
-	return s
-}
-
-func float(o map[string]any, keys ...string) float64 {
-	for _, k := range keys {
-		switch v := o[k].(type) {
-		case float64:
-			return v
-		case json.Number:
-			f, _ := v.Float64()
-			return f
-		case string:
-			var f float64
-			if _, err := fmt.Sscan(v, &f); err == nil {
-				return f
-			}
-		}
-	}
-	return 0
-}
-
-func num(o map[string]any, keys ...string) int64 { return int64(float(o, keys...)) }
-
-// jsonText returns a string as is and any other value as JSON text.
-func jsonText(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return v
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
+	return *a.Window, true
 }

@@ -1,9 +1,3 @@
-// Package a2a is shim's A2A client: agent card discovery, the 1.0 and 0.3
-// JSON-RPC dialects decoded into one event model, unary calls, SSE streams,
-// the extension payloads shim understands and the optional operator API.
-//
-// Nothing above this package knows which dialect ran, and nothing in it
-// builds an ACP message.
 package a2a
 
 import (
@@ -28,10 +22,6 @@ const (
 	StateCanceled      State = "canceled"
 	StateRejected      State = "rejected"
 )
-
-// stateByNumber maps the proto enum numbers of TaskState.
-var stateByNumber = [...]State{StateUnknown, StateSubmitted, StateWorking, StateCompleted,
-	StateFailed, StateCanceled, StateInputRequired, StateRejected, StateAuthRequired}
 
 // ParseState normalizes a state name: it strips TASK_STATE_, lowercases and
 // turns underscores into dashes. Unknown names give StateUnknown.
@@ -96,12 +86,26 @@ type Message struct {
 	ContextID string
 	Parts     []Part
 	Metadata  map[string]any
-	// Tools are tool events an agent profile already read from the
-	// message (ToolCalls returns them first).
-	Tools []ToolCall
-	// Park is the park an agent profile already read from the message
-	// (Hitl returns it).
+
+	// What the extensions shim understands say, read once when the
+	// message is decoded (package wire), or by an agent profile; the
+	// accessors (ToolCalls, Hitl, …) read them on a nil message too.
+
+	// Tools are its tool events (ToolCalls); NoADKTools those of them
+	// that are no Google ADK part (in a park, an ADK part is the park's
+	// data: Status.ToolCalls).
+	Tools      []ToolCall
+	NoADKTools []ToolCall
+	// Park is its park (Hitl).
 	Park *Hitl
+	// Reasoning is its reasoning (Thoughts).
+	Reasoning []string
+	// Steers are the steers it reports read (SteersConsumed).
+	Steers []SteerItem
+	// Resume is set when it answers a park (HitlResume).
+	Resume bool
+	// Data is what its data parts of no known extension carry (ParkData).
+	Data *ParkData
 }
 
 // FromUser reports whether the message is the user's.
@@ -113,6 +117,10 @@ type Artifact struct {
 	Name     string
 	Parts    []Part
 	Metadata map[string]any
+	// Cost is its cost-v1 usage (Usage) and Window its context-v1
+	// payload (Context), read once when it is decoded.
+	Cost   *Usage
+	Window *ContextInfo
 }
 
 // Status is a task's state with its optional message.
@@ -178,6 +186,10 @@ type Event struct {
 
 	// Message is set for EventMessage.
 	Message *Message
+
+	// Metadata is a status or artifact update's own metadata (an agent
+	// profile reads its protocol there).
+	Metadata map[string]any
 }
 
 // OutMessage is a user message shim sends. Its intents are typed; the

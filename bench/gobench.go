@@ -11,7 +11,7 @@ import (
 // goBench runs the micro-benchmarks of a2a and bridge (the *_bench_test.go
 // files) and adds one row per benchmark.
 func (b *bench) goBench() error {
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-count", "1", "./a2a", "./bridge")
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-count", "1", "./a2a/...", "./bridge")
 	cmd.Dir = b.cfg.repoRoot
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()

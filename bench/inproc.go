@@ -19,8 +19,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/credentials"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/a2a/auth/credentials"
 	"github.com/shimdev/shim/bridge"
 	"github.com/shimdev/shim/threads"
 )
@@ -82,8 +82,8 @@ func inproc(args []string) error {
 		ServerKey:  key,
 		Index:      threads.Open(*stateDir, log),
 		Log:        log,
-		Connect: func() (*a2a.Client, error) {
-			return a2a.New(a2a.Config{URL: *url, Token: *token, Version: "auto", Stall: 90 * time.Second,
+		Connect: func() (*a2aclient.Client, error) {
+			return a2aclient.New(a2aclient.Config{URL: *url, Token: *token, Version: "auto", Stall: 90 * time.Second,
 				UserAgent: "shim/bench", Log: log})
 		},
 	}

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/internal/acptest"
 )
 
@@ -26,7 +26,7 @@ func (c *countingTransport) RoundTrip(*http.Request) (*http.Response, error) {
 // message naming --allow-insecure-http.
 func TestInsecureRefusedBeforeConnection(t *testing.T) {
 	tr := &countingTransport{}
-	s := startShim(t, "http://agent.example:7870", func(o *Options, c *a2a.Config) {
+	s := startShim(t, "http://agent.example:7870", func(o *Options, c *a2aclient.Config) {
 		c.Token, c.Transport = "tok-insecure-0123456789", tr
 	}, nil)
 	s.init(t)
@@ -95,9 +95,9 @@ func (l loggingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // follows (requests are read in order), so the test sees them happen.
 func TestInitializeAuthMethods(t *testing.T) {
 	log := &eventLog{}
-	s := startShim(t, "https://agent.example", func(o *Options, c *a2a.Config) {
+	s := startShim(t, "https://agent.example", func(o *Options, c *a2aclient.Config) {
 		c.Transport = loggingTransport{log}
-		o.Connect = func() (*a2a.Client, error) { log.add("connect"); return a2a.New(*c) }
+		o.Connect = func() (*a2aclient.Client, error) { log.add("connect"); return a2aclient.New(*c) }
 	}, nil)
 	legacy := authMethods(t, s, map[string]any{})
 	if len(legacy) != 2 || legacy[0]["id"] != "shim-credentials" || legacy[0]["type"] != nil {
@@ -178,14 +178,14 @@ func TestAuthenticateAndLogout(t *testing.T) {
 	var mu sync.Mutex
 	token := "tok-bad-0123456789"
 	var connects, logouts atomic.Int64
-	s := startShim(t, srv.fake.url, func(o *Options, c *a2a.Config) {
+	s := startShim(t, srv.fake.url, func(o *Options, c *a2aclient.Config) {
 		cfg := *c
-		o.Connect = func() (*a2a.Client, error) {
+		o.Connect = func() (*a2aclient.Client, error) {
 			connects.Add(1)
 			mu.Lock()
 			cfg.Token = token
 			mu.Unlock()
-			return a2a.New(cfg)
+			return a2aclient.New(cfg)
 		}
 		o.Logout = func() error { logouts.Add(1); return nil }
 	}, nil)

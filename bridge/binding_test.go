@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/examples/agent"
 	"github.com/shimdev/shim/internal/acptest"
 	"github.com/shimdev/shim/threads"
@@ -80,7 +81,7 @@ func TestBindingScenarios(t *testing.T) {
 				front := httptest.NewServer(proxy)
 				defer front.Close()
 				path := map[string]string{"": "/a2a", "http+json": "/rest"}[b.binding]
-				s := startShim(t, front.URL, func(o *Options, c *a2a.Config) {
+				s := startShim(t, front.URL, func(o *Options, c *a2aclient.Config) {
 					c.Endpoint, c.Binding = front.URL+path, map[string]string{"": "jsonrpc", "http+json": "http+json"}[b.binding]
 				}, nil)
 				s.init(t)
@@ -139,7 +140,7 @@ func TestBindingScenarios(t *testing.T) {
 // waitTaskState waits until the context's task on the server is in state.
 func waitTaskState(t *testing.T, url, contextID string, want a2a.State) {
 	t.Helper()
-	c, err := a2a.New(a2a.Config{URL: url})
+	c, err := a2aclient.New(a2aclient.Config{URL: url})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ package bridge
 // here without an A2A call.
 
 import (
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/textcut"
 	"slices"
@@ -155,7 +156,7 @@ func (s *Server) sendCommands(id string) {
 
 // cardChanged re-sends the commands to every open session when the card
 // in use gives another list than the one sent: the extended card replaced
-// the public one (SPEC §12.2; a2a.Client.OnCardChange calls it), or a new
+// the public one (SPEC §12.2; a2aclient.Client.OnCardChange calls it), or a new
 // card after authenticate.
 func (s *Server) cardChanged() {
 	set := commandsOf(s.knownCard())
@@ -260,7 +261,7 @@ func (s *Server) showStatus(req *acp.Request, sess *turn.Session) {
 }
 
 // knownClient is the A2A client when one was built; it builds none.
-func (s *Server) knownClient() *a2a.Client {
+func (s *Server) knownClient() *a2aclient.Client {
 	s.clientMu.Lock()
 	defer s.clientMu.Unlock()
 	return s.client

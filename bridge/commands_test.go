@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/internal/acptest"
 	"github.com/shimdev/shim/roots"
@@ -285,7 +286,7 @@ func TestStatusCommand(t *testing.T) {
 	f := newFake(t)
 	f.setSkills(reviewSkills()...)
 	const secret = "s3cret-token-value"
-	s := startShim(t, f.url, func(o *Options, c *a2a.Config) {
+	s := startShim(t, f.url, func(o *Options, c *a2aclient.Config) {
 		c.Token = secret
 		o.Models = []string{"gpt-x"}
 		o.CredentialSource = func() string { return "the --token flag" }
@@ -323,7 +324,7 @@ func TestSkillHint(t *testing.T) {
 	f.setSkills(reviewSkills()...)
 	answering(f, "done")
 	root := t.TempDir()
-	s := startShim(t, f.url, func(o *Options, _ *a2a.Config) {
+	s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) {
 		o.RootOverrides = []roots.Root{{Name: "p", Path: root}}
 	}, nil)
 	s.init(t)

@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/examples/agent"
 )
 
@@ -90,7 +90,7 @@ func TestRealServerDrop(t *testing.T) {
 			front := httptest.NewServer(proxy)
 			defer front.Close()
 			// The card names the upstream's endpoint; point shim at the proxy.
-			s := startShim(t, front.URL, func(o *Options, c *a2a.Config) {
+			s := startShim(t, front.URL, func(o *Options, c *a2aclient.Config) {
 				c.Endpoint = front.URL + "/a2a"
 				c.Version = dialect
 			}, nil)

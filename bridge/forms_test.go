@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/internal/acptest"
 )
 
@@ -261,7 +261,7 @@ func TestElicitationCancelledPrompt(t *testing.T) {
 	}}}
 	// A grace window keeps the turn alive after the cancel: only the
 	// prompt's cancel ends the form's wait.
-	s := startShim(t, f.url, func(o *Options, _ *a2a.Config) { o.SteerGrace = time.Hour }, el.handler)
+	s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.SteerGrace = time.Hour }, el.handler)
 	s.initWith(t, formCaps)
 	id := s.newSession(t, "/tmp")
 	ch, _ := s.Start("session/prompt", promptArgs(id, "merge it"))

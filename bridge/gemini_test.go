@@ -10,17 +10,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/internal/acptest"
 )
 
 // Gemini CLI's A2A server (SPEC §12.5), played by a fake that answers with
 // the frames @google/gemini-cli-a2a-server 0.25.2 sent
-// (a2a/testdata/captures/gemini-cli).
+// (a2a/gemini/testdata/captures/gemini-cli).
 
 func geminiCaptured(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "a2a", "testdata", "captures", "gemini-cli", name))
+	b, err := os.ReadFile(filepath.Join("..", "a2a", "gemini", "testdata", "captures", "gemini-cli", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func (g *geminiServer) called(method string) bool {
 }
 
 func geminiShim(t *testing.T, g *geminiServer, h acptest.Handler) *testShim {
-	s := startShim(t, g.url, func(o *Options, c *a2a.Config) { o.SteerGrace = 0 }, h)
+	s := startShim(t, g.url, func(o *Options, c *a2aclient.Config) { o.SteerGrace = 0 }, h)
 	s.init(t)
 	return s
 }
@@ -410,7 +410,7 @@ func TestGeminiDeleteCallIsAlwaysAsked(t *testing.T) {
 func TestGeminiShellAsTerminal(t *testing.T) {
 	g := startGemini(t, geminiCaptured(t, "shell-approve.sse"), geminiCaptured(t, "shell-approve-reply.sse"))
 	perms := &permissions{replies: []func() (any, *acptest.RPCError){func() (any, *acptest.RPCError) { return selected(optApprove) }}}
-	s := startShim(t, g.url, func(o *Options, c *a2a.Config) { o.SteerGrace = 0 }, perms.handler)
+	s := startShim(t, g.url, func(o *Options, c *a2aclient.Config) { o.SteerGrace = 0 }, perms.handler)
 	s.initWith(t, terminalCaps)
 	id := s.newSession(t, t.TempDir())
 	stopReason(t, s.prompt(t, id, "Run it."))

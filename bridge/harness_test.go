@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/examples/agent"
 	"github.com/shimdev/shim/internal/acptest"
@@ -90,28 +90,28 @@ func (l logSink) Write(p []byte) (int, error) {
 
 // startShim serves ACP in-process against url, driven by a test client
 // that validates every line against the ACP schema.
-func startShim(t *testing.T, url string, mod func(*Options, *a2a.Config), h acptest.Handler) *testShim {
+func startShim(t *testing.T, url string, mod func(*Options, *a2aclient.Config), h acptest.Handler) *testShim {
 	t.Helper()
 	return startShimLoading(t, url, mod, h, history.LoadBytesMax)
 }
 
 // startShimLoading is startShim with session/load reading at most
 // loadBytes.
-func startShimLoading(t *testing.T, url string, mod func(*Options, *a2a.Config), h acptest.Handler, loadBytes int64) *testShim {
+func startShimLoading(t *testing.T, url string, mod func(*Options, *a2aclient.Config), h acptest.Handler, loadBytes int64) *testShim {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	buf := &strings.Builder{}
 	sink := logSink{mu: make(chan struct{}, 1), buf: buf}
 	log := slog.New(slog.NewTextHandler(sink, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	cfg := a2a.Config{URL: url, Stall: 10 * time.Second, RetryWait: 10 * time.Millisecond, Log: log}
+	cfg := a2aclient.Config{URL: url, Stall: 10 * time.Second, RetryWait: 10 * time.Millisecond, Log: log}
 	home, _ := os.UserHomeDir()
 	opts := Options{Version: "test", Executable: "/usr/local/bin/shim", Log: log, Home: home}
 	if mod != nil {
 		mod(&opts, &cfg)
 	}
 	if opts.Connect == nil && url != "" {
-		opts.Connect = func() (*a2a.Client, error) { return a2a.New(cfg) }
+		opts.Connect = func() (*a2aclient.Client, error) { return a2aclient.New(cfg) }
 	}
 	s := &testShim{stdin: inW, done: make(chan struct{}), logs: buf, sink: sink, srv: newServer(opts, loadBytes), delay: &atomic.Int64{}}
 	go func() {

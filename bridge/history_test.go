@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/examples/agent"
 	"github.com/shimdev/shim/internal/acptest"
 	"github.com/shimdev/shim/roots"
@@ -196,8 +197,8 @@ func answering(f *fakeAgent, text string) {
 	}
 }
 
-func withIndex(ix *threads.Index, key string, more func(*Options)) func(*Options, *a2a.Config) {
-	return func(o *Options, _ *a2a.Config) {
+func withIndex(ix *threads.Index, key string, more func(*Options)) func(*Options, *a2aclient.Config) {
+	return func(o *Options, _ *a2aclient.Config) {
 		o.Index, o.ServerKey = ix, key
 		if more != nil {
 			more(o)
@@ -608,7 +609,7 @@ func TestLoadTurnStates(t *testing.T) {
 	)
 	api.setTurns("chat-other-1", opTurn("t0", "TASK_STATE_COMPLETED", "x", nil, "x", userMsg("x")))
 	f := withOperator(t, api)
-	s := startShim(t, f.url, func(o *Options, _ *a2a.Config) { o.ThreadsOnly = true }, nil)
+	s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.ThreadsOnly = true }, nil)
 	s.init(t)
 	if m := s.Call("session/load", loadArgs(id, "/w")); m.Error != nil {
 		t.Fatalf("load: %v", m.Error)
@@ -724,7 +725,7 @@ func TestBusyWait(t *testing.T) {
 	api.setTurns(id, t0)
 	f := withOperator(t, api)
 	answering(f, "Live answer.")
-	s := startShim(t, f.url, func(o *Options, _ *a2a.Config) { o.BusyPoll = fastPoll }, nil)
+	s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.BusyPoll = fastPoll }, nil)
 	s.init(t)
 	if m := s.Call("session/load", loadArgs(id, "/w")); m.Error != nil {
 		t.Fatalf("load: %v", m.Error)
@@ -771,7 +772,7 @@ func TestBusyTimeout(t *testing.T) {
 	api.summary = busyFor(-1, "TASK_STATE_WORKING")
 	f := withOperator(t, api)
 	answering(f, "never")
-	s := startShim(t, f.url, func(o *Options, _ *a2a.Config) { o.BusyTimeout, o.BusyPoll = 300*time.Millisecond, fastPoll }, nil)
+	s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.BusyTimeout, o.BusyPoll = 300*time.Millisecond, fastPoll }, nil)
 	s.init(t)
 	id := s.newSession(t, "/w")
 	m := s.prompt(t, id, "hi")
@@ -793,7 +794,7 @@ func TestBusyCancel(t *testing.T) {
 			api.summary = busyFor(-1, "TASK_STATE_WORKING")
 			f := withOperator(t, api)
 			answering(f, "answer")
-			s := startShim(t, f.url, func(o *Options, _ *a2a.Config) { o.SteerGrace, o.BusyPoll = grace, fastPoll }, nil)
+			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.SteerGrace, o.BusyPoll = grace, fastPoll }, nil)
 			s.init(t)
 			id := s.newSession(t, "/w")
 			ch, _ := s.Start("session/prompt", promptArgs(id, "first"))

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 
 	"github.com/shimdev/shim/a2a"
@@ -69,7 +70,7 @@ func (s *Server) agentName() string {
 // remote returns the A2A client, building it on first use.
 // Building it may read the OS keyring (seconds when it hangs), so it holds
 // connectMu, not s.clientMu: initialize never waits for it.
-func (s *Server) remote() (*a2a.Client, error) {
+func (s *Server) remote() (*a2aclient.Client, error) {
 	s.clientMu.Lock()
 	c := s.client
 	s.clientMu.Unlock()
@@ -101,7 +102,7 @@ func (s *Server) remote() (*a2a.Client, error) {
 }
 
 // probedClient checks the credentials once per process (success is cached).
-func (s *Server) probedClient(ctx context.Context) (*a2a.Client, error) {
+func (s *Server) probedClient(ctx context.Context) (*a2aclient.Client, error) {
 	c, err := s.remote()
 	if err != nil {
 		return nil, err

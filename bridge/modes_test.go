@@ -6,12 +6,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/internal/acptest"
 )
 
-func withModels(models ...string) func(*Options, *a2a.Config) {
-	return func(o *Options, _ *a2a.Config) { o.Models = models }
+func withModels(models ...string) func(*Options, *a2aclient.Config) {
+	return func(o *Options, _ *a2aclient.Config) { o.Models = models }
 }
 
 // sessionState reads configOptions and modes from a response.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"strconv"
 	"strings"
 	"time"
@@ -68,7 +69,7 @@ func (s *Server) prompt(req *acp.Request, p *acp.PromptParams) {
 }
 
 // turnEnv is what a turn of sess needs of the server.
-func (s *Server) turnEnv(c *a2a.Client, sess *turn.Session) turn.Env {
+func (s *Server) turnEnv(c *a2aclient.Client, sess *turn.Session) turn.Env {
 	s.infoMu.Lock()
 	forms, terminals := s.forms, s.terminals
 	s.infoMu.Unlock()

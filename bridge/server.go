@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/a2a/operator"
 	"github.com/shimdev/shim/bridge/turn"
 	"io"
 	"log/slog"
@@ -12,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/render"
@@ -54,7 +55,7 @@ type Options struct {
 	Home string
 	// Connect builds the A2A client from the current configuration and
 	// credentials. It is called lazily and again on authenticate.
-	Connect func() (*a2a.Client, error)
+	Connect func() (*a2aclient.Client, error)
 	// Logout forgets the stored token.
 	Logout func() error
 	// RefusedAdvice, when set, says what to do about a token the server
@@ -87,7 +88,7 @@ type Server struct {
 	// clientMu guards the A2A client and whether its credentials were
 	// accepted (probed; authenticate probes again).
 	clientMu sync.Mutex
-	client   *a2a.Client
+	client   *a2aclient.Client
 	probed   bool
 
 	// sessMu guards the sessions and their queues.
@@ -357,7 +358,7 @@ func (s *Server) loadRoots(ctx context.Context) ([]roots.Root, error) {
 		return nil, nil
 	}
 	list, err := c.Operator().Roots(ctx)
-	if errors.Is(err, a2a.ErrAbsent) {
+	if errors.Is(err, operator.ErrAbsent) {
 		return nil, nil
 	}
 	if err != nil {

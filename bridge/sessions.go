@@ -7,6 +7,8 @@ package bridge
 import (
 	"context"
 	"errors"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/a2a/operator"
 	"github.com/shimdev/shim/bridge/turn"
 	"strings"
 	"time"
@@ -243,7 +245,7 @@ func (s *Server) register(id, cwd string, turns []history.Turn, named bool) *tur
 // the operator API's /turns when the server has it, else GetTask of the
 // task ids the index recorded, else ListTasks by contextId (1.0); cut
 // reports that the load budget left older turns out.
-func (s *Server) readTurns(ctx context.Context, c *a2a.Client, id string) ([]history.Turn, bool, error) {
+func (s *Server) readTurns(ctx context.Context, c *a2aclient.Client, id string) ([]history.Turn, bool, error) {
 	recorded := func() []string {
 		index, key, ok := s.threadIndex()
 		if !ok {
@@ -315,12 +317,12 @@ func (s *Server) needRoots(r *render.Renderer, p *history.Turn, snap render.Root
 
 // claimHandoff asks the operator API for a console hand-off matching cwd;
 // nil when there is none or the server has no such API.
-func (s *Server) claimHandoff(c *a2a.Client, cwd string) *a2a.Handoff {
+func (s *Server) claimHandoff(c *a2aclient.Client, cwd string) *operator.Handoff {
 	ctx, cancel := context.WithTimeout(s.ctx, claimTimeout)
 	defer cancel()
 	h, err := c.Operator().Claim(ctx, cwd)
 	if err != nil {
-		if !errors.Is(err, a2a.ErrAbsent) {
+		if !errors.Is(err, operator.ErrAbsent) {
 			s.log.Info("console hand-off claim failed; starting a new session", "err", err)
 		}
 		return nil
@@ -332,7 +334,7 @@ func (s *Server) claimHandoff(c *a2a.Client, cwd string) *a2a.Handoff {
 // turns and the file the console pointed at are shown by a job queued on
 // the session now (so it runs before any prompt for it) that starts only
 // when the returned func is called, after the response was written.
-func (s *Server) openHandoff(c *a2a.Client, cwd string, h *a2a.Handoff) (*turn.Session, func()) {
+func (s *Server) openHandoff(c *a2aclient.Client, cwd string, h *operator.Handoff) (*turn.Session, func()) {
 	id := h.SessionID
 	s.log.Info("claimed a console hand-off", "session", id)
 	sess := s.register(id, cwd, nil, h.Title != "")
@@ -352,7 +354,7 @@ func (s *Server) openHandoff(c *a2a.Client, cwd string, h *a2a.Handoff) (*turn.S
 }
 
 // showHandoff replays a claimed session and opens the console's file.
-func (s *Server) showHandoff(c *a2a.Client, sess *turn.Session, h *a2a.Handoff) {
+func (s *Server) showHandoff(c *a2aclient.Client, sess *turn.Session, h *operator.Handoff) {
 	id := sess.ID()
 	turns, cut, err := s.readTurns(s.ctx, c, id)
 	if err != nil {

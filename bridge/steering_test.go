@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/internal/acptest"
 )
 
@@ -92,8 +92,8 @@ func waitText(t *testing.T, s *testShim, text string) {
 	})
 }
 
-func withGrace(d time.Duration) func(*Options, *a2a.Config) {
-	return func(o *Options, _ *a2a.Config) { o.SteerGrace = d }
+func withGrace(d time.Duration) func(*Options, *a2aclient.Config) {
+	return func(o *Options, _ *a2aclient.Config) { o.SteerGrace = d }
 }
 
 var steerIDRE = regexp.MustCompile(`^zed-[0-9a-f]{12}$`)

@@ -10,10 +10,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/shimdev/shim/threads"
 	"time"
 
-	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/threads"
+
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/examples/agent"
 	"github.com/shimdev/shim/internal/acptest"
 	"github.com/shimdev/shim/roots"
@@ -308,7 +309,7 @@ func TestPreamble(t *testing.T) {
 				w.task("t1", "TASK_STATE_SUBMITTED")
 				w.status("t1", "TASK_STATE_COMPLETED", nil)
 			}
-			s := startShim(t, f.url, func(o *Options, _ *a2a.Config) { o.NoPreamble = tt.noPreamble }, nil)
+			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.NoPreamble = tt.noPreamble }, nil)
 			s.init(t)
 			id := s.newSession(t, tt.cwd)
 			s.prompt(t, id, "first")
@@ -329,7 +330,7 @@ func TestPreamble(t *testing.T) {
 func TestRealServerTools(t *testing.T) {
 	root := t.TempDir()
 	url := startAgent(t, agent.Options{Name: "Go Agent"})
-	s := startShim(t, url, func(o *Options, _ *a2a.Config) {
+	s := startShim(t, url, func(o *Options, _ *a2aclient.Config) {
 		o.RootOverrides = []roots.Root{{Name: "demo", Path: root}}
 	}, nil)
 	s.init(t)

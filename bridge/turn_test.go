@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/examples/agent"
 	"github.com/shimdev/shim/internal/acptest"
 )
@@ -515,7 +515,7 @@ func TestUsageUpdate(t *testing.T) {
 			w.task(id, "TASK_STATE_SUBMITTED")
 			costFrame(w, id, 1000*n, 0.25)
 		}
-		s := startShim(t, f.url, func(o *Options, _ *a2a.Config) { o.ContextWindow = 200000 }, nil)
+		s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.ContextWindow = 200000 }, nil)
 		s.init(t)
 		id := s.newSession(t, "/tmp")
 		stopReason(t, s.prompt(t, id, "one"))

@@ -7,6 +7,8 @@ package history
 import (
 	"context"
 	"errors"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	opapi "github.com/shimdev/shim/a2a/operator"
 	"log/slog"
 	"strings"
 	"sync"
@@ -37,7 +39,7 @@ type Row struct {
 
 // Listing is what a listing reads and how it filters.
 type Listing struct {
-	Client *a2a.Client
+	Client *a2aclient.Client
 	// Items are the thread index's threads of this agent (nil: none).
 	Items []threads.Item
 	// Prefix, when set, keeps only the threads whose id starts with it
@@ -97,7 +99,7 @@ func (l Listing) rows(ctx context.Context) (rows []*Row, operator bool, err erro
 		return rows, true, nil
 	case a2a.IsUnauthorized(err):
 		return nil, false, err
-	case !errors.Is(err, a2a.ErrAbsent):
+	case !errors.Is(err, opapi.ErrAbsent):
 		l.Log.Warn("the server's session list failed; listing the local thread index", "err", err)
 	}
 	for _, it := range l.Items {
@@ -144,7 +146,7 @@ func (l Listing) fetchTitle(ctx context.Context, r *Row, operator bool) string {
 		if err == nil {
 			return Title(fromOperator(ts))
 		}
-		if !errors.Is(err, a2a.ErrAbsent) {
+		if !errors.Is(err, opapi.ErrAbsent) {
 			l.Log.Debug("title not fetched", "session", r.ID, "err", err)
 			return ""
 		}

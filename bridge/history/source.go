@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	opapi "github.com/shimdev/shim/a2a/operator"
 	"log/slog"
 	"slices"
 
@@ -78,7 +80,7 @@ func fatal(ctx context.Context, err error) bool {
 
 // Operator reads the operator API's /turns of a thread.
 type Operator struct {
-	Client *a2a.Client
+	Client *a2aclient.Client
 	Log    *slog.Logger
 }
 
@@ -93,7 +95,7 @@ func (o Operator) Turns(ctx context.Context, thread string) ([]Turn, bool, error
 		// /turns is one answer: too big, it is read from the tasks instead.
 		o.Log.Warn("the server's turns are too large; reading its tasks", "session", thread, "err", err)
 		return nil, true, fmt.Errorf("%w: %w", ErrNotHere, err)
-	case !errors.Is(err, a2a.ErrAbsent):
+	case !errors.Is(err, opapi.ErrAbsent):
 		o.Log.Warn("the server's turns could not be read; reading its tasks", "session", thread, "err", err)
 	}
 	return nil, false, fmt.Errorf("%w: %w", ErrNotHere, err)
@@ -103,7 +105,7 @@ func (o Operator) Turns(ctx context.Context, thread string) ([]Turn, bool, error
 // the order they ran), newest first so that a cut drops the oldest; a
 // task that is gone or of another context is left out.
 type Tasks struct {
-	Client *a2a.Client
+	Client *a2aclient.Client
 	IDs    func() []string
 	Log    *slog.Logger
 }
@@ -141,7 +143,7 @@ func (t Tasks) Turns(ctx context.Context, thread string) (out []Turn, cut bool, 
 // Listed reads a thread's tasks with ListTasks by contextId (A2A 1.0); a
 // server without it has none.
 type Listed struct {
-	Client *a2a.Client
+	Client *a2aclient.Client
 	Log    *slog.Logger
 }
 

@@ -4,6 +4,7 @@ package history
 // its title.
 
 import (
+	opapi "github.com/shimdev/shim/a2a/operator"
 	"github.com/shimdev/shim/internal/textcut"
 	"slices"
 	"strings"
@@ -24,7 +25,7 @@ type Turn struct {
 	History   []a2a.Message
 }
 
-func fromOperator(ts []a2a.Turn) []Turn {
+func fromOperator(ts []opapi.Turn) []Turn {
 	out := make([]Turn, 0, len(ts))
 	for _, t := range ts {
 		st := t.State

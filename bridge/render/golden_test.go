@@ -69,9 +69,10 @@ func agentMsg(id string, parts ...a2a.Part) *a2a.Message {
 	return &a2a.Message{ID: id, Role: "agent", Parts: parts}
 }
 
-func data(mime string, v any) a2a.Part {
-	b, _ := json.Marshal(v)
-	return a2a.Part{Kind: a2a.PartData, MimeType: mime, Data: b}
+// dataMsg is m with what its data parts of no known extension carry.
+func dataMsg(m *a2a.Message, d *a2a.ParkData) *a2a.Message {
+	m.Data = d
+	return m
 }
 
 // TestGolden: what the renderer writes for a2a values, live and replayed,
@@ -101,7 +102,7 @@ func TestGolden(t *testing.T) {
 				{Kind: a2a.PartFile, Raw: []byte("zip"), Filename: "x.zip"},
 				{Kind: a2a.PartData, Data: []byte(`{"rows":3}`)},
 			}}, false))
-			add(r.Thoughts(agentMsg("m1", data(a2a.MimeReasoning, map[string]any{"text": "Reasoning."}))))
+			add(r.Thoughts(&a2a.Message{ID: "m1", Role: "agent", Reasoning: []string{"Reasoning."}}))
 			add(r.Marker("look at the tests"))
 			add(r.Note("A note of shim's."))
 			add(r.Question(agentMsg("m2", text("Which branch?"))))
@@ -152,15 +153,16 @@ func TestGolden(t *testing.T) {
 			add(r.Settle(acp.ToolCompleted))
 		}},
 		{"park", false, func(r *Renderer, add func([]Out)) {
-			m := agentMsg("p1", text("May I delete it?"), data("", map[string]any{"tool": "delete_file", "input": map[string]any{"path": "/w/x"}}),
-				data("", map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean", "title": "OK"}}, "required": []any{"ok"}}))
+			m := dataMsg(agentMsg("p1", text("May I delete it?")), &a2a.ParkData{
+				Fields: []a2a.ParkField{{Key: "tool", Value: "delete_file"}, {Key: "input.path", Value: "/w/x"}},
+				Schema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean","title":"OK"}},"required":["ok"]}`)})
 			id, outs := r.ParkTool(&a2a.ParkData{Tool: &a2a.ToolCall{ID: "c9", Name: "delete_file", Phase: a2a.PhasePending, Args: `{"path":"/w/x"}`}})
 			add(outs)
 			if _, ok := r.Open(id); !ok {
 				panic("the park's call is not open")
 			}
 			add(r.Question(m))
-			add(r.AuthRequired(agentMsg("p2", data("", map[string]any{"url": "https://example.com/login"}))))
+			add(r.AuthRequired(dataMsg(agentMsg("p2"), &a2a.ParkData{Fields: []a2a.ParkField{{Key: "url", Value: "https://example.com/login"}}})))
 			add(r.Question(&a2a.Message{Role: "agent", Park: &a2a.Hitl{Kind: a2a.HitlForm, Title: "Deploy", Description: "Pick where",
 				Fields: []a2a.FormField{{Name: "env", Title: "Environment", Required: true, Options: []string{"staging", "prod"}}, {Name: "tags", Multiple: true, Options: []string{"a", "b"}}}}}))
 			add(r.Question(&a2a.Message{Role: "agent", Park: &a2a.Hitl{Kind: a2a.HitlApproval, Title: "Run a command", Detail: "rm -rf build"}}))
@@ -168,7 +170,7 @@ func TestGolden(t *testing.T) {
 		{"past", false, func(r *Renderer, add func([]Out)) {
 			rp := history.NewReplay(new(history.Threads).Of("s1"), 5)
 			user := a2a.Message{ID: "u1", Role: "user", Parts: []a2a.Part{text(history.PreambleStart + "Zed opened on your project `p` (/w).]\n\nFix the bug")}}
-			mid := a2a.Message{ID: "m1", Role: "agent", Parts: []a2a.Part{data(a2a.MimeSteerConsumed, map[string]any{"items": []any{map[string]any{"id": "s1", "text": "and the docs"}}})},
+			mid := a2a.Message{ID: "m1", Role: "agent", Steers: []a2a.SteerItem{{ID: "s1", Text: "and the docs"}},
 				Tools: []a2a.ToolCall{{ID: "c1", Name: "read_file", Phase: a2a.PhaseCompleted, Args: `{"path":"a.go"}`, Result: "x"}, {ID: "c2", Name: "run_command", Phase: a2a.PhaseStarted, Args: `{"command":"make"}`}}}
 			add(r.Past(&history.Turn{TaskID: "t1", State: a2a.StateFailed, History: []a2a.Message{user, mid, mid},
 				Artifacts: []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{text("\nPartial answer.")}}},
@@ -182,7 +184,7 @@ func TestGolden(t *testing.T) {
 			add(New("Agent", Roots{}, false).Past(&history.Turn{TaskID: "t5", State: a2a.StateAuthRequired,
 				Status: a2a.Status{State: a2a.StateAuthRequired, Message: agentMsg("x1", text("Sign in first."))}}, rp))
 			add(New("Agent", Roots{}, false).Past(&history.Turn{TaskID: "t6", State: a2a.StateAuthRequired,
-				Status: a2a.Status{State: a2a.StateAuthRequired, Message: agentMsg("x2", data("", map[string]any{"url": "https://example.com/login"}))}}, rp))
+				Status: a2a.Status{State: a2a.StateAuthRequired, Message: dataMsg(agentMsg("x2"), &a2a.ParkData{Fields: []a2a.ParkField{{Key: "url", Value: "https://example.com/login"}}})}}, rp))
 		}},
 	}
 	for _, c := range cases {

@@ -10,6 +10,7 @@ package turn
 import (
 	"context"
 	"errors"
+	"github.com/shimdev/shim/a2a/operator"
 	"strings"
 	"time"
 
@@ -98,7 +99,7 @@ func (t *Turn) post(id, text string) bool {
 	if err == nil && queued {
 		return true
 	}
-	if err != nil && !errors.Is(err, a2a.ErrAbsent) {
+	if err != nil && !errors.Is(err, operator.ErrAbsent) {
 		t.env.Log.Info("the server did not take the steer", "err", err)
 	}
 	return false

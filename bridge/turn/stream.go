@@ -6,6 +6,7 @@ package turn
 
 import (
 	"errors"
+	"github.com/shimdev/shim/a2a/transport"
 	"io"
 
 	"github.com/shimdev/shim/a2a"
@@ -75,7 +76,7 @@ func (t *Turn) drive() outcome {
 
 // follow reads a stream to the outcome, reattaching when it drops and
 // reading the task back when it cannot.
-func (t *Turn) follow(s *a2a.Stream) outcome {
+func (t *Turn) follow(s *transport.Stream) outcome {
 	for attempt := 0; ; attempt++ {
 		out, why, cause := t.consume(s)
 		s.Close()
@@ -134,7 +135,7 @@ func errString(err error) string {
 
 // consume reads a stream until the turn's outcome is known or the stream
 // ends without one.
-func (t *Turn) consume(s *a2a.Stream) (outcome, consumeResult, error) {
+func (t *Turn) consume(s *transport.Stream) (outcome, consumeResult, error) {
 	t.lastSnap = nil
 	for {
 		ev, err := s.Next()

@@ -2,6 +2,7 @@ package turn
 
 import (
 	"context"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"log/slog"
 	"sync"
 	"time"
@@ -17,7 +18,7 @@ import (
 // Env is what a turn needs of the server it runs in.
 type Env struct {
 	Conn   *acp.Conn
-	Client *a2a.Client
+	Client *a2aclient.Client
 	// Agent is the agent's name, as the editor is shown it.
 	Agent string
 	// Roots are the project roots; Shown what this process showed of the

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shimdev/shim/a2a/credentials"
+	"github.com/shimdev/shim/a2a/auth/credentials"
 )
 
 // TestTokenErrorAdvice: the advice for a token that cannot be had follows

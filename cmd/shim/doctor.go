@@ -16,7 +16,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/credentials"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/a2a/auth/credentials"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/internal/termsafe"
 )
@@ -85,71 +86,106 @@ func doctorAction(c *cli.Context) error {
 }
 
 // checkServer fills in the rows about the agent: URL, token, card,
-// dialect, endpoint, the auth probe and the optional operator API.
+// dialect, endpoint, the auth probe and the optional operator API. A row
+// that fails marks the rows after it skipped.
 func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTable) {
 	u, key := s.current()
 	cardURL := s.cardURL()
 	rest := []string{"agent card", "dialect", "binding", "endpoint", "security scheme", "auth probe", "server APIs"}
-	// skipRest marks the rows after the one that failed as skipped.
-	skipRest := func(why string) {
+	skip := func(why string) {
 		for _, r := range rest {
 			t.row(r, vSkip, why)
 		}
 	}
-	if u == "" && cardURL == "" && s.endpoint == "" {
-		t.row("agent URL", vFail, "none: run `shim login --url https://your-agent`, or pass --url")
-		skipRest("no agent URL")
+	if !s.checkTarget(t, u, key, cardURL) {
+		skip("no agent URL")
 		return
-	}
-	if key != "" {
-		t.row("agent URL", vOK, key)
-	} else {
-		t.row("agent URL", vWarn, "none, only --endpoint: no stored token is used and the optional server APIs cannot be found; pass --url too")
 	}
 	tok, src, err := s.resolveToken(c, key)
-	switch {
-	case err != nil:
-		t.row("token", vFail, err.Error())
-		skipRest("the token cannot be read")
+	if !checkToken(t, s.store.Path(), tok, src, err) {
+		skip("the token cannot be read")
 		return
-	case tok == "":
-		t.row("token", vWarn, "none for this URL: if the agent needs one, run `shim login`")
-	default:
-		t.row("token", vOK, "from "+sourceName(src, s.store.Path()))
 	}
 	cfg := s.clientConfig(u, cardURL, 15*time.Second)
 	cfg.Token, cfg.OAuth = tok, s.oauthFor(c, key, tok, src)
-	client, err := a2a.New(cfg)
+	client, err := a2aclient.New(cfg)
 	if err != nil {
 		t.row("client", vFail, err.Error())
-		skipRest("no client")
+		skip("no client")
 		return
 	}
 	card, err := client.Discover(ctx)
-	rest = rest[1:]
+	if why := cardRow(t, client, card, err, key, src, s.endpoint != ""); why != "" {
+		rest = rest[1:]
+		skip(why)
+		return
+	}
+	s.cardRows(t, card)
+	securityRows(t, client, s.endpoint != "") // the scheme and the token expiry (login_oauth.go)
+	probeRow(t, client.Probe(ctx), tok, key, src)
+	if client.Base() == "" {
+		t.row("server APIs", vSkip, "no --url, only --endpoint")
+		return
+	}
+	s.checkAPIs(ctx, t, client)
+}
+
+// checkTarget is the agent URL's row; false when there is none to check.
+func (s *settings) checkTarget(t *doctorTable, u, key, cardURL string) bool {
+	switch {
+	case u == "" && cardURL == "" && s.endpoint == "":
+		t.row("agent URL", vFail, "none: run `shim login --url https://your-agent`, or pass --url")
+		return false
+	case key != "":
+		t.row("agent URL", vOK, key)
+	default:
+		t.row("agent URL", vWarn, "none, only --endpoint: no stored token is used and the optional server APIs cannot be found; pass --url too")
+	}
+	return true
+}
+
+// checkToken is the token's row; false when it cannot be read.
+func checkToken(t *doctorTable, file, tok, src string, err error) bool {
+	switch {
+	case err != nil:
+		t.row("token", vFail, err.Error())
+		return false
+	case tok == "":
+		t.row("token", vWarn, "none for this URL: if the agent needs one, run `shim login`")
+	default:
+		t.row("token", vOK, "from "+sourceName(src, file))
+	}
+	return true
+}
+
+// cardRow is the agent card's row; it returns why the rows after it are
+// skipped when the card could not be read.
+func cardRow(t *doctorTable, client *a2aclient.Client, card *a2a.Card, err error, key, src string, endpoint bool) string {
 	switch {
 	case errors.Is(err, a2a.ErrInsecure):
 		t.row("agent card", vFail, insecureAdvice(key))
-		skipRest("plain http refused")
-		return
+		return "plain http refused"
 	case a2a.IsUnauthorized(err):
 		t.row("agent card", vFail, fmt.Sprintf("the server refused the request (HTTP %d): %s", statusOf(err), refusedAdvice(src)))
-		skipRest("the card could not be read")
-		return
+		return "the card could not be read"
 	case err != nil:
 		t.row("agent card", vFail, cardAdvice(err))
-		skipRest("the card could not be read")
-		return
-	}
-	if s.endpoint != "" {
+		return "the card could not be read"
+	case endpoint:
 		t.row("agent card", vSkip, "--endpoint given")
-	} else {
+	default:
 		name := card.Name
 		if name == "" {
 			name = "(unnamed)"
 		}
 		t.row("agent card", vOK, fmt.Sprintf("%s (%s)", name, client.CardURL()))
 	}
+	return ""
+}
+
+// cardRows are the rows of what the card chose: dialect, binding and
+// endpoint, each with what chose it.
+func (s *settings) cardRows(t *doctorTable, card *a2a.Card) {
 	how := "from the card"
 	switch {
 	case s.a2aVersion == "1.0" || s.a2aVersion == "0.3":
@@ -171,9 +207,10 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 		ep += " (the card says no streaming: each task is polled)"
 	}
 	t.row("endpoint", vOK, ep)
-	securityRows(t, client, s.endpoint != "") // the scheme and the token expiry (login_oauth.go)
+}
 
-	perr := client.Probe(ctx)
+// probeRow is the auth probe's row.
+func probeRow(t *doctorTable, perr error, tok, key, src string) {
 	switch {
 	case perr == nil && tok == "":
 		t.row("auth probe", vOK, "no token was sent, and the server answered GetTask on a task that cannot exist: this agent accepts calls without one")
@@ -190,11 +227,6 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 	default:
 		t.row("auth probe", vFail, fmt.Sprintf("%v: is the agent running, and is the endpoint right?", perr))
 	}
-	if client.Base() == "" {
-		t.row("server APIs", vSkip, "no --url, only --endpoint")
-		return
-	}
-	s.checkAPIs(ctx, t, client)
 }
 
 // cardAdvice says what a failed card fetch got and what to check, once,
@@ -240,7 +272,7 @@ func sourceName(src, file string) string {
 
 // checkAPIs asks each optional operator API route with a harmless GET,
 // through the a2a client's own rules for the token.
-func (s *settings) checkAPIs(ctx context.Context, t *doctorTable, client *a2a.Client) {
+func (s *settings) checkAPIs(ctx context.Context, t *doctorTable, client *a2aclient.Client) {
 	op := client.Operator()
 	probeID := "shim-doctor-" + randid.Hex(6)
 	for _, api := range optionalAPIs {

@@ -16,7 +16,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/credentials"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/a2a/auth/credentials"
 	"github.com/shimdev/shim/internal/redact"
 	"github.com/shimdev/shim/internal/termsafe"
 )
@@ -189,27 +190,19 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 	addSecret(token)
 	cfg := s.clientConfig(url, card, 10*time.Second)
 	cfg.Token = token
-	client, err := a2a.New(cfg)
+	client, err := a2aclient.New(cfg)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(c.Context, 40*time.Second)
-	defer cancel()
-	perr := client.Probe(ctx)
-	switch {
-	case perr == nil:
-		fmt.Fprintf(out, "The agent at %s accepted the token.\n", termsafe.String(key))
-	case a2a.IsUnauthorized(perr):
-		return &exitError{code: 1, msg: fmt.Sprintf("the agent at %s refused the token (HTTP %d); nothing was stored. "+
-			"Copy the token again (without \"Bearer \") and rerun `shim login`; check --url and --slug if the token is right.",
-			key, statusOf(perr))}
-	case errors.Is(perr, a2a.ErrInsecure):
-		return &exitError{code: 1, msg: fmt.Sprintf("refusing to send the token over plain http to %s, which is not this machine; nothing was stored. "+
-			"Use an https:// URL, or pass --allow-insecure-http if you trust the network.", key)}
-	default:
-		fmt.Fprintf(out, "warning: could not check the token: %s\n"+
-			"warning: storing it anyway; run `shim doctor` once the agent is reachable.\n", termsafe.String(perr.Error()))
+	if err := checkSignIn(c.Context, out, client, key, tokenCheck); err != nil {
+		return err
 	}
+	return s.storeToken(out, key, token)
+}
+
+// storeToken stores a checked token for key, replacing an OAuth sign-in
+// stored before, and says where it went.
+func (s *settings) storeToken(out io.Writer, key, token string) error {
 	where, err := s.store.Save(key, token)
 	if err == nil {
 		err = s.store.ForgetOAuth(key) // an OAuth sign-in stored before is replaced
@@ -228,6 +221,49 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 		fmt.Fprintf(out, "Stored the token in %s (mode 0600).\n", termsafe.String(s.store.Path()))
 	}
 	fmt.Fprintf(out, "Editors can now start `shim` without --url: it defaults to %s.\n", termsafe.String(key))
+	return nil
+}
+
+// signInCheck is what checkSignIn says of one kind of credential.
+type signInCheck struct {
+	// what names the credential ("the token").
+	what string
+	// refused is the advice when the agent refuses it (%s the key, %d
+	// the HTTP status).
+	refused string
+	// insecure is set when plain http to another machine fails the
+	// sign-in (else it is a warning like any failed check).
+	insecure bool
+}
+
+var (
+	tokenCheck = signInCheck{what: "the token", insecure: true,
+		refused: "the agent at %s refused the token (HTTP %d); nothing was stored. " +
+			"Copy the token again (without \"Bearer \") and rerun `shim login`; check --url and --slug if the token is right."}
+	oauthCheck = signInCheck{what: "the sign-in",
+		refused: "the agent at %s refused the token the authorization server issued (HTTP %d); nothing was stored. " +
+			"Check --oauth-client-id and --oauth-scopes."}
+)
+
+// checkSignIn probes the agent with the credential client sends and says
+// what it answered: nil when the credential may be stored (accepted, or
+// not checked: a warning says so), an exit error when it was refused.
+func checkSignIn(ctx context.Context, out io.Writer, client *a2aclient.Client, key string, k signInCheck) error {
+	ctx, cancel := context.WithTimeout(ctx, 40*time.Second)
+	defer cancel()
+	perr := client.Probe(ctx)
+	switch {
+	case perr == nil:
+		fmt.Fprintf(out, "The agent at %s accepted %s.\n", termsafe.String(key), k.what)
+	case a2a.IsUnauthorized(perr):
+		return &exitError{code: 1, msg: fmt.Sprintf(k.refused, key, statusOf(perr))}
+	case k.insecure && errors.Is(perr, a2a.ErrInsecure):
+		return &exitError{code: 1, msg: fmt.Sprintf("refusing to send the token over plain http to %s, which is not this machine; nothing was stored. "+
+			"Use an https:// URL, or pass --allow-insecure-http if you trust the network.", key)}
+	default:
+		fmt.Fprintf(out, "warning: could not check %s: %s\n"+
+			"warning: storing it anyway; run `shim doctor` once the agent is reachable.\n", k.what, termsafe.String(perr.Error()))
+	}
 	return nil
 }
 

@@ -20,7 +20,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/credentials"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/a2a/auth"
+	"github.com/shimdev/shim/a2a/auth/credentials"
 	"github.com/shimdev/shim/internal/redact"
 	"github.com/shimdev/shim/internal/termsafe"
 )
@@ -32,7 +34,7 @@ func (s *settings) loginSecurity(ctx context.Context, url, cardURL string) *a2a.
 	if s.endpoint != "" {
 		return nil
 	}
-	client, err := a2a.New(s.clientConfig(url, cardURL, 10*time.Second)) // reached only without --endpoint
+	client, err := a2aclient.New(s.clientConfig(url, cardURL, 10*time.Second)) // reached only without --endpoint
 	if err != nil {
 		return nil
 	}
@@ -96,9 +98,9 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 	if secret != "" && utf8.RuneCountInString(secret) < redact.MinLen {
 		s.log.Warn(fmt.Sprintf("the client secret has fewer than %d characters: too short to redact from logs and output without mangling other text", redact.MinLen))
 	}
-	l := &a2a.OAuthLogin{
+	l := &auth.OAuthLogin{
 		ClientID: strings.TrimSpace(flagString(c, "oauth-client-id")), ClientSecret: secret,
-		Scopes: a2a.ParseScopes(flagString(c, "oauth-scopes")),
+		Scopes: auth.ParseScopes(flagString(c, "oauth-scopes")),
 		DeviceCode: func(uri, complete, code string) {
 			fmt.Fprintf(out, "To sign in, open %s and enter the code %s\n", termsafe.String(uri), termsafe.String(code))
 			if complete != "" {
@@ -123,7 +125,7 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 	fmt.Fprintf(out, "The agent at %s signs in with OAuth 2.0 (%s flow).\n", termsafe.String(key), plan.Flow)
 	tok, err := l.Run(ctx, plan)
 	if err != nil {
-		if errors.Is(err, a2a.ErrNoClientID) {
+		if errors.Is(err, auth.ErrNoClientID) {
 			return &exitError{code: 2, msg: err.Error()}
 		}
 		return &exitError{code: 1, msg: fmt.Sprintf("the sign-in to %s failed: %v; nothing was stored", key, err)}
@@ -133,28 +135,20 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 	// the renewal margin): then what the renewal gave is what is stored,
 	// the issued refresh token being spent (SPEC §12.1).
 	var renewed sync.Mutex
-	cfg.OAuth = &a2a.OAuth{Token: tok, ClientSecret: secret, OnRefresh: func(t a2a.OAuthToken) {
+	cfg.OAuth = &auth.OAuth{Token: tok, ClientSecret: secret, OnRefresh: func(t auth.OAuthToken) {
 		renewed.Lock()
 		tok = t
 		renewed.Unlock()
 	}}
-	client, err := a2a.New(cfg)
+	client, err := a2aclient.New(cfg)
 	if err != nil {
 		return err
 	}
-	pctx, pcancel := context.WithTimeout(c.Context, 40*time.Second)
-	defer pcancel()
-	perr := client.Probe(pctx)
+	err = checkSignIn(c.Context, out, client, key, oauthCheck)
 	renewed.Lock()
 	defer renewed.Unlock()
-	switch {
-	case perr == nil:
-		fmt.Fprintf(out, "The agent at %s accepted the sign-in.\n", termsafe.String(key))
-	case a2a.IsUnauthorized(perr):
-		return &exitError{code: 1, msg: fmt.Sprintf("the agent at %s refused the token the authorization server issued (HTTP %d); nothing was stored. "+
-			"Check --oauth-client-id and --oauth-scopes.", key, statusOf(perr))}
-	default:
-		fmt.Fprintf(out, "warning: could not check the sign-in: %s\nwarning: storing it anyway; run `shim doctor` once the agent is reachable.\n", termsafe.String(perr.Error()))
+	if err != nil {
+		return err
 	}
 	where, err := s.store.SaveOAuth(key, tok.AccessToken, recordOf(tok))
 	if err != nil {
@@ -177,7 +171,7 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 	return nil
 }
 
-func recordOf(t a2a.OAuthToken) credentials.OAuthRecord {
+func recordOf(t auth.OAuthToken) credentials.OAuthRecord {
 	rec := credentials.OAuthRecord{RefreshToken: t.RefreshToken, TokenURL: t.TokenURL, ClientID: t.ClientID}
 	if !t.Expiry.IsZero() {
 		rec.Expiry = t.Expiry.UTC().Format(time.RFC3339)
@@ -188,7 +182,7 @@ func recordOf(t a2a.OAuthToken) credentials.OAuthRecord {
 // oauthFor returns the stored OAuth sign-in behind a stored token, for the
 // client to renew; nil for a token given by flag or variable, or a plain
 // one.
-func (s *settings) oauthFor(c *cli.Context, key, tok, src string) *a2a.OAuth {
+func (s *settings) oauthFor(c *cli.Context, key, tok, src string) *auth.OAuth {
 	if tok == "" || key == "" || (src != credentials.SourceKeyring && src != credentials.SourceFile) {
 		return nil
 	}
@@ -208,12 +202,12 @@ func (s *settings) oauthFor(c *cli.Context, key, tok, src string) *a2a.OAuth {
 	if clientID == "" {
 		clientID = strings.TrimSpace(flagString(c, "oauth-client-id"))
 	}
-	return &a2a.OAuth{
-		Token: a2a.OAuthToken{AccessToken: tok, RefreshToken: rec.RefreshToken, Expiry: rec.ExpiryTime(),
+	return &auth.OAuth{
+		Token: auth.OAuthToken{AccessToken: tok, RefreshToken: rec.RefreshToken, Expiry: rec.ExpiryTime(),
 			TokenURL: rec.TokenURL, ClientID: clientID},
 		ClientSecret: secret,
 		Shared:       storedSignIn{s: s, key: key, clientID: clientID},
-		OnRefresh: func(t a2a.OAuthToken) {
+		OnRefresh: func(t auth.OAuthToken) {
 			if _, err := s.store.SaveOAuth(key, t.AccessToken, recordOf(t)); err != nil {
 				s.log.Warn("could not store the renewed OAuth token; it is used until shim exits", "url", key, "err", err)
 				return
@@ -232,12 +226,12 @@ type storedSignIn struct {
 	clientID string // the --oauth-client-id fallback, as oauthFor takes it
 }
 
-func (st storedSignIn) Lock(ctx context.Context) (a2a.OAuthToken, bool, func(), error) {
+func (st storedSignIn) Lock(ctx context.Context) (auth.OAuthToken, bool, func(), error) {
 	unlock, err := st.s.store.LockRenewal(func() {
 		st.s.log.Info("another shim is renewing the OAuth sign-in; waiting for it", "url", st.key)
 	})
 	if err != nil {
-		return a2a.OAuthToken{}, false, nil, err
+		return auth.OAuthToken{}, false, nil, err
 	}
 	tok, _, err := st.s.store.Token(st.key)
 	var rec *credentials.OAuthRecord
@@ -248,15 +242,15 @@ func (st storedSignIn) Lock(ctx context.Context) (a2a.OAuthToken, bool, func(), 
 		if err != nil {
 			st.s.log.Warn("could not re-read the stored OAuth sign-in; renewing the one read at start", "url", st.key, "err", err)
 		}
-		return a2a.OAuthToken{}, false, unlock, nil
+		return auth.OAuthToken{}, false, unlock, nil
 	}
-	return a2a.OAuthToken{AccessToken: tok, RefreshToken: rec.RefreshToken, Expiry: rec.ExpiryTime(),
+	return auth.OAuthToken{AccessToken: tok, RefreshToken: rec.RefreshToken, Expiry: rec.ExpiryTime(),
 		TokenURL: rec.TokenURL, ClientID: cmp.Or(rec.ClientID, st.clientID)}, true, unlock, nil
 }
 
 // securityRows are doctor's rows about signing in: the scheme in use and
 // the stored token's expiry when known. They make no network call.
-func securityRows(t *doctorTable, client *a2a.Client, endpointOnly bool) {
+func securityRows(t *doctorTable, client *a2aclient.Client, endpointOnly bool) {
 	sec := client.Security()
 	switch {
 	case endpointOnly:

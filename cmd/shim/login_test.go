@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shimdev/shim/a2a/credentials"
+	"github.com/shimdev/shim/a2a/auth/credentials"
 )
 
 // fakeConsole is a terminal whose typed lines are in, whose hidden input

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shimdev/shim/a2a/credentials"
+	"github.com/shimdev/shim/a2a/auth/credentials"
 	"github.com/shimdev/shim/internal/oidctest"
 )
 

@@ -22,7 +22,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/credentials"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/a2a/auth/credentials"
 	"github.com/shimdev/shim/bridge"
 	"github.com/shimdev/shim/internal/privfile"
 	"github.com/shimdev/shim/internal/redact"
@@ -88,7 +89,7 @@ func loadSettings(c *cli.Context) (*settings, error) {
 		return nil, fmt.Errorf("--binding %q: use auto, jsonrpc or http+json", s.binding)
 	}
 	switch s.profile {
-	case a2a.ProfileAuto, a2a.ProfileGeneric, a2a.ProfileGeminiCLI, "":
+	case a2aclient.ProfileAuto, a2aclient.ProfileGeneric, a2aclient.ProfileGeminiCLI, "":
 	default:
 		return nil, fmt.Errorf("--agent-profile %q: use auto, generic or gemini-cli", s.profile)
 	}
@@ -263,7 +264,7 @@ func tokenError(err error) error {
 }
 
 // client builds the A2A client with the current URL and credentials.
-func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2a.Client, error) {
+func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2aclient.Client, error) {
 	url, key := s.current()
 	if url == "" && s.cardURL() == "" && s.endpoint == "" {
 		return nil, errNoURL
@@ -286,21 +287,21 @@ func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2a.Client, e
 	cfg := s.clientConfig(url, s.cardURL(), timeout)
 	cfg.Token, cfg.Stall, cfg.Trace = tok, s.stall, s.trace
 	cfg.OAuth = s.oauthFor(c, key, tok, src) // a stored OAuth sign-in, renewed as needed (login_oauth.go)
-	return a2a.New(cfg)
+	return a2aclient.New(cfg)
 }
 
 // clientConfig is the A2A client configuration every command builds on:
 // the agent's address, dialect and binding as the flags give them. Each
 // caller adds its credential (and serving its stall and trace).
-func (s *settings) clientConfig(url, card string, timeout time.Duration) a2a.Config {
-	return a2a.Config{URL: url, CardURL: card, Slug: s.slug, Endpoint: s.endpoint, Version: s.a2aVersion, Binding: s.binding,
+func (s *settings) clientConfig(url, card string, timeout time.Duration) a2aclient.Config {
+	return a2aclient.Config{URL: url, CardURL: card, Slug: s.slug, Endpoint: s.endpoint, Version: s.a2aVersion, Binding: s.binding,
 		Profile: s.profile, AllowInsecureHTTP: s.allowInsecure, Log: s.log, Timeout: timeout,
 		UserAgent: "shim/" + versionOrDev()}
 }
 
 // reload re-reads the URL (when --url is not given: the last login's may
 // have changed) and the token; authenticate asks for this.
-func (s *settings) reload(c *cli.Context) (*a2a.Client, error) {
+func (s *settings) reload(c *cli.Context) (*a2aclient.Client, error) {
 	if s.flagURL == "" && s.flagCard == "" {
 		if last := s.lastURL(); last != "" {
 			if url, card, key, err := target(last, "", s.slug); err == nil {
@@ -395,7 +396,7 @@ func serveAction(c *cli.Context) error {
 		CurrentKey:    s.indexKey,
 		Index:         threads.Open(stateDir(c), s.log),
 		Log:           s.log,
-		Connect:       func() (*a2a.Client, error) { return s.reload(c) },
+		Connect:       func() (*a2aclient.Client, error) { return s.reload(c) },
 		Logout:        s.forget,
 		RefusedAdvice: func() string {
 			s.mu.Lock()

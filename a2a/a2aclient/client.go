@@ -1,0 +1,332 @@
+package a2aclient
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-cleanhttp"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/auth"
+	"github.com/shimdev/shim/a2a/gemini"
+	"github.com/shimdev/shim/a2a/jsonrpc"
+	"github.com/shimdev/shim/a2a/operator"
+	"github.com/shimdev/shim/a2a/rest"
+	"github.com/shimdev/shim/a2a/transport"
+	"github.com/shimdev/shim/internal/randid"
+)
+
+// Config configures a Client.
+type Config struct {
+	// URL is the remote agent's base URL (--url).
+	URL string
+	// Slug reaches a fleet member through a hub: paths get /agents/<slug>.
+	Slug string
+	// Endpoint is the JSON-RPC endpoint; it skips card discovery.
+	Endpoint string
+	// CardURL is the agent card's full URL (SPEC §12.8: --card-url, or a
+	// --url that is a card URL), read instead of
+	// <URL>/.well-known/agent-card.json. Without URL, the card URL's
+	// origin is the base: the token's origin and where an endpoint on
+	// another origin is rebased.
+	CardURL string
+	// Token is the bearer token, sent only to the origin of URL (else of
+	// CardURL, else of Endpoint).
+	Token string
+	// Version is "auto", "1.0" or "0.3".
+	Version string
+	// Binding is "auto", "jsonrpc" or "http+json" (SPEC §12.3).
+	Binding string
+	// PollInterval is the longest wait between the GetTask polls of a
+	// non-streaming agent's task (default and at most 1 s).
+	PollInterval time.Duration
+	// AllowInsecureHTTP allows the token over plain http to a non-loopback host.
+	AllowInsecureHTTP bool
+	// Stall is how long a silent stream is waited for (0: forever).
+	Stall time.Duration
+	// Timeout is one unary attempt's limit (default 20 s).
+	Timeout time.Duration
+	// RetryWait is the first backoff between unary attempts (default 250 ms).
+	RetryWait time.Duration
+	// UserAgent is sent with every request.
+	UserAgent string
+	// Transport carries the requests (default: a pooled transport).
+	Transport http.RoundTripper
+	// Log receives diagnostics; nil discards them.
+	Log *slog.Logger
+	// Trace, when set, receives every raw frame as a JSON line.
+	Trace io.Writer
+	// Profile is "auto" (or empty: recognise known servers by their card),
+	// "generic" or "gemini-cli" (package gemini).
+	Profile string
+	// OAuth, when set, is the stored OAuth sign-in, renewed on expiry or
+	// 401 (package auth).
+	OAuth *auth.OAuth
+}
+
+// Profiles.
+const (
+	ProfileAuto      = "auto"
+	ProfileGeneric   = "generic"
+	ProfileGeminiCLI = "gemini-cli"
+)
+
+// Client talks to one remote agent. It is safe for concurrent use.
+type Client struct {
+	cfg  Config
+	log  *slog.Logger
+	conn *transport.Conn
+	auth *auth.State
+	// origin is the agent's origin: the only one the credential goes to.
+	origin string
+	// base is the URL every path is under; nil with only an endpoint.
+	base *url.URL
+
+	mu       sync.Mutex
+	card     *a2a.Card
+	tr       transport.Transport
+	op       *operator.API
+	onChange []func(*a2a.Card)
+	extTried bool
+}
+
+// New returns a client; it makes no network call.
+func New(cfg Config) (*Client, error) { return newBounded(cfg, 0) }
+
+// newBounded is New with SSE events and bodies bounded at maxEvent (0: the
+// bound of SPEC §13).
+func newBounded(cfg Config, maxEvent int) (*Client, error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	raw := cmp.Or(cfg.URL, cfg.CardURL, cfg.Endpoint)
+	if raw == "" {
+		return nil, errors.New("no agent URL: pass --url or run `shim login`")
+	}
+	u, err := parseHTTP(raw)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.CardURL != "" && raw != cfg.CardURL {
+		if _, err := parseHTTP(cfg.CardURL); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Transport == nil {
+		cfg.Transport = cleanhttp.DefaultPooledTransport()
+	}
+	c := &Client{cfg: cfg, log: cfg.Log, origin: auth.Origin(u)}
+	if cfg.URL == "" && cfg.CardURL != "" {
+		// The card names the agent: its origin is the base (a card
+		// under the agent's own path says nothing of a common prefix).
+		u.Path, u.RawPath = "", ""
+	}
+	if cfg.URL != "" || cfg.CardURL != "" {
+		u.Path = strings.TrimSuffix(u.Path, "/")
+		if cfg.Slug != "" {
+			u.Path += "/agents/" + url.PathEscape(cfg.Slug)
+		}
+		u.RawQuery, u.Fragment = "", ""
+		c.base = u
+	}
+	c.auth = auth.New(auth.Options{Token: cfg.Token, OAuth: cfg.OAuth, Origin: c.origin, Transport: cfg.Transport, Log: cfg.Log})
+	c.conn = transport.New(transport.Options{Credential: c.auth, Origin: c.origin, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
+		UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, RetryWait: cfg.RetryWait, Stall: cfg.Stall,
+		Base: cfg.Transport, Wrap: c.auth.Wrap, Log: cfg.Log, Trace: cfg.Trace, MaxEvent: maxEvent})
+	return c, nil
+}
+
+// parseHTTP parses an http(s) URL with a host.
+func parseHTTP(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("agent URL %q is not an http(s) URL", raw)
+	}
+	return u, nil
+}
+
+// Base returns the base URL every path is under (URL plus the slug prefix).
+func (c *Client) Base() string {
+	if c.base == nil {
+		return ""
+	}
+	return c.base.String()
+}
+
+// Security returns what the card says about signing in, once discovery
+// ran (nil: bearer, or not discovered yet).
+func (c *Client) Security() *a2a.Security { return c.auth.Security() }
+
+// TokenExpiry returns the expiry of the OAuth access token in use, zero
+// when unknown.
+func (c *Client) TokenExpiry() time.Time { return c.auth.Expiry() }
+
+// Operator returns the agent's operator API (package operator), over the
+// client's connection.
+func (c *Client) Operator() *operator.API {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.op == nil {
+		c.op = operator.New(c.conn, c.Base(), c.dialect)
+	}
+	return c.op
+}
+
+// dialect is the dialect of the card in use (1.0 before discovery).
+func (c *Client) dialect() a2a.Dialect {
+	if card := c.KnownCard(); card != nil {
+		return card.Dialect
+	}
+	return a2a.V10
+}
+
+// transport returns the binding the card chose, discovering the card first.
+func (c *Client) transport(ctx context.Context) (transport.Transport, *a2a.Card, error) {
+	if _, err := c.Discover(ctx); err != nil {
+		return nil, nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// The card in use now: the extended card may have replaced the one
+	// Discover returned.
+	card := c.card
+	if err := card.Unsupported(); err != nil {
+		return nil, nil, err
+	}
+	if c.tr == nil {
+		c.tr = c.bind(card)
+	}
+	return c.tr, card, nil
+}
+
+// bind returns the binding of card: HTTP+JSON, the Gemini CLI profile of
+// JSON-RPC when it applies, else JSON-RPC. c.mu is held.
+func (c *Client) bind(card *a2a.Card) transport.Transport {
+	switch {
+	case card.Binding == a2a.BindingHTTPJSON:
+		return rest.New(c.conn, card)
+	case c.isGemini(card):
+		c.log.Info("the agent is Gemini CLI's A2A server: speaking its coderAgent protocol", "profile", c.cfg.Profile)
+		return gemini.New(c.conn, card)
+	}
+	return jsonrpc.New(c.conn, card)
+}
+
+// isGemini reports whether the Gemini CLI profile applies to the agent of
+// card.
+func (c *Client) isGemini(card *a2a.Card) bool {
+	switch c.cfg.Profile {
+	case ProfileGeminiCLI:
+		return true
+	case ProfileGeneric:
+		return false
+	}
+	return card.Name == gemini.CardName
+}
+
+// GetTask reads a task back with at most historyLength messages of its
+// history; a2a.HistoryAll asks for all of it (in 0.3, 1,000 messages).
+func (c *Client) GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
+	tr, _, err := c.transport(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return tr.GetTask(ctx, id, historyLength)
+}
+
+// CancelTask asks the server to cancel a task.
+func (c *Client) CancelTask(ctx context.Context, id string) error {
+	tr, _, err := c.transport(ctx)
+	if err != nil {
+		return err
+	}
+	return tr.CancelTask(ctx, id)
+}
+
+// listPagesMax bounds the pages ListTasks reads when its context carries
+// no ReadBudget of its own.
+const listPagesMax = 100
+
+// ListTasks lists the tasks of a context (1.0 servers only), following
+// nextPageToken. It draws on the context's ReadBudget, or on one of 64 MiB
+// and 100 pages when there is none: a server whose pages never run dry
+// cannot hold it. When the budget or the size limit cuts the listing, it
+// returns the tasks read so far with an error that is ErrBudget or
+// ErrTooLarge.
+func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength int) ([]a2a.Task, error) {
+	tr, _, err := c.transport(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if a2a.BudgetOf(ctx) == nil {
+		ctx = a2a.WithReadBudget(ctx, a2a.NewReadBudget(int64(c.conn.MaxEvent()), listPagesMax))
+	}
+	var all []a2a.Task
+	token := ""
+	seen := map[string]bool{}
+	for {
+		page, err := tr.ListTasks(ctx, transport.TaskQuery{ContextID: contextID, HistoryLength: historyLength, PageToken: token})
+		if err != nil {
+			if len(all) > 0 && (errors.Is(err, a2a.ErrBudget) || errors.Is(err, a2a.ErrTooLarge)) {
+				return all, err
+			}
+			return nil, err
+		}
+		all = append(all, page.Tasks...)
+		if token = page.Next; token == "" || len(page.Tasks) == 0 || seen[token] {
+			break
+		}
+		seen[token] = true
+	}
+	return all, nil
+}
+
+// Stream sends a message and returns the stream of its events. A server
+// whose card says it cannot stream is asked to answer at once and its
+// task is polled (SPEC §12.6); one that blocks anyway has its result
+// returned as the events a stream would have carried.
+func (c *Client) Stream(ctx context.Context, m a2a.OutMessage) (*transport.Stream, error) {
+	tr, card, err := c.transport(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !card.Streaming {
+		s, err := tr.Send(ctx, m, true)
+		if err != nil {
+			return nil, err
+		}
+		return transport.Poll(ctx, tr, s, c.cfg.PollInterval), nil
+	}
+	return tr.SendStreaming(ctx, m)
+}
+
+// Resubscribe reattaches to a live task's stream.
+func (c *Client) Resubscribe(ctx context.Context, taskID string) (*transport.Stream, error) {
+	tr, _, err := c.transport(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return tr.Subscribe(ctx, taskID)
+}
+
+// Probe checks the credentials with a GetTask on an id that cannot exist:
+// any JSON-RPC answer is success, 401/403 is a refused token. After a
+// success it reads the extended card when the card offers one (SPEC
+// §12.2).
+func (c *Client) Probe(ctx context.Context) error {
+	_, err := c.GetTask(ctx, "shim-probe-"+randid.Hex(8), 0)
+	var rpc *a2a.RPCError
+	if err != nil && !errors.As(err, &rpc) {
+		return err
+	}
+	return c.extend(ctx)
+}

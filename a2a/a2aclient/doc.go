@@ -1,0 +1,16 @@
+// Package a2aclient is shim's A2A client: the agent card's discovery (its
+// endpoint rebased onto --url's origin), the binding it names (package
+// jsonrpc, rest or gemini, over one transport.Conn), the calls delegated
+// to it, the extended card after sign-in, the polled tasks of a
+// non-streaming agent, and the operator API beside it (package operator).
+//
+// Files:
+//   - client.go: Config, Client, the binding's choice, the calls.
+//   - discovery.go: the card, its URL, the endpoint's rebase.
+//   - extended.go: the extended card and who is told of a new card.
+//
+// Goroutines: none of its own (callbacks of OnCardChange run on the
+// caller's). Locks: Client.mu (the card, the binding, the operator API)
+// is held across the card's fetch; under it auth.State.mu is taken (the
+// card's security scheme), never the other way.
+package a2aclient

@@ -1,0 +1,73 @@
+package a2aclient
+
+import (
+	"cmp"
+	"context"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/wire"
+)
+
+// OnCardChange registers fn, called with the new card each time the card
+// in use changes (the extended card replaced the public one, SPEC §12.2).
+func (c *Client) OnCardChange(fn func(*a2a.Card)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onChange = append(c.onChange, fn)
+}
+
+// extend reads the extended card, once, when the card offers one, and
+// uses its name, skills and capabilities (and its interface, under the
+// --url origin rule) from then on. A failure keeps the public card. It
+// returns the error of a required extension shim does not speak.
+func (c *Client) extend(ctx context.Context) error {
+	tr, card, err := c.transport(ctx)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	tried := c.extTried
+	c.extTried = true
+	c.mu.Unlock()
+	if !card.ExtendedCard || tried {
+		return nil
+	}
+	raw, err := tr.ExtendedCard(ctx)
+	if err != nil {
+		c.log.Warn("the extended agent card could not be read; keeping the public card", "err", err)
+		return nil
+	}
+	forced := a2a.ParseDialect(c.cfg.Version)
+	bind, _ := a2a.ParseBinding(c.cfg.Binding)
+	ext, perr := wire.ParseCard(raw, forced, bind)
+	if ext == nil {
+		c.log.Warn("the extended agent card does not decode; keeping the public card", "err", perr)
+		return nil
+	}
+	next := *card
+	next.Name = cmp.Or(ext.Name, card.Name)
+	next.Description = cmp.Or(ext.Description, card.Description)
+	next.Version = cmp.Or(ext.Version, card.Version)
+	next.Skills, next.Extensions, next.Streaming = ext.Skills, ext.Extensions, ext.Streaming
+	next.Extended = true
+	moved := false
+	if perr == nil && ext.Endpoint != "" {
+		ep := c.rebase(ext.Endpoint)
+		if ep != card.Endpoint || ext.Binding != card.Binding || ext.Tenant != card.Tenant || ext.Dialect != card.Dialect {
+			next.Endpoint, next.Binding, next.Tenant, next.Dialect = ep, ext.Binding, ext.Tenant, ext.Dialect
+			moved = true
+		}
+	}
+	c.mu.Lock()
+	c.card = &next
+	if moved {
+		c.tr = nil
+	}
+	fns := append([]func(*a2a.Card){}, c.onChange...)
+	c.mu.Unlock()
+	c.log.Info("using the extended agent card", "name", next.Name, "skills", len(next.Skills), "endpoint", next.Endpoint)
+	for _, fn := range fns {
+		fn(&next)
+	}
+	return next.Unsupported()
+}

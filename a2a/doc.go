@@ -1,0 +1,40 @@
+// Package a2a is the A2A vocabulary every layer of shim's A2A client
+// shares, with no I/O: the one event model both dialects and every
+// binding decode into, the outgoing message with its typed intents, the
+// extensions shim understands (their values are fields of the message and
+// the artifact, read once when they are decoded), the agent card shim uses
+// with its security schemes, the errors calls return, and the read budget
+// of a series of calls. Nothing here builds an ACP message, and nothing
+// above package a2aclient knows which dialect or binding ran.
+//
+// Files:
+//   - model.go: states, parts, messages, artifacts, statuses, tasks,
+//     events, the outgoing message and an approval's answer.
+//   - events.go: a task snapshot as the events a stream would carry;
+//     HistoryAll.
+//   - ext.go: the extensions' identifiers and values (tool calls, parks,
+//     forms, usage, steers) and their accessors.
+//   - park.go: what a park's plain data parts say (ParkData).
+//   - card.go: dialects, bindings, the card shim uses, its skills and
+//     extensions, a required extension shim does not speak.
+//   - security.go: the card's security schemes and what shim chose.
+//   - errors.go: the RPC, HTTP, unreachable, decode, sign-in and
+//     not-JSON errors, and the sentinels (ErrInsecure, ErrStalled, …).
+//   - budget.go: ReadBudget, what a series of calls may read.
+//   - friendly.go: a failed task's text as a person reads it.
+//
+// The packages, one way (each imports only those before it):
+//
+//	a2a ← wire, sse ← auth (auth/credentials apart) ← transport
+//	    ← jsonrpc, rest ← gemini ← operator ← a2aclient
+//
+// wire is A2A's JSON in both dialects, converted at the edge; sse the
+// event stream reader; auth the schemes, the credential on a request and
+// OAuth; transport the HTTP connection, streams and the Transport
+// interface; jsonrpc, rest and gemini one binding each; operator
+// protoAgent's operator API (not A2A) over the same connection; a2aclient
+// the client that discovers the card and picks the binding.
+//
+// Goroutines: none. Locks: ReadBudget.mu, held by no one while it takes
+// another.
+package a2a

@@ -1,0 +1,155 @@
+package gemini
+
+// The Gemini CLI profile's connections: one per session's task, kept in use while an approval is asked; CancelTask drops it.
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/shimdev/shim/a2a/jsonrpc"
+	"github.com/shimdev/shim/a2a/transport"
+)
+
+// geminiWarmEvery is how often the parked task's connection is used while
+// an approval is asked (the server's keep-alive timeout is 5 s).
+var geminiWarmEvery = 1500 * time.Millisecond
+
+// geminiSession is one session's task on the server, with the connection
+// its runs live on.
+type geminiSession struct {
+	g       *Transport
+	session string
+	tr      *jsonrpc.Transport
+	// closeIdle closes the session's connection when it is idle.
+	closeIdle func()
+
+	mu        sync.Mutex
+	taskID    string
+	contextID string
+	// awaiting are the calls waiting for approval, in the order they asked.
+	awaiting []geminiAwait
+	// running is the stream of the run in progress.
+	running *transport.Stream
+	// warm stops the keep-alive of a parked task.
+	warm func()
+}
+
+type geminiAwait struct {
+	callID   string
+	confType string
+	title    string
+	detail   string
+}
+
+// session returns the state of the session of context id ctxID, creating
+// it with a connection of its own.
+func (g *Transport) session(ctxID string) *geminiSession {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if s := g.sessions[ctxID]; s != nil {
+		return s
+	}
+	s := &geminiSession{g: g, session: ctxID}
+	conn, closeIdle := g.Conn().Dedicated() // the same credentials, log and trace; a connection of its own
+	s.tr, s.closeIdle = jsonrpc.New(conn, g.card), closeIdle
+	g.sessions[ctxID] = s
+	return s
+}
+
+// byTask returns the session whose task is id, or nil.
+func (g *Transport) byTask(id string) *geminiSession {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.tasks[id]
+}
+
+// CancelTask implements transport.Transport: it drops the connection of the task's
+// running stream, which ends the run and leaves the task usable; it never
+// sends tasks/cancel, which would make the task terminal.
+func (g *Transport) CancelTask(ctx context.Context, id string) error {
+	s := g.byTask(id)
+	if s == nil {
+		return nil
+	}
+	s.stopWarm()
+	s.mu.Lock()
+	st := s.running
+	s.running = nil
+	s.mu.Unlock()
+	if st != nil {
+		st.Close()
+	}
+	s.closeIdle()
+	return nil
+}
+
+// warmUp keeps the parked task's connection in use while its approval is
+// asked, until the next message or ctx ends. A tasks/get in flight is
+// let finish when it stops: cancelling it would close the connection.
+func (s *geminiSession) warmUp(ctx context.Context, taskID string) {
+	stop, done := make(chan struct{}), make(chan struct{})
+	s.stopWarm()
+	s.mu.Lock()
+	s.warm = func() { close(stop); <-done }
+	s.mu.Unlock()
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(geminiWarmEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			if _, err := s.tr.GetTask(ctx, taskID, 1); err != nil && ctx.Err() == nil {
+				s.tr.Conn().Log().Debug("keeping the parked task's connection", "task", taskID, "err", err)
+			}
+		}
+	}()
+}
+
+func (s *geminiSession) stopWarm() {
+	s.mu.Lock()
+	stop := s.warm
+	s.warm = nil
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// runningCtx is the context the running stream was opened with, for the
+// keep-alive of its park.
+func (s *geminiSession) runningCtx() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running == nil {
+		return nil
+	}
+	return s.running.Context()
+}
+
+// learn records the server's ids of the session's task.
+func (s *geminiSession) learn(taskID, contextID string) {
+	if taskID == "" {
+		return
+	}
+	s.mu.Lock()
+	first := s.taskID == ""
+	if first {
+		s.taskID = taskID
+	}
+	if s.contextID == "" && s.taskID == taskID {
+		s.contextID = contextID
+	}
+	s.mu.Unlock()
+	if first {
+		s.g.mu.Lock()
+		s.g.tasks[taskID] = s
+		s.g.mu.Unlock()
+	}
+}

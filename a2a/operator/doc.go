@@ -1,0 +1,13 @@
+// Package operator is the optional operator HTTP API of protoAgent-style
+// servers (SPEC §3.4): sessions, their busy signal and turns, steer,
+// hand-off and project roots. It is not A2A, but the same agent over the
+// same connection (base, /agents/<slug> prefix, credential and headers).
+// A 404 or 405 means the server lacks that part of the API: the call
+// reports it absent (ErrAbsent), never as a failure, and it is not asked
+// again in this process.
+//
+// Files:
+//   - operator.go: API and its calls.
+//
+// Goroutines: none. Locks: API.mu, a leaf.
+package operator

@@ -1,0 +1,207 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/transport"
+	"github.com/shimdev/shim/a2a/wire"
+)
+
+// lists is the dialects whose binding lists tasks (0.3 has no ListTasks).
+var lists = map[a2a.Dialect]bool{a2a.V10: true}
+
+// Transport is the HTTP+JSON binding of one card's interface.
+type Transport struct {
+	conn    *transport.Conn
+	base    string
+	dialect a2a.Dialect
+	// postSubscribe is set once a server answered a subscribe only to
+	// POST (a2a-go v2.3.1 routes it so; the proto says GET).
+	postSubscribe atomic.Bool
+}
+
+var _ transport.Transport = (*Transport)(nil)
+
+// New returns the binding of card's interface over conn.
+func New(conn *transport.Conn, card *a2a.Card) *Transport {
+	base := strings.TrimSuffix(card.Endpoint, "/")
+	if card.Tenant != "" {
+		base += "/" + url.PathEscape(card.Tenant)
+	}
+	return &Transport{conn: conn, base: base, dialect: card.Dialect}
+}
+
+// route is the URL of path (with its query) under the interface URL.
+func (c *Transport) route(path string, q url.Values) string {
+	u := c.base + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	return u
+}
+
+func taskPath(id, action string) string {
+	return "/tasks/" + url.PathEscape(id) + action
+}
+
+// call makes a unary call with retries and returns the answer's body.
+func (c *Transport) call(ctx context.Context, method, target string, body []byte, name string) ([]byte, error) {
+	resp, data, err := c.conn.Call(ctx, method, target, body, c.dialect, name)
+	if err != nil {
+		return nil, err
+	}
+	return result(resp, target, data)
+}
+
+// GetTask implements transport.Transport.
+func (c *Transport) GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
+	q := url.Values{}
+	if n, ok := wire.HistoryLength(c.dialect, historyLength); ok {
+		q.Set("historyLength", strconv.Itoa(n))
+	}
+	raw, err := c.call(ctx, http.MethodGet, c.route(taskPath(id, ""), q), nil, "GetTask")
+	if err != nil {
+		return nil, err
+	}
+	return wire.DecodeTask(raw)
+}
+
+// CancelTask implements transport.Transport.
+func (c *Transport) CancelTask(ctx context.Context, id string) error {
+	_, err := c.call(ctx, http.MethodPost, c.route(taskPath(id, ":cancel"), nil), []byte(`{}`), "CancelTask")
+	return err
+}
+
+// ListTasks implements transport.Transport (1.0 only: 0.3 has no listing).
+func (c *Transport) ListTasks(ctx context.Context, tq transport.TaskQuery) (transport.TaskPage, error) {
+	if !lists[c.dialect] {
+		return transport.TaskPage{}, a2a.ErrUnsupported
+	}
+	q := url.Values{"contextId": {tq.ContextID}, "pageSize": {"100"}, "includeArtifacts": {"true"}}
+	if n, ok := wire.HistoryLength(c.dialect, tq.HistoryLength); ok {
+		q.Set("historyLength", strconv.Itoa(n))
+	}
+	if tq.PageToken != "" {
+		q.Set("pageToken", tq.PageToken)
+	}
+	raw, err := c.call(ctx, http.MethodGet, c.route("/tasks", q), nil, "ListTasks")
+	if err != nil {
+		return transport.TaskPage{}, err
+	}
+	tasks, next, err := wire.DecodeTaskPage(raw)
+	return transport.TaskPage{Tasks: tasks, Next: next}, err
+}
+
+// ExtendedCard implements transport.Transport.
+func (c *Transport) ExtendedCard(ctx context.Context) ([]byte, error) {
+	return c.call(ctx, http.MethodGet, c.route("/extendedAgentCard", nil), nil, "GetExtendedAgentCard")
+}
+
+// SendStreaming implements transport.Transport.
+func (c *Transport) SendStreaming(ctx context.Context, m a2a.OutMessage) (*transport.Stream, error) {
+	body := wire.MarshalBody(map[string]any{"message": wire.EncodeMessage(c.dialect, m)})
+	return c.openStream(ctx, http.MethodPost, c.route("/message:stream", nil), body, "SendStreamingMessage")
+}
+
+// Send implements transport.Transport.
+func (c *Transport) Send(ctx context.Context, m a2a.OutMessage, immediate bool) (*transport.Stream, error) {
+	p := map[string]any{"message": wire.EncodeMessage(c.dialect, m)}
+	if immediate {
+		p["configuration"] = wire.SendConfiguration(c.dialect)
+	}
+	return c.openStream(ctx, http.MethodPost, c.route("/message:send", nil), wire.MarshalBody(p), "SendMessage")
+}
+
+// Subscribe implements transport.Transport: GET as the binding says; a
+// server that answers that with 404 or 405 (one that routes subscribe to
+// POST) is asked again with POST, and POST is kept for later reattaches.
+func (c *Transport) Subscribe(ctx context.Context, taskID string) (*transport.Stream, error) {
+	target := c.route(taskPath(taskID, ":subscribe"), nil)
+	if !c.postSubscribe.Load() {
+		s, err := c.openStream(ctx, http.MethodGet, target, nil, "SubscribeToTask")
+		if !notRouted(err) {
+			return s, err
+		}
+		c.conn.Log().Debug("GET subscribe was not routed; asking with POST", "err", err)
+	}
+	s, err := c.openStream(ctx, http.MethodPost, target, []byte(`{}`), "SubscribeToTask")
+	if err == nil {
+		c.postSubscribe.Store(true)
+	}
+	return s, err
+}
+
+// notRouted reports an answer of 404 or 405: the route may be another
+// method's.
+func notRouted(err error) bool {
+	if err == nil {
+		return false
+	}
+	if re, ok := err.(*statusError); ok {
+		return re.status == http.StatusNotFound || re.status == http.StatusMethodNotAllowed
+	}
+	if he, ok := err.(*a2a.HTTPError); ok {
+		return he.StatusCode == http.StatusNotFound || he.StatusCode == http.StatusMethodNotAllowed
+	}
+	return false
+}
+
+// openStream sends a request whose answer is an SSE stream of bare
+// StreamResponses, or one JSON body (a send's result, or an error).
+func (c *Transport) openStream(ctx context.Context, method, target string, body []byte, name string) (*transport.Stream, error) {
+	req := transport.Request{Method: method, Target: target, Body: body, Dialect: c.dialect, Name: name}
+	return c.conn.Open(ctx, req, frames{}, func(resp *http.Response, data []byte) ([]a2a.Event, error) {
+		res, err := result(resp, target, data)
+		if err != nil {
+			return nil, err
+		}
+		return wire.DecodeSendResult(res)
+	})
+}
+
+// frames reads HTTP+JSON stream frames: a StreamResponse, or an
+// {"error": …} object.
+type frames struct{}
+
+// Event implements transport.Frames.
+func (frames) Event(data []byte) (a2a.Event, error) { return wire.DecodeRESTFrame(data) }
+
+// Failure implements transport.Frames.
+func (frames) Failure(data []byte) error { return wire.RESTErrorFrame(data) }
+
+// statusError is an HTTP+JSON error answer read as the JSON-RPC error it
+// stands for; errors.As finds its *a2a.RPCError.
+type statusError struct {
+	*a2a.RPCError
+	status int
+}
+
+func (e *statusError) Unwrap() error { return e.RPCError }
+
+// result reads an HTTP+JSON answer: a 2xx JSON body is the result;
+// 401/403 is the credentials refused; an error body of google.rpc.Status
+// or problem+json shape is the JSON-RPC error it stands for; anything
+// else is an HTTP error.
+func result(resp *http.Response, target string, data []byte) ([]byte, error) {
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return nil, &a2a.HTTPError{StatusCode: resp.StatusCode, URL: target}
+	}
+	ct := resp.Header.Get("Content-Type")
+	if resp.StatusCode/100 == 2 {
+		if !json.Valid(data) {
+			return nil, transport.HTTPError(resp.StatusCode, target, ct, data)
+		}
+		return data, nil
+	}
+	if re := wire.DecodeStatusError(resp.StatusCode, data); re != nil {
+		return nil, &statusError{RPCError: re, status: resp.StatusCode}
+	}
+	return nil, transport.HTTPError(resp.StatusCode, target, ct, data)
+}

@@ -1,0 +1,12 @@
+// Package sse reads server-sent events per the WHATWG rules (multi-line
+// data, comments, id and event fields, any line end), in time and memory
+// linear in an event's size, each event bounded by a limit that breaks the
+// stream past it. An event's data is a buffer of its own, which the reader
+// never touches again (a decoder may keep slices of it).
+//
+// Files:
+//   - reader.go: the Reader, its line and field reading, the Buffer events
+//     and bodies are collected in, the line-end normalizer, TooLargeError.
+//
+// Goroutines and locks: none; a Reader is one goroutine's.
+package sse

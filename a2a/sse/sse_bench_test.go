@@ -1,0 +1,109 @@
+package sse
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+// A typical streamed frame: one appended chunk of answer text (a2a-go's
+// 1.0 shape, ids as the SDK mints them).
+const benchArtifactFrame = `{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"append":true,"artifact":{"artifactId":"answer","name":"answer","parts":[{"text":"the quick brown fox "}]},"contextId":"chat-zed-1790294944966-qkf93w","taskId":"01a226ff-89a0-7dc8-99a1-a9373f28e621"}}}`
+
+// benchSSEStream is n copies of frame as SSE events.
+func benchSSEStream(frame string, n int) []byte {
+	var b bytes.Buffer
+	for range n {
+		b.WriteString("data: ")
+		b.WriteString(frame)
+		b.WriteString("\n\n")
+	}
+	return b.Bytes()
+}
+
+// socketReader hands out at most max bytes per Read, as a socket does.
+type socketReader struct {
+	data []byte
+	max  int
+}
+
+func (r *socketReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), r.max, len(r.data))
+	copy(p, r.data[:n])
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// BenchmarkSSEReader reads small events (one op = one event) through
+// NewReader over a stream of many frames.
+func BenchmarkSSEReader(b *testing.B) {
+	const frames = 4096
+	stream := benchSSEStream(benchArtifactFrame, frames)
+	b.SetBytes(int64(len(stream) / frames))
+	b.ReportAllocs()
+	r := NewReader(bytes.NewReader(stream), maxEvent)
+	for i := 0; i < b.N; i++ {
+		ev, err := r.Next()
+		if err == io.EOF {
+			b.StopTimer()
+			r = NewReader(bytes.NewReader(stream), maxEvent)
+			b.StartTimer()
+			ev, err = r.Next()
+		}
+		if err != nil || len(ev.Data) == 0 {
+			b.Fatalf("event %d: %v", i, err)
+		}
+	}
+}
+
+// BenchmarkSSELinesRaw is the floor the reader is compared with: the same
+// stream split into lines by bufio, nothing parsed.
+func BenchmarkSSELinesRaw(b *testing.B) {
+	const frames = 4096
+	stream := benchSSEStream(benchArtifactFrame, frames)
+	b.SetBytes(int64(len(stream) / frames))
+	b.ReportAllocs()
+	br := bufio.NewReaderSize(bytes.NewReader(stream), 64<<10)
+	for i := 0; i < b.N; i++ {
+		for {
+			line, err := br.ReadSlice('\n')
+			if err == io.EOF {
+				b.StopTimer()
+				br.Reset(bytes.NewReader(stream))
+				b.StartTimer()
+				continue
+			}
+			if bytes.HasPrefix(line, []byte("data:")) {
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkSSEReaderLargeFrame reads one event of S bytes (a final full
+// replace of an S-byte answer) arriving 64 KiB per Read. MB/s falling as S
+// grows, and B/op a multiple of S, are what the frame costs.
+func BenchmarkSSEReaderLargeFrame(b *testing.B) {
+	for _, size := range []int{64 << 10, 1 << 20, 8 << 20, 32 << 20} {
+		text := strings.Repeat("x", size)
+		frame := `{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"artifact":{"artifactId":"answer","parts":[{"text":"` + text + `"}]},"lastChunk":true}}}`
+		stream := []byte("data: " + frame + "\n\n")
+		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(stream)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				r := NewReader(&socketReader{data: stream, max: 64 << 10}, maxEvent)
+				ev, err := r.Next()
+				if err != nil || len(ev.Data) != len(frame) {
+					b.Fatalf("got %d bytes, %v", len(ev.Data), err)
+				}
+			}
+		})
+	}
+}

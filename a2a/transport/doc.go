@@ -1,0 +1,23 @@
+// Package transport is what every A2A binding shares: the HTTP connection
+// to one agent (shim's headers per dialect, the credential's origin rule,
+// the unary client with its retries, the read bounds, the frame trace),
+// the event stream of a streaming call with the open-stream tail written
+// once (an SSE body read by the binding's Frames, or a plain body's events),
+// a non-streaming task polled, and the Transport interface each binding
+// implements (packages jsonrpc, rest and gemini).
+//
+// Files:
+//   - transport.go: the Transport interface, a listing's query and page.
+//   - conn.go: Conn (Options, requests with shim's headers and the
+//     credential, Call: one unary call's tail, ReadBody, errors, the
+//     dedicated connection of a task).
+//   - stream.go: Stream, Frames, Open (the open-stream tail), Next.
+//   - stall.go: the silence timer of a stream.
+//   - poll.go: a non-streaming agent's task polled as a stream.
+//   - trace.go: the frame trace, secrets redacted.
+//
+// Goroutines: a stream's stall timer (time.AfterFunc) cancels its context
+// after a silence; the drain after a final frame has a timer of its own.
+// A Stream is read by one goroutine; Close may come from another. Locks:
+// tracer.mu and stallReader.mu, leaves.
+package transport

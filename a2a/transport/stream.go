@@ -1,0 +1,233 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/sse"
+)
+
+// Frames reads a binding's SSE frames into events.
+type Frames interface {
+	// Event decodes one frame's data; an *a2a.DecodeError is logged and
+	// skipped.
+	Event(data []byte) (a2a.Event, error)
+	// Failure reads an `event: error` frame.
+	Failure(data []byte) error
+}
+
+// FinalFrames is a Frames that knows which frame is a stream's last: the
+// rest of the body is read after it, so that closing the stream keeps its
+// connection open for the next request (an agent that ends a run when the
+// request's connection closes needs that).
+type FinalFrames interface {
+	Frames
+	Final(ev a2a.Event) bool
+}
+
+// Request is a call whose answer is a stream.
+type Request struct {
+	Method, Target string
+	Body           []byte
+	Dialect        a2a.Dialect
+	// Name is the call's name in the trace and the log.
+	Name string
+}
+
+// Open sends req and returns the stream of its answer: an SSE stream read
+// by frames, or a plain body (a blocking send's result, or an error) read
+// by answer as the events a stream would have carried.
+func (c *Conn) Open(ctx context.Context, req Request, frames Frames, answer func(resp *http.Response, data []byte) ([]a2a.Event, error)) (*Stream, error) {
+	if req.Body != nil {
+		c.trace.frame("send", req.Name, req.Body)
+	}
+	s := c.newStream(ctx, req.Name, frames)
+	resp, err := c.dial(s, req.Method, req.Target, req.Body, req.Dialect)
+	if err != nil {
+		return nil, err
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode/100 == 2 && ct == "text/event-stream" {
+		s.attach(resp.Body)
+		return s, nil
+	}
+	data, err := c.ReadBody(resp)
+	s.Close()
+	if err != nil {
+		return nil, c.Error(req.Target, err)
+	}
+	c.trace.frame("recv", req.Name, data)
+	events, err := answer(resp, data)
+	if err != nil {
+		return nil, err
+	}
+	s.answered(events)
+	return s, nil
+}
+
+// newStream returns a stream not yet connected; its stall timer cancels
+// it after a silence of the stall timeout.
+func (c *Conn) newStream(ctx context.Context, method string, frames Frames) *Stream {
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	s := &Stream{eventMax: c.opts.MaxEvent, log: c.log, trace: c.trace, frames: frames, method: method, cancel: cancel, ctx: ctx, parent: parent}
+	s.stall = newStallReader(nil, c.opts.Stall, cancel)
+	return s
+}
+
+// attach makes the stream read the events of an SSE body.
+func (s *Stream) attach(body io.ReadCloser) {
+	s.body = body
+	s.stall.r = body
+	s.stall.touch()
+	s.sse = sse.NewReader(s.stall, s.eventMax)
+}
+
+// answered makes the stream return events, then io.EOF: what a blocking
+// call answered, as a stream would have carried it.
+func (s *Stream) answered(events []a2a.Event) {
+	s.queue = events
+	s.sse = nil
+}
+
+// Stream is the event stream of one streaming call.
+type Stream struct {
+	log    *slog.Logger
+	trace  *tracer
+	frames Frames
+	ctx    context.Context
+	// parent is the context the stream was opened with.
+	parent context.Context
+	method string
+	cancel context.CancelFunc
+	body   io.ReadCloser
+	sse    *sse.Reader
+	stall  *stallReader
+	// eventMax bounds one SSE event (Conn.MaxEvent).
+	eventMax int
+	queue    []a2a.Event
+	// pull, when set, gives the events after queue (a polled task).
+	pull   func() (a2a.Event, error)
+	closed atomic.Bool
+	// decoded reports that a frame was read as JSON-RPC; until then
+	// skipped counts the frames that were not, the first kept in notJSON.
+	decoded bool
+	skipped int
+	notJSON *a2a.DecodeError
+}
+
+// Context is the context the stream was opened with.
+func (s *Stream) Context() context.Context { return s.parent }
+
+// Next returns the next event. It returns io.EOF at the end of the stream,
+// a2a.ErrStalled after a silence of the stall timeout, *a2a.RPCError for
+// an error frame, and another error when the connection broke. Frames that
+// do not decode are logged and skipped.
+func (s *Stream) Next() (a2a.Event, error) {
+	if s.sse == nil {
+		return s.nextQueued()
+	}
+	for {
+		raw, err := s.sse.Next()
+		if err != nil {
+			return a2a.Event{}, s.broken(err)
+		}
+		if len(raw.Data) == 0 && raw.Event != "error" {
+			continue
+		}
+		s.trace.frame("recv", s.method, raw.Data)
+		if raw.Event == "error" {
+			s.decoded = true
+			return a2a.Event{}, s.frames.Failure(raw.Data)
+		}
+		ev, err := s.frames.Event(raw.Data)
+		var de *a2a.DecodeError
+		if !errors.As(err, &de) {
+			s.decoded = true
+		}
+		if err == nil {
+			if f, ok := s.frames.(FinalFrames); ok && f.Final(ev) {
+				s.drain()
+			}
+			return ev, nil
+		}
+		if de != nil {
+			s.log.Warn("skipping an undecodable stream frame", "method", s.method, "err", err)
+			s.skipped++
+			if s.notJSON == nil {
+				s.notJSON = de
+			}
+			continue
+		}
+		return ev, err
+	}
+}
+
+// nextQueued gives the queued events, then those pull gives.
+func (s *Stream) nextQueued() (a2a.Event, error) {
+	if len(s.queue) == 0 && s.pull != nil {
+		if s.closed.Load() {
+			return a2a.Event{}, context.Canceled
+		}
+		return s.pull()
+	}
+	if len(s.queue) == 0 {
+		return a2a.Event{}, io.EOF
+	}
+	ev := s.queue[0]
+	s.queue = s.queue[1:]
+	return ev, nil
+}
+
+// broken is the error of a stream whose reader failed with err.
+func (s *Stream) broken(err error) error {
+	switch {
+	case s.stall.Stalled():
+		return a2a.ErrStalled
+	case s.closed.Load() || s.ctx.Err() != nil:
+		return context.Canceled
+	case errors.Is(err, io.EOF) && !s.decoded && s.notJSON != nil:
+		// Nothing this stream sent was readable: say so, rather than a
+		// stream that ended before the agent started.
+		return &a2a.NotJSONError{Events: s.skipped, First: s.notJSON}
+	case errors.Is(err, io.EOF):
+		return io.EOF
+	case errors.Is(err, a2a.ErrTooLarge):
+		return err
+	}
+	return fmt.Errorf("a2a: the stream broke: %w", err)
+}
+
+// drainMax bounds the wait for the end of a body after its final frame.
+const drainMax = 2 * time.Second
+
+// drain reads the body to its end, at most drainMax.
+func (s *Stream) drain() {
+	t := time.AfterFunc(drainMax, s.cancel)
+	defer t.Stop()
+	for {
+		if _, err := s.sse.Next(); err != nil {
+			s.sse = nil // what follows the final frame is not read again
+			return
+		}
+	}
+}
+
+// Close ends the stream and releases its connection.
+func (s *Stream) Close() error {
+	s.closed.Store(true)
+	s.stall.Stop()
+	s.cancel()
+	if s.body != nil {
+		return s.body.Close()
+	}
+	return nil
+}

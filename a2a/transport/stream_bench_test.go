@@ -1,0 +1,78 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"testing"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/wire"
+)
+
+// jsonFrames reads JSON-RPC frames (package jsonrpc's, which imports this
+// one).
+type jsonFrames struct{}
+
+func (jsonFrames) Event(data []byte) (a2a.Event, error) { return wire.DecodeFrame(data) }
+func (jsonFrames) Failure(data []byte) error            { return wire.ErrorFrame(data) }
+
+// A typical streamed frame: one appended chunk of answer text (a2a-go's
+// 1.0 shape, ids as the SDK mints them).
+const benchArtifactFrame = `{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"append":true,"artifact":{"artifactId":"answer","name":"answer","parts":[{"text":"the quick brown fox "}]},"contextId":"chat-zed-1790294944966-qkf93w","taskId":"01a226ff-89a0-7dc8-99a1-a9373f28e621"}}}`
+
+// benchSSEStream is n copies of frame as SSE events.
+func benchSSEStream(frame string, n int) []byte {
+	var b bytes.Buffer
+	for range n {
+		b.WriteString("data: ")
+		b.WriteString(frame)
+		b.WriteString("\n\n")
+	}
+	return b.Bytes()
+}
+
+// socketReader hands out at most max bytes per Read, as a socket does.
+type socketReader struct {
+	data []byte
+	max  int
+}
+
+func (r *socketReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), r.max, len(r.data))
+	copy(p, r.data[:n])
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// BenchmarkStreamChunks reads a stream of appended answer chunks the way a
+// turn does (one op = one event): the SSE reader, then the frame's decode
+// into an event.
+func BenchmarkStreamChunks(b *testing.B) {
+	const frames = 4096
+	stream := benchSSEStream(benchArtifactFrame, frames)
+	b.SetBytes(int64(len(stream) / frames))
+	b.ReportAllocs()
+	open := func() *Stream {
+		c := New(Options{})
+		s := c.newStream(context.Background(), "SendStreamingMessage", jsonFrames{})
+		s.attach(io.NopCloser(&socketReader{data: stream, max: 64 << 10}))
+		return s
+	}
+	s := open()
+	for i := 0; i < b.N; i++ {
+		ev, err := s.Next()
+		if err == io.EOF {
+			b.StopTimer()
+			s = open()
+			b.StartTimer()
+			ev, err = s.Next()
+		}
+		if err != nil || ev.Kind != a2a.EventArtifact {
+			b.Fatalf("event %d: %v", i, err)
+		}
+	}
+}

@@ -1,0 +1,676 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	fastjson "github.com/segmentio/encoding/json"
+
+	"github.com/shimdev/shim/a2a"
+)
+
+// The wire types below accept both dialects at once: camelCase and
+// snake_case keys, enum names and numbers, the 1.0 wrapper objects
+// ({"statusUpdate": …}) and the 0.3 flat, kind-tagged objects. Decoding is
+// lenient: an unknown field is ignored and a value of the wrong JSON type
+// for a flag, an enum or metadata is read as its zero value rather than
+// failing the whole frame.
+//
+// Every frame and result is decoded by one decoder, segmentio/encoding's
+// json (encoding/json, which checks a whole value in a pass of its own
+// before decoding it, was 64% of shim's CPU on a fast stream;
+// BENCHMARKS.md). It gives what encoding/json gives (it runs the standard
+// library's own tests; FuzzDecodeFrameLikeEncodingJSON holds the two side
+// by side on these types).
+
+// zeroCopyMax is the largest body decoded in place: the strings and raw
+// values of a body up to it share its bytes (the body is read into a
+// buffer of its own), so that a streamed chunk costs no copy of its text
+// or ids; a larger body's are copied, so that no id or text kept from it
+// holds the whole body.
+const zeroCopyMax = 64 << 10
+
+// unmarshal decodes b into v: the one decoder of a body.
+func unmarshal(b []byte, v any) error {
+	var flags fastjson.ParseFlags
+	if len(b) <= zeroCopyMax {
+		flags = fastjson.ZeroCopy
+	}
+	rest, err := fastjson.Parse(b, v, flags)
+	if err == nil && len(rest) > 0 {
+		// As encoding/json: a value is the whole body.
+		return fmt.Errorf("invalid character %q after top-level value", rest[0])
+	}
+	return err
+}
+
+// Enum holds an enum as its name or, for a number, "#<n>".
+type Enum string
+
+func (e *Enum) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] == 'n' {
+		*e = ""
+		return nil
+	}
+	if b[0] == '"' {
+		var s string
+		if err := fastjson.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*e = Enum(s)
+		return nil
+	}
+	*e = Enum("#" + string(b))
+	return nil
+}
+
+func (e Enum) number() (int, bool) {
+	if !strings.HasPrefix(string(e), "#") {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(e[1:]), 64)
+	if err != nil {
+		return 0, false
+	}
+	return int(f), true
+}
+
+// stateByNumber maps the proto enum numbers of TaskState.
+var stateByNumber = [...]a2a.State{a2a.StateUnknown, a2a.StateSubmitted, a2a.StateWorking, a2a.StateCompleted,
+	a2a.StateFailed, a2a.StateCanceled, a2a.StateInputRequired, a2a.StateRejected, a2a.StateAuthRequired}
+
+// State reads the enum as a task state.
+func (e Enum) State() a2a.State {
+	if n, ok := e.number(); ok {
+		if n >= 0 && n < len(stateByNumber) {
+			return stateByNumber[n]
+		}
+		return a2a.StateUnknown
+	}
+	return a2a.ParseState(string(e))
+}
+
+func (e Enum) role() string {
+	if n, ok := e.number(); ok {
+		switch n {
+		case 1:
+			return "user"
+		case 2:
+			return "agent"
+		}
+		return ""
+	}
+	s := strings.ToLower(string(e))
+	s = strings.TrimPrefix(s, "role_")
+	return s
+}
+
+// wireBool is a flag that tolerates "true", 1 and null.
+type wireBool bool
+
+func (f *wireBool) UnmarshalJSON(b []byte) error {
+	s := bytes.Trim(bytes.TrimSpace(b), `"`)
+	*f = wireBool(bytes.EqualFold(s, []byte("true")) || string(s) == "1")
+	return nil
+}
+
+// wireMeta is a metadata object; anything but an object reads as nil.
+type wireMeta map[string]any
+
+func (m *wireMeta) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		*m = nil
+		return nil
+	}
+	v := map[string]any{}
+	if err := fastjson.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+type wirePart struct {
+	Kind       string          `json:"kind"`
+	Text       *wireText       `json:"text"`
+	Raw        string          `json:"raw"`
+	URL        string          `json:"url"`
+	Data       json.RawMessage `json:"data"`
+	File       *wireFile       `json:"file"`
+	MediaType  string          `json:"mediaType"`
+	MediaType2 string          `json:"media_type"`
+	Filename   string          `json:"filename"`
+	Metadata   wireMeta        `json:"metadata"`
+	Content    *struct {
+		Case  string          `json:"$case"`
+		Value json.RawMessage `json:"value"`
+	} `json:"content"`
+}
+
+type wireFile struct {
+	Bytes     string `json:"bytes"`
+	URI       string `json:"uri"`
+	MimeType  string `json:"mimeType"`
+	MimeType2 string `json:"mime_type"`
+	Name      string `json:"name"`
+}
+
+// Status is a task's status of either dialect.
+type Status struct {
+	State     Enum     `json:"state"`
+	Message   *Message `json:"message"`
+	Timestamp string   `json:"timestamp"`
+}
+
+// Artifact is an artifact of either dialect.
+type Artifact struct {
+	ArtifactID  string      `json:"artifactId"`
+	ArtifactID2 string      `json:"artifact_id"`
+	Name        string      `json:"name"`
+	Parts       []*wirePart `json:"parts"`
+	Metadata    wireMeta    `json:"metadata"`
+}
+
+// ids are the ids an object carries, in both spellings.
+type ids struct {
+	ID         string `json:"id"`
+	ContextID  string `json:"contextId"`
+	ContextID2 string `json:"context_id"`
+	TaskID     string `json:"taskId"`
+	TaskID2    string `json:"task_id"`
+}
+
+func (w *ids) contextID() string { return first(w.ContextID, w.ContextID2) }
+func (w *ids) taskID() string    { return first(w.TaskID, w.TaskID2) }
+
+// Message is a message of either dialect.
+type Message struct {
+	ids
+	MessageID  string      `json:"messageId"`
+	MessageID2 string      `json:"message_id"`
+	Role       Enum        `json:"role"`
+	Parts      []*wirePart `json:"parts"`
+	Metadata   wireMeta    `json:"metadata"`
+}
+
+// task is a task snapshot.
+type task struct {
+	ids
+	Status    *Status    `json:"status"`
+	Artifacts []Artifact `json:"artifacts"`
+	History   []Message  `json:"history"`
+}
+
+// statusUpdate is a 1.0 status update.
+type statusUpdate struct {
+	ids
+	Status   Status   `json:"status"`
+	Final    wireBool `json:"final"`
+	Metadata wireMeta `json:"metadata"`
+}
+
+// artifactUpdate is a 1.0 artifact update.
+type artifactUpdate struct {
+	ids
+	Artifact   Artifact `json:"artifact"`
+	Append     wireBool `json:"append"`
+	LastChunk  wireBool `json:"lastChunk"`
+	LastChunk2 wireBool `json:"last_chunk"`
+	Metadata   wireMeta `json:"metadata"`
+}
+
+// Object is a 0.3 result, flat and tagged by its kind (or told by its
+// shape): a task, a status or artifact update, or a message.
+type Object struct {
+	Kind string `json:"kind"`
+	ids
+	MessageID  string      `json:"messageId"`
+	MessageID2 string      `json:"message_id"`
+	Status     *Status     `json:"status"`
+	Artifacts  []Artifact  `json:"artifacts"`
+	History    []Message   `json:"history"`
+	Artifact   *Artifact   `json:"artifact"`
+	Append     wireBool    `json:"append"`
+	LastChunk  wireBool    `json:"lastChunk"`
+	LastChunk2 wireBool    `json:"last_chunk"`
+	Final      wireBool    `json:"final"`
+	Role       Enum        `json:"role"`
+	Parts      []*wirePart `json:"parts"`
+	Metadata   wireMeta    `json:"metadata"`
+}
+
+// result is what a result can be: a 1.0 StreamResponse wrapper
+// ({"task": …}), or a 0.3 object.
+type result struct {
+	Task            *task           `json:"task"`
+	Message         *Message        `json:"message"`
+	StatusUpdate    *statusUpdate   `json:"statusUpdate"`
+	StatusUpdate2   *statusUpdate   `json:"status_update"`
+	ArtifactUpdate  *artifactUpdate `json:"artifactUpdate"`
+	ArtifactUpdate2 *artifactUpdate `json:"artifact_update"`
+	// Object is set for a 0.3 result (a member of its own was read).
+	*Object
+}
+
+func first(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func (p *wirePart) part() a2a.Part {
+	out := a2a.Part{MediaType: first(p.MediaType, p.MediaType2), Filename: p.Filename}
+	if p.Metadata != nil {
+		out.Metadata = p.Metadata
+		if s, ok := p.Metadata["mimeType"].(string); ok {
+			out.MimeType = s
+		} else if s, ok := p.Metadata["mime_type"].(string); ok {
+			out.MimeType = s
+		}
+	}
+	if c := p.Content; c != nil && c.Case != "" {
+		return contentPart(out, c.Case, c.Value)
+	}
+	switch {
+	case p.Kind == "data" || (p.Kind == "" && len(p.Data) > 0 && p.Text == nil):
+		out.Kind = a2a.PartData
+		out.Data = p.Data
+	case p.Kind == "file" || (p.Kind == "" && p.Text == nil && (p.Raw != "" || p.URL != "" || p.File != nil)):
+		out = p.file(out)
+	default:
+		out.Kind = a2a.PartText
+		if p.Text != nil {
+			out.Text = string(*p.Text)
+		}
+	}
+	return out
+}
+
+// contentPart reads the part of the {"content": {"$case": …, "value": …}}
+// form into out.
+func contentPart(out a2a.Part, kind string, value json.RawMessage) a2a.Part {
+	switch kind {
+	case "text":
+		out.Kind = a2a.PartText
+		_ = fastjson.Unmarshal(value, &out.Text)
+	case "data":
+		out.Kind = a2a.PartData
+		out.Data = value
+	case "url":
+		out.Kind = a2a.PartFile
+		_ = fastjson.Unmarshal(value, &out.URL)
+	case "raw":
+		var s string
+		_ = fastjson.Unmarshal(value, &s)
+		out.Kind = a2a.PartFile
+		out.Raw = decodeBase64(s)
+	}
+	return out
+}
+
+// file reads a file part into out: 0.3's {"file": {uri | bytes}} or 1.0's
+// url | raw.
+func (p *wirePart) file(out a2a.Part) a2a.Part {
+	out.Kind = a2a.PartFile
+	if f := p.File; f != nil {
+		out.URL = f.URI
+		out.Raw = decodeBase64(f.Bytes)
+		out.MediaType = first(out.MediaType, first(f.MimeType, f.MimeType2))
+		out.Filename = first(out.Filename, f.Name)
+		return out
+	}
+	out.URL = p.URL
+	out.Raw = decodeBase64(p.Raw)
+	return out
+}
+
+func decodeBase64(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil {
+			return b
+		}
+	}
+	return nil
+}
+
+func parts(ws []*wirePart) []a2a.Part {
+	if len(ws) == 0 {
+		return nil
+	}
+	out := make([]a2a.Part, len(ws))
+	for i := range ws {
+		out[i] = ws[i].part()
+	}
+	return out
+}
+
+// AsMessage reads the message, its extensions' payloads included; nil for
+// nil.
+func (w *Message) AsMessage() *a2a.Message {
+	if w == nil {
+		return nil
+	}
+	m := &a2a.Message{
+		ID:        first(w.MessageID, w.MessageID2),
+		Role:      w.Role.role(),
+		TaskID:    w.taskID(),
+		ContextID: w.contextID(),
+		Parts:     parts(w.Parts),
+		Metadata:  w.Metadata,
+	}
+	readMessageExt(m)
+	return m
+}
+
+// Model reads the status; nil is an unknown state.
+func (s *Status) Model() a2a.Status {
+	if s == nil {
+		return a2a.Status{State: a2a.StateUnknown}
+	}
+	st := a2a.Status{State: s.State.State(), Message: s.Message.AsMessage()}
+	if s.Timestamp != "" {
+		// RFC 3339 (1.0: a google.protobuf.Timestamp in JSON; 0.3: ISO
+		// 8601); one that does not parse is no timestamp.
+		st.Timestamp, _ = time.Parse(time.RFC3339Nano, s.Timestamp)
+	}
+	return st
+}
+
+// Model reads the artifact, its extensions' payloads included; nil for
+// nil.
+func (a *Artifact) Model() *a2a.Artifact {
+	if a == nil {
+		return nil
+	}
+	var out *a2a.Artifact
+	if len(a.Parts) == 1 {
+		// The usual chunk: the artifact and its part in one allocation.
+		x := &artifactOfOne{}
+		x.p[0] = a.Parts[0].part()
+		x.a.Parts = x.p[:]
+		out = &x.a
+	} else {
+		out = &a2a.Artifact{Parts: parts(a.Parts)}
+	}
+	out.ID, out.Name, out.Metadata = first(a.ArtifactID, a.ArtifactID2), a.Name, a.Metadata
+	readArtifactExt(out)
+	return out
+}
+
+type artifactOfOne struct {
+	a a2a.Artifact
+	p [1]a2a.Part
+}
+
+func (w *task) model() *a2a.Task {
+	t := &a2a.Task{ID: first(w.ID, w.taskID()), ContextID: w.contextID(), Status: w.Status.Model()}
+	for i := range w.Artifacts {
+		t.Artifacts = append(t.Artifacts, *w.Artifacts[i].Model())
+	}
+	for i := range w.History {
+		t.History = append(t.History, *w.History[i].AsMessage())
+	}
+	return t
+}
+
+// event reads the update; no status is an unknown state.
+func (w *statusUpdate) event() a2a.Event {
+	return a2a.Event{Kind: a2a.EventStatus, TaskID: first(w.taskID(), w.ID), ContextID: w.contextID(),
+		Status: w.Status.Model(), Final: bool(w.Final), Metadata: w.Metadata}
+}
+
+// event reads the update; no artifact is an empty one.
+func (w *artifactUpdate) event() a2a.Event {
+	return a2a.Event{Kind: a2a.EventArtifact, TaskID: first(w.taskID(), w.ID), ContextID: w.contextID(),
+		Artifact: w.Artifact.Model(), Append: bool(w.Append), LastChunk: bool(w.LastChunk || w.LastChunk2), Metadata: w.Metadata}
+}
+
+func taskEvent(t *a2a.Task) a2a.Event {
+	return a2a.Event{Kind: a2a.EventTask, Task: t, TaskID: t.ID, ContextID: t.ContextID, Status: t.Status}
+}
+
+func messageEvent(m *a2a.Message) a2a.Event {
+	return a2a.Event{Kind: a2a.EventMessage, Message: m, TaskID: m.TaskID, ContextID: m.ContextID}
+}
+
+// errUnrecognized is returned for a result that is none of the known objects.
+var errUnrecognized = errors.New("a2a: result is not a task, status update, artifact update or message")
+
+// event reads the result as the event it is: a 1.0 wrapper's member, else
+// the 0.3 object by its kind, else by its shape.
+func (w *result) event() (a2a.Event, error) {
+	switch {
+	case w.Task != nil:
+		return taskEvent(w.Task.model()), nil
+	case w.StatusUpdate != nil:
+		return w.StatusUpdate.event(), nil
+	case w.StatusUpdate2 != nil:
+		return w.StatusUpdate2.event(), nil
+	case w.ArtifactUpdate != nil:
+		return w.ArtifactUpdate.event(), nil
+	case w.ArtifactUpdate2 != nil:
+		return w.ArtifactUpdate2.event(), nil
+	case w.Message != nil && (w.Object == nil || w.Kind == ""):
+		return messageEvent(w.Message.AsMessage()), nil
+	case w.Object == nil:
+		return a2a.Event{}, errUnrecognized
+	}
+	return w.Object.event()
+}
+
+// kindNames are the 0.3 kinds, in both spellings.
+var kindNames = map[string]a2a.EventKind{
+	"task": a2a.EventTask, "message": a2a.EventMessage,
+	"status-update": a2a.EventStatus, "status_update": a2a.EventStatus, "statusUpdate": a2a.EventStatus,
+	"artifact-update": a2a.EventArtifact, "artifact_update": a2a.EventArtifact, "artifactUpdate": a2a.EventArtifact,
+}
+
+// kind is the object's kind: its tag, else its shape.
+func (w *Object) kind() a2a.EventKind {
+	if k, ok := kindNames[w.Kind]; ok {
+		return k
+	}
+	switch {
+	case w.Artifact != nil:
+		return a2a.EventArtifact
+	case w.Status != nil && w.ID == "" && w.taskID() != "":
+		return a2a.EventStatus
+	case w.Status != nil:
+		return a2a.EventTask
+	case len(w.Parts) > 0 || w.Role != "":
+		return a2a.EventMessage
+	}
+	return 0
+}
+
+func (w *Object) event() (a2a.Event, error) {
+	switch w.kind() {
+	case a2a.EventTask:
+		return taskEvent(w.task()), nil
+	case a2a.EventStatus:
+		u := statusUpdate{ids: w.ids, Final: w.Final, Metadata: w.Metadata}
+		if w.Status != nil {
+			u.Status = *w.Status
+		}
+		return u.event(), nil
+	case a2a.EventArtifact:
+		u := artifactUpdate{ids: w.ids, Append: w.Append, LastChunk: w.LastChunk, LastChunk2: w.LastChunk2, Metadata: w.Metadata}
+		if w.Artifact != nil {
+			u.Artifact = *w.Artifact
+		}
+		return u.event(), nil
+	case a2a.EventMessage:
+		m := Message{ids: w.ids, MessageID: w.MessageID, MessageID2: w.MessageID2, Role: w.Role, Parts: w.Parts, Metadata: w.Metadata}
+		return messageEvent(m.AsMessage()), nil
+	}
+	return a2a.Event{}, errUnrecognized
+}
+
+func (w *Object) task() *a2a.Task {
+	t := task{ids: w.ids, Status: w.Status, Artifacts: w.Artifacts, History: w.History}
+	return t.model()
+}
+
+// wireError is a JSON-RPC error object; code may arrive as a float.
+type wireError struct {
+	Code    json.Number     `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+func (e *wireError) rpcError() *a2a.RPCError {
+	code, err := e.Code.Int64()
+	if err != nil {
+		f, _ := e.Code.Float64()
+		code = int64(f)
+	}
+	r := &a2a.RPCError{Code: int(code), Message: strings.Clone(e.Message), Data: bytes.Clone(e.Data)}
+	r.Reason, r.Notes = dataDetails(e.Data)
+	return r
+}
+
+// rpcResponse is a JSON-RPC response: a stream frame, or a unary
+// answer's body, decoded in one pass.
+type rpcResponse struct {
+	Error  *wireError `json:"error"`
+	Result *result    `json:"result"`
+}
+
+// DecodeFrame decodes one stream frame (a JSON-RPC response whose result
+// is a task, a status or artifact update, or a message) in either dialect.
+// A JSON-RPC error in the frame is returned as *a2a.RPCError.
+func DecodeFrame(b []byte) (a2a.Event, error) { return decodeFrameWith(unmarshal, b) }
+
+func decodeFrameWith(unmarshal func([]byte, any) error, b []byte) (a2a.Event, error) {
+	var r rpcResponse
+	if err := unmarshal(b, &r); err != nil {
+		return a2a.Event{}, a2a.NewDecodeError(plainSyntaxError(err, b), b)
+	}
+	if r.Error != nil {
+		return a2a.Event{}, r.Error.rpcError()
+	}
+	if r.Result == nil {
+		return a2a.Event{}, a2a.NewDecodeError(errors.New("neither result nor error"), b)
+	}
+	ev, err := r.Result.event()
+	if err != nil {
+		return a2a.Event{}, a2a.NewDecodeError(err, b)
+	}
+	return ev, nil
+}
+
+// plainSyntaxError gives a JSON syntax error in encoding/json's words,
+// which name the offending character escaped ('\x1e') and never quote the
+// input; segmentio/encoding's message holds the character and the start of
+// the input as they are, control characters included.
+func plainSyntaxError(err error, b []byte) error {
+	var se *fastjson.SyntaxError
+	if !errors.As(err, &se) {
+		return err
+	}
+	var raw json.RawMessage
+	if std := json.Unmarshal(b, &raw); std != nil {
+		return std
+	}
+	return err
+}
+
+// rawResponse is a JSON-RPC response whose result is kept as JSON.
+type rawResponse struct {
+	Error  *wireError      `json:"error"`
+	Result json.RawMessage `json:"result"`
+}
+
+// DecodeResponse decodes a JSON-RPC response and returns its result, or
+// the error it carries (checked before the result).
+func DecodeResponse(b []byte) (json.RawMessage, error) {
+	var r rawResponse
+	if err := unmarshal(b, &r); err != nil {
+		return nil, a2a.NewDecodeError(err, b)
+	}
+	if r.Error != nil {
+		return nil, r.Error.rpcError()
+	}
+	if r.Result == nil {
+		return nil, a2a.NewDecodeError(errors.New("neither result nor error"), b)
+	}
+	return r.Result, nil
+}
+
+// DecodeTask decodes a GetTask result: the task itself, or {"task": …}.
+func DecodeTask(raw json.RawMessage) (*a2a.Task, error) {
+	var w result
+	if err := unmarshal(raw, &w); err != nil {
+		return nil, a2a.NewDecodeError(err, raw)
+	}
+	if w.Task != nil {
+		return w.Task.model(), nil
+	}
+	if w.Object == nil || (w.ID == "" && w.Status == nil) {
+		return nil, a2a.NewDecodeError(errors.New("result is not a task"), raw)
+	}
+	return w.Object.task(), nil
+}
+
+// DecodeSendResult decodes a blocking send's result, a task or a message,
+// as the events a stream would have carried.
+func DecodeSendResult(raw json.RawMessage) ([]a2a.Event, error) {
+	var w result
+	if err := unmarshal(raw, &w); err != nil {
+		return nil, a2a.NewDecodeError(err, raw)
+	}
+	ev, err := w.event()
+	if err != nil {
+		return nil, a2a.NewDecodeError(err, raw)
+	}
+	if ev.Kind != a2a.EventTask {
+		return []a2a.Event{ev}, nil
+	}
+	return a2a.TaskEvents(ev.Task), nil
+}
+
+// DecodeTaskPage decodes a ListTasks answer: its tasks and the next
+// page's token.
+func DecodeTaskPage(raw []byte) (tasks []a2a.Task, next string, err error) {
+	var page struct {
+		Tasks  []Object `json:"tasks"`
+		Token  string   `json:"nextPageToken"`
+		Token2 string   `json:"next_page_token"`
+	}
+	if err := unmarshal(raw, &page); err != nil {
+		return nil, "", a2a.NewDecodeError(err, raw)
+	}
+	tasks = make([]a2a.Task, 0, len(page.Tasks))
+	for i := range page.Tasks {
+		tasks = append(tasks, *page.Tasks[i].task())
+	}
+	return tasks, strings.Clone(first(page.Token, page.Token2)), nil
+}
+
+// ErrorFrame reads an `event: error` frame: a JSON-RPC response, a bare
+// error object, or text.
+func ErrorFrame(data []byte) error {
+	if _, err := DecodeResponse(data); err != nil {
+		var rpc *a2a.RPCError
+		if errors.As(err, &rpc) {
+			return rpc
+		}
+	}
+	var we wireError
+	if unmarshal(data, &we) == nil && we.Message != "" {
+		return we.rpcError()
+	}
+	return &a2a.RPCError{Code: -32603, Message: strings.TrimSpace(strings.ToValidUTF8(string(data), "?"))}
+}
