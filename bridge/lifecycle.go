@@ -137,13 +137,13 @@ func (s *Server) probedClient(ctx context.Context) (*a2aclient.Client, error) {
 	return c, nil
 }
 
-func (s *Server) authenticate(p *acp.AuthenticateParams) (any, error) {
+func (s *Server) authenticate(ctx context.Context, req *acp.Request, p *acp.AuthenticateParams) (any, error) {
 	switch p.MethodID {
 	case "shim-credentials":
 		s.clientMu.Lock()
 		s.client, s.probed = nil, false
 		s.clientMu.Unlock()
-		if _, err := s.probedClient(s.ctx); err != nil {
+		if _, err := s.probedClient(ctx); err != nil {
 			return nil, err
 		}
 		// The card may be another now (a login to another agent, a

@@ -21,7 +21,16 @@ import (
 	"github.com/shimdev/shim/threads"
 )
 
-func (s *Server) prompt(req *acp.Request, p *acp.PromptParams) {
+// prompt answers session/prompt: a turn of its own, or a steer of the
+// session's detached turn. ctx is the request's: cancelled by the client
+// ($/cancel_request) before the turn sent its message, the prompt answers
+// -32800 and nothing is sent; after, the turn is given up (turn.Withdraw).
+func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptParams) {
+	if ctx.Err() != nil {
+		// Cancelled while it waited behind the session's earlier calls.
+		s.reply(req, nil, acp.Cancelled())
+		return
+	}
 	sess := s.session(p.SessionID)
 	if sess == nil {
 		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
@@ -44,6 +53,7 @@ func (s *Server) prompt(req *acp.Request, p *acp.PromptParams) {
 		return
 	}
 	if s.trySteer(req, sess, parts) {
+		withdrawOnCancel(ctx, req, sess.Current())
 		return
 	}
 	msg := a2a.OutMessage{ContextID: sess.ID(), Parts: parts, SkillHint: s.skillHint(cmd)}
@@ -65,7 +75,21 @@ func (s *Server) prompt(req *acp.Request, p *acp.PromptParams) {
 	if first {
 		title = history.TitleOf(userText)
 	}
-	turn.Start(s.ctx, s.turnEnv(client, sess), sess, req, msg, title)
+	withdrawOnCancel(ctx, req, turn.Start(s.ctx, s.turnEnv(client, sess), sess, req, msg, title))
+}
+
+// withdrawOnCancel gives the prompt req of t up when the client cancels
+// its request (ctx, the request's, also ends once it is answered: that
+// changes nothing).
+func withdrawOnCancel(ctx context.Context, req *acp.Request, t *turn.Turn) {
+	if t == nil {
+		return
+	}
+	context.AfterFunc(ctx, func() {
+		if acp.RequestCancelled(ctx) {
+			t.Withdraw(req)
+		}
+	})
 }
 
 // turnEnv is what a turn of sess needs of the server.

@@ -211,17 +211,21 @@ func (r routes) Initialize(_ context.Context, req *acp.Request, p *acp.Initializ
 	r.reply(req, res, err)
 }
 
-func (r routes) Authenticate(_ context.Context, req *acp.Request, p *acp.AuthenticateParams) {
-	go func() { res, err := r.authenticate(p); r.reply(req, res, err) }()
+// The calls that may wait run under their request's context (ctx): the
+// client may cancel one ($/cancel_request), and it then leaves nothing
+// half done.
+
+func (r routes) Authenticate(ctx context.Context, req *acp.Request, p *acp.AuthenticateParams) {
+	go func() { res, err := r.authenticate(ctx, req, p); r.reply(req, res, err) }()
 }
 
 func (r routes) Logout(_ context.Context, req *acp.Request) {
 	go func() { res, err := r.logout(); r.reply(req, res, err) }()
 }
 
-func (r routes) NewSession(_ context.Context, req *acp.Request, p *acp.NewSessionParams) {
+func (r routes) NewSession(ctx context.Context, req *acp.Request, p *acp.NewSessionParams) {
 	go func() {
-		res, after, err := r.newSession(p)
+		res, after, err := r.newSession(ctx, p)
 		r.reply(req, res, err)
 		if after != nil {
 			after()
@@ -229,13 +233,26 @@ func (r routes) NewSession(_ context.Context, req *acp.Request, p *acp.NewSessio
 	}()
 }
 
-func (r routes) ListSessions(_ context.Context, req *acp.Request, p *acp.ListParams) {
-	go func() { res, err := r.listSessions(p); r.reply(req, res, err) }()
+func (r routes) ListSessions(ctx context.Context, req *acp.Request, p *acp.ListParams) {
+	go func() { res, err := r.listSessions(ctx, p); r.reply(req, res, err) }()
 }
 
-func (r routes) Session(_ context.Context, c acp.SessionCall) {
-	r.enqueue(c.SessionID, func() { c.Serve(r) })
+func (r routes) Session(ctx context.Context, c acp.SessionCall) {
+	r.enqueue(c.SessionID, func() { c.Serve(work{r, ctx}) })
 }
+
+// work is the routes serving one call of a session's queue, with the
+// call's context: the calls that may wait (a prompt, a load, a resume)
+// end when the client cancels them.
+type work struct {
+	routes
+	ctx context.Context
+}
+
+func (w work) Prompt(req *acp.Request, p *acp.PromptParams) { w.prompt(w.ctx, req, p) }
+
+func (w work) Load(req *acp.Request, p *acp.SessionParams)   { w.open(w.ctx, req, p, true) }
+func (w work) Resume(req *acp.Request, p *acp.SessionParams) { w.open(w.ctx, req, p, false) }
 
 // enqueue runs f in the session's queue, after what arrived before it;
 // the queue is found (or made) and f queued under s.sessMu, so that dropQueue
@@ -265,21 +282,16 @@ func (s *Server) dropQueue(id string, q *serial) {
 	delete(s.queues, id)
 }
 
-func (r routes) Prompt(req *acp.Request, p *acp.PromptParams) { r.prompt(req, p) }
-
 func (r routes) Cancel(req *acp.Request, p *acp.SessionParams) {
 	r.cancel(p.SessionID)
 	// A notification; sent by mistake as a request, it gets null.
 	r.reply(req, nil, nil)
 }
 
-func (r routes) Load(req *acp.Request, p *acp.SessionParams)   { r.open(req, p, true) }
-func (r routes) Resume(req *acp.Request, p *acp.SessionParams) { r.open(req, p, false) }
-
 // open answers session/load (replay) or session/resume, then sends the
 // session's commands.
-func (r routes) open(req *acp.Request, p *acp.SessionParams, replay bool) {
-	res, err := r.loadSession(req, *p, replay)
+func (r routes) open(ctx context.Context, req *acp.Request, p *acp.SessionParams, replay bool) {
+	res, err := r.loadSession(ctx, req, *p, replay)
 	r.reply(req, res, err)
 	if err == nil {
 		r.sendCommands(p.SessionID)
@@ -387,11 +399,14 @@ func (s *Server) clientTerminals() bool {
 // newSession handles session/new. after, when set, runs once the response
 // was written (updates for a session never precede the response that
 // introduced its id).
-func (s *Server) newSession(p *acp.NewSessionParams) (result any, after func(), err error) {
+//
+// A session/new the client cancels ($/cancel_request) before its session
+// exists answers -32800 and leaves no session and no index entry.
+func (s *Server) newSession(ctx context.Context, p *acp.NewSessionParams) (result any, after func(), err error) {
 	if err := checkCWD(acp.MethodSessionNew, p.CWD, true); err != nil {
 		return nil, nil, err
 	}
-	c, err := s.probedClient(s.ctx)
+	c, err := s.probedClient(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -401,9 +416,14 @@ func (s *Server) newSession(p *acp.NewSessionParams) (result any, after func(), 
 		s.log.Info("mcpServers from the editor are not forwarded: the remote agent cannot reach this machine's MCP servers", "count", len(p.MCPServers))
 	}
 	s.infoMu.Unlock()
-	if h := s.claimHandoff(c, p.CWD); h != nil {
+	if h := s.claimHandoff(ctx, c, p.CWD); h != nil {
+		// Claimed: the console handed the session over; it is opened
+		// even when the request was cancelled meanwhile.
 		sess, after := s.openHandoff(c, p.CWD, h)
 		return s.newResult(sess), func() { after(); s.sendCommands(sess.ID()) }, nil
+	}
+	if ctx.Err() != nil {
+		return nil, nil, acp.Cancelled()
 	}
 	id := mintContextID(s.contextPrefix(), time.Now())
 	sess := turn.NewSession(id, p.CWD, true, false)

@@ -62,7 +62,10 @@ func (s *Server) deleteSession(p acp.SessionParams) (any, error) {
 	return struct{}{}, nil
 }
 
-func (s *Server) listSessions(p *acp.ListParams) (any, error) {
+// listSessions answers session/list; cancelled by the client
+// ($/cancel_request) while it reads the threads, it answers -32800 and
+// writes nothing to the index.
+func (s *Server) listSessions(ctx context.Context, p *acp.ListParams) (any, error) {
 	if err := checkCWD(acp.MethodSessionList, p.CWD, false); err != nil {
 		return nil, err
 	}
@@ -79,9 +82,12 @@ func (s *Server) listSessions(p *acp.ListParams) (any, error) {
 	if s.opts.ThreadsOnly {
 		l.Prefix = s.contextPrefix()
 	}
-	rows, err := history.List(s.ctx, l)
+	rows, err := history.List(ctx, l)
 	if err != nil {
 		return nil, s.callError(err, "")
+	}
+	if ctx.Err() != nil {
+		return nil, acp.Cancelled()
 	}
 	out := make([]acp.SessionInfo, 0, len(rows))
 	for _, r := range rows {
@@ -122,14 +128,16 @@ func (s *Server) contextPrefix() string {
 
 // loadSession answers session/load (replay true) and session/resume. It
 // runs on the session's queue, so the prompts that follow wait for it.
-func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool) (any, error) {
+// Cancelled by the client ($/cancel_request) while it reads the thread,
+// it answers -32800 and opens no session (nor writes the index).
+func (s *Server) loadSession(ctx context.Context, req *acp.Request, p acp.SessionParams, replay bool) (any, error) {
 	if p.SessionID == "" {
 		return nil, acp.InvalidParams(req.Method + " needs {sessionId, cwd}")
 	}
 	if err := checkCWD(req.Method, p.CWD, false); err != nil {
 		return nil, err
 	}
-	c, err := s.probedClient(s.ctx)
+	c, err := s.probedClient(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +151,10 @@ func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool)
 		// The agent's history cannot be read back: the thread is resumed.
 		replay, noReplay = false, true
 	}
-	turns, cut, err := s.readTurns(s.ctx, c, id)
+	turns, cut, err := s.readTurns(ctx, c, id)
+	if ctx.Err() != nil {
+		return nil, acp.Cancelled()
+	}
 	if err != nil {
 		if replay {
 			return nil, s.callError(err, "")
@@ -317,8 +328,8 @@ func (s *Server) needRoots(r *render.Renderer, p *history.Turn, snap render.Root
 
 // claimHandoff asks the operator API for a console hand-off matching cwd;
 // nil when there is none or the server has no such API.
-func (s *Server) claimHandoff(c *a2aclient.Client, cwd string) *operator.Handoff {
-	ctx, cancel := context.WithTimeout(s.ctx, claimTimeout)
+func (s *Server) claimHandoff(ctx context.Context, c *a2aclient.Client, cwd string) *operator.Handoff {
+	ctx, cancel := context.WithTimeout(ctx, claimTimeout)
 	defer cancel()
 	h, err := c.Operator().Claim(ctx, cwd)
 	if err != nil {

@@ -51,7 +51,7 @@
 //	CancelTask     Turn.apply      one per given-up task (Abandon cancels in its caller)
 //	form watcher   Turn.elicit     ends a form's call when its prompt is cancelled
 //
-// Cancel, Steer, NativeSteer and Abandon run on the caller's goroutine
+// Cancel, Withdraw, Steer, NativeSteer and Abandon run on the caller's goroutine
 // (the session's queue, or shutdown).
 //
 // # Locks
