@@ -48,8 +48,8 @@
 //	                                                when idle and the id is no session
 //	turn                turn.Start                  one per prompt: its stream, renderer and dialogs (package turn)
 //	grace timer,        package turn                a cancelled turn's window; one CancelTask per given-up
-//	CancelTask, form                                task; a form's call ended when its prompt is cancelled
-//	watcher
+//	CancelTask, dialog                              task; a dialog's call withdrawn when its prompt is
+//	watchers                                        cancelled or its park answered elsewhere
 //	title fetchers      history.List                at most 4 at a time, waited for
 //
 // # Locks

@@ -102,6 +102,9 @@ type outcome struct {
 	stop   acp.StopReason
 	err    *acp.Error
 	resume *a2a.OutMessage
+	// elsewhere: the park the turn asked about was answered elsewhere;
+	// the turn follows the task from there (reattaching).
+	elsewhere bool
 }
 
 // bufferMax bounds a detached turn's buffered output.
