@@ -17,6 +17,8 @@
 //	queue.go     a session's serial queue
 //	lifecycle.go initialize, authenticate, logout; the A2A client, built
 //	             lazily and probed once
+//	signin.go    signing in from the editor: the OAuth flow's page shown
+//	             as a URL elicitation, completed or withdrawn
 //	prompt.go    session/prompt (a turn of package turn, or a steer),
 //	             session/cancel; the turns' Host; ACP prompt content as an
 //	             A2A message; the editor-context preamble; context ids

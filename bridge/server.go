@@ -65,6 +65,8 @@ type Options struct {
 	// Models are the model ids the agent accepts (--models): offered as
 	// the model picker; none, no picker.
 	Models []string
+	// SignIn, when set, is signing in from the editor (signin.go).
+	SignIn *SignIn
 	// CredentialSource, when set, says where the token in use came from
 	// (never the token), for /status.
 	CredentialSource func() string
@@ -106,8 +108,10 @@ type Server struct {
 	// command calls as terminals (SPEC §11.3, §11.6).
 	forms     bool
 	terminals bool
-	prefix    string
-	mcpNoted  bool
+	// urlElicitation: the client opens a page shim asks it to (SPEC §14).
+	urlElicitation bool
+	prefix         string
+	mcpNoted       bool
 	// noReplayTold: the person was told a thread's history cannot be
 	// replayed (an agent whose card says NoReplay).
 	noReplayTold bool
