@@ -76,7 +76,7 @@ func (s *Server) signIn(ctx context.Context, req *acp.Request) (any, error) {
 		if errors.Is(context.Cause(ctx), errDeclined) {
 			return nil, acp.AuthRequired(m.Name + ": " + errDeclined.Error() + "; nothing was stored")
 		}
-		return nil, acp.AuthRequired(fmt.Sprintf("%s failed: %v; nothing was stored. Try again, or run `shim login` in a terminal", m.Name, err))
+		return nil, acp.AuthRequired(fmt.Sprintf("%s: %v. Try again, or run `shim login` in a terminal", m.Name, err))
 	}
 	p.complete()
 	s.log.Info("signed in from the editor", "method", signInMethod)
