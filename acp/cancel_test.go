@@ -2,11 +2,13 @@ package acp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 )
@@ -195,4 +197,46 @@ func TestCallWithdrawn(t *testing.T) {
 	if m := c.next(t); string(m["method"]) != `"probe/end"` {
 		t.Fatalf("Withdraw sent more than once: %v", m)
 	}
+}
+
+// FuzzCancelRequest feeds arbitrary params to $/cancel_request: it never
+// panics, and it ends the context of a running request only when the
+// params name that request's id exactly (a number for a number, a string
+// for a string).
+func FuzzCancelRequest(f *testing.F) {
+	for _, seed := range []string{`{"requestId":3}`, `{"requestId":"3"}`, `{"requestId":null}`, `{}`, `[]`, `{"requestId":3.5}`,
+		`{"requestId":-3}`, `{"requestId":{"a":1}}`, `{"requestId":"x","_meta":{}}`, `null`, `"`, ``} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, params string) {
+		c := newConn(strings.NewReader(""), io.Discard, slog.New(slog.DiscardHandler), lineMaxBytes)
+		num := &Request{ID: ID{Num: 3}, Method: MethodSessionList}
+		str := &Request{ID: ID{Str: "x", IsString: true}, Method: MethodSessionList}
+		numCtx := c.running.begin(context.Background(), num)
+		strCtx := c.running.begin(context.Background(), str)
+		raw := json.RawMessage(params)
+		req := &Request{Method: MethodCancelRequest, Notif: true}
+		if params != "" {
+			req.Params = &raw
+		}
+		c.cancelRequest(req)
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		named := ""
+		if json.Unmarshal(raw, &p) == nil {
+			named = string(bytes.TrimSpace(p.RequestID))
+		}
+		if got, want := RequestCancelled(numCtx), named == "3"; got != want {
+			t.Fatalf("%s: the request with id 3 cancelled %v", params, got)
+		}
+		if got, want := RequestCancelled(strCtx), named == `"x"`; got != want {
+			t.Fatalf("%s: the request with id \"x\" cancelled %v", params, got)
+		}
+		c.running.end(num)
+		c.running.end(str)
+		if len(c.running.reqs) != 0 {
+			t.Fatalf("answered requests kept: %v", c.running.reqs)
+		}
+	})
 }
