@@ -218,7 +218,7 @@ func (s *Server) fetchTitle(ctx context.Context, c *a2aclient.Client, r *listRow
 	if len(r.taskIDs) == 0 {
 		return ""
 	}
-	task, err := c.GetTask(ctx, r.taskIDs[0], a2a.HistoryAll)
+	task, err := c.GetTask(a2a.WithSession(ctx, r.id), r.taskIDs[0], a2a.HistoryAll)
 	if err != nil {
 		s.log.Debug("title not fetched", "session", r.id, "err", err)
 		return ""
@@ -373,6 +373,7 @@ func cutShort(err error) bool {
 // reads at most loadBytesMax and loadPagesMax requests, newest turns first;
 // cut reports that older turns were left out.
 func (s *Server) threadTurns(ctx context.Context, c *a2aclient.Client, id string) (out []pastTurn, cut bool, err error) {
+	ctx = a2a.WithSession(ctx, id) // its calls are made for the session
 	loadBytes := s.opts.loadBytes
 	if loadBytes == 0 {
 		loadBytes = loadBytesMax

@@ -113,7 +113,8 @@ func (s *Server) prompt(req *acp.Request, p *acp.PromptParams) {
 	t := &turn{srv: s, sess: sess, client: client, agent: s.agentName(), msg: msg,
 		done: make(chan struct{}), turnState: turnState{prompt: req}}
 	t.win = steer.NewWindow(s.opts.SteerGrace, steerBufferMax, droppedNote, t.orphan)
-	t.ctx, t.cancel = context.WithCancel(s.ctx)
+	// The turn's calls are made for the session (a platform keeps its state).
+	t.ctx, t.cancel = context.WithCancel(a2a.WithSession(s.ctx, sess.id))
 	t.r = s.newSessionRenderer(t.agent, s.resolver(t.ctx, sess))
 	sess.mu.Lock()
 	t.prev = sess.current

@@ -7,6 +7,7 @@ package bridge
 import (
 	"context"
 
+	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 )
 
@@ -128,7 +129,7 @@ func (t *turn) abandon() {
 // cancelTask asks the server to cancel the task. It is not tied to the
 // turn's context (cancelled by then); the client bounds each attempt.
 func (t *turn) cancelTask(taskID string) {
-	if err := t.client.CancelTask(context.Background(), taskID); err != nil {
+	if err := t.client.CancelTask(a2a.WithSession(context.Background(), t.sess.id), taskID); err != nil {
 		t.srv.log.Debug("CancelTask", "task", taskID, "err", err)
 	}
 }
