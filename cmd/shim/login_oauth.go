@@ -98,8 +98,12 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 	if secret != "" && utf8.RuneCountInString(secret) < redact.MinLen {
 		s.log.Warn(fmt.Sprintf("the client secret has fewer than %d characters: too short to redact from logs and output without mangling other text", redact.MinLen))
 	}
+	clientID := strings.TrimSpace(flagString(c, "oauth-client-id"))
+	if plat := s.agent(); clientID == "" && plat != nil {
+		clientID = plat.LoginClientID // the public client the platform's own tools sign in with
+	}
 	l := &auth.OAuthLogin{
-		ClientID: strings.TrimSpace(flagString(c, "oauth-client-id")), ClientSecret: secret,
+		ClientID: clientID, ClientSecret: secret,
 		Scopes: auth.ParseScopes(flagString(c, "oauth-scopes")),
 		DeviceCode: func(uri, complete, code string) {
 			fmt.Fprintf(out, "To sign in, open %s and enter the code %s\n", termsafe.String(uri), termsafe.String(code))
@@ -250,9 +254,12 @@ func (st storedSignIn) Lock(ctx context.Context) (auth.OAuthToken, bool, func(),
 
 // securityRows are doctor's rows about signing in: the scheme in use and
 // the stored token's expiry when known. They make no network call.
-func securityRows(t *doctorTable, client *a2aclient.Client, endpointOnly bool) {
+// A managed platform's scheme (platform) is said as it is.
+func securityRows(t *doctorTable, client *a2aclient.Client, endpointOnly bool, platform string) {
 	sec := client.Security()
 	switch {
+	case platform != "":
+		t.row("security scheme", vOK, platform)
 	case endpointOnly:
 		t.row("security scheme", vOK, "bearer (--endpoint given: no card read)")
 	case sec != nil && sec.Unmet != "":
