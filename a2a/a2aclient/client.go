@@ -94,6 +94,10 @@ type Config struct {
 	// NoOperator says the agent has no operator API (SPEC §3.4): it is
 	// not asked.
 	NoOperator bool
+	// NoStreaming says the agent never streams, whatever its card says
+	// (a card that leaves streaming out is taken to stream): each task
+	// is polled (SPEC §12.6).
+	NoStreaming bool
 }
 
 // CardSource is one place an agent card may be read.

@@ -53,6 +53,7 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 		}
 		c.log.Info("no agent card there; trying the next place", "url", src.URL, "next", sources[i+1].URL, "err", err)
 	}
+	card.Streaming = card.Streaming && !c.cfg.NoStreaming
 	if c.cfg.EndpointOverride != "" {
 		card.Endpoint = c.cfg.EndpointOverride
 	} else {

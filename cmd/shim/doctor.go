@@ -204,10 +204,13 @@ func cardRow(t *doctorTable, client *a2aclient.Client, card *a2a.Card, err error
 // cardRows are the rows of what the card chose: dialect, binding and
 // endpoint, each with what chose it.
 func (s *settings) cardRows(t *doctorTable, card *a2a.Card) {
+	plat := s.agent()
 	how := "from the card"
 	switch {
 	case s.a2aVersion == "1.0" || s.a2aVersion == "0.3":
 		how = "--a2a-version"
+	case plat != nil && plat.Version != "":
+		how = plat.Platform.Title() + "'s"
 	case s.endpoint != "":
 		how = "default with --endpoint; --a2a-version changes it"
 	}
@@ -216,12 +219,17 @@ func (s *settings) cardRows(t *doctorTable, card *a2a.Card) {
 	switch {
 	case s.binding != "" && s.binding != "auto":
 		how = "--binding"
+	case plat != nil && plat.Binding != "":
+		how = plat.Platform.Title() + "'s"
 	case s.endpoint != "":
 		how = "default with --endpoint; --binding changes it"
 	}
 	t.row("binding", vOK, fmt.Sprintf("%s (%s)", card.Binding, how))
 	ep := card.Endpoint
-	if !card.Streaming {
+	switch {
+	case plat != nil && plat.NoStreaming:
+		ep += " (" + plat.Platform.Title() + " does not stream: each task is polled)"
+	case !card.Streaming:
 		ep += " (the card says no streaming: each task is polled)"
 	}
 	t.row("endpoint", vOK, ep)

@@ -175,11 +175,8 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 		}
 		s.setTarget(url, card, key, plat)
 	}
-	if plat := s.agent(); plat != nil && plat.Login != nil {
-		// The platform's own sign-in (Foundry: Entra's device code).
-		return s.oauthLogin(c, out, url, card, key, plat.Login)
-	}
-	// The card says how the agent signs in (login_oauth.go).
+	// The card says how the agent signs in (login_oauth.go); on a
+	// managed platform the platform does.
 	sctx, scancel := context.WithTimeout(c.Context, 40*time.Second)
 	sec := s.loginSecurity(sctx, url, card)
 	scancel()
@@ -190,9 +187,6 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 		return s.oauthLogin(c, out, url, card, key, sec.Scheme)
 	}
 	label := secretLabel(sec)
-	if plat := s.agent(); plat != nil && plat.Scheme != nil {
-		label = secretLabel(&a2a.Security{Scheme: plat.Scheme})
-	}
 	token, err := askToken(con, key, label)
 	if err != nil {
 		return err

@@ -29,8 +29,20 @@ import (
 
 // loginSecurity reads the card (without a credential) to learn how the
 // agent signs in; nil when it cannot be read (then a bearer token is
-// asked for, as the card names no scheme).
+// asked for, as the card names no scheme). On a managed platform the
+// platform says it, whatever its card says (and the card is not read
+// without its credential): its own sign-in (Foundry: Entra's device
+// code), else the secret it takes (nil: a bearer token).
 func (s *settings) loginSecurity(ctx context.Context, url, cardURL string) *a2a.Security {
+	if plat := s.agent(); plat != nil {
+		switch {
+		case plat.Login != nil:
+			return &a2a.Security{Scheme: plat.Login}
+		case plat.Scheme != nil:
+			return &a2a.Security{Scheme: plat.Scheme}
+		}
+		return nil
+	}
 	if s.endpoint != "" {
 		return nil
 	}

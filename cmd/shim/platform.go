@@ -71,7 +71,7 @@ func (s *settings) platformConfig(cfg *a2aclient.Config) {
 	if (cfg.Binding == "" || cfg.Binding == "auto") && plat.Binding != "" {
 		cfg.Binding = plat.Binding
 	}
-	cfg.Scheme, cfg.Source, cfg.NoOperator = plat.Scheme, plat.Source, true
+	cfg.Scheme, cfg.Source, cfg.NoOperator, cfg.NoStreaming = plat.Scheme, plat.Source, true, plat.NoStreaming
 }
 
 // credentialNow says where the credential in use came from (/status).

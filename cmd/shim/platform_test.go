@@ -1,10 +1,17 @@
 package main
 
 import (
+	"bufio"
+	"crypto/tls"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,7 +56,8 @@ func openSession(t *testing.T, p *proc) string {
 		t.Fatalf("initialize: %v", m)
 	}
 	m := p.call(t, 2, "session/new", newSessionParams())
-	sid, _ := m["result"].(map[string]any)["sessionId"].(string)
+	r, _ := m["result"].(map[string]any)
+	sid, _ := r["sessionId"].(string)
 	if sid == "" {
 		t.Fatalf("session/new: %v\n%s", m, p.logs())
 	}
@@ -306,5 +314,325 @@ func TestPlatformAgentCoreLazy(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("doctor does not say %q:\n%s%s", want, r.stdout, r.stderr)
 		}
+	}
+}
+
+const testSNKey = "now_0123456789abcdef"
+
+// TestPlatformServiceNow: `shim login --platform servicenow` takes an API
+// key from stdin, checks it against the agent (the card read with the key
+// in x-sn-apikey) and stores it; shim then reaches the agent with it: the
+// card at /api/sn_aia/a2a/v2/agent_card/id/<id>, JSON-RPC 0.3 at the
+// agent's path, no streaming (a non-blocking message/send, then tasks/get
+// polled to the answer), and a cancel as tasks/cancel. doctor names the
+// platform and the stored key's source, never the key.
+func TestPlatformServiceNow(t *testing.T) {
+	sn := platformtest.StartServiceNow(t, platformtest.ServiceNowOptions{APIKeys: []string{testSNKey}})
+	e := newShimEnv(t)
+	args := []string{"--url", sn.Endpoint(), "--platform", "servicenow"}
+	if r := e.run(t, "", append([]string{"doctor"}, args...)...); r.code != 1 || !strings.Contains(r.stdout, "ServiceNow AI Agents takes an API key") {
+		t.Fatalf("doctor without a key: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := e.run(t, testSNKey+"\n", append([]string{"login"}, args...)...); r.code != 0 || !strings.Contains(r.stderr, "accepted the token") {
+		t.Fatalf("login: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	p := e.start(t, append(args, "--log-level", "debug", "--steer-grace", "0")...)
+	sid := openSession(t, p)
+	if stop, answer := promptAnswer(t, p, 3, sid, "hello now"); stop != "end_turn" || answer != platformtest.Answer("hello now") {
+		t.Fatalf("prompt: %s %q\n%s", stop, answer, p.logs())
+	}
+	if stop := promptCancelled(t, p, 4, sid); stop != "cancelled" {
+		t.Fatalf("cancel: %s\n%s", stop, p.logs())
+	}
+	seen := waitCall(t, sn.Requests, "tasks/cancel")
+	if r := refusals(seen); len(r) > 0 {
+		t.Fatalf("the agent refused: %v", r)
+	}
+	methods := map[string]int{}
+	for _, s := range seen {
+		if s.Header.Get(platformtest.ServiceNowAPIKeyHeader) != testSNKey || s.Header.Get("Authorization") != "" {
+			t.Errorf("%s %s: key %q, Authorization %q", s.Method, s.Path, s.Header.Get(platformtest.ServiceNowAPIKeyHeader), s.Header.Get("Authorization"))
+		}
+		if s.Method == "GET" {
+			methods["card "+strings.TrimPrefix(s.Path, "/api/sn_aia/a2a/")]++
+			continue
+		}
+		methods[rpcMethod(s.Body)]++
+		if m := rpcMethod(s.Body); m == "message/send" && !strings.Contains(string(s.Body), `"blocking":false`) {
+			t.Errorf("message/send does not ask to answer at once: %s", s.Body)
+		}
+	}
+	if methods["card v2/agent_card/id/"+sn.AgentID] == 0 || methods["message/send"] != 2 || methods["tasks/get"] < 2 ||
+		methods["tasks/cancel"] != 1 || methods["message/stream"] != 0 {
+		t.Errorf("calls %v", methods)
+	}
+	r := e.run(t, "", append([]string{"doctor"}, args...)...)
+	for _, want := range []string{"ServiceNow AI Agents (--platform servicenow)", "the stored secret from", "api key in header x-sn-apikey (stored)",
+		"ServiceNow AI Agents does not stream: each task is polled"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor does not say %q:\n%s%s", want, r.stdout, r.stderr)
+		}
+	}
+	if strings.Contains(r.stdout+r.stderr+p.logs(), testSNKey) {
+		t.Error("the API key was shown")
+	}
+}
+
+// TestPlatformServiceNowLegacyCard: an instance whose v2 card path is
+// not there has its card read from the legacy path next, with the key.
+func TestPlatformServiceNowLegacyCard(t *testing.T) {
+	sn := platformtest.StartServiceNow(t, platformtest.ServiceNowOptions{APIKeys: []string{testSNKey}})
+	old := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/v2/agent_card/") {
+			http.Error(w, `{"error":{"message":"Requested URI does not represent any resource"},"status":"failure"}`, http.StatusBadRequest)
+			return
+		}
+		sn.ServeHTTP(w, r)
+	}))
+	t.Cleanup(old.Close)
+	e := newShimEnv(t)
+	e.vars = []string{"SHIM_TOKEN=" + testSNKey}
+	r := e.run(t, "", "doctor", "--url", old.URL+"/api/sn_aia/a2a/v2/agent/id/"+sn.AgentID, "--platform", "servicenow")
+	if !strings.Contains(r.stdout, "/api/sn_aia/a2a/id/"+sn.AgentID+"/well_known/agent_json") || strings.Contains(r.stdout, "FAIL") {
+		t.Fatalf("doctor:\n%s%s", r.stdout, r.stderr)
+	}
+	var legacy bool
+	for _, s := range sn.Requests() {
+		legacy = legacy || (strings.HasSuffix(s.Path, "/well_known/agent_json") && s.Header.Get(platformtest.ServiceNowAPIKeyHeader) == testSNKey)
+	}
+	if !legacy {
+		t.Error("the legacy card was not read with the key")
+	}
+}
+
+const testTenant = "72f988bf-86f1-41af-91ab-2d7cd011db47"
+
+// entraVars point azidentity and shim's login at the loopback authority:
+// its TLS certificate the only one trusted (SSL_CERT_FILE), no Azure CLI
+// configuration of the machine, and nothing of the machine's Azure
+// environment.
+func entraVars(t *testing.T, e *platformtest.Entra) []string {
+	t.Helper()
+	u, err := url.Parse(e.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := tls.Dial("tcp", u.Host, &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert := conn.ConnectionState().PeerCertificates[0]
+	conn.Close()
+	dir := t.TempDir()
+	pemFile := filepath.Join(dir, "entra.pem")
+	if err := os.WriteFile(pemFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"SSL_CERT_FILE=" + pemFile, "SSL_CERT_DIR=" + dir, "AZURE_AUTHORITY_HOST=" + e.URL, "AZURE_TENANT_ID=" + testTenant,
+		"AZURE_CONFIG_DIR=" + filepath.Join(dir, "az"), "AZURE_CLIENT_ID=", "AZURE_CLIENT_SECRET=",
+		"AZURE_FEDERATED_TOKEN_FILE=", "AZURE_CLIENT_CERTIFICATE_PATH=", "AZURE_USERNAME=", "IDENTITY_ENDPOINT=", "MSI_ENDPOINT="}
+}
+
+// TestPlatformFoundry: with an app's client secret in the environment,
+// azidentity's default chain gets an Entra token for https://ai.azure.com
+// from the loopback authority, and shim reaches the Foundry agent with it:
+// the card at …/agentCard/v1.0, a streamed answer and a cancel in A2A 1.0
+// (A2A-Version: 1.0 on each request), and the history of a session read
+// back by ListTasks in a shim with no thread index. doctor names the
+// credential the chain chose and its expiry.
+func TestPlatformFoundry(t *testing.T) {
+	e := platformtest.StartEntra(t)
+	app := e.AddApp("shim-secret-0123456789")
+	f := platformtest.StartFoundry(t, platformtest.FoundryOptions{Entra: e})
+	env := newShimEnv(t)
+	env.vars = append(entraVars(t, e), "AZURE_CLIENT_ID="+app, "AZURE_CLIENT_SECRET=shim-secret-0123456789")
+	args := []string{"--url", f.Base, "--platform", "foundry"}
+	p := env.start(t, append(args, "--log-level", "debug", "--steer-grace", "0")...)
+	sid := openSession(t, p)
+	if stop, answer := promptAnswer(t, p, 3, sid, "hello foundry"); stop != "end_turn" || answer != platformtest.Answer("hello foundry") {
+		t.Fatalf("prompt: %s %q\n%s", stop, answer, p.logs())
+	}
+	if stop := promptCancelled(t, p, 4, sid); stop != "cancelled" {
+		t.Fatalf("cancel: %s\n%s", stop, p.logs())
+	}
+	seen := waitCall(t, f.Requests, "CancelTask")
+	fresh := newShimEnv(t)
+	fresh.vars = env.vars
+	q := fresh.start(t, args...)
+	if m := q.call(t, 1, "initialize", initParams(false)); m["result"] == nil {
+		t.Fatal(m)
+	}
+	if m := q.call(t, 2, "session/load", map[string]any{"sessionId": sid, "cwd": "/tmp", "mcpServers": []any{}}); m["result"] == nil {
+		t.Fatalf("session/load: %v\n%s", m, q.logs())
+	}
+	if got := q.chunks(sid, "agent_message_chunk"); !strings.Contains(got, platformtest.Answer("hello foundry")) {
+		t.Errorf("replay %q", got)
+	}
+	seen = f.Requests()
+	if r := refusals(seen); len(r) > 0 {
+		t.Fatalf("the agent refused: %v", r)
+	}
+	calls := map[string]bool{}
+	for _, s := range seen {
+		tok := strings.TrimPrefix(s.Header.Get("Authorization"), "Bearer ")
+		if it := e.Token(tok); it == nil || it.ClientID != app {
+			t.Errorf("%s %s: a token the app did not get: %+v", s.Method, s.Path, it)
+		}
+		if s.Header.Get("A2A-Version") != "1.0" {
+			t.Errorf("%s %s without A2A-Version 1.0", s.Method, s.Path)
+		}
+		calls[s.Method+" "+rpcMethod(s.Body)] = true
+	}
+	for _, want := range []string{"GET ", "POST SendStreamingMessage", "POST CancelTask", "POST ListTasks"} {
+		if !calls[want] {
+			t.Errorf("no %s among %v", want, calls)
+		}
+	}
+	r := env.run(t, "", append([]string{"doctor"}, args...)...)
+	for _, want := range []string{"Microsoft Foundry (--platform foundry)", "Azure environment variables (AZURE_CLIENT_ID)",
+		"credential expiry", "bearer: a Microsoft Entra token", "/agentCard/v1.0", "A2A 1.0"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor does not say %q:\n%s%s", want, r.stdout, r.stderr)
+		}
+	}
+}
+
+// TestPlatformFoundryDeviceCode: `shim login --platform foundry` signs in
+// with Entra's device code (it prints the code, the person approves it,
+// shim polls) and stores the tokens; the stored sign-in wins over the
+// app's credential in the environment. The agent has no A2A 1.0: its
+// agentCard/v1.0 is refused, agentCard/v0.3 is read next, and every
+// request after carries no A2A-Version (Foundry refuses conflicting
+// version selectors).
+func TestPlatformFoundryDeviceCode(t *testing.T) {
+	e := platformtest.StartEntra(t)
+	public := e.AddPublicClient()
+	app := e.AddApp("shim-secret-0123456789")
+	f := platformtest.StartFoundry(t, platformtest.FoundryOptions{Entra: e, Only03: true})
+	env := newShimEnv(t)
+	env.vars = entraVars(t, e)
+	args := []string{"--url", f.Base, "--platform", "foundry"}
+	login := exec.Command(shimBin, env.args(append([]string{"login", "--oauth-client-id", public}, args...))...)
+	login.Env = env.environ()
+	stderr, err := login.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	login.Stdout = &out
+	if err := login.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = login.Process.Kill() })
+	sc := bufio.NewScanner(stderr)
+	var said strings.Builder
+	for sc.Scan() {
+		said.WriteString(sc.Text() + "\n")
+		if _, code, ok := strings.Cut(sc.Text(), "and enter the code "); ok {
+			if err := e.Approve(strings.TrimSpace(code)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := login.Wait(); err != nil || !strings.Contains(said.String(), "accepted the sign-in") {
+		t.Fatalf("login: %v\n%s%s", err, out.String(), said.String())
+	}
+
+	env.vars = append(env.vars, "AZURE_CLIENT_ID="+app, "AZURE_CLIENT_SECRET=shim-secret-0123456789")
+	p := env.start(t, append(args, "--steer-grace", "0")...)
+	sid := openSession(t, p)
+	if stop, answer := promptAnswer(t, p, 3, sid, "hello 0.3"); stop != "end_turn" || answer != platformtest.Answer("hello 0.3") {
+		t.Fatalf("prompt: %s %q\n%s", stop, answer, p.logs())
+	}
+	var v10, v03 int
+	for _, s := range f.Requests() {
+		switch {
+		case strings.HasSuffix(s.Path, "/agentCard/v1.0"):
+			v10++
+			continue
+		case strings.HasSuffix(s.Path, "/agentCard/v0.3"):
+			v03++
+		}
+		if s.Refused != "" || s.Header.Get("A2A-Version") != "" {
+			t.Errorf("%s %s %s: refused %q, A2A-Version %q", s.Method, s.Path, s.Body, s.Refused, s.Header.Get("A2A-Version"))
+		}
+		tok := strings.TrimPrefix(s.Header.Get("Authorization"), "Bearer ")
+		if it := e.Token(tok); it == nil || it.ClientID != public || it.Subject != "alice@contoso.example" {
+			t.Errorf("%s %s: not the device-code sign-in's token: %+v", s.Method, s.Path, it)
+		}
+	}
+	if v10 == 0 || v03 == 0 {
+		t.Errorf("cards read: v1.0 %d, v0.3 %d", v10, v03)
+	}
+	r := env.run(t, "", append([]string{"doctor"}, args...)...)
+	for _, want := range []string{"the stored secret from", "token expiry", "A2A 0.3", "/agentCard/v0.3"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor does not say %q:\n%s%s", want, r.stdout, r.stderr)
+		}
+	}
+}
+
+// adcVars point Application Default Credentials at a credentials file
+// (GOOGLE_APPLICATION_CREDENTIALS) holding content, with no gcloud
+// configuration of the machine around.
+func adcVars(t *testing.T, content []byte) []string {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "adc.json")
+	if err := os.WriteFile(path, content, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"GOOGLE_APPLICATION_CREDENTIALS=" + path, "CLOUDSDK_CONFIG=" + filepath.Join(dir, "gcloud"), "GOOGLE_CLOUD_PROJECT="}
+}
+
+// TestPlatformGoogleCredentials: for Vertex AI Agent Engine, ADC from a
+// service account's key file (its token_uri the loopback token server)
+// gives the access token the card is read with (…/a2a/v1/card, refused
+// without it); for Gemini Enterprise, ADC from `gcloud auth
+// application-default login`'s file gives the token and its
+// quota_project_id the X-Goog-User-Project the platform requires. doctor
+// names the platform, the credential (never the token) and its expiry,
+// and the 0.3 HTTP+JSON binding the platform speaks.
+func TestPlatformGoogleCredentials(t *testing.T) {
+	tokens := platformtest.StartGoogleTokenServer(t)
+	for _, c := range []struct {
+		name  string
+		start func(testing.TB, platformtest.GoogleOptions) *platformtest.GoogleA2A
+		file  []byte
+		want  []string
+	}{
+		{"vertex", platformtest.StartVertex, tokens.ServiceAccountJSON(t, "shim-test@shim-proj.iam.gserviceaccount.com", "shim-proj"),
+			[]string{"Google Vertex AI Agent Engine (--platform vertex)", "ADC service account shim-test@shim-proj.iam.gserviceaccount.com (GOOGLE_APPLICATION_CREDENTIALS)",
+				"Vertex Agent", "/a2a/v1/card"}},
+		{"gemini-enterprise", platformtest.StartGeminiEnterprise, tokens.AuthorizedUserJSON(t, "alice@example.com", "123456789012"),
+			[]string{"Google Gemini Enterprise (--platform gemini-enterprise)", "ADC user alice@example.com (GOOGLE_APPLICATION_CREDENTIALS), quota project 123456789012",
+				"Gemini Enterprise Agent", "X-Goog-User-Project"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := c.start(t, platformtest.GoogleOptions{Tokens: tokens})
+			e := newShimEnv(t)
+			e.vars = adcVars(t, c.file)
+			r := e.run(t, "", "doctor", "--url", strings.TrimSuffix(g.Base, "/a2a"), "--platform", c.name)
+			want := append(c.want, "credential expiry", "A2A 0.3", "HTTP+JSON", g.Base)
+			for _, w := range want {
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("doctor does not say %q:\n%s%s", w, r.stdout, r.stderr)
+				}
+			}
+			var card bool
+			for _, s := range g.Requests() {
+				if strings.HasSuffix(s.Path, "/a2a/v1/card") && s.Refused == "" {
+					card = true
+					if tok := tokens.Token(strings.TrimPrefix(s.Header.Get("Authorization"), "Bearer ")); tok == nil {
+						t.Errorf("the card was read with a token the server never issued")
+					}
+				}
+			}
+			if !card {
+				t.Errorf("the card was not read: %v", refusals(g.Requests()))
+			}
+			if strings.Contains(r.stdout+r.stderr, "ya29.") {
+				t.Error("doctor showed an access token")
+			}
+		})
 	}
 }

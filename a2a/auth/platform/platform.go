@@ -137,6 +137,9 @@ type Agent struct {
 	// Version and Binding are the dialect and binding it speaks when the
 	// flags leave them to the card ("" for the card's).
 	Version, Binding string
+	// NoStreaming: the platform never streams (ServiceNow), whatever
+	// the card says.
+	NoStreaming bool
 	// Scheme, when set, is how a stored secret is put on (ServiceNow's
 	// API key header); nil is a bearer token.
 	Scheme *a2a.Scheme

@@ -36,7 +36,7 @@ func serviceNow(raw string) (*Agent, error) {
 	}
 	o := origin(u)
 	base := o + "/api/sn_aia/a2a/v2/agent/id/" + id
-	return &Agent{URL: base, Endpoint: base,
+	return &Agent{URL: base, Endpoint: base, NoStreaming: true,
 		Cards: []Card{{URL: o + "/api/sn_aia/a2a/v2/agent_card/id/" + id, Dialect: a2a.V03},
 			{URL: o + "/api/sn_aia/a2a/id/" + id + "/well_known/agent_json", Dialect: a2a.V03}},
 		Scheme: &a2a.Scheme{Name: "apiKey", Kind: a2a.SchemeAPIKey, In: "header", Param: ServiceNowKeyHeader}}, nil
