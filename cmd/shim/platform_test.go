@@ -172,27 +172,7 @@ func TestPlatformAgentCore(t *testing.T) {
 	if r := refusals(seen); len(r) > 0 {
 		t.Fatalf("the runtime refused: %v", r)
 	}
-	sessions := map[string]map[string]bool{} // runtime session → methods
-	var card, cancelled bool
-	for _, s := range seen {
-		if !strings.HasPrefix(s.Header.Get("Authorization"), "AWS4-HMAC-SHA256 ") {
-			t.Errorf("%s %s not signed", s.Method, s.Path)
-		}
-		id := s.Header.Get(platformtest.AgentCoreSessionHeader)
-		if sessions[id] == nil {
-			sessions[id] = map[string]bool{}
-		}
-		m := rpcMethod(s.Body)
-		if s.Method == "GET" {
-			m = "card"
-			card = strings.HasSuffix(s.Path, "/invocations/.well-known/agent-card.json")
-		}
-		sessions[id][m] = true
-		cancelled = cancelled || m == "tasks/cancel"
-		if s.Method == "POST" && !strings.HasSuffix(s.Path, "/invocations/") {
-			t.Errorf("a call went to %s, not the invocations URL", s.Path)
-		}
-	}
+	sessions, card, cancelled := runtimeSessions(t, seen)
 	if !card || !cancelled {
 		t.Errorf("card read %v, tasks/cancel sent %v", card, cancelled)
 	}
@@ -212,6 +192,34 @@ func TestPlatformAgentCore(t *testing.T) {
 			t.Error("the session token reached stdout")
 		}
 	}
+}
+
+// runtimeSessions checks that every request to the runtime was signed
+// and went to the invocations URL, and returns the calls of each runtime
+// session id, whether the card was read and whether a task was canceled.
+func runtimeSessions(t *testing.T, seen []platformtest.Seen) (sessions map[string]map[string]bool, card, cancelled bool) {
+	t.Helper()
+	sessions = map[string]map[string]bool{}
+	for _, s := range seen {
+		if !strings.HasPrefix(s.Header.Get("Authorization"), "AWS4-HMAC-SHA256 ") {
+			t.Errorf("%s %s not signed", s.Method, s.Path)
+		}
+		id := s.Header.Get(platformtest.AgentCoreSessionHeader)
+		if sessions[id] == nil {
+			sessions[id] = map[string]bool{}
+		}
+		m := rpcMethod(s.Body)
+		if s.Method == "GET" {
+			m = "card"
+			card = strings.HasSuffix(s.Path, "/invocations/.well-known/agent-card.json")
+		}
+		sessions[id][m] = true
+		cancelled = cancelled || m == "tasks/cancel"
+		if s.Method == "POST" && !strings.HasSuffix(s.Path, "/invocations/") {
+			t.Errorf("a call went to %s, not the invocations URL", s.Path)
+		}
+	}
+	return sessions, card, cancelled
 }
 
 // TestPlatformAgentCoreSessionAcrossProcesses: two shim processes (an
@@ -344,7 +352,28 @@ func TestPlatformServiceNow(t *testing.T) {
 	if stop := promptCancelled(t, p, 4, sid); stop != "cancelled" {
 		t.Fatalf("cancel: %s\n%s", stop, p.logs())
 	}
-	seen := waitCall(t, sn.Requests, "tasks/cancel")
+	methods := snCalls(t, waitCall(t, sn.Requests, "tasks/cancel"))
+	if methods["card v2/agent_card/id/"+sn.AgentID] == 0 || methods["message/send"] != 2 || methods["tasks/get"] < 2 ||
+		methods["tasks/cancel"] != 1 || methods["message/stream"] != 0 {
+		t.Errorf("calls %v", methods)
+	}
+	r := e.run(t, "", append([]string{"doctor"}, args...)...)
+	for _, want := range []string{"ServiceNow AI Agents (--platform servicenow)", "the stored secret from", "api key in header x-sn-apikey (stored)",
+		"ServiceNow AI Agents does not stream: each task is polled"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor does not say %q:\n%s%s", want, r.stdout, r.stderr)
+		}
+	}
+	if strings.Contains(r.stdout+r.stderr+p.logs(), testSNKey) {
+		t.Error("the API key was shown")
+	}
+}
+
+// snCalls checks that every request to the instance passed and carried
+// the API key (and no Authorization), that each message/send asked to be
+// answered at once, and counts the calls.
+func snCalls(t *testing.T, seen []platformtest.Seen) map[string]int {
+	t.Helper()
 	if r := refusals(seen); len(r) > 0 {
 		t.Fatalf("the agent refused: %v", r)
 	}
@@ -362,20 +391,7 @@ func TestPlatformServiceNow(t *testing.T) {
 			t.Errorf("message/send does not ask to answer at once: %s", s.Body)
 		}
 	}
-	if methods["card v2/agent_card/id/"+sn.AgentID] == 0 || methods["message/send"] != 2 || methods["tasks/get"] < 2 ||
-		methods["tasks/cancel"] != 1 || methods["message/stream"] != 0 {
-		t.Errorf("calls %v", methods)
-	}
-	r := e.run(t, "", append([]string{"doctor"}, args...)...)
-	for _, want := range []string{"ServiceNow AI Agents (--platform servicenow)", "the stored secret from", "api key in header x-sn-apikey (stored)",
-		"ServiceNow AI Agents does not stream: each task is polled"} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("doctor does not say %q:\n%s%s", want, r.stdout, r.stderr)
-		}
-	}
-	if strings.Contains(r.stdout+r.stderr+p.logs(), testSNKey) {
-		t.Error("the API key was shown")
-	}
+	return methods
 }
 
 // TestPlatformServiceNowLegacyCard: an instance whose v2 card path is
@@ -455,7 +471,7 @@ func TestPlatformFoundry(t *testing.T) {
 	if stop := promptCancelled(t, p, 4, sid); stop != "cancelled" {
 		t.Fatalf("cancel: %s\n%s", stop, p.logs())
 	}
-	seen := waitCall(t, f.Requests, "CancelTask")
+	waitCall(t, f.Requests, "CancelTask")
 	fresh := newShimEnv(t)
 	fresh.vars = env.vars
 	q := fresh.start(t, args...)
@@ -468,7 +484,7 @@ func TestPlatformFoundry(t *testing.T) {
 	if got := q.chunks(sid, "agent_message_chunk"); !strings.Contains(got, platformtest.Answer("hello foundry")) {
 		t.Errorf("replay %q", got)
 	}
-	seen = f.Requests()
+	seen := f.Requests()
 	if r := refusals(seen); len(r) > 0 {
 		t.Fatalf("the agent refused: %v", r)
 	}
@@ -512,31 +528,7 @@ func TestPlatformFoundryDeviceCode(t *testing.T) {
 	env := newShimEnv(t)
 	env.vars = entraVars(t, e)
 	args := []string{"--url", f.Base, "--platform", "foundry"}
-	login := exec.Command(shimBin, env.args(append([]string{"login", "--oauth-client-id", public}, args...))...)
-	login.Env = env.environ()
-	stderr, err := login.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out strings.Builder
-	login.Stdout = &out
-	if err := login.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = login.Process.Kill() })
-	sc := bufio.NewScanner(stderr)
-	var said strings.Builder
-	for sc.Scan() {
-		said.WriteString(sc.Text() + "\n")
-		if _, code, ok := strings.Cut(sc.Text(), "and enter the code "); ok {
-			if err := e.Approve(strings.TrimSpace(code)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := login.Wait(); err != nil || !strings.Contains(said.String(), "accepted the sign-in") {
-		t.Fatalf("login: %v\n%s%s", err, out.String(), said.String())
-	}
+	deviceCodeLogin(t, env, e, append([]string{"--oauth-client-id", public}, args...)...)
 
 	env.vars = append(env.vars, "AZURE_CLIENT_ID="+app, "AZURE_CLIENT_SECRET=shim-secret-0123456789")
 	p := env.start(t, append(args, "--steer-grace", "0")...)
@@ -569,6 +561,38 @@ func TestPlatformFoundryDeviceCode(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("doctor does not say %q:\n%s%s", want, r.stdout, r.stderr)
 		}
+	}
+}
+
+// deviceCodeLogin runs `shim login` with args, approves the device code
+// it prints as the person at the verification page would, and waits for
+// it to store the sign-in.
+func deviceCodeLogin(t *testing.T, env *shimEnv, e *platformtest.Entra, args ...string) {
+	t.Helper()
+	login := exec.Command(shimBin, env.args(append([]string{"login"}, args...))...)
+	login.Env = env.environ()
+	stderr, err := login.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	login.Stdout = &out
+	if err := login.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = login.Process.Kill() })
+	sc := bufio.NewScanner(stderr)
+	var said strings.Builder
+	for sc.Scan() {
+		said.WriteString(sc.Text() + "\n")
+		if _, code, ok := strings.Cut(sc.Text(), "and enter the code "); ok {
+			if err := e.Approve(strings.TrimSpace(code)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := login.Wait(); err != nil || !strings.Contains(said.String(), "accepted the sign-in") {
+		t.Fatalf("login: %v\n%s%s", err, out.String(), said.String())
 	}
 }
 
