@@ -660,3 +660,38 @@ func TestPlatformGoogleCredentials(t *testing.T) {
 		})
 	}
 }
+
+// TestPlatformNoCredential: with no AWS credentials anywhere (no
+// variables, empty files, no instance metadata) nothing is sent to the
+// runtime, session/new answers auth_required saying what to run, and
+// doctor fails its credential row the same way.
+func TestPlatformNoCredential(t *testing.T) {
+	ac := testAgentCore(t, platformtest.AgentCoreOptions{})
+	e := newShimEnv(t)
+	e.vars = awsVars(t)
+	p := e.start(t, "--url", ac.InvocationsURL(), "--platform", "agentcore")
+	if m := p.call(t, 1, "initialize", initParams(false)); m["result"] == nil {
+		t.Fatal(m)
+	}
+	m := p.call(t, 2, "session/new", newSessionParams())
+	if errCode(m) != -32000 || !strings.Contains(fmt.Sprint(rpcErrorOf(m)["message"]), "aws sso login") {
+		t.Fatalf("session/new: %v", m)
+	}
+	r := e.run(t, "", "doctor", "--url", ac.InvocationsURL(), "--platform", "agentcore")
+	if row := doctorRow(r.stdout, "credential"); r.code != 1 || !strings.HasPrefix(row, "FAIL") || !strings.Contains(row, "no AWS credentials") {
+		t.Errorf("doctor: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := len(ac.Requests()); n > 0 {
+		t.Errorf("the runtime got %d requests without a credential", n)
+	}
+}
+
+// doctorRow is the verdict and detail of doctor's row check.
+func doctorRow(table, check string) string {
+	for _, line := range strings.Split(table, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == check {
+			return strings.Join(f[1:], " ")
+		}
+	}
+	return ""
+}
