@@ -206,6 +206,9 @@ func (a *awsCredential) retrieve(ctx context.Context) (*aws.Config, aws.Credenti
 	}
 	redact.Add(creds.SecretAccessKey)
 	redact.Add(creds.SessionToken)
+	a.mu.Lock()
+	a.from = awsFrom(cfg) + ", region " + cfg.Region
+	a.mu.Unlock()
 	return cfg, creds, nil
 }
 
@@ -249,15 +252,11 @@ func payloadHash(req *http.Request) (string, error) {
 }
 
 func (a *awsCredential) Describe(ctx context.Context) (Info, error) {
-	cfg, creds, err := a.retrieve(ctx)
+	_, creds, err := a.retrieve(ctx)
 	if err != nil {
 		return Info{}, err
 	}
-	from := awsFrom(cfg) + ", region " + cfg.Region
-	a.mu.Lock()
-	a.from = from
-	a.mu.Unlock()
-	info := Info{From: from}
+	info := Info{From: a.Loaded()}
 	if creds.CanExpire {
 		info.Expiry = creds.Expires
 	}
