@@ -207,7 +207,10 @@ func Resolve(name Name, raw string, opts Options) (*Agent, error) {
 	default:
 		return nil, fmt.Errorf("--platform %q: unknown", name)
 	}
-	if err != nil {
+	switch {
+	case err != nil && detected:
+		return nil, fmt.Errorf("--url for %s (--platform auto, from the host): %w; or pass --platform none for an agent on no platform", name.Title(), err)
+	case err != nil:
 		return nil, fmt.Errorf("--url for %s: %w", name.Title(), err)
 	}
 	a.Platform, a.Detected = name, detected

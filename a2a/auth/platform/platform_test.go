@@ -102,6 +102,9 @@ func TestResolveRefuses(t *testing.T) {
 			t.Errorf("%s %s: %v %v, want an error saying %q", c.name, c.raw, a, err, c.want)
 		}
 	}
+	if _, err := Resolve(Auto, "https://acme.service-now.com/now/nav", Options{}); err == nil || !strings.Contains(err.Error(), "--platform none") {
+		t.Errorf("auto on a platform's host that names no agent: %v", err)
+	}
 	if _, err := Parse("aws"); err == nil {
 		t.Error("Parse took an unknown platform")
 	}
