@@ -695,3 +695,28 @@ func doctorRow(table, check string) string {
 	}
 	return ""
 }
+
+// TestPlatformAgentCoreJWT: a runtime with a JWT authorizer refuses
+// SigV4; `shim login` stores its bearer token, which then wins over the
+// AWS keys in the environment, and every request still carries the
+// runtime session header.
+func TestPlatformAgentCoreJWT(t *testing.T) {
+	const jwt = "eyJhbGciOiJSUzI1NiJ9.shim-test-jwt.0123456789"
+	ac := testAgentCore(t, platformtest.AgentCoreOptions{JWT: []string{jwt}})
+	e := newShimEnv(t)
+	e.vars = awsStaticVars(t)
+	args := []string{"--url", ac.InvocationsURL(), "--platform", "agentcore"}
+	if r := e.run(t, jwt+"\n", append([]string{"login"}, args...)...); r.code != 0 || !strings.Contains(r.stderr, "accepted the token") {
+		t.Fatalf("login: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	p := e.start(t, args...)
+	sid := openSession(t, p)
+	if stop, answer := promptAnswer(t, p, 3, sid, "hello jwt"); stop != "end_turn" || answer != platformtest.Answer("hello jwt") {
+		t.Fatalf("prompt: %s %q\n%s", stop, answer, p.logs())
+	}
+	for _, s := range ac.Requests() {
+		if s.Refused != "" || s.Header.Get("Authorization") != "Bearer "+jwt || len(s.Header.Get(platformtest.AgentCoreSessionHeader)) < 33 {
+			t.Errorf("%s %s: refused %q, Authorization %q", s.Method, s.Path, s.Refused, s.Header.Get("Authorization"))
+		}
+	}
+}
