@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/shimdev/shim/a2a"
@@ -34,24 +33,7 @@ func (d decorated) Apply(req *http.Request) error {
 // secret on every request; NoOperator asks no operator API.
 func TestCardPlacesInOrder(t *testing.T) {
 	var rec recorder
-	refuse := false
-	card := `{"name":"P","url":"http://0.0.0.0:9000/","protocolVersion":"0.3","preferredTransport":"JSONRPC"}`
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		x := rec.add(r)
-		switch {
-		case r.URL.Path == "/v1/card" && refuse:
-			w.WriteHeader(http.StatusUnauthorized)
-		case r.URL.Path == "/v1/card":
-			http.NotFound(w, r)
-		case r.URL.Path == "/v0/card":
-			_, _ = w.Write([]byte(card))
-		case r.URL.Path == "/calls" && x.RPC == "tasks/get":
-			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Task not found"}}`))
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
+	srv := placesServer(t, &rec, false)
 	cfg := Config{URL: srv.URL, Token: "stored-0123456789",
 		Cards:            []CardSource{{URL: srv.URL + "/v1/card", Dialect: a2a.V10}, {URL: srv.URL + "/v0/card", Dialect: a2a.V03}},
 		EndpointOverride: srv.URL + "/calls", NoStreaming: true, NoOperator: true,
@@ -82,12 +64,42 @@ func TestCardPlacesInOrder(t *testing.T) {
 			t.Errorf("request %d: %s %v", i, r.Path, r.Header)
 		}
 	}
+}
 
-	refuse = true
-	c, _ = New(cfg)
+// placesServer has no card at /v1/card (refuses it with refuse), a 0.3
+// card at /v0/card naming a container's address, and answers tasks/get
+// at /calls.
+func placesServer(t *testing.T, rec *recorder, refuse bool) *httptest.Server {
+	card := `{"name":"P","url":"http://0.0.0.0:9000/","protocolVersion":"0.3","preferredTransport":"JSONRPC"}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		x := rec.add(r)
+		switch {
+		case r.URL.Path == "/v1/card" && refuse:
+			w.WriteHeader(http.StatusUnauthorized)
+		case r.URL.Path == "/v0/card":
+			_, _ = w.Write([]byte(card))
+		case r.URL.Path == "/calls" && x.RPC == "tasks/get":
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"Task not found"}}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestCardPlaceRefused: a place that refuses the credential (401) stops
+// the search: the next place is not asked.
+func TestCardPlaceRefused(t *testing.T) {
+	var rec recorder
+	srv := placesServer(t, &rec, true)
+	c, err := New(Config{URL: srv.URL, Cards: []CardSource{{URL: srv.URL + "/v1/card"}, {URL: srv.URL + "/v0/card", Dialect: a2a.V03}}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = c.Discover(context.Background())
 	var h *a2a.HTTPError
-	if !errors.As(err, &h) || h.StatusCode != http.StatusUnauthorized || strings.HasSuffix(rec.all()[len(rec.all())-1].Path, "/v0/card") {
-		t.Errorf("a refused card: %v, last request %s", err, rec.all()[len(rec.all())-1].Path)
+	if !errors.As(err, &h) || h.StatusCode != http.StatusUnauthorized || rec.count() != 1 {
+		t.Errorf("a refused card: %v after %d requests", err, rec.count())
 	}
 }
