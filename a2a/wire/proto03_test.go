@@ -257,6 +257,20 @@ func TestMessageSpelledProto03(t *testing.T) {
 	if _, err := strict03(t, "SendMessageRequest", body); err != nil {
 		t.Errorf("a strict ProtoJSON reader refuses %s: %v", body, err)
 	}
+	// A long text is spliced in as in every dialect.
+	long := strings.Repeat("é\"x", 30<<10)
+	body = MarshalBody(map[string]any{"message": EncodeMessageProto03(a2a.OutMessage{Parts: []a2a.Part{{Kind: a2a.PartText, Text: long}}})})
+	if _, err := strict03(t, "SendMessageRequest", body); err != nil {
+		t.Errorf("a long text: %v", err)
+	}
+	var back struct {
+		Message struct {
+			Content []struct{ Text string } `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(body, &back) != nil || len(back.Message.Content) != 1 || back.Message.Content[0].Text != long {
+		t.Error("a long text does not come back as it was")
+	}
 	// The reader is strict: 0.3's JSON-RPC spelling is not its.
 	rpc := MarshalBody(map[string]any{"message": EncodeMessage(a2a.V03, m)})
 	if _, err := strict03(t, "SendMessageRequest", rpc); err == nil {
