@@ -72,9 +72,9 @@ func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // TestGooglePlatforms: through the client, Vertex AI Agent Engine's and
 // Gemini Enterprise's A2A agents (internal/platformtest: Google's front end
 // checks the ProtoJSON of the 0.3 proto and transcodes it to a2a-go's 0.3
-// gRPC handler) answer a streamed turn, a cancelled one read back with its
-// history (the user's message with it), and, when the card says the agent
-// does not stream, a polled one; with CodecProtoJSON03 and with the
+// gRPC handler) answer a streamed turn, a held one reattached to,
+// cancelled and read back with its history (the user's message with it),
+// and, when the card says the agent does not stream, a polled one; with CodecProtoJSON03 and with the
 // codec the card chooses (0.3, HTTP+JSON), in ProtoJSON's JSON names and
 // in the proto's field names. The platform refuses any body that is not
 // the 0.3 proto's ProtoJSON, and any route off …/a2a/v1/.
@@ -135,8 +135,8 @@ func TestGooglePlatforms(t *testing.T) {
 			}
 
 			routes := googleRoutes(t, p)
-			for _, want := range []string{"GET card", "POST message:stream", "POST message:send", "POST tasks/{id}:cancel",
-				"GET tasks/{id}?historyLength=1000"} {
+			for _, want := range []string{"GET card", "POST message:stream", "POST message:send", "GET tasks/{id}:subscribe",
+				"POST tasks/{id}:cancel", "GET tasks/{id}?historyLength=1000"} {
 				if !routes[want] {
 					t.Errorf("no %s among %v", want, routes)
 				}
@@ -172,8 +172,8 @@ func googleStreamed(t *testing.T, c *a2aclient.Client) string {
 	return evs[0].ContextID
 }
 
-// googleCancelled cancels a held task of contextID while it streams and
-// reads it back with its history.
+// googleCancelled starts a held task of contextID, drops its stream,
+// reattaches to it, cancels it and reads it back with its history.
 func googleCancelled(t *testing.T, c *a2aclient.Client, contextID string) {
 	t.Helper()
 	ctx := tctx(t)
@@ -186,10 +186,18 @@ func googleCancelled(t *testing.T, c *a2aclient.Client, contextID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.Close()
+	sub, err := c.Resubscribe(ctx, first.TaskID)
+	if err != nil {
+		t.Fatalf("resubscribe: %v", err)
+	}
+	if ev, err := sub.Next(); err != nil || ev.TaskID != first.TaskID {
+		t.Fatalf("reattached stream: %+v %v", ev, err)
+	}
 	if err := c.CancelTask(ctx, first.TaskID); err != nil {
 		t.Fatalf("cancel: %v", err)
 	}
-	rest, err := readAll(t, s)
+	rest, err := readAll(t, sub)
 	if err != nil {
 		t.Fatal(err)
 	}
