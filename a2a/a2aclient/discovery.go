@@ -28,6 +28,10 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 	if err != nil {
 		return nil, err
 	}
+	pinned, isPinned := codecs[c.cfg.Codec]
+	if isPinned {
+		forced, bind = pinned.dialect, pinned.binding
+	}
 	if c.cfg.Endpoint != "" {
 		d := forced
 		if d == 0 {
@@ -43,7 +47,7 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 	var card *a2a.Card
 	var body []byte
 	for i, src := range sources {
-		card, body, err = c.readCard(ctx, src, forced, bind)
+		card, body, err = c.readCard(ctx, src, forced, bind, isPinned)
 		if err == nil {
 			c.cardURL = src.URL
 			break
@@ -54,10 +58,19 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 		c.log.Info("no agent card there; trying the next place", "url", src.URL, "next", sources[i+1].URL, "err", err)
 	}
 	card.Streaming = card.Streaming && !c.cfg.NoStreaming
-	if c.cfg.EndpointOverride != "" {
+	switch {
+	case c.cfg.EndpointOverride != "":
 		card.Endpoint = c.cfg.EndpointOverride
-	} else {
+	case isPinned:
+		// The codec's calls go to the base, whatever interfaces the card
+		// names (a platform's card may name the container behind it).
+		card.Endpoint = c.base.String()
+	default:
 		card.Endpoint = c.rebase(card.Endpoint)
+	}
+	if isPinned {
+		card.Tenant = ""
+		card.Dialect, card.Binding = pinned.dialect, pinned.binding
 	}
 	card.Security = wire.ParseSecurity(body)
 	c.auth.SetSecurity(card.Security)
@@ -67,7 +80,9 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 }
 
 // readCard reads and parses the card at src.
-func (c *Client) readCard(ctx context.Context, src CardSource, forced a2a.Dialect, bind a2a.Binding) (*a2a.Card, []byte, error) {
+// pinned: a codec fixes the dialect and binding, so a card naming no
+// interface of theirs is taken for its name, skills and capabilities.
+func (c *Client) readCard(ctx context.Context, src CardSource, forced a2a.Dialect, bind a2a.Binding, pinned bool) (*a2a.Card, []byte, error) {
 	d := src.Dialect
 	if d == 0 {
 		d = a2a.V10
@@ -93,7 +108,7 @@ func (c *Client) readCard(ctx context.Context, src CardSource, forced a2a.Dialec
 		return nil, nil, fmt.Errorf("%w: %w", a2a.ErrNoCard, herr)
 	}
 	card, err := wire.ParseCard(body, forced, bind)
-	if err != nil {
+	if err != nil && !(pinned && card != nil) {
 		if !json.Valid(body) {
 			herr := transport.HTTPError(resp.StatusCode, src.URL, resp.Header.Get("Content-Type"), body)
 			herr.Want = "an agent card"
