@@ -72,6 +72,7 @@ func (s *settings) platformConfig(cfg *a2aclient.Config) {
 		cfg.Binding = plat.Binding
 	}
 	cfg.Scheme, cfg.Source, cfg.NoOperator, cfg.NoStreaming = plat.Scheme, plat.Source, true, plat.NoStreaming
+	cfg.Codec = a2aclient.Codec(plat.Codec) // wins over Version and Binding
 }
 
 // credentialNow says where the credential in use came from (/status).

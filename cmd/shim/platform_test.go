@@ -720,3 +720,51 @@ func TestPlatformAgentCoreJWT(t *testing.T) {
 		}
 	}
 }
+
+// TestPlatformGoogle: shim reaches a Vertex AI Agent Engine agent and a
+// Gemini Enterprise agent given their resource URLs, with Application
+// Default Credentials from a loopback token server: a streamed answer over
+// A2A 0.3's HTTP+JSON with ProtoJSON bodies, a cancel as
+// POST …/v1/tasks/{id}:cancel, and the thread read back by GetTask in a
+// second shim; every request passed the platform's checks (the token, the
+// quota project for Gemini Enterprise, the bodies).
+func TestPlatformGoogle(t *testing.T) {
+	tokens := platformtest.StartGoogleTokenServer(t)
+	for _, c := range []struct {
+		name  string
+		start func(testing.TB, platformtest.GoogleOptions) *platformtest.GoogleA2A
+		file  []byte
+	}{
+		{"vertex", platformtest.StartVertex, tokens.ServiceAccountJSON(t, "shim-test@shim-proj.iam.gserviceaccount.com", "shim-proj")},
+		{"gemini-enterprise", platformtest.StartGeminiEnterprise, tokens.AuthorizedUserJSON(t, "alice@example.com", "123456789012")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := c.start(t, platformtest.GoogleOptions{Tokens: tokens})
+			e := newShimEnv(t)
+			e.vars = adcVars(t, c.file)
+			args := []string{"--url", strings.TrimSuffix(g.Base, "/a2a"), "--platform", c.name}
+			p := e.start(t, append(args, "--steer-grace", "0", "--log-level", "debug")...)
+			sid := openSession(t, p)
+			if stop, answer := promptAnswer(t, p, 3, sid, "hello google"); stop != "end_turn" || answer != platformtest.Answer("hello google") {
+				t.Fatalf("prompt: %s %q\n%s", stop, answer, p.logs())
+			}
+			if stop := promptCancelled(t, p, 4, sid); stop != "cancelled" {
+				t.Fatalf("cancel: %s\n%s", stop, p.logs())
+			}
+			waitCall(t, g.Requests, ":cancel")
+			q := e.start(t, args...)
+			if m := q.call(t, 1, "initialize", initParams(false)); m["result"] == nil {
+				t.Fatal(m)
+			}
+			if m := q.call(t, 2, "session/load", map[string]any{"sessionId": sid, "cwd": "/tmp", "mcpServers": []any{}}); m["result"] == nil {
+				t.Fatalf("session/load: %v\n%s", m, q.logs())
+			}
+			if got := q.chunks(sid, "agent_message_chunk"); !strings.Contains(got, platformtest.Answer("hello google")) {
+				t.Errorf("replay %q", got)
+			}
+			if r := refusals(g.Requests()); len(r) > 0 {
+				t.Fatalf("the platform refused: %v", r)
+			}
+		})
+	}
+}

@@ -98,7 +98,7 @@ func googleAgent(raw, want string, find func(string) (string, bool), host func(l
 		base = origin(u) + p
 	}
 	base += "/a2a"
-	return &Agent{URL: base, Endpoint: base, Version: "0.3", Binding: "http+json",
+	return &Agent{URL: base, Endpoint: base, Version: "0.3", Binding: "http+json", Codec: "protojson-0.3",
 		Cards: []Card{{URL: base + "/v1/card", Dialect: a2a.V03}}}, nil
 }
 

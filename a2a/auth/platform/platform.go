@@ -137,6 +137,10 @@ type Agent struct {
 	// Version and Binding are the dialect and binding it speaks when the
 	// flags leave them to the card ("" for the card's).
 	Version, Binding string
+	// Codec, when set, is the binding and the spelling of its bodies the
+	// platform speaks whatever the card and the flags say
+	// (a2aclient.Config.Codec: "protojson-0.3" for Google's platforms).
+	Codec string
 	// NoStreaming: the platform never streams (ServiceNow), whatever
 	// the card says.
 	NoStreaming bool

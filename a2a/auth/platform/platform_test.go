@@ -68,6 +68,9 @@ func TestResolve(t *testing.T) {
 			t.Errorf("%s %s: %v", c.name, c.raw, err)
 			continue
 		}
+		if google := c.platform == Vertex || c.platform == GeminiEnterprise; google != (a.Codec == "protojson-0.3") {
+			t.Errorf("%s %s: codec %q", c.name, c.raw, a.Codec)
+		}
 		if a.Platform != c.platform || a.URL != c.url || !reflect.DeepEqual(a.Cards, c.cards) || a.Endpoint != c.endpoint || a.Detected != (c.name == Auto) {
 			t.Errorf("%s %s:\n got %s %s %v %q detected %v\nwant %s %s %v %q", c.name, c.raw, a.Platform, a.URL, a.Cards, a.Endpoint, a.Detected,
 				c.platform, c.url, c.cards, c.endpoint)
