@@ -15,7 +15,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
-	"github.com/shimdev/shim/bridge/history"
+	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/threads"
@@ -73,7 +73,7 @@ func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPara
 	sess.Intents(&msg)
 	var title string
 	if first {
-		title = history.TitleOf(userText)
+		title = past.TitleOf(userText)
 	}
 	withdrawOnCancel(ctx, req, turn.Start(s.ctx, s.turnEnv(client, sess), sess, req, msg, title))
 }
@@ -168,7 +168,7 @@ func (s *Server) preamble(cwd string) string {
 	if client == "" {
 		client = "an ACP editor"
 	}
-	return history.PreambleStart + client + " opened on your project `" + r.Name + "` (" + r.Path + "). Paths you read or search there are shown to them in the editor.]"
+	return past.PreambleStart + client + " opened on your project `" + r.Name + "` (" + r.Path + "). Paths you read or search there are shown to them in the editor.]"
 }
 
 // cancel handles session/cancel: the running prompt answers cancelled at

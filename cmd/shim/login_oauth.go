@@ -27,23 +27,36 @@ import (
 	"github.com/shimdev/shim/internal/termsafe"
 )
 
-// loginCard reads the card (without a credential) to learn how the agent
-// signs in and its name; nil when it cannot be read (then a bearer token
-// is asked for, as the card names no scheme).
-func (s *settings) loginCard(ctx context.Context, url, cardURL string) *a2a.Card {
+// loginSecurity reads the card (without a credential) to learn how the
+// agent signs in, and its name (agent, "" unknown); nil when it cannot be
+// read (then a bearer token is asked for, as the card names no scheme).
+// On a managed platform the platform says it, whatever its card says (and
+// the card is not read without its credential): its own sign-in
+// (Foundry: Entra's device code), else the secret it takes (nil: a bearer
+// token).
+func (s *settings) loginSecurity(ctx context.Context, url, cardURL string) (sec *a2a.Security, agent string) {
+	if plat := s.agent(); plat != nil {
+		switch {
+		case plat.Login != nil:
+			return &a2a.Security{Scheme: plat.Login}, ""
+		case plat.Scheme != nil:
+			return &a2a.Security{Scheme: plat.Scheme}, ""
+		}
+		return nil, ""
+	}
 	if s.endpoint != "" {
-		return nil
+		return nil, ""
 	}
 	client, err := a2aclient.New(s.clientConfig(url, cardURL, 10*time.Second)) // reached only without --endpoint
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	card, err := client.Discover(ctx)
 	if err != nil {
 		s.log.Debug("could not read the agent card to learn its security scheme; asking for a bearer token", "err", err)
-		return nil
+		return nil, ""
 	}
-	return card
+	return card.Security, card.Name
 }
 
 // secretLabel names what the scheme takes, for the prompt.
@@ -95,8 +108,12 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 	if err != nil {
 		return &exitError{code: 2, msg: err.Error()}
 	}
+	clientID := strings.TrimSpace(flagString(c, "oauth-client-id"))
+	if plat := s.agent(); clientID == "" && plat != nil {
+		clientID = plat.LoginClientID // the public client the platform's own tools sign in with
+	}
 	l := &auth.OAuthLogin{
-		ClientID: strings.TrimSpace(flagString(c, "oauth-client-id")), ClientSecret: secret,
+		ClientID: clientID, ClientSecret: secret,
 		Scopes: auth.ParseScopes(flagString(c, "oauth-scopes")),
 		DeviceCode: func(uri, complete, code string) {
 			fmt.Fprintf(out, "To sign in, open %s and enter the code %s\n", termsafe.String(uri), termsafe.String(code))
@@ -278,9 +295,12 @@ func (st storedSignIn) Lock(ctx context.Context) (auth.OAuthToken, bool, func(),
 
 // securityRows are doctor's rows about signing in: the scheme in use and
 // the stored token's expiry when known. They make no network call.
-func securityRows(t *doctorTable, client *a2aclient.Client, endpointOnly bool) {
+// A managed platform's scheme (platform) is said as it is.
+func securityRows(t *doctorTable, client *a2aclient.Client, endpointOnly bool, platform string) {
 	sec := client.Security()
 	switch {
+	case platform != "":
+		t.row("security scheme", vOK, platform)
 	case endpointOnly:
 		t.row("security scheme", vOK, "bearer (--endpoint given: no card read)")
 	case sec != nil && sec.Unmet != "":

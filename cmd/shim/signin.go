@@ -64,15 +64,13 @@ func (s *settings) signInOffer(c *cli.Context) (agent string, ok bool) {
 func (s *settings) signInFromEditor(ctx context.Context, c *cli.Context, page func(url, code string)) error {
 	url, key := s.current()
 	cardURL := s.cardURL()
-	card := s.loginCard(ctx, url, cardURL)
+	sec, agent := s.loginSecurity(ctx, url, cardURL)
 	switch {
-	case card == nil:
-		return fmt.Errorf("the agent card at %s could not be read, so shim cannot tell how the agent signs in", key)
-	case card.Security != nil && card.Security.Unmet != "":
-		return fmt.Errorf("the agent card at %s asks for a sign-in shim cannot do: %s", key, card.Security.Unmet)
-	case card.Security == nil || card.Security.Scheme == nil || !card.Security.Scheme.OAuth():
-		return fmt.Errorf("the agent at %s does not sign in with OAuth 2.0: run `shim login` in a terminal to store its %s",
-			key, strings.ToLower(secretLabel(card.Security)))
+	case sec != nil && sec.Unmet != "":
+		return fmt.Errorf("the agent card at %s asks for a sign-in shim cannot do: %s", key, sec.Unmet)
+	case sec == nil || sec.Scheme == nil || !sec.Scheme.OAuth():
+		return fmt.Errorf("the agent at %s does not sign in with OAuth 2.0 (or its card could not be read): run `shim login` in a terminal to store its %s",
+			key, strings.ToLower(secretLabel(sec)))
 	}
 	secret, err := s.clientSecret(c)
 	if err != nil {
@@ -84,6 +82,9 @@ func (s *settings) signInFromEditor(ctx context.Context, c *cli.Context, page fu
 			clientID = rec.ClientID // the client the stored sign-in was made with
 		}
 	}
+	if plat := s.agent(); clientID == "" && plat != nil {
+		clientID = plat.LoginClientID // the public client the platform's own tools sign in with
+	}
 	l := &auth.OAuthLogin{ClientID: clientID, ClientSecret: secret, Scopes: auth.ParseScopes(flagString(c, "oauth-scopes")),
 		DeviceCode: func(uri, complete, code string) { page(cmp.Or(complete, uri), code) },
 		OpenURL:    func(u string) { page(u, "") },
@@ -93,12 +94,12 @@ func (s *settings) signInFromEditor(ctx context.Context, c *cli.Context, page fu
 	}
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
 	defer cancel()
-	plan, err := l.Plan(ctx, card.Security.Scheme)
+	plan, err := l.Plan(ctx, sec.Scheme)
 	if err != nil {
 		return err
 	}
 	s.log.Info("signing in from the editor", "url", key, "flow", plan.Flow)
-	_, _, err = s.completeOAuth(ctx, logLines{s.log}, oauthTarget{url: url, card: cardURL, key: key, agent: card.Name}, l, plan)
+	_, _, err = s.completeOAuth(ctx, logLines{s.log}, oauthTarget{url: url, card: cardURL, key: key, agent: agent}, l, plan)
 	return err
 }
 

@@ -9,6 +9,7 @@ import { Shim } from "./shim.js";
 /**
  * @param {object} o
  * @param {string} o.dialect     "1.0" or "0.3"
+ * @param {string} [o.binding]   "jsonrpc" (default) or "http+json"
  * @param {Function} [o.script]  the agent's script (turn) => Promise<void>
  * @param {object} [o.agent]     an agent already started (then not closed here)
  * @param {string[]} [o.args]    more shim flags
@@ -20,7 +21,10 @@ import { Shim } from "./shim.js";
 export async function scenario(o, op) {
   const agent =
     o.agent ??
-    (await startAgent({ dialect: o.dialect, script: o.script, name: o.name, skills: o.skills, steer: o.steer, security: o.security, busy: o.busy, hold: o.hold }));
+    (await startAgent({
+      dialect: o.dialect, binding: o.binding, script: o.script, name: o.name, skills: o.skills, steer: o.steer,
+      security: o.security, busy: o.busy, hold: o.hold,
+    }));
   try {
     const shim = new Shim({ url: agent.url, stateDir: o.stateDir, args: [...dialectArgs(o.dialect), ...(o.args ?? [])] });
     await shim.run((acp) => op({ acp, shim, agent }), { timeout: o.timeout ?? 20000, outlive: o.outlive });
