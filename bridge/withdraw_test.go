@@ -168,6 +168,7 @@ func TestFormWithdrawnOnCancel(t *testing.T) {
 	id := s.newSession(t, "/tmp")
 	ch, _ := s.Start("session/prompt", promptArgs(id, "merge it"))
 	d.waitOpened(t, "elicitation/create")
+	tr := s.server().session(id).Current()
 	s.Notify("session/cancel", map[string]any{"sessionId": id})
 	if got := stopReason(t, s.Wait(ch, "prompt")); got != "cancelled" {
 		t.Fatalf("stop %q", got)
@@ -175,6 +176,12 @@ func TestFormWithdrawnOnCancel(t *testing.T) {
 	asked := requestIDs(s, "elicitation/create")
 	if got := waitWithdrawn(t, s, 1); !slices.Equal(got, asked) {
 		t.Fatalf("withdrew %v, asked %v", got, asked)
+	}
+	// The turn gives the park back to the session once it gave the form up.
+	select {
+	case <-tr.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the turn still waits for the withdrawn form")
 	}
 	s.prompt(t, id, "main")
 	if got := resumes(f); len(got) != 2 || got[1] != `task=t1 text="main" meta={"hitl_resume":true}` {
