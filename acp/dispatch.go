@@ -21,7 +21,7 @@ type Handler interface {
 	Lifecycle
 	Sessions
 	// Session gets every call about one session (prompt, cancel, load,
-	// resume, close, delete, set_mode, set_config_option,
+	// resume, close, delete, set_mode, set_model, set_config_option,
 	// _session/steering) and runs it with c.Serve where it decides.
 	Session(ctx context.Context, c SessionCall)
 }
@@ -42,17 +42,21 @@ type Sessions interface {
 }
 
 // SessionWork is the calls about one session, run by SessionCall.Serve.
+// Each gets the context of its request (TraceOf reads its trace context).
 type SessionWork interface {
-	Prompt(req *Request, p *PromptParams)
+	Prompt(ctx context.Context, req *Request, p *PromptParams)
 	// Cancel is a notification; sent as a request, it is answered too.
-	Cancel(req *Request, p *SessionParams)
-	Load(req *Request, p *SessionParams)
-	Resume(req *Request, p *SessionParams)
-	Close(req *Request, p *SessionParams)
-	Delete(req *Request, p *SessionParams)
-	SetMode(req *Request, p *SetModeParams)
-	SetConfigOption(req *Request, p *SetConfigOptionParams)
-	Steer(req *Request, p *SteeringParams)
+	Cancel(ctx context.Context, req *Request, p *SessionParams)
+	Load(ctx context.Context, req *Request, p *SessionParams)
+	Resume(ctx context.Context, req *Request, p *SessionParams)
+	Close(ctx context.Context, req *Request, p *SessionParams)
+	Delete(ctx context.Context, req *Request, p *SessionParams)
+	SetMode(ctx context.Context, req *Request, p *SetModeParams)
+	// SetModel is session/set_model, which older clients still send (not
+	// in the v1 schema).
+	SetModel(ctx context.Context, req *Request, p *SetModelParams)
+	SetConfigOption(ctx context.Context, req *Request, p *SetConfigOptionParams)
+	Steer(ctx context.Context, req *Request, p *SteeringParams)
 }
 
 // SessionCall is one call about one session, its params decoded.
@@ -71,7 +75,9 @@ func (c SessionCall) Serve(w SessionWork) { c.serve(w) }
 var byMethod = map[string]route{
 	MethodInitialize:   handlerCall(wellFormed, Handler.Initialize),
 	MethodAuthenticate: handlerCall(anyParams, Handler.Authenticate),
-	MethodLogout:       func(d delivery) { d.h.Logout(d.ctx, d.req) },
+	MethodLogout: handlerCall(anyParams, func(h Handler, ctx context.Context, req *Request, _ *RequestMeta) {
+		h.Logout(ctx, req)
+	}),
 
 	MethodSessionNew:  handlerCall(needs("session/new needs {cwd, mcpServers}"), Handler.NewSession),
 	MethodSessionList: handlerCall(anyParams, Handler.ListSessions),
@@ -83,6 +89,7 @@ var byMethod = map[string]route{
 	MethodSessionClose:           sessionCall(anyParams, SessionWork.Close),
 	MethodSessionDelete:          sessionCall(anyParams, SessionWork.Delete),
 	MethodSessionSetMode:         sessionCall(needs("session/set_mode needs {sessionId, modeId}"), SessionWork.SetMode),
+	MethodSessionSetModel:        sessionCall(needs("session/set_model needs {sessionId, modelId}"), SessionWork.SetModel),
 	MethodSessionSetConfigOption: sessionCall(needs("session/set_config_option needs {sessionId, configId, value}"), SessionWork.SetConfigOption),
 	MethodSessionSteering:        sessionCall(needs("_session/steering needs {sessionId, prompt}"), SessionWork.Steer),
 }
@@ -125,7 +132,8 @@ func (c *Conn) refuse(req *Request, e *Error) {
 	}
 }
 
-// handlerCall is the route of a method the Handler serves itself.
+// handlerCall is the route of a method the Handler serves itself; it gets
+// the context of its request (with the request's trace context).
 func handlerCall[P any](rule paramsRule, serve func(Handler, context.Context, *Request, *P)) route {
 	return func(d delivery) {
 		p, refused := decodeParams[P](d.params, rule)
@@ -133,7 +141,7 @@ func handlerCall[P any](rule paramsRule, serve func(Handler, context.Context, *R
 			d.c.refuse(d.req, refused)
 			return
 		}
-		serve(d.h, d.ctx, d.req, p)
+		serve(d.h, withTrace(d.ctx, p), d.req, p)
 	}
 }
 
@@ -146,11 +154,12 @@ type sessionParams[P any] interface {
 // sessionCall is the route of a call about one session: the Handler gets
 // it with the session's id, and serves it (or its refusal) where it
 // decides.
-func sessionCall[P any, PP sessionParams[P]](rule paramsRule, serve func(SessionWork, *Request, *P)) route {
+func sessionCall[P any, PP sessionParams[P]](rule paramsRule, serve func(SessionWork, context.Context, *Request, *P)) route {
 	return func(d delivery) {
 		p, refused := decodeParams[P](d.params, rule)
 		req := d.req
-		d.h.Session(d.ctx, SessionCall{
+		ctx := withTrace(d.ctx, p)
+		d.h.Session(ctx, SessionCall{
 			// A refused decode still names the session it went as far as
 			// (encoding/json goes on past a field of the wrong type).
 			SessionID: PP(p).session(),
@@ -159,7 +168,7 @@ func sessionCall[P any, PP sessionParams[P]](rule paramsRule, serve func(Session
 					d.c.refuse(req, refused)
 					return
 				}
-				serve(w, req, p)
+				serve(w, ctx, req, p)
 			},
 		})
 	}
