@@ -487,7 +487,8 @@ func (s *Server) newSession(ctx context.Context, p *acp.NewSessionParams) (resul
 	mcp := len(p.MCPServers)
 	if h := s.claimHandoff(ctx, c, p.CWD); h != nil {
 		sess, after := s.openHandoff(c, p.CWD, dirs, h)
-		return s.newResult(sess), func() { after(); s.sendCommands(sess.ID()); s.mcpNotice(sess.ID(), mcp) }, nil
+		told := s.mcpAfterReply(sess.ID(), mcp)
+		return s.newResult(sess), func() { after(); s.sendCommands(sess.ID()); told() }, nil
 	}
 	id := mintContextID(s.contextPrefix(), time.Now())
 	sess := turn.NewSession(id, p.CWD, true, false)
@@ -500,7 +501,23 @@ func (s *Server) newSession(ctx context.Context, p *acp.NewSessionParams) (resul
 		e.AdditionalDirectories = dirs
 		e.UpdatedAt = time.Now()
 	})
-	return s.newResult(sess), func() { s.sendCommands(id); s.mcpNotice(id, mcp) }, nil
+	told := s.mcpAfterReply(id, mcp)
+	return s.newResult(sess), func() { s.sendCommands(id); told() }, nil
+}
+
+// mcpAfterReply queues the MCP notice of a new session (mcpNotice) on the
+// session's queue now, before any prompt of it, to run once release is
+// called (the response was written).
+func (s *Server) mcpAfterReply(id string, n int) (release func()) {
+	if n == 0 {
+		return func() {}
+	}
+	ready := make(chan struct{})
+	s.enqueue(id, func() {
+		<-ready
+		s.mcpNotice(id, n)
+	})
+	return func() { close(ready) }
 }
 
 // newResult answers session/new: the id, the options and the modes.
