@@ -16,7 +16,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
-	"github.com/shimdev/shim/bridge/history"
+	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/threads"
@@ -66,7 +66,7 @@ func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPara
 	sess.Intents(&msg)
 	var title string
 	if first {
-		title = history.TitleOf(userText)
+		title = past.TitleOf(userText)
 	}
 	turn.Start(ctx, s.turnEnv(client, sess), sess, req, msg, title)
 }
@@ -148,7 +148,7 @@ func (s *Server) preamble(ctx context.Context, cwd string, dirs []string) string
 	if client == "" {
 		client = "an ACP editor"
 	}
-	return history.PreambleStart + client + " opened on your project `" + r.Name + "` (" + r.Path + ")" + s.moreFolders(dirs) +
+	return past.PreambleStart + client + " opened on your project `" + r.Name + "` (" + r.Path + ")" + s.moreFolders(dirs) +
 		". Paths you read or search there are shown to them in the editor.]"
 }
 

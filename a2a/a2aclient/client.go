@@ -46,6 +46,13 @@ type Config struct {
 	Version string
 	// Binding is "auto", "jsonrpc" or "http+json" (SPEC §12.3).
 	Binding string
+	// Codec, when set, fixes the binding, the dialect and how the bodies
+	// are spelled, whatever the card says, and sends every call to the
+	// base URL (URL, plus the slug's path; Endpoint when it is given): a
+	// managed platform whose documentation fixes them sets it (SPEC
+	// §12.7). It wins over Version and Binding. The card is still read
+	// (CardURL) for the agent's name, skills, capabilities and security.
+	Codec Codec
 	// PollInterval is the longest wait between the GetTask polls of a
 	// non-streaming agent's task (default and at most 1 s).
 	PollInterval time.Duration
@@ -71,6 +78,26 @@ type Config struct {
 	// OAuth, when set, is the stored OAuth sign-in, renewed on expiry or
 	// 401 (package auth).
 	OAuth *auth.OAuth
+}
+
+// Codec names a binding of one dialect with the spelling of its bodies
+// (Config.Codec).
+type Codec string
+
+// CodecProtoJSON03 is A2A 0.3's HTTP+JSON binding with the ProtoJSON of
+// the 0.3.0 proto (package rest), as Google's Vertex AI Agent Engine
+// (URL …/reasoningEngines/<id>/a2a, card …/a2a/v1/card) and Gemini
+// Enterprise (URL …/agents/<id>/a2a) serve it.
+const CodecProtoJSON03 Codec = "protojson-0.3"
+
+// pin is what a codec fixes.
+type pin struct {
+	dialect a2a.Dialect
+	binding a2a.Binding
+}
+
+var codecs = map[Codec]pin{
+	CodecProtoJSON03: {dialect: a2a.V03, binding: a2a.BindingHTTPJSON},
 }
 
 // Profiles.
@@ -107,6 +134,9 @@ func New(cfg Config) (*Client, error) { return newBounded(cfg, 0) }
 func newBounded(cfg Config, maxEvent int) (*Client, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if _, ok := codecs[cfg.Codec]; cfg.Codec != "" && !ok {
+		return nil, fmt.Errorf("codec %q: shim knows %s", cfg.Codec, CodecProtoJSON03)
 	}
 	raw := cmp.Or(cfg.URL, cfg.CardURL, cfg.Endpoint)
 	if raw == "" {

@@ -27,6 +27,10 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 	if err != nil {
 		return nil, err
 	}
+	pinned, isPinned := codecs[c.cfg.Codec]
+	if isPinned {
+		forced, bind = pinned.dialect, pinned.binding
+	}
 	if c.cfg.Endpoint != "" {
 		d := forced
 		if d == 0 {
@@ -60,7 +64,7 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 		return nil, fmt.Errorf("%w: %w", a2a.ErrNoCard, herr)
 	}
 	card, err := wire.ParseCard(body, forced, bind)
-	if err != nil {
+	if err != nil && !(isPinned && card != nil) {
 		if !json.Valid(body) {
 			herr := transport.HTTPError(resp.StatusCode, cardURL, resp.Header.Get("Content-Type"), body)
 			herr.Want = "an agent card"
@@ -68,7 +72,14 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 		}
 		return nil, fmt.Errorf("agent card at %s: %w", cardURL, err)
 	}
-	card.Endpoint = c.rebase(card.Endpoint)
+	if isPinned {
+		// The codec's calls go to the base, whatever interfaces the card
+		// names (a platform's card may name the container behind it).
+		card.Endpoint, card.Tenant = c.base.String(), ""
+		card.Dialect, card.Binding = pinned.dialect, pinned.binding
+	} else {
+		card.Endpoint = c.rebase(card.Endpoint)
+	}
 	card.Security = wire.ParseSecurity(body)
 	c.auth.SetSecurity(card.Security)
 	c.log.Debug("agent card", "name", card.Name, "endpoint", card.Endpoint, "dialect", card.Dialect.String(), "binding", card.Binding.String(), "streaming", card.Streaming)

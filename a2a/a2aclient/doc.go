@@ -4,6 +4,14 @@
 // to it, the extended card after sign-in, the polled tasks of a
 // non-streaming agent, and the operator API beside it (package operator).
 //
+// A managed platform whose documentation fixes the binding sets
+// Config.Codec: CodecProtoJSON03 speaks A2A 0.3's HTTP+JSON binding with
+// the ProtoJSON of the 0.3 proto at the base URL, whatever interfaces the
+// card names (Google's Vertex AI Agent Engine: URL
+// …/reasoningEngines/<id>/a2a, CardURL …/a2a/v1/card; Gemini Enterprise:
+// …/agents/<id>/a2a). Without it, a card whose 0.3 interface is HTTP+JSON
+// gets that same codec at the interface's URL.
+//
 // Files:
 //   - client.go: Config, Client, the binding's choice, the calls.
 //   - discovery.go: the card, its URL, the endpoint's rebase.

@@ -161,6 +161,11 @@ type wireFile struct {
 	MimeType  string `json:"mimeType"`
 	MimeType2 string `json:"mime_type"`
 	Name      string `json:"name"`
+	// The 0.3 proto's FilePart (ProtoJSON).
+	WithURI    string `json:"fileWithUri"`
+	WithURI2   string `json:"file_with_uri"`
+	WithBytes  string `json:"fileWithBytes"`
+	WithBytes2 string `json:"file_with_bytes"`
 }
 
 // Status is a task's status of either dialect.
@@ -168,6 +173,8 @@ type Status struct {
 	State     Enum     `json:"state"`
 	Message   *Message `json:"message"`
 	Timestamp string   `json:"timestamp"`
+	// Update is the 0.3 proto's field name of message.
+	Update *Message `json:"update"`
 }
 
 // Artifact is an artifact of either dialect.
@@ -199,6 +206,8 @@ type Message struct {
 	Role       Enum        `json:"role"`
 	Parts      []*wirePart `json:"parts"`
 	Metadata   wireMeta    `json:"metadata"`
+	// Content is the 0.3.0 proto's name of parts.
+	Content []*wirePart `json:"content"`
 }
 
 // task is a task snapshot.
@@ -252,6 +261,7 @@ type Object struct {
 type result struct {
 	Task            *task           `json:"task"`
 	Message         *Message        `json:"message"`
+	Msg             *Message        `json:"msg"` // the 0.3 proto's field name of message
 	StatusUpdate    *statusUpdate   `json:"statusUpdate"`
 	StatusUpdate2   *statusUpdate   `json:"status_update"`
 	ArtifactUpdate  *artifactUpdate `json:"artifactUpdate"`
@@ -322,8 +332,8 @@ func contentPart(out a2a.Part, kind string, value json.RawMessage) a2a.Part {
 func (p *wirePart) file(out a2a.Part) a2a.Part {
 	out.Kind = a2a.PartFile
 	if f := p.File; f != nil {
-		out.URL = f.URI
-		out.Raw = decodeBase64(f.Bytes)
+		out.URL = first(f.URI, first(f.WithURI, f.WithURI2))
+		out.Raw = decodeBase64(first(f.Bytes, first(f.WithBytes, f.WithBytes2)))
 		out.MediaType = first(out.MediaType, first(f.MimeType, f.MimeType2))
 		out.Filename = first(out.Filename, f.Name)
 		return out
@@ -362,12 +372,16 @@ func (w *Message) AsMessage() *a2a.Message {
 	if w == nil {
 		return nil
 	}
+	ps := w.Parts
+	if len(ps) == 0 {
+		ps = w.Content
+	}
 	m := &a2a.Message{
 		ID:        first(w.MessageID, w.MessageID2),
 		Role:      w.Role.role(),
 		TaskID:    w.taskID(),
 		ContextID: w.contextID(),
-		Parts:     parts(w.Parts),
+		Parts:     parts(ps),
 		Metadata:  w.Metadata,
 	}
 	readMessageExt(m)
@@ -379,7 +393,11 @@ func (s *Status) Model() a2a.Status {
 	if s == nil {
 		return a2a.Status{State: a2a.StateUnknown}
 	}
-	st := a2a.Status{State: s.State.State(), Message: s.Message.AsMessage()}
+	msg := s.Message
+	if msg == nil {
+		msg = s.Update
+	}
+	st := a2a.Status{State: s.State.State(), Message: msg.AsMessage()}
 	if s.Timestamp != "" {
 		// RFC 3339 (1.0: a google.protobuf.Timestamp in JSON; 0.3: ISO
 		// 8601); one that does not parse is no timestamp.
@@ -451,6 +469,9 @@ var errUnrecognized = errors.New("a2a: result is not a task, status update, arti
 // event reads the result as the event it is: a 1.0 wrapper's member, else
 // the 0.3 object by its kind, else by its shape.
 func (w *result) event() (a2a.Event, error) {
+	if w.Message == nil {
+		w.Message = w.Msg
+	}
 	switch {
 	case w.Task != nil:
 		return taskEvent(w.Task.model()), nil
@@ -615,6 +636,11 @@ func DecodeTask(raw json.RawMessage) (*a2a.Task, error) {
 	if err := unmarshal(raw, &w); err != nil {
 		return nil, a2a.NewDecodeError(err, raw)
 	}
+	return w.task(raw)
+}
+
+// task reads the result of raw as a task: {"task": …}, or the task itself.
+func (w *result) task(raw []byte) (*a2a.Task, error) {
 	if w.Task != nil {
 		return w.Task.model(), nil
 	}
@@ -631,6 +657,12 @@ func DecodeSendResult(raw json.RawMessage) ([]a2a.Event, error) {
 	if err := unmarshal(raw, &w); err != nil {
 		return nil, a2a.NewDecodeError(err, raw)
 	}
+	return w.sendResult(raw)
+}
+
+// sendResult reads the result of raw, a task or a message, as the events
+// a stream would have carried.
+func (w *result) sendResult(raw []byte) ([]a2a.Event, error) {
 	ev, err := w.event()
 	if err != nil {
 		return nil, a2a.NewDecodeError(err, raw)

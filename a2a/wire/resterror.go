@@ -230,6 +230,11 @@ func DecodeRESTFrame(data []byte) (a2a.Event, error) {
 	if err := unmarshal(data, &f); err != nil {
 		return a2a.Event{}, a2a.NewDecodeError(err, data)
 	}
+	return f.event(data)
+}
+
+// event reads the frame of data: its error, else its StreamResponse.
+func (f *restFrame) event(data []byte) (a2a.Event, error) {
 	if f.Error != nil {
 		return a2a.Event{}, f.Error.rpcError(0, data)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/threads"
 )
 
@@ -146,7 +147,7 @@ func (l Listing) fetchTitle(ctx context.Context, r *Row, operator bool) string {
 	if operator {
 		ts, err := l.Client.Operator().Turns(ctx, r.ID)
 		if err == nil {
-			return Title(fromOperator(ts))
+			return past.Title(fromOperator(ts))
 		}
 		if !errors.Is(err, opapi.ErrAbsent) {
 			l.Log.Debug("title not fetched", "session", r.ID, "err", err)
@@ -161,5 +162,5 @@ func (l Listing) fetchTitle(ctx context.Context, r *Row, operator bool) string {
 		l.Log.Debug("title not fetched", "session", r.ID, "err", err)
 		return ""
 	}
-	return Title([]Turn{fromTask(task)})
+	return past.Title([]past.Turn{fromTask(task)})
 }
