@@ -22,7 +22,8 @@ type Handler interface {
 	Sessions
 	// Session gets every call about one session (prompt, cancel, load,
 	// resume, close, delete, set_mode, set_model, set_config_option,
-	// _session/steering) and runs it with c.Serve where it decides.
+	// _session/steering) and runs it with c.Serve where it decides; ctx
+	// is the call's (TraceOf reads its trace context).
 	Session(ctx context.Context, c SessionCall)
 }
 
@@ -42,21 +43,20 @@ type Sessions interface {
 }
 
 // SessionWork is the calls about one session, run by SessionCall.Serve.
-// Each gets the context of its request (TraceOf reads its trace context).
 type SessionWork interface {
-	Prompt(ctx context.Context, req *Request, p *PromptParams)
+	Prompt(req *Request, p *PromptParams)
 	// Cancel is a notification; sent as a request, it is answered too.
-	Cancel(ctx context.Context, req *Request, p *SessionParams)
-	Load(ctx context.Context, req *Request, p *SessionParams)
-	Resume(ctx context.Context, req *Request, p *SessionParams)
-	Close(ctx context.Context, req *Request, p *SessionParams)
-	Delete(ctx context.Context, req *Request, p *SessionParams)
-	SetMode(ctx context.Context, req *Request, p *SetModeParams)
+	Cancel(req *Request, p *SessionParams)
+	Load(req *Request, p *SessionParams)
+	Resume(req *Request, p *SessionParams)
+	Close(req *Request, p *SessionParams)
+	Delete(req *Request, p *SessionParams)
+	SetMode(req *Request, p *SetModeParams)
 	// SetModel is session/set_model, which older clients still send (not
 	// in the v1 schema).
-	SetModel(ctx context.Context, req *Request, p *SetModelParams)
-	SetConfigOption(ctx context.Context, req *Request, p *SetConfigOptionParams)
-	Steer(ctx context.Context, req *Request, p *SteeringParams)
+	SetModel(req *Request, p *SetModelParams)
+	SetConfigOption(req *Request, p *SetConfigOptionParams)
+	Steer(req *Request, p *SteeringParams)
 }
 
 // SessionCall is one call about one session, its params decoded.
@@ -154,7 +154,7 @@ type sessionParams[P any] interface {
 // sessionCall is the route of a call about one session: the Handler gets
 // it with the session's id, and serves it (or its refusal) where it
 // decides.
-func sessionCall[P any, PP sessionParams[P]](rule paramsRule, serve func(SessionWork, context.Context, *Request, *P)) route {
+func sessionCall[P any, PP sessionParams[P]](rule paramsRule, serve func(SessionWork, *Request, *P)) route {
 	return func(d delivery) {
 		p, refused := decodeParams[P](d.params, rule)
 		req := d.req
@@ -168,7 +168,7 @@ func sessionCall[P any, PP sessionParams[P]](rule paramsRule, serve func(Session
 					d.c.refuse(req, refused)
 					return
 				}
-				serve(w, ctx, req, p)
+				serve(w, req, p)
 			},
 		})
 	}

@@ -53,41 +53,45 @@ func (r *recorder) ListSessions(ctx context.Context, req *Request, p *ListParams
 	r.note(ctx, req, "ListSessions %s", p.CWD)
 }
 
-func (r *recorder) Session(_ context.Context, c SessionCall) {
-	r.calls <- "Session " + c.SessionID
+func (r *recorder) Session(ctx context.Context, c SessionCall) {
+	call := "Session " + c.SessionID
+	if tr := TraceOf(ctx); tr != (Trace{}) {
+		call += fmt.Sprintf(" trace=%s,%s", tr.Parent, tr.State)
+	}
+	r.calls <- call
 	c.Serve(r)
 }
 
-func (r *recorder) Prompt(ctx context.Context, req *Request, p *PromptParams) {
-	r.note(ctx, req, "Prompt %s %s", p.SessionID, p.Prompt[0].C.Text)
+func (r *recorder) Prompt(req *Request, p *PromptParams) {
+	r.note(context.Background(), req, "Prompt %s %s", p.SessionID, p.Prompt[0].C.Text)
 }
 
-func (r *recorder) Cancel(ctx context.Context, req *Request, p *SessionParams) {
-	r.note(ctx, req, "Cancel %s", p.SessionID)
+func (r *recorder) Cancel(req *Request, p *SessionParams) {
+	r.note(context.Background(), req, "Cancel %s", p.SessionID)
 }
-func (r *recorder) Load(ctx context.Context, req *Request, p *SessionParams) {
-	r.note(ctx, req, "Load %s %s", p.SessionID, p.CWD)
+func (r *recorder) Load(req *Request, p *SessionParams) {
+	r.note(context.Background(), req, "Load %s %s", p.SessionID, p.CWD)
 }
-func (r *recorder) Resume(ctx context.Context, req *Request, p *SessionParams) {
-	r.note(ctx, req, "Resume %s", p.SessionID)
+func (r *recorder) Resume(req *Request, p *SessionParams) {
+	r.note(context.Background(), req, "Resume %s", p.SessionID)
 }
-func (r *recorder) Close(ctx context.Context, req *Request, p *SessionParams) {
-	r.note(ctx, req, "Close %s", p.SessionID)
+func (r *recorder) Close(req *Request, p *SessionParams) {
+	r.note(context.Background(), req, "Close %s", p.SessionID)
 }
-func (r *recorder) Delete(ctx context.Context, req *Request, p *SessionParams) {
-	r.note(ctx, req, "Delete %s", p.SessionID)
+func (r *recorder) Delete(req *Request, p *SessionParams) {
+	r.note(context.Background(), req, "Delete %s", p.SessionID)
 }
-func (r *recorder) SetMode(ctx context.Context, req *Request, p *SetModeParams) {
-	r.note(ctx, req, "SetMode %s %s", p.SessionID, p.ModeID)
+func (r *recorder) SetMode(req *Request, p *SetModeParams) {
+	r.note(context.Background(), req, "SetMode %s %s", p.SessionID, p.ModeID)
 }
-func (r *recorder) SetConfigOption(ctx context.Context, req *Request, p *SetConfigOptionParams) {
-	r.note(ctx, req, "SetConfigOption %s %s %s", p.SessionID, p.ConfigID, p.Value)
+func (r *recorder) SetConfigOption(req *Request, p *SetConfigOptionParams) {
+	r.note(context.Background(), req, "SetConfigOption %s %s %s", p.SessionID, p.ConfigID, p.Value)
 }
-func (r *recorder) SetModel(ctx context.Context, req *Request, p *SetModelParams) {
-	r.note(ctx, req, "SetModel %s %s", p.SessionID, p.ModelID)
+func (r *recorder) SetModel(req *Request, p *SetModelParams) {
+	r.note(context.Background(), req, "SetModel %s %s", p.SessionID, p.ModelID)
 }
-func (r *recorder) Steer(ctx context.Context, req *Request, p *SteeringParams) {
-	r.note(ctx, req, "Steer %s %s", p.SessionID, p.Prompt[0].C.Text)
+func (r *recorder) Steer(req *Request, p *SteeringParams) {
+	r.note(context.Background(), req, "Steer %s %s", p.SessionID, p.Prompt[0].C.Text)
 }
 
 // TestDispatch: each method reaches its family's typed handler with its
@@ -141,16 +145,16 @@ func TestDispatch(t *testing.T) {
 		{"session/new, _meta not an object", `{"method":"session/new","params":{"cwd":"/w","mcpServers":[],"_meta":[1]}}`, []string{"NewSession /w"}, 0, ""},
 		{"session/new, a traceparent not a string", `{"method":"session/new","params":{"cwd":"/w","mcpServers":[],"_meta":{"traceparent":5,"tracestate":"ts"}}}`, []string{"NewSession /w trace=,ts"}, 0, ""},
 		{"session/list, traced", `{"method":"session/list","params":{"_meta":{"traceparent":"tp"}}}`, []string{"ListSessions  trace=tp,"}, 0, ""},
-		{"session/prompt, traced", `{"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"hi"}],"_meta":{"traceparent":"tp","tracestate":"ts"}}}`, []string{"Session s1", "Prompt s1 hi trace=tp,ts"}, 0, ""},
-		{"session/cancel, traced", `{"method":"session/cancel","params":{"sessionId":"s1","_meta":{"traceparent":"tp"}}}`, []string{"Session s1", "Cancel s1 trace=tp,"}, 0, ""},
-		{"session/load, traced", `{"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[],"_meta":{"traceparent":"tp"}}}`, []string{"Session s1", "Load s1 /w trace=tp,"}, 0, ""},
-		{"session/resume, traced", `{"method":"session/resume","params":{"sessionId":"s1","cwd":"/w","_meta":{"traceparent":"tp"}}}`, []string{"Session s1", "Resume s1 trace=tp,"}, 0, ""},
-		{"session/close, traced", `{"method":"session/close","params":{"sessionId":"s1","_meta":{"traceparent":"tp"}}}`, []string{"Session s1", "Close s1 trace=tp,"}, 0, ""},
-		{"session/delete, traced", `{"method":"session/delete","params":{"sessionId":"s1","_meta":{"traceparent":"tp"}}}`, []string{"Session s1", "Delete s1 trace=tp,"}, 0, ""},
-		{"session/set_mode, traced", `{"method":"session/set_mode","params":{"sessionId":"s1","modeId":"ask","_meta":{"traceparent":"tp"}}}`, []string{"Session s1", "SetMode s1 ask trace=tp,"}, 0, ""},
-		{"session/set_model, traced", `{"method":"session/set_model","params":{"sessionId":"s1","modelId":"m","_meta":{"traceparent":"tp"}}}`, []string{"Session s1", "SetModel s1 m trace=tp,"}, 0, ""},
-		{"session/set_config_option, traced", `{"method":"session/set_config_option","params":{"sessionId":"s1","configId":"model","value":"m","_meta":{"traceparent":"tp"}}}`, []string{"Session s1", `SetConfigOption s1 model "m" trace=tp,`}, 0, ""},
-		{"_session/steering, traced", `{"method":"_session/steering","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}],"_meta":{"traceparent":"tp"}}}`, []string{"Session s1", "Steer s1 go trace=tp,"}, 0, ""},
+		{"session/prompt, traced", `{"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"hi"}],"_meta":{"traceparent":"tp","tracestate":"ts"}}}`, []string{"Session s1 trace=tp,ts", "Prompt s1 hi"}, 0, ""},
+		{"session/cancel, traced", `{"method":"session/cancel","params":{"sessionId":"s1","_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "Cancel s1"}, 0, ""},
+		{"session/load, traced", `{"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[],"_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "Load s1 /w"}, 0, ""},
+		{"session/resume, traced", `{"method":"session/resume","params":{"sessionId":"s1","cwd":"/w","_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "Resume s1"}, 0, ""},
+		{"session/close, traced", `{"method":"session/close","params":{"sessionId":"s1","_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "Close s1"}, 0, ""},
+		{"session/delete, traced", `{"method":"session/delete","params":{"sessionId":"s1","_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "Delete s1"}, 0, ""},
+		{"session/set_mode, traced", `{"method":"session/set_mode","params":{"sessionId":"s1","modeId":"ask","_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "SetMode s1 ask"}, 0, ""},
+		{"session/set_model, traced", `{"method":"session/set_model","params":{"sessionId":"s1","modelId":"m","_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "SetModel s1 m"}, 0, ""},
+		{"session/set_config_option, traced", `{"method":"session/set_config_option","params":{"sessionId":"s1","configId":"model","value":"m","_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", `SetConfigOption s1 model "m"`}, 0, ""},
+		{"_session/steering, traced", `{"method":"_session/steering","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}],"_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "Steer s1 go"}, 0, ""},
 		{"unknown method", `{"method":"x/y","params":{}}`, nil, CodeMethodNotFound, "Method not found: x/y"},
 		{"unknown notification", `{"method":"$/x","params":{}}`, nil, 0, ""},
 		{"a known method as a notification", `{"method":"session/cancel","params":{"sessionId":"s2"}}`, []string{"Session s2", "Cancel s2"}, 0, ""},

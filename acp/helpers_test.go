@@ -44,15 +44,15 @@ func (u unserved) NewSession(_ context.Context, req *Request, _ *NewSessionParam
 }
 func (u unserved) ListSessions(_ context.Context, req *Request, _ *ListParams) { u.refuse(req) }
 func (u unserved) Session(_ context.Context, c SessionCall)                    { c.Serve(u) }
-func (u unserved) Prompt(_ context.Context, req *Request, _ *PromptParams)     { u.refuse(req) }
-func (u unserved) Cancel(_ context.Context, req *Request, _ *SessionParams)    { u.refuse(req) }
-func (u unserved) Load(_ context.Context, req *Request, _ *SessionParams)      { u.refuse(req) }
-func (u unserved) Resume(_ context.Context, req *Request, _ *SessionParams)    { u.refuse(req) }
-func (u unserved) Close(_ context.Context, req *Request, _ *SessionParams)     { u.refuse(req) }
-func (u unserved) Delete(_ context.Context, req *Request, _ *SessionParams)    { u.refuse(req) }
-func (u unserved) SetMode(_ context.Context, req *Request, _ *SetModeParams)   { u.refuse(req) }
-func (u unserved) SetConfigOption(_ context.Context, req *Request, _ *SetConfigOptionParams) {
+func (u unserved) Prompt(req *Request, _ *PromptParams)                        { u.refuse(req) }
+func (u unserved) Cancel(req *Request, _ *SessionParams)                       { u.refuse(req) }
+func (u unserved) Load(req *Request, _ *SessionParams)                         { u.refuse(req) }
+func (u unserved) Resume(req *Request, _ *SessionParams)                       { u.refuse(req) }
+func (u unserved) Close(req *Request, _ *SessionParams)                        { u.refuse(req) }
+func (u unserved) Delete(req *Request, _ *SessionParams)                       { u.refuse(req) }
+func (u unserved) SetMode(req *Request, _ *SetModeParams)                      { u.refuse(req) }
+func (u unserved) SetConfigOption(req *Request, _ *SetConfigOptionParams) {
 	u.refuse(req)
 }
-func (u unserved) SetModel(_ context.Context, req *Request, _ *SetModelParams) { u.refuse(req) }
-func (u unserved) Steer(_ context.Context, req *Request, _ *SteeringParams)    { u.refuse(req) }
+func (u unserved) SetModel(req *Request, _ *SetModelParams) { u.refuse(req) }
+func (u unserved) Steer(req *Request, _ *SteeringParams)    { u.refuse(req) }

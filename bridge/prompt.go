@@ -22,9 +22,10 @@ import (
 	"github.com/shimdev/shim/threads"
 )
 
-// prompt handles session/prompt; ctx is its request's (with its trace
-// context, which every A2A request of the turn carries).
+// prompt handles session/prompt; ctx is its request's (its trace context
+// goes on every A2A request of the turn).
 func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptParams) {
+	call := callContext(ctx)
 	sess := s.session(p.SessionID)
 	if sess == nil {
 		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
@@ -46,7 +47,7 @@ func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPara
 		s.reply(req, nil, err)
 		return
 	}
-	if s.trySteer(ctx, req, sess, parts) {
+	if s.trySteer(call, req, sess, parts) {
 		return
 	}
 	msg := a2a.OutMessage{ContextID: sess.ID(), Parts: parts, SkillHint: s.skillHint(cmd)}
@@ -58,7 +59,7 @@ func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPara
 		msg.TaskID = parked
 		msg.Resume = true
 	case first && sess.Minted() && !s.opts.NoPreamble:
-		if pre := s.preamble(ctx, sess.CWD(), sess.Dirs()); pre != "" {
+		if pre := s.preamble(call, sess.CWD(), sess.Dirs()); pre != "" {
 			msg.Parts = addPreamble(msg.Parts, pre)
 		}
 	}
@@ -68,7 +69,7 @@ func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPara
 	if first {
 		title = past.TitleOf(userText)
 	}
-	turn.Start(ctx, s.turnEnv(client, sess), sess, req, msg, title)
+	turn.Start(s.turnContext(ctx), s.turnEnv(client, sess), sess, req, msg, title)
 }
 
 // turnEnv is what a turn of sess needs of the server.

@@ -214,8 +214,11 @@ func (r routes) Initialize(_ context.Context, req *acp.Request, p *acp.Initializ
 	r.reply(req, res, err)
 }
 
+// The calls that may wait make their A2A calls under their request's
+// context, with its trace context (callContext).
+
 func (r routes) Authenticate(ctx context.Context, req *acp.Request, p *acp.AuthenticateParams) {
-	go func() { res, err := r.authenticate(r.a2aContext(ctx), p); r.reply(req, res, err) }()
+	go func() { res, err := r.authenticate(callContext(ctx), p); r.reply(req, res, err) }()
 }
 
 func (r routes) Logout(_ context.Context, req *acp.Request) {
@@ -224,7 +227,7 @@ func (r routes) Logout(_ context.Context, req *acp.Request) {
 
 func (r routes) NewSession(ctx context.Context, req *acp.Request, p *acp.NewSessionParams) {
 	go func() {
-		res, after, err := r.newSession(r.a2aContext(ctx), p)
+		res, after, err := r.newSession(callContext(ctx), p)
 		r.reply(req, res, err)
 		if after != nil {
 			after()
@@ -233,20 +236,47 @@ func (r routes) NewSession(ctx context.Context, req *acp.Request, p *acp.NewSess
 }
 
 func (r routes) ListSessions(ctx context.Context, req *acp.Request, p *acp.ListParams) {
-	go func() { res, err := r.listSessions(r.a2aContext(ctx), p); r.reply(req, res, err) }()
+	go func() { res, err := r.listSessions(callContext(ctx), p); r.reply(req, res, err) }()
 }
 
-// a2aContext is the context the A2A calls a request causes are made
-// under: the server's (the work outlives the request: a turn its prompt,
-// for one), with the request's trace context (SPEC §14) in the form the
-// A2A client puts on every request.
-func (s *Server) a2aContext(req context.Context) context.Context {
+// callContext is the context of a request with its trace context (SPEC
+// §14) in the form the A2A client puts on every request it causes.
+func callContext(req context.Context) context.Context {
+	tr := acp.TraceOf(req)
+	return a2a.WithTrace(req, tr.Parent, tr.State)
+}
+
+// turnContext is the context of the turn a prompt starts: the server's
+// (a turn outlives its prompt), with the prompt's trace context.
+func (s *Server) turnContext(req context.Context) context.Context {
 	tr := acp.TraceOf(req)
 	return a2a.WithTrace(s.ctx, tr.Parent, tr.State)
 }
 
-func (r routes) Session(_ context.Context, c acp.SessionCall) {
-	r.enqueue(c.SessionID, func() { c.Serve(r) })
+func (r routes) Session(ctx context.Context, c acp.SessionCall) {
+	r.enqueue(c.SessionID, func() { c.Serve(work{r, ctx}) })
+}
+
+// work is the routes serving one call of a session's queue, with the
+// call's context: the calls that reach the agent make their A2A calls
+// under it.
+type work struct {
+	routes
+	ctx context.Context
+}
+
+func (w work) Prompt(req *acp.Request, p *acp.PromptParams) { w.prompt(w.ctx, req, p) }
+
+func (w work) Load(req *acp.Request, p *acp.SessionParams) {
+	w.open(callContext(w.ctx), req, p, true)
+}
+
+func (w work) Resume(req *acp.Request, p *acp.SessionParams) {
+	w.open(callContext(w.ctx), req, p, false)
+}
+
+func (w work) Steer(req *acp.Request, p *acp.SteeringParams) {
+	w.nativeSteer(callContext(w.ctx), req, p)
 }
 
 // enqueue runs f in the session's queue, after what arrived before it;
@@ -277,22 +307,10 @@ func (s *Server) dropQueue(id string, q *serial) {
 	delete(s.queues, id)
 }
 
-func (r routes) Prompt(ctx context.Context, req *acp.Request, p *acp.PromptParams) {
-	r.prompt(r.a2aContext(ctx), req, p)
-}
-
-func (r routes) Cancel(_ context.Context, req *acp.Request, p *acp.SessionParams) {
+func (r routes) Cancel(req *acp.Request, p *acp.SessionParams) {
 	r.cancel(p.SessionID)
 	// A notification; sent by mistake as a request, it gets null.
 	r.reply(req, nil, nil)
-}
-
-func (r routes) Load(ctx context.Context, req *acp.Request, p *acp.SessionParams) {
-	r.open(r.a2aContext(ctx), req, p, true)
-}
-
-func (r routes) Resume(ctx context.Context, req *acp.Request, p *acp.SessionParams) {
-	r.open(r.a2aContext(ctx), req, p, false)
 }
 
 // open answers session/load (replay) or session/resume, then sends the
@@ -307,30 +325,22 @@ func (r routes) open(ctx context.Context, req *acp.Request, p *acp.SessionParams
 	}
 }
 
-func (r routes) Close(_ context.Context, req *acp.Request, p *acp.SessionParams) {
+func (r routes) Close(req *acp.Request, p *acp.SessionParams) {
 	res, err := r.closeSession(*p)
 	r.reply(req, res, err)
 }
 
-func (r routes) Delete(_ context.Context, req *acp.Request, p *acp.SessionParams) {
+func (r routes) Delete(req *acp.Request, p *acp.SessionParams) {
 	res, err := r.deleteSession(*p)
 	r.reply(req, res, err)
 }
 
-func (r routes) SetMode(_ context.Context, req *acp.Request, p *acp.SetModeParams) {
-	r.setModeRequest(req, p)
-}
+func (r routes) SetMode(req *acp.Request, p *acp.SetModeParams) { r.setModeRequest(req, p) }
 
-func (r routes) SetModel(_ context.Context, req *acp.Request, p *acp.SetModelParams) {
-	r.setModel(req, p)
-}
+func (r routes) SetModel(req *acp.Request, p *acp.SetModelParams) { r.setModel(req, p) }
 
-func (r routes) SetConfigOption(_ context.Context, req *acp.Request, p *acp.SetConfigOptionParams) {
+func (r routes) SetConfigOption(req *acp.Request, p *acp.SetConfigOptionParams) {
 	r.setConfigOption(req, p)
-}
-
-func (r routes) Steer(ctx context.Context, req *acp.Request, p *acp.SteeringParams) {
-	r.nativeSteer(r.a2aContext(ctx), req, p)
 }
 
 // reply answers a request (never a notification). It never waits on the
