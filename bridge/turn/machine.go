@@ -255,8 +255,8 @@ func (m *machine) nativeRefused(ps *pendingSteer) {
 	}
 }
 
-// steersRead marks the steers the agent read and returns their texts, for
-// their markers.
+// steersRead marks the steers the agent read and returns them, for their
+// markers (the text, and the id that names the marker's message).
 func (m *machine) steersRead(ids []string) []*pendingSteer {
 	var read []*pendingSteer
 	for _, id := range ids {

@@ -27,9 +27,9 @@ type pendingSteer struct {
 }
 
 // Steer folds a prompt's text (a steer of id; ctx is its request's) into
-// the turn detached by a cancel, within its grace window: the steer is posted to the server's
-// steering queue and the prompt req adopts the turn, its buffered output
-// first. False when the prompt must run as a turn of its own: the window
+// the turn detached by a cancel, within its grace window: the steer is
+// posted to the server's steering queue and the prompt req adopts the
+// turn, its buffered output first. False when the prompt must run as a turn of its own: the window
 // is not open, or nothing runs on the server yet, or the server did not
 // take the steer (then the turn is given up).
 func (t *Turn) Steer(ctx context.Context, req *acp.Request, id, text string) bool {
