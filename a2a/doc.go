@@ -21,6 +21,8 @@
 //   - errors.go: the RPC, HTTP, unreachable, decode, sign-in and
 //     not-JSON errors, and the sentinels (ErrInsecure, ErrStalled, …).
 //   - budget.go: ReadBudget, what a series of calls may read.
+//   - session.go: the editor's session a call is made for (WithSession),
+//     read by a platform that keeps a session's state (AgentCore).
 //   - trace.go: the editor's W3C trace context on a call's context
 //     (WithTrace), put on every request as its headers.
 //   - report.go: what the client did on its own in a call (a renewed
@@ -31,10 +33,12 @@
 //
 //	a2a ← wire, sse ← auth (auth/credentials apart) ← transport
 //	    ← jsonrpc, rest ← gemini ← operator ← a2aclient
+//	auth ← auth/platform (imported by cmd/shim, not by a2aclient)
 //
 // wire is A2A's JSON in both dialects, converted at the edge; sse the
 // event stream reader; auth the schemes, the credential on a request and
-// OAuth; transport the HTTP connection, streams and the Transport
+// OAuth; auth/platform the managed platforms (their URLs and cards, their
+// own credential libraries); transport the HTTP connection, streams and the Transport
 // interface; jsonrpc, rest and gemini one binding each; operator
 // protoAgent's operator API (not A2A) over the same connection; a2aclient
 // the client that discovers the card and picks the binding.

@@ -3,6 +3,9 @@
 // jsonrpc, rest or gemini, over one transport.Conn), the calls delegated
 // to it, the extended card after sign-in, the polled tasks of a
 // non-streaming agent, and the operator API beside it (package operator).
+// A managed platform (package auth/platform) configures it with plain
+// values (the card's places, an endpoint, the credential's Source): the
+// client does not know which platform it is.
 //
 // A managed platform whose documentation fixes the binding sets
 // Config.Codec: CodecProtoJSON03 speaks A2A 0.3's HTTP+JSON binding with
@@ -14,7 +17,8 @@
 //
 // Files:
 //   - client.go: Config, Client, the binding's choice, the calls.
-//   - discovery.go: the card, its URL, the endpoint's rebase.
+//   - discovery.go: the card, the places it is read from in order, the
+//     endpoint's rebase or override.
 //   - extended.go: the extended card and who is told of a new card.
 //
 // Goroutines: none of its own (callbacks of OnCardChange run on the

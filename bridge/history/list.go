@@ -157,7 +157,7 @@ func (l Listing) fetchTitle(ctx context.Context, r *Row, operator bool) string {
 	if len(r.TaskIDs) == 0 {
 		return ""
 	}
-	task, err := l.Client.GetTask(ctx, r.TaskIDs[0], a2a.HistoryAll)
+	task, err := l.Client.GetTask(a2a.WithSession(ctx, r.ID), r.TaskIDs[0], a2a.HistoryAll)
 	if err != nil {
 		l.Log.Debug("title not fetched", "session", r.ID, "err", err)
 		return ""

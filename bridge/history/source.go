@@ -42,6 +42,7 @@ const (
 // first source (the operator API's probe or one answer) draws on a budget
 // of its own; the others share one (SPEC §4.5 amended).
 func Read(ctx context.Context, thread string, bytes int64, sources ...Source) (out []past.Turn, cut bool, err error) {
+	ctx = a2a.WithSession(ctx, thread) // its calls are made for the session
 	if bytes == 0 {
 		bytes = LoadBytesMax
 	}

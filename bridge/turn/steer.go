@@ -94,7 +94,8 @@ func (t *Turn) Running() bool {
 // steering queue, under the context of the request that steers; false
 // when the server did not take it (no operator API, or the POST failed).
 func (t *Turn) post(ctx context.Context, id, text string) bool {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	// Made for the session (a platform keeps its state).
+	ctx, cancel := context.WithTimeout(a2a.WithSession(ctx, t.sess.id), 20*time.Second)
 	defer cancel()
 	queued, err := t.env.Client.Operator().Steer(ctx, t.sess.id, id, text)
 	if err == nil && queued {

@@ -113,6 +113,7 @@ const bufferMax = 1 << 20
 // trace context) and report what the client did on its own (a renewed
 // sign-in) as notices.
 func Start(ctx context.Context, env Env, sess *Session, req *acp.Request, msg a2a.OutMessage, title string) *Turn {
+	ctx = a2a.WithSession(ctx, sess.id) // the turn's calls are made for the session (a platform keeps its state)
 	t := &Turn{env: env, sess: sess, msg: msg, title: title, done: make(chan struct{}),
 		m: newMachine(req, env.Grace > 0, bufferMax), changed: make(chan struct{})}
 	if env.Notices {
