@@ -21,6 +21,7 @@ func (s *Server) initialize(p *acp.InitializeParams) (any, error) {
 	s.termAuth = p.ClientCapabilities.Auth.Terminal
 	s.forms = p.ClientCapabilities.FormElicitation()
 	s.terminals = p.ClientCapabilities.TerminalOutput()
+	s.notices = p.ClientCapabilities.Notices()
 	if s.opts.ContextPrefix == "" {
 		s.prefix = "chat-" + clientSlug(s.clientName)
 	}
@@ -137,13 +138,13 @@ func (s *Server) probedClient(ctx context.Context) (*a2aclient.Client, error) {
 	return c, nil
 }
 
-func (s *Server) authenticate(p *acp.AuthenticateParams) (any, error) {
+func (s *Server) authenticate(ctx context.Context, p *acp.AuthenticateParams) (any, error) {
 	switch p.MethodID {
 	case "shim-credentials":
 		s.clientMu.Lock()
 		s.client, s.probed = nil, false
 		s.clientMu.Unlock()
-		if _, err := s.probedClient(s.ctx); err != nil {
+		if _, err := s.probedClient(ctx); err != nil {
 			return nil, err
 		}
 		// The card may be another now (a login to another agent, a

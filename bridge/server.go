@@ -14,9 +14,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/roots"
 	"github.com/shimdev/shim/threads"
 )
@@ -102,10 +104,11 @@ type Server struct {
 	clientName  string
 	clientTitle string
 	termAuth    bool
-	// forms and terminals: the client shows elicitation forms, and
-	// command calls as terminals (SPEC §11.3, §11.6).
+	// forms, terminals and notices: the client shows elicitation forms,
+	// command calls as terminals, and notices (SPEC §11.3, §11.6, §14).
 	forms     bool
 	terminals bool
+	notices   bool
 	prefix    string
 	mcpNoted  bool
 	// noReplayTold: the person was told a thread's history cannot be
@@ -211,17 +214,20 @@ func (r routes) Initialize(_ context.Context, req *acp.Request, p *acp.Initializ
 	r.reply(req, res, err)
 }
 
-func (r routes) Authenticate(_ context.Context, req *acp.Request, p *acp.AuthenticateParams) {
-	go func() { res, err := r.authenticate(p); r.reply(req, res, err) }()
+// The calls that may wait make their A2A calls under their request's
+// context, with its trace context (callContext).
+
+func (r routes) Authenticate(ctx context.Context, req *acp.Request, p *acp.AuthenticateParams) {
+	go func() { res, err := r.authenticate(callContext(ctx), p); r.reply(req, res, err) }()
 }
 
 func (r routes) Logout(_ context.Context, req *acp.Request) {
 	go func() { res, err := r.logout(); r.reply(req, res, err) }()
 }
 
-func (r routes) NewSession(_ context.Context, req *acp.Request, p *acp.NewSessionParams) {
+func (r routes) NewSession(ctx context.Context, req *acp.Request, p *acp.NewSessionParams) {
 	go func() {
-		res, after, err := r.newSession(p)
+		res, after, err := r.newSession(callContext(ctx), p)
 		r.reply(req, res, err)
 		if after != nil {
 			after()
@@ -229,12 +235,48 @@ func (r routes) NewSession(_ context.Context, req *acp.Request, p *acp.NewSessio
 	}()
 }
 
-func (r routes) ListSessions(_ context.Context, req *acp.Request, p *acp.ListParams) {
-	go func() { res, err := r.listSessions(p); r.reply(req, res, err) }()
+func (r routes) ListSessions(ctx context.Context, req *acp.Request, p *acp.ListParams) {
+	go func() { res, err := r.listSessions(callContext(ctx), p); r.reply(req, res, err) }()
 }
 
-func (r routes) Session(_ context.Context, c acp.SessionCall) {
-	r.enqueue(c.SessionID, func() { c.Serve(r) })
+// callContext is the context of a request with its trace context (SPEC
+// §14) in the form the A2A client puts on every request it causes.
+func callContext(req context.Context) context.Context {
+	tr := acp.TraceOf(req)
+	return a2a.WithTrace(req, tr.Parent, tr.State)
+}
+
+// turnContext is the context of the turn a prompt starts: the server's
+// (a turn outlives its prompt), with the prompt's trace context.
+func (s *Server) turnContext(req context.Context) context.Context {
+	tr := acp.TraceOf(req)
+	return a2a.WithTrace(s.ctx, tr.Parent, tr.State)
+}
+
+func (r routes) Session(ctx context.Context, c acp.SessionCall) {
+	r.enqueue(c.SessionID, func() { c.Serve(work{r, ctx}) })
+}
+
+// work is the routes serving one call of a session's queue, with the
+// call's context: the calls that reach the agent make their A2A calls
+// under it.
+type work struct {
+	routes
+	ctx context.Context
+}
+
+func (w work) Prompt(req *acp.Request, p *acp.PromptParams) { w.prompt(w.ctx, req, p) }
+
+func (w work) Load(req *acp.Request, p *acp.SessionParams) {
+	w.open(callContext(w.ctx), req, p, true)
+}
+
+func (w work) Resume(req *acp.Request, p *acp.SessionParams) {
+	w.open(callContext(w.ctx), req, p, false)
+}
+
+func (w work) Steer(req *acp.Request, p *acp.SteeringParams) {
+	w.nativeSteer(callContext(w.ctx), req, p)
 }
 
 // enqueue runs f in the session's queue, after what arrived before it;
@@ -265,24 +307,21 @@ func (s *Server) dropQueue(id string, q *serial) {
 	delete(s.queues, id)
 }
 
-func (r routes) Prompt(req *acp.Request, p *acp.PromptParams) { r.prompt(req, p) }
-
 func (r routes) Cancel(req *acp.Request, p *acp.SessionParams) {
 	r.cancel(p.SessionID)
 	// A notification; sent by mistake as a request, it gets null.
 	r.reply(req, nil, nil)
 }
 
-func (r routes) Load(req *acp.Request, p *acp.SessionParams)   { r.open(req, p, true) }
-func (r routes) Resume(req *acp.Request, p *acp.SessionParams) { r.open(req, p, false) }
-
 // open answers session/load (replay) or session/resume, then sends the
-// session's commands.
-func (r routes) open(req *acp.Request, p *acp.SessionParams, replay bool) {
-	res, err := r.loadSession(req, *p, replay)
+// session's commands (and, once per session, that the editor's MCP
+// servers are not forwarded).
+func (r routes) open(ctx context.Context, req *acp.Request, p *acp.SessionParams, replay bool) {
+	res, err := r.loadSession(ctx, req, *p, replay)
 	r.reply(req, res, err)
 	if err == nil {
 		r.sendCommands(p.SessionID)
+		r.mcpNotice(p.SessionID, len(p.MCPServers))
 	}
 }
 
@@ -298,11 +337,11 @@ func (r routes) Delete(req *acp.Request, p *acp.SessionParams) {
 
 func (r routes) SetMode(req *acp.Request, p *acp.SetModeParams) { r.setModeRequest(req, p) }
 
+func (r routes) SetModel(req *acp.Request, p *acp.SetModelParams) { r.setModel(req, p) }
+
 func (r routes) SetConfigOption(req *acp.Request, p *acp.SetConfigOptionParams) {
 	r.setConfigOption(req, p)
 }
-
-func (r routes) Steer(req *acp.Request, p *acp.SteeringParams) { r.nativeSteer(req, p) }
 
 // reply answers a request (never a notification). It never waits on the
 // editor.
@@ -384,43 +423,133 @@ func (s *Server) clientTerminals() bool {
 	return s.terminals
 }
 
+// clientNotices reports whether the client advertised notices (SPEC §14).
+func (s *Server) clientNotices() bool {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	return s.notices
+}
+
+// say tells the editor a notice about the session id outside a turn (a
+// notice, or what a client without notices was always shown; nothing
+// when such a client is not told).
+func (s *Server) say(id string, n render.Notice) {
+	if u := render.Said(n, s.clientNotices(), "shim-"+randid.Hex(6)); u != nil {
+		s.notify(id, u)
+	}
+}
+
+// mcpNotice says once per session that the n MCP servers the editor
+// offered are not forwarded (a notice; the log says it once per process).
+func (s *Server) mcpNotice(id string, n int) {
+	if n == 0 {
+		return
+	}
+	s.infoMu.Lock()
+	if !s.mcpNoted {
+		s.mcpNoted = true
+		s.log.Info("mcpServers from the editor are not forwarded: the remote agent cannot reach this machine's MCP servers", "count", n)
+	}
+	s.infoMu.Unlock()
+	if sess := s.session(id); sess != nil && s.clientNotices() && sess.TellMCP() {
+		s.say(id, render.MCPNotice(n))
+	}
+}
+
+// reporter tells the editor, as notices about the session id, what the
+// A2A client did on its own in a call (a renewed sign-in); nil for a
+// client without notices. It never waits for the editor.
+func (s *Server) reporter(id string) a2a.Reporter {
+	if !s.clientNotices() {
+		return nil
+	}
+	return func(rep a2a.Report) {
+		var n render.Notice
+		switch rep.Kind {
+		case a2a.ReportTokenRenewed:
+			n = render.RenewedNotice()
+		case a2a.ReportRenewalRefused:
+			n = render.RenewalRefusedNotice(rep.Detail)
+		default:
+			return
+		}
+		if err := s.conn.Send(id, n.Update()); err != nil {
+			s.log.Debug("update not delivered", "err", err)
+		}
+	}
+}
+
 // newSession handles session/new. after, when set, runs once the response
 // was written (updates for a session never precede the response that
 // introduced its id).
-func (s *Server) newSession(p *acp.NewSessionParams) (result any, after func(), err error) {
+func (s *Server) newSession(ctx context.Context, p *acp.NewSessionParams) (result any, after func(), err error) {
 	if err := checkCWD(acp.MethodSessionNew, p.CWD, true); err != nil {
 		return nil, nil, err
 	}
-	c, err := s.probedClient(s.ctx)
+	dirs, err := checkDirs(acp.MethodSessionNew, p.AdditionalDirectories)
 	if err != nil {
 		return nil, nil, err
 	}
-	s.infoMu.Lock()
-	if len(p.MCPServers) > 0 && !s.mcpNoted {
-		s.mcpNoted = true
-		s.log.Info("mcpServers from the editor are not forwarded: the remote agent cannot reach this machine's MCP servers", "count", len(p.MCPServers))
+	c, err := s.probedClient(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
-	s.infoMu.Unlock()
-	if h := s.claimHandoff(c, p.CWD); h != nil {
-		sess, after := s.openHandoff(c, p.CWD, h)
-		return s.newResult(sess), func() { after(); s.sendCommands(sess.ID()) }, nil
+	mcp := len(p.MCPServers)
+	if h := s.claimHandoff(ctx, c, p.CWD); h != nil {
+		sess, after := s.openHandoff(c, p.CWD, dirs, h)
+		told := s.mcpAfterReply(sess.ID(), mcp)
+		return s.newResult(sess), func() { after(); s.sendCommands(sess.ID()); told() }, nil
 	}
 	id := mintContextID(s.contextPrefix(), time.Now())
 	sess := turn.NewSession(id, p.CWD, true, false)
+	sess.SetDirs(dirs)
 	s.sessMu.Lock()
 	s.sessions[id] = sess
 	s.sessMu.Unlock()
 	s.index(id, func(e *threads.Entry) {
 		e.CWD = p.CWD
+		e.AdditionalDirectories = dirs
 		e.UpdatedAt = time.Now()
 	})
-	return s.newResult(sess), func() { s.sendCommands(id) }, nil
+	told := s.mcpAfterReply(id, mcp)
+	return s.newResult(sess), func() { s.sendCommands(id); told() }, nil
+}
+
+// mcpAfterReply queues the MCP notice of a new session (mcpNotice) on the
+// session's queue now, before any prompt of it, to run once release is
+// called (the response was written).
+func (s *Server) mcpAfterReply(id string, n int) (release func()) {
+	if n == 0 {
+		return func() {}
+	}
+	ready := make(chan struct{})
+	s.enqueue(id, func() {
+		<-ready
+		s.mcpNotice(id, n)
+	})
+	return func() { close(ready) }
 }
 
 // newResult answers session/new: the id, the options and the modes.
 func (s *Server) newResult(sess *turn.Session) acp.NewSessionResult {
 	open := s.openResult(sess)
 	return acp.NewSessionResult{SessionID: sess.ID(), ConfigOptions: open.ConfigOptions, Modes: open.Modes}
+}
+
+// checkDirs refuses additional directories that are not absolute (SPEC
+// §14); it returns them cleaned.
+func checkDirs(method string, dirs []string) ([]string, error) {
+	if len(dirs) == 0 {
+		return nil, nil
+	}
+	out := make([]string, 0, len(dirs))
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			return nil, acp.InvalidParams(method + " needs absolute additionalDirectories, got " + strconv.Quote(d))
+		}
+		out = append(out, filepath.Clean(d))
+	}
+	return out, nil
 }
 
 // checkCWD refuses a cwd that is not absolute (an empty one only when the

@@ -153,7 +153,7 @@ func (t *Turn) approval(h *a2a.Hitl) outcome {
 	approved, always := d.auto, false
 	if d.auto {
 		if d.tellNoSkip && t.sess.tellNoSkip() {
-			t.show(t.r.Note("The agent asked although commands are allowed for this session: this server does not let approvals be skipped, so shim approves its command approvals for you (a delete is still asked)."))
+			t.show(t.r.Say(render.NoSkipNotice()))
 		}
 		t.env.Log.Info("auto-approved a command for this session", "task", taskID)
 	} else {

@@ -38,7 +38,7 @@ func (t *Turn) question(m *a2a.Message) outcome {
 	if out, ok := t.askForms(m, callID); ok {
 		return out
 	}
-	t.show(t.r.Question(m))
+	t.show(t.r.Question(t.task(), m))
 	t.sess.SetPark(t.task())
 	return outcome{stop: acp.StopEndTurn}
 }
