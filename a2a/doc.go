@@ -23,6 +23,10 @@
 //   - budget.go: ReadBudget, what a series of calls may read.
 //   - session.go: the editor's session a call is made for (WithSession),
 //     read by a platform that keeps a session's state (AgentCore).
+//   - trace.go: the editor's W3C trace context on a call's context
+//     (WithTrace), put on every request as its headers.
+//   - report.go: what the client did on its own in a call (a renewed
+//     sign-in), told to the Reporter on the call's context.
 //   - friendly.go: a failed task's text as a person reads it.
 //
 // The packages, one way (each imports only those before it):

@@ -6,10 +6,11 @@ import (
 	"github.com/shimdev/shim/internal/jsontext"
 )
 
-// Text chunks of one artifact merge while they wait: when the last line
+// Text chunks of one message merge while they wait: when the last line
 // still queued (not yet taken by the writer) is a text chunk of the same
-// session and key, a new chunk's text is appended to it, up to mergeMax
-// bytes of text. Nothing waits for a merge: the writer takes whatever has
+// session and messageId, a new chunk's text is appended to it, up to
+// mergeMax bytes of text (chunks of two messages never merge: the editor
+// tells them apart by their messageId). Nothing waits for a merge: the writer takes whatever has
 // queued the moment it is free, so a lone chunk goes out at once, and
 // chunks merge only while the editor (or the writer) is behind.
 
@@ -27,20 +28,23 @@ type mergeTail struct {
 }
 
 // The session/update line of an agent_message_chunk of text, around its
-// escaped text: the bytes appendNotification writes for it.
+// message id and its escaped text: the bytes appendNotification writes
+// for it.
 const (
-	chunkHead = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`
-	chunkMid  = `,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"`
-	chunkEnd  = `"}}}}` + "\n"
+	chunkHead    = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`
+	chunkUpdate  = `,"update":{"sessionUpdate":"agent_message_chunk"`
+	chunkID      = `,"messageId":`
+	chunkContent = `,"content":{"type":"text","text":"`
+	chunkEnd     = `"}}}}` + "\n"
 )
 
-// SendText queues answer text (an agent_message_chunk of text) like Send,
-// without waiting: key names where the text belongs (an artifact), and
-// the text merges into the chunk at the end of the queue when that one is
-// of the same session and key and both fit in mergeMax. The editor reads
-// exactly the same text, in the same order, in fewer updates.
-func (c *Conn) SendText(sessionID, key, text string) error {
-	return c.s.out.appendText(sessionID, key, text)
+// SendText queues answer text (an agent_message_chunk of text, of the
+// message messageID) like Send, without waiting; the text merges into the
+// chunk at the end of the queue when that one is of the same session and
+// message and both fit in mergeMax. The editor reads exactly the same
+// text, in the same order, in fewer updates.
+func (c *Conn) SendText(sessionID, messageID, text string) error {
+	return c.s.out.appendText(sessionID, messageID, text)
 }
 
 // appendText queues a text chunk, merged when it can be. Only valid UTF-8
@@ -61,7 +65,12 @@ func (q *queue) appendText(sessionID, key, text string) error {
 	}
 	b := append(q.buf, chunkHead...)
 	b = appendJSONString(b, sessionID)
-	b = append(b, chunkMid...)
+	b = append(b, chunkUpdate...)
+	if key != "" {
+		b = append(b, chunkID...)
+		b = appendJSONString(b, key)
+	}
+	b = append(b, chunkContent...)
 	b = appendJSONText(b, text)
 	end := len(b)
 	q.buf = append(b, chunkEnd...)

@@ -89,11 +89,12 @@ func (g *gateWriter) Write(p []byte) (int, error) {
 	return g.buf.Write(p)
 }
 
-// notifyLine is the line notify writes for one text chunk.
-func notifyLine(t testing.TB, sessionID, s string) string {
+// notifyLine is the line notify writes for one text chunk of the message
+// messageID.
+func notifyLine(t testing.TB, sessionID, messageID, s string) string {
 	var out bytes.Buffer
 	st := newStream(bytes.NewReader(nil), &out, slog.New(slog.DiscardHandler), lineMaxBytes)
-	if err := st.notify(MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: AgentMessageChunk{Content: Text(s)}}); err != nil {
+	if err := st.notify(MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: AgentMessageChunk{MessageID: messageID, Content: Text(s)}}); err != nil {
 		t.Fatal(err)
 	}
 	st.flushClose()
@@ -101,27 +102,28 @@ func notifyLine(t testing.TB, sessionID, s string) string {
 }
 
 type queued struct {
-	session, artifact, text string
-	other                   bool // a message that is not a text chunk
+	session, message, text string
+	other                  bool // a message that is not a text chunk
 }
 
 // TestTextChunkMerge: chunks queued behind a busy writer merge per
-// session and artifact, in order, byte for byte what the unmerged lines
-// carry, each merged text at most mergeMax; anything between two chunks
-// (another session, another artifact, another message) ends a merge.
+// session and messageId, in order, byte for byte what the unmerged lines
+// carry (each with its messageId), each merged text at most mergeMax;
+// anything between two chunks (another session, another message id,
+// another JSON-RPC message) ends a merge.
 func TestTextChunkMerge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	big := strings.Repeat("x", 1<<10)
 	scripts := map[string][]queued{
-		"one artifact":    {{session: "s1", artifact: "a", text: "Hel"}, {session: "s1", artifact: "a", text: "lo, "}, {session: "s1", artifact: "a", text: "world"}},
-		"two artifacts":   {{session: "s1", artifact: "a", text: "x"}, {session: "s1", artifact: "b", text: "\n\ny"}, {session: "s1", artifact: "b", text: "z"}},
-		"two sessions":    {{session: "s1", artifact: "a", text: "1"}, {session: "s2", artifact: "a", text: "2"}, {session: "s1", artifact: "a", text: "3"}},
-		"a reply between": {{session: "s1", artifact: "a", text: "1"}, {other: true}, {session: "s1", artifact: "a", text: "2"}},
-		"invalid utf-8":   {{session: "s1", artifact: "a", text: "ok \xe2\x82"}, {session: "s1", artifact: "a", text: "\xac after"}},
+		"one message":     {{session: "s1", message: "a", text: "Hel"}, {session: "s1", message: "a", text: "lo, "}, {session: "s1", message: "a", text: "world"}},
+		"two messages":    {{session: "s1", message: "a", text: "x"}, {session: "s1", message: "b", text: "\n\ny"}, {session: "s1", message: "b", text: "z"}},
+		"two sessions":    {{session: "s1", message: "a", text: "1"}, {session: "s2", message: "a", text: "2"}, {session: "s1", message: "a", text: "3"}},
+		"a reply between": {{session: "s1", message: "a", text: "1"}, {other: true}, {session: "s1", message: "a", text: "2"}},
+		"invalid utf-8":   {{session: "s1", message: "a", text: "ok \xe2\x82"}, {session: "s1", message: "a", text: "\xac after"}},
 	}
 	var capped []queued // 100 KiB in 1 KiB chunks: two updates, 64 + 36 KiB
 	for range 100 {
-		capped = append(capped, queued{session: "s1", artifact: "a", text: big})
+		capped = append(capped, queued{session: "s1", message: "a", text: big})
 	}
 	scripts["cap"] = capped
 	for i := range 20 {
@@ -131,7 +133,7 @@ func TestTextChunkMerge(t *testing.T) {
 			case 0:
 				q = append(q, queued{other: true})
 			default:
-				q = append(q, queued{session: fmt.Sprint("s", rng.IntN(2)), artifact: fmt.Sprint("a", rng.IntN(2)), text: randomText(rng, rng.IntN(300), rng.IntN(4) == 0)})
+				q = append(q, queued{session: fmt.Sprint("s", rng.IntN(2)), message: fmt.Sprint("a", rng.IntN(2)), text: randomText(rng, rng.IntN(300), rng.IntN(4) == 0)})
 			}
 		}
 		scripts[fmt.Sprint("random ", i)] = q
@@ -149,7 +151,7 @@ func TestTextChunkMerge(t *testing.T) {
 				if q.other {
 					err = s.out.post([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), false)
 				} else {
-					err = s.out.appendText(q.session, q.artifact, q.text)
+					err = s.out.appendText(q.session, q.message, q.text)
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -159,12 +161,12 @@ func TestTextChunkMerge(t *testing.T) {
 			s.flushClose()
 
 			// The model: consecutive valid chunks of one session and
-			// artifact join while the join fits in mergeMax.
+			// message join while the join fits in mergeMax.
 			want := `{"first":true}` + "\n"
 			var cur *queued
 			endCur := func() {
 				if cur != nil {
-					want += notifyLine(t, cur.session, cur.text)
+					want += notifyLine(t, cur.session, cur.message, cur.text)
 					cur = nil
 				}
 			}
@@ -173,7 +175,7 @@ func TestTextChunkMerge(t *testing.T) {
 				case q.other:
 					endCur()
 					want += `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
-				case cur != nil && cur.session == q.session && cur.artifact == q.artifact && utf8.ValidString(cur.text) &&
+				case cur != nil && cur.session == q.session && cur.message == q.message && utf8.ValidString(cur.text) &&
 					utf8.ValidString(q.text) && len(cur.text)+len(q.text) <= mergeMax:
 					cur.text += q.text
 				default:
@@ -224,25 +226,27 @@ func TestTextChunkMerge(t *testing.T) {
 			if name == "cap" && strings.Count(got, "\n") != 3 {
 				t.Errorf("100 KiB in 1 KiB chunks made %d lines, want 3 (the first, 64 KiB, 36 KiB)", strings.Count(got, "\n"))
 			}
-			if name == "one artifact" && strings.Count(got, "\n") != 2 {
-				t.Errorf("three queued chunks of one artifact made %d lines, want 2 (the first, one merged)", strings.Count(got, "\n"))
+			if name == "one message" && strings.Count(got, "\n") != 2 {
+				t.Errorf("three queued chunks of one message made %d lines, want 2 (the first, one merged)", strings.Count(got, "\n"))
 			}
 		})
 	}
 }
 
 // TestTextChunkLineLikeNotify: a chunk that merges with nothing is the
-// line notify writes for it.
+// line notify writes for it, its messageId included (none when empty).
 func TestTextChunkLineLikeNotify(t *testing.T) {
-	for _, text := range jsonTextCases {
-		var out bytes.Buffer
-		s := newStream(bytes.NewReader(nil), &out, slog.New(slog.DiscardHandler), lineMaxBytes)
-		if err := s.out.appendText("chat-\"zed\"-1", "a", text); err != nil {
-			t.Fatal(err)
-		}
-		s.flushClose()
-		if want := notifyLine(t, "chat-\"zed\"-1", text); out.String() != want {
-			t.Errorf("%q: textChunk wrote\n%s\nnotify writes\n%s", text, out.String(), want)
+	for _, id := range []string{"a", "task-1/artifact \"2\"", ""} {
+		for _, text := range jsonTextCases {
+			var out bytes.Buffer
+			s := newStream(bytes.NewReader(nil), &out, slog.New(slog.DiscardHandler), lineMaxBytes)
+			if err := s.out.appendText("chat-\"zed\"-1", id, text); err != nil {
+				t.Fatal(err)
+			}
+			s.flushClose()
+			if want := notifyLine(t, "chat-\"zed\"-1", id, text); out.String() != want {
+				t.Errorf("%q %q: textChunk wrote\n%s\nnotify writes\n%s", id, text, out.String(), want)
+			}
 		}
 	}
 }

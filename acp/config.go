@@ -33,12 +33,22 @@ type SessionMode struct {
 	Name string `json:"name"`
 }
 
+// SetModelParams is session/set_model's params (older clients).
+type SetModelParams struct {
+	SessionID string `json:"sessionId"`
+	ModelID   string `json:"modelId"`
+	RequestMeta
+}
+
+func (p *SetModelParams) session() string { return p.SessionID }
+
 // SetConfigOptionParams is session/set_config_option's params. Value is
 // kept raw: shim's options take a string value id only.
 type SetConfigOptionParams struct {
 	SessionID string          `json:"sessionId"`
 	ConfigID  string          `json:"configId"`
 	Value     json.RawMessage `json:"value"`
+	RequestMeta
 }
 
 func (p *SetConfigOptionParams) session() string { return p.SessionID }
@@ -52,6 +62,7 @@ type SetConfigOptionResult struct {
 type SetModeParams struct {
 	SessionID string `json:"sessionId"`
 	ModeID    string `json:"modeId"`
+	RequestMeta
 }
 
 func (p *SetModeParams) session() string { return p.SessionID }
@@ -95,6 +106,7 @@ func (ConfigOptionUpdate) isUpdate()      {}
 type SteeringParams struct {
 	SessionID string        `json:"sessionId"`
 	Prompt    []PromptBlock `json:"prompt"`
+	RequestMeta
 }
 
 func (p *SteeringParams) session() string { return p.SessionID }

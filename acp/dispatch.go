@@ -23,8 +23,9 @@ type Handler interface {
 	Lifecycle
 	Sessions
 	// Session gets every call about one session (prompt, cancel, load,
-	// resume, close, delete, set_mode, set_config_option,
-	// _session/steering) and runs it with c.Serve where it decides.
+	// resume, close, delete, set_mode, set_model, set_config_option,
+	// _session/steering) and runs it with c.Serve where it decides; ctx
+	// is the call's (TraceOf reads its trace context).
 	Session(ctx context.Context, c SessionCall)
 }
 
@@ -53,6 +54,9 @@ type SessionWork interface {
 	Close(req *Request, p *SessionParams)
 	Delete(req *Request, p *SessionParams)
 	SetMode(req *Request, p *SetModeParams)
+	// SetModel is session/set_model, which older clients still send (not
+	// in the v1 schema).
+	SetModel(req *Request, p *SetModelParams)
 	SetConfigOption(req *Request, p *SetConfigOptionParams)
 	Steer(req *Request, p *SteeringParams)
 }
@@ -73,7 +77,9 @@ func (c SessionCall) Serve(w SessionWork) { c.serve(w) }
 var byMethod = map[string]route{
 	MethodInitialize:   handlerCall(wellFormed, Handler.Initialize),
 	MethodAuthenticate: handlerCall(anyParams, Handler.Authenticate),
-	MethodLogout:       func(d delivery) { d.h.Logout(d.ctx, d.req) },
+	MethodLogout: handlerCall(anyParams, func(h Handler, ctx context.Context, req *Request, _ *RequestMeta) {
+		h.Logout(ctx, req)
+	}),
 
 	MethodSessionNew:  handlerCall(needs("session/new needs {cwd, mcpServers}"), Handler.NewSession),
 	MethodSessionList: handlerCall(anyParams, Handler.ListSessions),
@@ -85,6 +91,7 @@ var byMethod = map[string]route{
 	MethodSessionClose:           sessionCall(anyParams, SessionWork.Close),
 	MethodSessionDelete:          sessionCall(anyParams, SessionWork.Delete),
 	MethodSessionSetMode:         sessionCall(needs("session/set_mode needs {sessionId, modeId}"), SessionWork.SetMode),
+	MethodSessionSetModel:        sessionCall(needs("session/set_model needs {sessionId, modelId}"), SessionWork.SetModel),
 	MethodSessionSetConfigOption: sessionCall(needs("session/set_config_option needs {sessionId, configId, value}"), SessionWork.SetConfigOption),
 	MethodSessionSteering:        sessionCall(needs("_session/steering needs {sessionId, prompt}"), SessionWork.Steer),
 }
@@ -136,7 +143,8 @@ func (c *Conn) refuse(req *Request, e *Error) {
 	}
 }
 
-// handlerCall is the route of a method the Handler serves itself.
+// handlerCall is the route of a method the Handler serves itself; it gets
+// the context of its request (with the request's trace context).
 func handlerCall[P any](rule paramsRule, serve func(Handler, context.Context, *Request, *P)) route {
 	return func(d delivery) {
 		p, refused := decodeParams[P](d.params, rule)
@@ -144,7 +152,7 @@ func handlerCall[P any](rule paramsRule, serve func(Handler, context.Context, *R
 			d.c.refuse(d.req, refused)
 			return
 		}
-		serve(d.h, d.ctx, d.req, p)
+		serve(d.h, withTrace(d.ctx, p), d.req, p)
 	}
 }
 
@@ -161,7 +169,8 @@ func sessionCall[P any, PP sessionParams[P]](rule paramsRule, serve func(Session
 	return func(d delivery) {
 		p, refused := decodeParams[P](d.params, rule)
 		req := d.req
-		d.h.Session(d.ctx, SessionCall{
+		ctx := withTrace(d.ctx, p)
+		d.h.Session(ctx, SessionCall{
 			// A refused decode still names the session it went as far as
 			// (encoding/json goes on past a field of the wrong type).
 			SessionID: PP(p).session(),

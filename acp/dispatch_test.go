@@ -18,9 +18,12 @@ type recorder struct {
 	calls chan string
 }
 
-func (r *recorder) note(req *Request, format string, args ...any) {
+func (r *recorder) note(ctx context.Context, req *Request, format string, args ...any) {
 	if req.Params != nil {
 		format += " (params kept)"
+	}
+	if tr := TraceOf(ctx); tr != (Trace{}) {
+		format += fmt.Sprintf(" trace=%s,%s", tr.Parent, tr.State)
 	}
 	r.calls <- fmt.Sprintf(format, args...)
 	if !req.Notif {
@@ -28,52 +31,67 @@ func (r *recorder) note(req *Request, format string, args ...any) {
 	}
 }
 
-func (r *recorder) Initialize(_ context.Context, req *Request, p *InitializeParams) {
+func (r *recorder) Initialize(ctx context.Context, req *Request, p *InitializeParams) {
 	name := "-"
 	if p.ClientInfo != nil {
 		name = p.ClientInfo.Name
 	}
-	r.note(req, "Initialize %s", name)
+	r.note(ctx, req, "Initialize %s", name)
 }
 
-func (r *recorder) Authenticate(_ context.Context, req *Request, p *AuthenticateParams) {
-	r.note(req, "Authenticate %q", p.MethodID)
+func (r *recorder) Authenticate(ctx context.Context, req *Request, p *AuthenticateParams) {
+	r.note(ctx, req, "Authenticate %q", p.MethodID)
 }
 
-func (r *recorder) Logout(_ context.Context, req *Request) { r.note(req, "Logout") }
+func (r *recorder) Logout(ctx context.Context, req *Request) { r.note(ctx, req, "Logout") }
 
-func (r *recorder) NewSession(_ context.Context, req *Request, p *NewSessionParams) {
-	r.note(req, "NewSession %s", p.CWD)
+func (r *recorder) NewSession(ctx context.Context, req *Request, p *NewSessionParams) {
+	r.note(ctx, req, "NewSession %s", p.CWD)
 }
 
-func (r *recorder) ListSessions(_ context.Context, req *Request, p *ListParams) {
-	r.note(req, "ListSessions %s", p.CWD)
+func (r *recorder) ListSessions(ctx context.Context, req *Request, p *ListParams) {
+	r.note(ctx, req, "ListSessions %s", p.CWD)
 }
 
-func (r *recorder) Session(_ context.Context, c SessionCall) {
-	r.calls <- "Session " + c.SessionID
+func (r *recorder) Session(ctx context.Context, c SessionCall) {
+	call := "Session " + c.SessionID
+	if tr := TraceOf(ctx); tr != (Trace{}) {
+		call += fmt.Sprintf(" trace=%s,%s", tr.Parent, tr.State)
+	}
+	r.calls <- call
 	c.Serve(r)
 }
 
 func (r *recorder) Prompt(req *Request, p *PromptParams) {
-	r.note(req, "Prompt %s %s", p.SessionID, p.Prompt[0].C.Text)
+	r.note(context.Background(), req, "Prompt %s %s", p.SessionID, p.Prompt[0].C.Text)
 }
 
-func (r *recorder) Cancel(req *Request, p *SessionParams) { r.note(req, "Cancel %s", p.SessionID) }
-func (r *recorder) Load(req *Request, p *SessionParams) {
-	r.note(req, "Load %s %s", p.SessionID, p.CWD)
+func (r *recorder) Cancel(req *Request, p *SessionParams) {
+	r.note(context.Background(), req, "Cancel %s", p.SessionID)
 }
-func (r *recorder) Resume(req *Request, p *SessionParams) { r.note(req, "Resume %s", p.SessionID) }
-func (r *recorder) Close(req *Request, p *SessionParams)  { r.note(req, "Close %s", p.SessionID) }
-func (r *recorder) Delete(req *Request, p *SessionParams) { r.note(req, "Delete %s", p.SessionID) }
+func (r *recorder) Load(req *Request, p *SessionParams) {
+	r.note(context.Background(), req, "Load %s %s", p.SessionID, p.CWD)
+}
+func (r *recorder) Resume(req *Request, p *SessionParams) {
+	r.note(context.Background(), req, "Resume %s", p.SessionID)
+}
+func (r *recorder) Close(req *Request, p *SessionParams) {
+	r.note(context.Background(), req, "Close %s", p.SessionID)
+}
+func (r *recorder) Delete(req *Request, p *SessionParams) {
+	r.note(context.Background(), req, "Delete %s", p.SessionID)
+}
 func (r *recorder) SetMode(req *Request, p *SetModeParams) {
-	r.note(req, "SetMode %s %s", p.SessionID, p.ModeID)
+	r.note(context.Background(), req, "SetMode %s %s", p.SessionID, p.ModeID)
 }
 func (r *recorder) SetConfigOption(req *Request, p *SetConfigOptionParams) {
-	r.note(req, "SetConfigOption %s %s %s", p.SessionID, p.ConfigID, p.Value)
+	r.note(context.Background(), req, "SetConfigOption %s %s %s", p.SessionID, p.ConfigID, p.Value)
+}
+func (r *recorder) SetModel(req *Request, p *SetModelParams) {
+	r.note(context.Background(), req, "SetModel %s %s", p.SessionID, p.ModelID)
 }
 func (r *recorder) Steer(req *Request, p *SteeringParams) {
-	r.note(req, "Steer %s %s", p.SessionID, p.Prompt[0].C.Text)
+	r.note(context.Background(), req, "Steer %s %s", p.SessionID, p.Prompt[0].C.Text)
 }
 
 // TestDispatch: each method reaches its family's typed handler with its
@@ -113,8 +131,30 @@ func TestDispatch(t *testing.T) {
 		{"session/set_mode refused", `{"method":"session/set_mode","params":{"sessionId":"s1","modeId":1}}`, []string{"Session s1"}, CodeInvalidParams, "Invalid params: session/set_mode needs {sessionId, modeId}"},
 		{"session/set_config_option", `{"method":"session/set_config_option","params":{"sessionId":"s1","configId":"model","value":"m"}}`, []string{"Session s1", `SetConfigOption s1 model "m"`}, 0, ""},
 		{"session/set_config_option refused", `{"method":"session/set_config_option"}`, []string{"Session "}, CodeInvalidParams, "Invalid params: session/set_config_option needs {sessionId, configId, value}"},
+		{"session/set_model", `{"method":"session/set_model","params":{"sessionId":"s1","modelId":"m"}}`, []string{"Session s1", "SetModel s1 m"}, 0, ""},
+		{"session/set_model refused", `{"method":"session/set_model","params":{"sessionId":"s1","modelId":2}}`, []string{"Session s1"}, CodeInvalidParams, "Invalid params: session/set_model needs {sessionId, modelId}"},
 		{"_session/steering", `{"method":"_session/steering","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}`, []string{"Session s1", "Steer s1 go"}, 0, ""},
 		{"_session/steering refused", `{"method":"_session/steering","params":{"sessionId":"s1","prompt":{}}}`, []string{"Session s1"}, CodeInvalidParams, "Invalid params: _session/steering needs {sessionId, prompt}"},
+		// W3C trace context in _meta reaches every handler in its
+		// request's context; a _meta of another shape is no trace and
+		// refuses nothing.
+		{"initialize, traced", `{"method":"initialize","params":{"protocolVersion":1,"_meta":{"traceparent":"tp","tracestate":"ts"}}}`, []string{"Initialize - trace=tp,ts"}, 0, ""},
+		{"authenticate, traced", `{"method":"authenticate","params":{"methodId":"m","_meta":{"traceparent":"tp"}}}`, []string{`Authenticate "m" trace=tp,`}, 0, ""},
+		{"logout, traced", `{"method":"logout","params":{"_meta":{"traceparent":"tp","tracestate":"ts"}}}`, []string{"Logout trace=tp,ts"}, 0, ""},
+		{"session/new, traced", `{"method":"session/new","params":{"cwd":"/w","mcpServers":[],"_meta":{"traceparent":"tp","tracestate":"ts","other":1}}}`, []string{"NewSession /w trace=tp,ts"}, 0, ""},
+		{"session/new, _meta not an object", `{"method":"session/new","params":{"cwd":"/w","mcpServers":[],"_meta":[1]}}`, []string{"NewSession /w"}, 0, ""},
+		{"session/new, a traceparent not a string", `{"method":"session/new","params":{"cwd":"/w","mcpServers":[],"_meta":{"traceparent":5,"tracestate":"ts"}}}`, []string{"NewSession /w trace=,ts"}, 0, ""},
+		{"session/list, traced", `{"method":"session/list","params":{"_meta":{"traceparent":"tp"}}}`, []string{"ListSessions  trace=tp,"}, 0, ""},
+		{"session/prompt, traced", `{"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"hi"}],"_meta":{"traceparent":"tp","tracestate":"ts"}}}`, []string{"Session s1 trace=tp,ts", "Prompt s1 hi"}, 0, ""},
+		{"session/cancel, traced", `{"method":"session/cancel","params":{"sessionId":"s1","_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "Cancel s1"}, 0, ""},
+		{"session/load, traced", `{"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[],"_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "Load s1 /w"}, 0, ""},
+		{"session/resume, traced", `{"method":"session/resume","params":{"sessionId":"s1","cwd":"/w","_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "Resume s1"}, 0, ""},
+		{"session/close, traced", `{"method":"session/close","params":{"sessionId":"s1","_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "Close s1"}, 0, ""},
+		{"session/delete, traced", `{"method":"session/delete","params":{"sessionId":"s1","_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "Delete s1"}, 0, ""},
+		{"session/set_mode, traced", `{"method":"session/set_mode","params":{"sessionId":"s1","modeId":"ask","_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "SetMode s1 ask"}, 0, ""},
+		{"session/set_model, traced", `{"method":"session/set_model","params":{"sessionId":"s1","modelId":"m","_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "SetModel s1 m"}, 0, ""},
+		{"session/set_config_option, traced", `{"method":"session/set_config_option","params":{"sessionId":"s1","configId":"model","value":"m","_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", `SetConfigOption s1 model "m"`}, 0, ""},
+		{"_session/steering, traced", `{"method":"_session/steering","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}],"_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "Steer s1 go"}, 0, ""},
 		{"unknown method", `{"method":"x/y","params":{}}`, nil, CodeMethodNotFound, "Method not found: x/y"},
 		{"unknown notification", `{"method":"$/x","params":{}}`, nil, 0, ""},
 		{"a known method as a notification", `{"method":"session/cancel","params":{"sessionId":"s2"}}`, []string{"Session s2", "Cancel s2"}, 0, ""},

@@ -14,11 +14,17 @@
 //	dispatch.go    Handler (one interface per method family: Lifecycle,
 //	               Sessions, SessionWork), the method table (each method's
 //	               params type and what it needs of them), SessionCall
-//	initialize.go  initialize and authenticate: params, capabilities, result
-//	session.go     session/new, load, resume, close, delete, list
+//	trace.go       a request's _meta: its W3C trace context, handed on in
+//	               the context the request is served with (TraceOf)
+//	initialize.go  initialize and authenticate: params, capabilities (the
+//	               client's: forms, terminals, notices), result
+//	session.go     session/new, load, resume, close, delete, list (with
+//	               their additional directories)
 //	prompt.go      session/prompt: its blocks (text unquoted with one copy), the result
-//	config.go      config options, modes, commands, _session/steering
-//	update.go      the session updates as types; the tool kinds and statuses
+//	config.go      config options, modes, session/set_model, commands,
+//	               _session/steering
+//	update.go      the session updates as types (chunks with their
+//	               messageId, notices); the tool kinds and statuses
 //	content.go     content blocks
 //	permission.go  session/request_permission
 //	elicitation.go elicitation/create forms, a JSON Schema reduced to one
@@ -34,15 +40,17 @@
 //	               a big request's params stashed out of jsonrpc2's sight
 //	queue.go       the bounded output queue and its one writer
 //	long.go        a tool update's long fields written into its line in place
-//	chunks.go      text chunks of one artifact merged while they wait
+//	chunks.go      text chunks of one message (messageId) merged while
+//	               they wait
 //
 // # Adding a method
 //
 // A line in the table of dispatch.go (the name, what the params need, the
 // family's method), the params type (with a session() method when it
-// names a session) and the method on the family's interface; a new
-// family is a new interface embedded in Handler. A method the client may
-// send only once a capability was agreed checks it in its handler.
+// names a session, and RequestMeta embedded so that its trace context is
+// read) and the method on the family's interface; a new family is a new
+// interface embedded in Handler. A method the client may send only once a
+// capability was agreed checks it in its handler.
 //
 // # Goroutines
 //

@@ -51,5 +51,8 @@ func (u unserved) Resume(req *Request, _ *SessionParams)                       {
 func (u unserved) Close(req *Request, _ *SessionParams)                        { u.refuse(req) }
 func (u unserved) Delete(req *Request, _ *SessionParams)                       { u.refuse(req) }
 func (u unserved) SetMode(req *Request, _ *SetModeParams)                      { u.refuse(req) }
-func (u unserved) SetConfigOption(req *Request, _ *SetConfigOptionParams)      { u.refuse(req) }
-func (u unserved) Steer(req *Request, _ *SteeringParams)                       { u.refuse(req) }
+func (u unserved) SetConfigOption(req *Request, _ *SetConfigOptionParams) {
+	u.refuse(req)
+}
+func (u unserved) SetModel(req *Request, _ *SetModelParams) { u.refuse(req) }
+func (u unserved) Steer(req *Request, _ *SteeringParams)    { u.refuse(req) }

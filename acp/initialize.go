@@ -14,6 +14,7 @@ type InitializeParams struct {
 	ProtocolVersion    json.RawMessage    `json:"protocolVersion"`
 	ClientInfo         *Implementation    `json:"clientInfo"`
 	ClientCapabilities ClientCapabilities `json:"clientCapabilities"`
+	RequestMeta
 }
 
 // ClientCapabilities is what shim reads of the client's capabilities.
@@ -24,7 +25,21 @@ type ClientCapabilities struct {
 		Terminal bool `json:"terminal"`
 	} `json:"auth"`
 	Elicitation json.RawMessage `json:"elicitation"`
+	Session     json.RawMessage `json:"session"`
 	Meta        json.RawMessage `json:"_meta"`
+}
+
+// Notices reports whether the client advertised session.notices (an
+// object): it shows notice updates apart from the conversation.
+func (c ClientCapabilities) Notices() bool {
+	var s struct {
+		Notices json.RawMessage `json:"notices"`
+	}
+	if json.Unmarshal(c.Session, &s) != nil {
+		return false
+	}
+	var obj map[string]json.RawMessage
+	return len(s.Notices) > 0 && s.Notices[0] == '{' && json.Unmarshal(s.Notices, &obj) == nil
 }
 
 // FormElicitation reports whether the client advertised
@@ -92,10 +107,11 @@ type AgentCapabilities struct {
 		EmbeddedContext bool `json:"embeddedContext"`
 	} `json:"promptCapabilities"`
 	SessionCapabilities struct {
-		List   Empty `json:"list"`
-		Resume Empty `json:"resume"`
-		Close  Empty `json:"close"`
-		Delete Empty `json:"delete"`
+		List                  Empty `json:"list"`
+		Resume                Empty `json:"resume"`
+		Close                 Empty `json:"close"`
+		Delete                Empty `json:"delete"`
+		AdditionalDirectories Empty `json:"additionalDirectories"`
 	} `json:"sessionCapabilities"`
 	Auth struct {
 		Logout Empty `json:"logout"`
@@ -130,4 +146,5 @@ type TerminalAuth struct {
 // AuthenticateParams is authenticate's params.
 type AuthenticateParams struct {
 	MethodID string `json:"methodId"`
+	RequestMeta
 }

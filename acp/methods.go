@@ -18,6 +18,9 @@ const (
 	MethodSessionDelete          = "session/delete"
 	MethodSessionSetMode         = "session/set_mode"
 	MethodSessionSetConfigOption = "session/set_config_option"
+	// MethodSessionSetModel is what older clients send to pick a model
+	// (removed from the v1 schema): the model option (SPEC §14).
+	MethodSessionSetModel = "session/set_model"
 	// MethodSessionSteering is the steering extension editors and other
 	// ACP agents share (not in the v1 schema).
 	MethodSessionSteering = "_session/steering"

@@ -11,6 +11,7 @@ import (
 type PromptParams struct {
 	SessionID string        `json:"sessionId"`
 	Prompt    []PromptBlock `json:"prompt"`
+	RequestMeta
 }
 
 func (p *PromptParams) session() string { return p.SessionID }

@@ -4,8 +4,12 @@ import "encoding/json"
 
 // NewSessionParams is session/new's params.
 type NewSessionParams struct {
-	CWD        string            `json:"cwd"`
-	MCPServers []json.RawMessage `json:"mcpServers"`
+	CWD string `json:"cwd"`
+	// AdditionalDirectories are more workspace roots beside the cwd
+	// (SPEC §14); each must be absolute.
+	AdditionalDirectories []string          `json:"additionalDirectories"`
+	MCPServers            []json.RawMessage `json:"mcpServers"`
+	RequestMeta
 }
 
 // NewSessionResult answers session/new.
@@ -26,6 +30,11 @@ type LoadSessionResult struct {
 type SessionParams struct {
 	SessionID string `json:"sessionId"`
 	CWD       string `json:"cwd"`
+	// AdditionalDirectories (load and resume): when not empty, the
+	// complete list of the session's other roots (SPEC §14).
+	AdditionalDirectories []string          `json:"additionalDirectories"`
+	MCPServers            []json.RawMessage `json:"mcpServers"`
+	RequestMeta
 }
 
 func (p *SessionParams) session() string { return p.SessionID }
@@ -34,14 +43,16 @@ func (p *SessionParams) session() string { return p.SessionID }
 type ListParams struct {
 	CWD    string `json:"cwd"`
 	Cursor string `json:"cursor"`
+	RequestMeta
 }
 
 // SessionInfo is one row of session/list.
 type SessionInfo struct {
-	SessionID string `json:"sessionId"`
-	CWD       string `json:"cwd"`
-	Title     string `json:"title,omitempty"`
-	UpdatedAt string `json:"updatedAt,omitempty"`
+	SessionID             string   `json:"sessionId"`
+	CWD                   string   `json:"cwd"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	Title                 string   `json:"title,omitempty"`
+	UpdatedAt             string   `json:"updatedAt,omitempty"`
 }
 
 // ListResult answers session/list.

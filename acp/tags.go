@@ -21,6 +21,7 @@ type (
 	tagCurrentMode       struct{}
 	tagConfigOption      struct{}
 	tagSelect            struct{}
+	tagNotice            struct{}
 )
 
 func (tagText) MarshalJSON() ([]byte, error)         { return []byte(`"text"`), nil }
@@ -47,3 +48,4 @@ func (tagAvailableCommands) MarshalJSON() ([]byte, error) {
 func (tagCurrentMode) MarshalJSON() ([]byte, error)  { return []byte(`"current_mode_update"`), nil }
 func (tagConfigOption) MarshalJSON() ([]byte, error) { return []byte(`"config_option_update"`), nil }
 func (tagSelect) MarshalJSON() ([]byte, error)       { return []byte(`"select"`), nil }
+func (tagNotice) MarshalJSON() ([]byte, error)       { return []byte(`"notice"`), nil }

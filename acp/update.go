@@ -4,7 +4,7 @@ import "encoding/json"
 
 // Update is one session/update: AgentMessageChunk, AgentThoughtChunk,
 // UserMessageChunk, ToolCall, ToolCallUpdate, UsageUpdate,
-// SessionInfoUpdate, AvailableCommandsUpdate, CurrentModeUpdate or
+// SessionInfoUpdate, Notice, AvailableCommandsUpdate, CurrentModeUpdate or
 // ConfigOptionUpdate (config.go).
 type Update interface{ isUpdate() }
 
@@ -14,22 +14,48 @@ type SessionNotification struct {
 	Update    Update `json:"update"`
 }
 
+// The chunks carry the id of the message they belong to (MessageID):
+// every chunk of one message the same, another message another (SPEC
+// §14). It comes before the content, so that the text of a chunk ends its
+// line (chunks.go merges into it there).
+
 // AgentMessageChunk is a piece of the agent's answer.
 type AgentMessageChunk struct {
 	SessionUpdate tagAgentMessageChunk `json:"sessionUpdate"`
+	MessageID     string               `json:"messageId,omitempty"`
 	Content       ContentBlock         `json:"content"`
 }
 
 // AgentThoughtChunk is a piece of the agent's reasoning.
 type AgentThoughtChunk struct {
 	SessionUpdate tagAgentThoughtChunk `json:"sessionUpdate"`
+	MessageID     string               `json:"messageId,omitempty"`
 	Content       ContentBlock         `json:"content"`
 }
 
 // UserMessageChunk is a piece of the user's message (replay).
 type UserMessageChunk struct {
 	SessionUpdate tagUserMessageChunk `json:"sessionUpdate"`
+	MessageID     string              `json:"messageId,omitempty"`
 	Content       ContentBlock        `json:"content"`
+}
+
+// NoticeSeverity is how a notice is to be shown.
+type NoticeSeverity string
+
+// Notice severities (the ones shim sends).
+const (
+	NoticeInfo    NoticeSeverity = "info"
+	NoticeWarning NoticeSeverity = "warning"
+)
+
+// Notice is what shim says about itself, shown apart from the
+// conversation; only to a client that advertised session.notices.
+type Notice struct {
+	SessionUpdate tagNotice      `json:"sessionUpdate"`
+	Severity      NoticeSeverity `json:"severity"`
+	Title         string         `json:"title"`
+	Description   string         `json:"description,omitempty"`
 }
 
 // ToolKind is a tool call's kind: how a client draws and handles the
@@ -116,3 +142,4 @@ func (ToolCall) isUpdate()          {}
 func (ToolCallUpdate) isUpdate()    {}
 func (UsageUpdate) isUpdate()       {}
 func (SessionInfoUpdate) isUpdate() {}
+func (Notice) isUpdate()            {}

@@ -17,6 +17,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/internal/randid"
 )
 
 // statusCommand is shim's own command.
@@ -256,7 +257,7 @@ func (s *Server) showStatus(req *acp.Request, sess *turn.Session) {
 		model = st.model
 	}
 	b.WriteString(line("Model", model))
-	s.notify(sess.ID(), render.AnswerChunk(b.String()))
+	s.notify(sess.ID(), render.AnswerChunk("shim-status-"+randid.Hex(6), b.String()))
 	s.reply(req, acp.PromptResult{StopReason: acp.StopEndTurn}, nil)
 }
 

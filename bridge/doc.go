@@ -13,8 +13,11 @@
 //
 // # Files
 //
-//	server.go    Server, Options, Serve; routes (where each ACP call runs),
-//	             replies, notifications, the thread index, the project roots
+//	server.go    Server, Options, Serve; routes (where each ACP call runs,
+//	             under which context: a request's trace context goes on
+//	             every A2A call it causes), replies, notifications and the
+//	             notices about a session outside a turn (SPEC §14), the
+//	             thread index, the project roots, additional directories
 //	queue.go     a session's serial queue
 //	lifecycle.go initialize, authenticate, logout; the A2A client, built
 //	             lazily and probed once
@@ -25,7 +28,8 @@
 //	             A2A message; the editor-context preamble; context ids
 //	steering.go  Send Now and _session/steering routed to the session's turn
 //	commands.go  the card's skills as commands, /status, skill hints (§11.1)
-//	modes.go     the permissions and model options, mirrored as modes (§11.2)
+//	modes.go     the permissions and model options, mirrored as modes
+//	             (§11.2); session/set_model of older clients (§14)
 //	sessions.go  session/list, load, resume, close, delete; past turns
 //	             replayed through the renderer; the console hand-off
 //

@@ -23,6 +23,7 @@ func (s *Server) initialize(p *acp.InitializeParams) (any, error) {
 	s.forms = p.ClientCapabilities.FormElicitation()
 	s.urlElicitation = p.ClientCapabilities.URLElicitation()
 	s.terminals = p.ClientCapabilities.TerminalOutput()
+	s.notices = p.ClientCapabilities.Notices()
 	if s.opts.ContextPrefix == "" {
 		s.prefix = "chat-" + clientSlug(s.clientName)
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"github.com/shimdev/shim/bridge/turn"
 	"slices"
+	"strconv"
 
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
@@ -117,6 +118,30 @@ func (s *Server) setModeRequest(req *acp.Request, p *acp.SetModeParams) {
 	if changed {
 		s.notify(sess.ID(), render.ConfigOptions(s.configOptions(settingsOf(sess))))
 	}
+}
+
+// setModel handles session/set_model (older clients; not in the v1
+// schema): the model option set as set_config_option sets it, answered
+// {}; the model picker hears of it after the answer. A model not offered
+// (--models, or "default") is -32602.
+func (s *Server) setModel(req *acp.Request, p *acp.SetModelParams) {
+	sess := s.session(p.SessionID)
+	if sess == nil {
+		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
+		return
+	}
+	if len(s.opts.Models) == 0 || (p.ModelID != modelDefault && !slices.Contains(s.opts.Models, p.ModelID)) {
+		s.reply(req, nil, acp.InvalidParams("unknown model "+strconv.Quote(p.ModelID)+": the models are those of --models"))
+		return
+	}
+	model := p.ModelID
+	if model == modelDefault {
+		model = ""
+	}
+	sess.SetModel(model)
+	s.log.Info("session model set", "session", sess.ID(), "model", p.ModelID)
+	s.reply(req, struct{}{}, nil)
+	s.notify(sess.ID(), render.ConfigOptions(s.configOptions(settingsOf(sess))))
 }
 
 // setConfigOption handles session/set_config_option; the answer is the

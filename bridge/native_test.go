@@ -26,7 +26,7 @@ func TestInitializeNative(t *testing.T) {
 	if err := json.Unmarshal(m.Result, &r); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := json.Marshal(r.AgentCapabilities.SessionCapabilities); string(b) != `{"close":{},"delete":{},"list":{},"resume":{}}` {
+	if b, _ := json.Marshal(r.AgentCapabilities.SessionCapabilities); string(b) != `{"additionalDirectories":{},"close":{},"delete":{},"list":{},"resume":{}}` {
 		t.Errorf("sessionCapabilities %s", b)
 	}
 	if b, _ := json.Marshal(r.Meta); string(b) != `{"steering":{"supported":true}}` {

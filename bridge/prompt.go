@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
@@ -22,7 +23,8 @@ import (
 )
 
 // prompt answers session/prompt: a turn of its own, or a steer of the
-// session's detached turn. ctx is the request's: cancelled by the client
+// session's detached turn. ctx is its request's: its trace context goes on
+// every A2A request of the turn; cancelled by the client
 // ($/cancel_request) before the turn sent its message, the prompt answers
 // -32800 and nothing is sent; after, the turn is given up (turn.Withdraw).
 func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptParams) {
@@ -31,6 +33,7 @@ func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPara
 		s.reply(req, nil, acp.Cancelled())
 		return
 	}
+	call := callContext(ctx)
 	sess := s.session(p.SessionID)
 	if sess == nil {
 		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
@@ -52,7 +55,7 @@ func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPara
 		s.reply(req, nil, err)
 		return
 	}
-	if s.trySteer(req, sess, parts) {
+	if s.trySteer(call, req, sess, parts) {
 		withdrawOnCancel(ctx, req, sess.Current())
 		return
 	}
@@ -65,7 +68,7 @@ func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPara
 		msg.TaskID = parked
 		msg.Resume = true
 	case first && sess.Minted() && !s.opts.NoPreamble:
-		if pre := s.preamble(sess.CWD()); pre != "" {
+		if pre := s.preamble(call, sess.CWD(), sess.Dirs()); pre != "" {
 			msg.Parts = addPreamble(msg.Parts, pre)
 		}
 	}
@@ -75,7 +78,7 @@ func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPara
 	if first {
 		title = past.TitleOf(userText)
 	}
-	withdrawOnCancel(ctx, req, turn.Start(s.ctx, s.turnEnv(client, sess), sess, req, msg, title))
+	withdrawOnCancel(ctx, req, turn.Start(s.turnContext(ctx), s.turnEnv(client, sess), sess, req, msg, title))
 }
 
 // withdrawOnCancel gives the prompt req of t up when the client cancels
@@ -95,11 +98,11 @@ func withdrawOnCancel(ctx context.Context, req *acp.Request, t *turn.Turn) {
 // turnEnv is what a turn of sess needs of the server.
 func (s *Server) turnEnv(c *a2aclient.Client, sess *turn.Session) turn.Env {
 	s.infoMu.Lock()
-	forms, terminals := s.forms, s.terminals
+	forms, terminals, notices := s.forms, s.terminals, s.notices
 	s.infoMu.Unlock()
 	return turn.Env{Conn: s.conn, Client: c, Agent: s.agentName(), Roots: s.roots(), Shown: s.shown.Of(sess.ID()), Log: s.log,
 		Grace: s.opts.SteerGrace, ContextWindow: s.opts.ContextWindow, BusyTimeout: s.opts.BusyTimeout, BusyPoll: s.opts.BusyPoll,
-		Forms: forms, Terminals: terminals, Host: turnHost{s}}
+		Forms: forms, Terminals: terminals, Notices: notices, Host: turnHost{s}}
 }
 
 // turnHost is the server as its turns see it (turn.Host).
@@ -123,7 +126,7 @@ func (h turnHost) Meanwhile(ctx context.Context, sess *turn.Session, emit func(a
 		h.log.Debug("turns finished meanwhile not read", "session", sess.ID(), "err", err)
 		return
 	}
-	h.replay(sess, turns, cut, false, emit)
+	h.replay(ctx, sess, turns, cut, false, emit)
 }
 
 // Record writes what a turn taught the thread index (title, cwd, task
@@ -147,12 +150,13 @@ func (h turnHost) Record(sess *turn.Session, title, taskID string) {
 
 func (h turnHost) ModeChanged(sess *turn.Session, emit func(acp.Update)) { h.modeChanged(sess, emit) }
 
-// preamble is the editor-context line for a cwd inside a known root.
-func (s *Server) preamble(cwd string) string {
+// preamble is the editor-context line for a cwd inside a known root; it
+// names the session's additional directories too (SPEC §14).
+func (s *Server) preamble(ctx context.Context, cwd string, dirs []string) string {
 	if cwd == "" {
 		return ""
 	}
-	if err := s.roots().Load(s.ctx); err != nil {
+	if err := s.roots().Load(ctx); err != nil {
 		s.log.Debug("project roots not loaded", "err", err)
 	}
 	r, ok := s.roots().Containing(cwd)
@@ -168,7 +172,32 @@ func (s *Server) preamble(cwd string) string {
 	if client == "" {
 		client = "an ACP editor"
 	}
-	return past.PreambleStart + client + " opened on your project `" + r.Name + "` (" + r.Path + "). Paths you read or search there are shown to them in the editor.]"
+	return past.PreambleStart + client + " opened on your project `" + r.Name + "` (" + r.Path + ")" + s.moreFolders(dirs) +
+		". Paths you read or search there are shown to them in the editor.]"
+}
+
+// moreFolders names the additional directories in the preamble: a known
+// project by its name, any other by its path (one with a control
+// character, which would break the one-line preamble, is left out).
+func (s *Server) moreFolders(dirs []string) string {
+	var named []string
+	for _, d := range dirs {
+		if strings.ContainsFunc(d, unicode.IsControl) {
+			continue
+		}
+		if r, ok := s.roots().Containing(d); ok && r.Path == d {
+			named = append(named, "`"+r.Name+"` ("+d+")")
+		} else {
+			named = append(named, d)
+		}
+	}
+	switch len(named) {
+	case 0:
+		return ""
+	case 1:
+		return " and the folder " + named[0]
+	}
+	return " and the folders " + strings.Join(named[:len(named)-1], ", ") + " and " + named[len(named)-1]
 }
 
 // cancel handles session/cancel: the running prompt answers cancelled at

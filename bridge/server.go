@@ -14,9 +14,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/roots"
 	"github.com/shimdev/shim/threads"
 )
@@ -104,10 +106,11 @@ type Server struct {
 	clientName  string
 	clientTitle string
 	termAuth    bool
-	// forms and terminals: the client shows elicitation forms, and
-	// command calls as terminals (SPEC §11.3, §11.6).
+	// forms, terminals and notices: the client shows elicitation forms,
+	// command calls as terminals, and notices (SPEC §11.3, §11.6, §14).
 	forms     bool
 	terminals bool
+	notices   bool
 	// urlElicitation: the client opens a page shim asks it to (SPEC §14).
 	urlElicitation bool
 	prefix         string
@@ -215,12 +218,12 @@ func (r routes) Initialize(_ context.Context, req *acp.Request, p *acp.Initializ
 	r.reply(req, res, err)
 }
 
-// The calls that may wait run under their request's context (ctx): the
-// client may cancel one ($/cancel_request), and it then leaves nothing
-// half done.
+// The calls that may wait make their A2A calls under their request's
+// context, with its trace context (callContext): the client may cancel one
+// ($/cancel_request), and it then leaves nothing half done.
 
 func (r routes) Authenticate(ctx context.Context, req *acp.Request, p *acp.AuthenticateParams) {
-	go func() { res, err := r.authenticate(ctx, req, p); r.reply(req, res, err) }()
+	go func() { res, err := r.authenticate(callContext(ctx), req, p); r.reply(req, res, err) }()
 }
 
 func (r routes) Logout(_ context.Context, req *acp.Request) {
@@ -229,7 +232,7 @@ func (r routes) Logout(_ context.Context, req *acp.Request) {
 
 func (r routes) NewSession(ctx context.Context, req *acp.Request, p *acp.NewSessionParams) {
 	go func() {
-		res, after, err := r.newSession(ctx, p)
+		res, after, err := r.newSession(callContext(ctx), p)
 		r.reply(req, res, err)
 		if after != nil {
 			after()
@@ -238,7 +241,21 @@ func (r routes) NewSession(ctx context.Context, req *acp.Request, p *acp.NewSess
 }
 
 func (r routes) ListSessions(ctx context.Context, req *acp.Request, p *acp.ListParams) {
-	go func() { res, err := r.listSessions(ctx, p); r.reply(req, res, err) }()
+	go func() { res, err := r.listSessions(callContext(ctx), p); r.reply(req, res, err) }()
+}
+
+// callContext is the context of a request with its trace context (SPEC
+// §14) in the form the A2A client puts on every request it causes.
+func callContext(req context.Context) context.Context {
+	tr := acp.TraceOf(req)
+	return a2a.WithTrace(req, tr.Parent, tr.State)
+}
+
+// turnContext is the context of the turn a prompt starts: the server's
+// (a turn outlives its prompt), with the prompt's trace context.
+func (s *Server) turnContext(req context.Context) context.Context {
+	tr := acp.TraceOf(req)
+	return a2a.WithTrace(s.ctx, tr.Parent, tr.State)
 }
 
 func (r routes) Session(ctx context.Context, c acp.SessionCall) {
@@ -246,8 +263,9 @@ func (r routes) Session(ctx context.Context, c acp.SessionCall) {
 }
 
 // work is the routes serving one call of a session's queue, with the
-// call's context: the calls that may wait (a prompt, a load, a resume)
-// end when the client cancels them.
+// call's context: the calls that reach the agent make their A2A calls
+// under it, and those that may wait (a prompt, a load, a resume) end when
+// the client cancels them.
 type work struct {
 	routes
 	ctx context.Context
@@ -255,8 +273,17 @@ type work struct {
 
 func (w work) Prompt(req *acp.Request, p *acp.PromptParams) { w.prompt(w.ctx, req, p) }
 
-func (w work) Load(req *acp.Request, p *acp.SessionParams)   { w.open(w.ctx, req, p, true) }
-func (w work) Resume(req *acp.Request, p *acp.SessionParams) { w.open(w.ctx, req, p, false) }
+func (w work) Load(req *acp.Request, p *acp.SessionParams) {
+	w.open(callContext(w.ctx), req, p, true)
+}
+
+func (w work) Resume(req *acp.Request, p *acp.SessionParams) {
+	w.open(callContext(w.ctx), req, p, false)
+}
+
+func (w work) Steer(req *acp.Request, p *acp.SteeringParams) {
+	w.nativeSteer(callContext(w.ctx), req, p)
+}
 
 // enqueue runs f in the session's queue, after what arrived before it;
 // the queue is found (or made) and f queued under s.sessMu, so that dropQueue
@@ -293,12 +320,14 @@ func (r routes) Cancel(req *acp.Request, p *acp.SessionParams) {
 }
 
 // open answers session/load (replay) or session/resume, then sends the
-// session's commands.
+// session's commands (and, once per session, that the editor's MCP
+// servers are not forwarded).
 func (r routes) open(ctx context.Context, req *acp.Request, p *acp.SessionParams, replay bool) {
 	res, err := r.loadSession(ctx, req, *p, replay)
 	r.reply(req, res, err)
 	if err == nil {
 		r.sendCommands(p.SessionID)
+		r.mcpNotice(p.SessionID, len(p.MCPServers))
 	}
 }
 
@@ -314,11 +343,11 @@ func (r routes) Delete(req *acp.Request, p *acp.SessionParams) {
 
 func (r routes) SetMode(req *acp.Request, p *acp.SetModeParams) { r.setModeRequest(req, p) }
 
+func (r routes) SetModel(req *acp.Request, p *acp.SetModelParams) { r.setModel(req, p) }
+
 func (r routes) SetConfigOption(req *acp.Request, p *acp.SetConfigOptionParams) {
 	r.setConfigOption(req, p)
 }
-
-func (r routes) Steer(req *acp.Request, p *acp.SteeringParams) { r.nativeSteer(req, p) }
 
 // reply answers a request (never a notification). It never waits on the
 // editor.
@@ -400,6 +429,62 @@ func (s *Server) clientTerminals() bool {
 	return s.terminals
 }
 
+// clientNotices reports whether the client advertised notices (SPEC §14).
+func (s *Server) clientNotices() bool {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	return s.notices
+}
+
+// say tells the editor a notice about the session id outside a turn (a
+// notice, or what a client without notices was always shown; nothing
+// when such a client is not told).
+func (s *Server) say(id string, n render.Notice) {
+	if u := render.Said(n, s.clientNotices(), "shim-"+randid.Hex(6)); u != nil {
+		s.notify(id, u)
+	}
+}
+
+// mcpNotice says once per session that the n MCP servers the editor
+// offered are not forwarded (a notice; the log says it once per process).
+func (s *Server) mcpNotice(id string, n int) {
+	if n == 0 {
+		return
+	}
+	s.infoMu.Lock()
+	if !s.mcpNoted {
+		s.mcpNoted = true
+		s.log.Info("mcpServers from the editor are not forwarded: the remote agent cannot reach this machine's MCP servers", "count", n)
+	}
+	s.infoMu.Unlock()
+	if sess := s.session(id); sess != nil && s.clientNotices() && sess.TellMCP() {
+		s.say(id, render.MCPNotice(n))
+	}
+}
+
+// reporter tells the editor, as notices about the session id, what the
+// A2A client did on its own in a call (a renewed sign-in); nil for a
+// client without notices. It never waits for the editor.
+func (s *Server) reporter(id string) a2a.Reporter {
+	if !s.clientNotices() {
+		return nil
+	}
+	return func(rep a2a.Report) {
+		var n render.Notice
+		switch rep.Kind {
+		case a2a.ReportTokenRenewed:
+			n = render.RenewedNotice()
+		case a2a.ReportRenewalRefused:
+			n = render.RenewalRefusedNotice(rep.Detail)
+		default:
+			return
+		}
+		if err := s.conn.Send(id, n.Update()); err != nil {
+			s.log.Debug("update not delivered", "err", err)
+		}
+	}
+}
+
 // newSession handles session/new. after, when set, runs once the response
 // was written (updates for a session never precede the response that
 // introduced its id).
@@ -410,41 +495,75 @@ func (s *Server) newSession(ctx context.Context, p *acp.NewSessionParams) (resul
 	if err := checkCWD(acp.MethodSessionNew, p.CWD, true); err != nil {
 		return nil, nil, err
 	}
+	dirs, err := checkDirs(acp.MethodSessionNew, p.AdditionalDirectories)
+	if err != nil {
+		return nil, nil, err
+	}
 	c, err := s.probedClient(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	s.infoMu.Lock()
-	if len(p.MCPServers) > 0 && !s.mcpNoted {
-		s.mcpNoted = true
-		s.log.Info("mcpServers from the editor are not forwarded: the remote agent cannot reach this machine's MCP servers", "count", len(p.MCPServers))
-	}
-	s.infoMu.Unlock()
+	mcp := len(p.MCPServers)
 	if h := s.claimHandoff(ctx, c, p.CWD); h != nil {
 		// Claimed: the console handed the session over; it is opened
 		// even when the request was cancelled meanwhile.
-		sess, after := s.openHandoff(c, p.CWD, h)
-		return s.newResult(sess), func() { after(); s.sendCommands(sess.ID()) }, nil
+		sess, after := s.openHandoff(c, p.CWD, dirs, h)
+		told := s.mcpAfterReply(sess.ID(), mcp)
+		return s.newResult(sess), func() { after(); s.sendCommands(sess.ID()); told() }, nil
 	}
 	if ctx.Err() != nil {
 		return nil, nil, acp.Cancelled()
 	}
 	id := mintContextID(s.contextPrefix(), time.Now())
 	sess := turn.NewSession(id, p.CWD, true, false)
+	sess.SetDirs(dirs)
 	s.sessMu.Lock()
 	s.sessions[id] = sess
 	s.sessMu.Unlock()
 	s.index(id, func(e *threads.Entry) {
 		e.CWD = p.CWD
+		e.AdditionalDirectories = dirs
 		e.UpdatedAt = time.Now()
 	})
-	return s.newResult(sess), func() { s.sendCommands(id) }, nil
+	told := s.mcpAfterReply(id, mcp)
+	return s.newResult(sess), func() { s.sendCommands(id); told() }, nil
+}
+
+// mcpAfterReply queues the MCP notice of a new session (mcpNotice) on the
+// session's queue now, before any prompt of it, to run once release is
+// called (the response was written).
+func (s *Server) mcpAfterReply(id string, n int) (release func()) {
+	if n == 0 {
+		return func() {}
+	}
+	ready := make(chan struct{})
+	s.enqueue(id, func() {
+		<-ready
+		s.mcpNotice(id, n)
+	})
+	return func() { close(ready) }
 }
 
 // newResult answers session/new: the id, the options and the modes.
 func (s *Server) newResult(sess *turn.Session) acp.NewSessionResult {
 	open := s.openResult(sess)
 	return acp.NewSessionResult{SessionID: sess.ID(), ConfigOptions: open.ConfigOptions, Modes: open.Modes}
+}
+
+// checkDirs refuses additional directories that are not absolute (SPEC
+// §14); it returns them cleaned.
+func checkDirs(method string, dirs []string) ([]string, error) {
+	if len(dirs) == 0 {
+		return nil, nil
+	}
+	out := make([]string, 0, len(dirs))
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			return nil, acp.InvalidParams(method + " needs absolute additionalDirectories, got " + strconv.Quote(d))
+		}
+		out = append(out, filepath.Clean(d))
+	}
+	return out, nil
 }
 
 // checkCWD refuses a cwd that is not absolute (an empty one only when the

@@ -23,13 +23,8 @@ import (
 	"github.com/shimdev/shim/threads"
 )
 
-const (
-	// claimTimeout bounds the hand-off claim on session/new.
-	claimTimeout = 10 * time.Second
-	// earlierNotShown is what a replay says first when the load budget
-	// cut the history.
-	earlierNotShown = "(earlier turns not shown)"
-)
+// claimTimeout bounds the hand-off claim on session/new.
+const claimTimeout = 10 * time.Second
 
 func (s *Server) closeSession(p acp.SessionParams) (any, error) {
 	s.sessMu.Lock()
@@ -102,7 +97,7 @@ func (s *Server) listSessions(ctx context.Context, p *acp.ListParams) (any, erro
 				}
 			})
 		}
-		info := acp.SessionInfo{SessionID: r.ID, CWD: r.CWD, Title: r.Title}
+		info := acp.SessionInfo{SessionID: r.ID, CWD: r.CWD, AdditionalDirectories: r.Dirs, Title: r.Title}
 		if !r.Updated.IsZero() {
 			info.UpdatedAt = rfc3339(r.Updated, r.Digits)
 		}
@@ -129,8 +124,10 @@ func (s *Server) contextPrefix() string {
 
 // loadSession answers session/load (replay true) and session/resume. It
 // runs on the session's queue, so the prompts that follow wait for it.
-// Cancelled by the client ($/cancel_request) while it reads the thread,
-// it answers -32800 and opens no session (nor writes the index).
+// Its A2A calls are made under ctx (the request's, with its trace
+// context), and a renewed sign-in is told as a notice. Cancelled by the
+// client ($/cancel_request) while it reads the thread, it answers -32800
+// and opens no session (nor writes the index).
 func (s *Server) loadSession(ctx context.Context, req *acp.Request, p acp.SessionParams, replay bool) (any, error) {
 	if p.SessionID == "" {
 		return nil, acp.InvalidParams(req.Method + " needs {sessionId, cwd}")
@@ -138,6 +135,11 @@ func (s *Server) loadSession(ctx context.Context, req *acp.Request, p acp.Sessio
 	if err := checkCWD(req.Method, p.CWD, false); err != nil {
 		return nil, err
 	}
+	dirs, err := checkDirs(req.Method, p.AdditionalDirectories)
+	if err != nil {
+		return nil, err
+	}
+	ctx = a2a.WithReporter(ctx, s.reporter(p.SessionID))
 	c, err := s.probedClient(ctx)
 	if err != nil {
 		return nil, err
@@ -166,8 +168,13 @@ func (s *Server) loadSession(ctx context.Context, req *acp.Request, p acp.Sessio
 		return nil, unknownThread(id)
 	}
 	sess := s.register(id, p.CWD, turns, len(turns) > 0)
+	if len(dirs) > 0 {
+		// The complete list now (the schema's "complete resulting" one).
+		sess.SetDirs(dirs)
+		s.index(id, func(e *threads.Entry) { e.AdditionalDirectories = dirs })
+	}
 	if replay {
-		s.replay(sess, turns, cut, true, func(u acp.Update) { s.notify(id, u) })
+		s.replay(ctx, sess, turns, cut, true, func(u acp.Update) { s.notify(id, u) })
 		return s.openResult(sess), nil
 	}
 	s.resume(sess, turns, noReplay)
@@ -180,10 +187,7 @@ func (s *Server) loadSession(ctx context.Context, req *acp.Request, p acp.Sessio
 func (s *Server) resume(sess *turn.Session, turns []past.Turn, noReplay bool) {
 	id := sess.ID()
 	if noReplay && s.firstNoReplayNote() {
-		s.enqueue(id, func() {
-			s.notify(id, render.AnswerChunk(s.agentName()+
-				" does not give a thread's history back, so shim cannot show it here; new prompts go on in this thread.\n\n"))
-		})
+		s.enqueue(id, func() { s.say(id, render.NoReplayNotice(s.agentName())) })
 	}
 	st := s.shown.Of(id)
 	st.Expect(len(turns))
@@ -192,7 +196,9 @@ func (s *Server) resume(sess *turn.Session, turns []past.Turn, noReplay bool) {
 	}
 	if last := past.Parked(turns); last != nil {
 		sess.SetPark(last.TaskID)
-		s.enqueue(id, func() { s.notify(id, render.AnswerChunk(render.ParkQuestion(last.Status.Message))) })
+		s.enqueue(id, func() {
+			s.notify(id, render.QuestionChunk(last.TaskID, last.Status.Message))
+		})
 	}
 }
 
@@ -278,11 +284,13 @@ func (s *Server) readTurns(ctx context.Context, c *a2aclient.Client, id string) 
 // replay shows loaded turns not shown yet, oldest first, through emit,
 // first saying when older ones were cut. With park set, a parked last
 // turn leaves its task for the next prompt to answer.
-func (s *Server) replay(sess *turn.Session, turns []past.Turn, cut, park bool, emit func(acp.Update)) {
+func (s *Server) replay(ctx context.Context, sess *turn.Session, turns []past.Turn, cut, park bool, emit func(acp.Update)) {
 	if cut {
-		emit(render.AnswerChunk(earlierNotShown))
+		if u := render.Said(render.EarlierNotShown(), s.clientNotices(), "shim-"+randid.Hex(6)); u != nil {
+			emit(u)
+		}
 	}
-	s.showTurns(sess, turns, emit)
+	s.showTurns(ctx, sess, turns, emit)
 	if last := past.Parked(turns); park && last != nil {
 		sess.SetPark(last.TaskID)
 	}
@@ -290,18 +298,18 @@ func (s *Server) replay(sess *turn.Session, turns []past.Turn, cut, park bool, e
 
 // showTurns shows the turns not shown yet, each through a renderer of its
 // own.
-func (s *Server) showTurns(sess *turn.Session, turns []past.Turn, emit func(acp.Update)) {
-	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
+func (s *Server) showTurns(ctx context.Context, sess *turn.Session, turns []past.Turn, emit func(acp.Update)) {
+	_ = s.roots().Load(ctx) // a failure is logged; the map works with what it has
 	rp := history.NewReplay(s.shown.Of(sess.ID()), len(turns))
-	agent, terminals := s.agentName(), s.clientTerminals()
-	snap := render.Snapshot(s.roots(), sess.CWD())
+	agent, opts := s.agentName(), render.Options{Terminals: s.clientTerminals(), Notices: s.clientNotices(), Own: "shim-" + randid.Hex(6)}
+	snap := render.Snapshot(s.roots(), sess.CWD(), sess.Dirs())
 	for i := range turns {
 		p := &turns[i]
 		if !rp.Claim(p) {
 			continue
 		}
-		r := render.New(agent, snap, terminals)
-		snap = s.needRoots(r, p, snap, sess.CWD())
+		r := render.New(agent, snap, opts)
+		snap = s.needRoots(ctx, r, p, snap, sess)
 		for _, o := range r.Past(p, rp) {
 			emit(o.Update())
 		}
@@ -311,11 +319,11 @@ func (s *Server) showTurns(sess *turn.Session, turns []past.Turn, emit func(acp.
 // needRoots reloads the project roots for the projects a past turn's
 // calls name that the renderer's snapshot does not know, and returns the
 // snapshot the renderer has then.
-func (s *Server) needRoots(r *render.Renderer, p *past.Turn, snap render.Roots, cwd string) render.Roots {
+func (s *Server) needRoots(ctx context.Context, r *render.Renderer, p *past.Turn, snap render.Roots, sess *turn.Session) render.Roots {
 	check := func(calls []a2a.ToolCall) {
 		for _, tc := range calls {
-			if name := r.Unknown(tc); name != "" && s.roots().ReloadFor(s.ctx, name) {
-				snap = render.Snapshot(s.roots(), cwd)
+			if name := r.Unknown(tc); name != "" && s.roots().ReloadFor(ctx, name) {
+				snap = render.Snapshot(s.roots(), sess.CWD(), sess.Dirs())
 				r.SetRoots(snap)
 			}
 		}
@@ -346,10 +354,14 @@ func (s *Server) claimHandoff(ctx context.Context, c *a2aclient.Client, cwd stri
 // turns and the file the console pointed at are shown by a job queued on
 // the session now (so it runs before any prompt for it) that starts only
 // when the returned func is called, after the response was written.
-func (s *Server) openHandoff(c *a2aclient.Client, cwd string, h *operator.Handoff) (*turn.Session, func()) {
+func (s *Server) openHandoff(c *a2aclient.Client, cwd string, dirs []string, h *operator.Handoff) (*turn.Session, func()) {
 	id := h.SessionID
 	s.log.Info("claimed a console hand-off", "session", id)
 	sess := s.register(id, cwd, nil, h.Title != "")
+	if len(dirs) > 0 {
+		sess.SetDirs(dirs)
+		s.index(id, func(e *threads.Entry) { e.AdditionalDirectories = dirs })
+	}
 	if h.Title != "" {
 		s.index(id, func(e *threads.Entry) {
 			if e.Title == "" {
@@ -372,7 +384,7 @@ func (s *Server) showHandoff(c *a2aclient.Client, sess *turn.Session, h *operato
 	if err != nil {
 		s.log.Warn("the claimed session's turns could not be read", "session", id, "err", err)
 	}
-	s.replay(sess, turns, cut, true, func(u acp.Update) { s.notify(id, u) })
+	s.replay(s.ctx, sess, turns, cut, true, func(u acp.Update) { s.notify(id, u) })
 	if h.Title != "" {
 		s.notify(id, render.Named(h.Title))
 	}
@@ -384,7 +396,7 @@ func (s *Server) showHandoff(c *a2aclient.Client, sess *turn.Session, h *operato
 		s.roots().ReloadFor(s.ctx, h.Project)
 	}
 	var loc *acp.Location
-	if abs, ok := render.Snapshot(s.roots(), sess.CWD()).Resolve(h.Project, h.Path); ok {
+	if abs, ok := render.Snapshot(s.roots(), sess.CWD(), sess.Dirs()).Resolve(h.Project, h.Path); ok {
 		loc = &acp.Location{Path: abs}
 		if h.Line > 0 {
 			loc.Line = h.Line

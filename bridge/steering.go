@@ -5,6 +5,7 @@ package bridge
 // _session/steering. What a steer does to the turn is package turn's.
 
 import (
+	"context"
 	"strings"
 
 	"github.com/shimdev/shim/a2a"
@@ -17,7 +18,7 @@ import (
 // false when the prompt must run as a turn of its own: no detached turn,
 // the window closed, the prompt is not plain text, or the server did not
 // take the steer (then the detached turn is given up).
-func (s *Server) trySteer(req *acp.Request, sess *turn.Session, parts []a2a.Part) bool {
+func (s *Server) trySteer(ctx context.Context, req *acp.Request, sess *turn.Session, parts []a2a.Part) bool {
 	prev := sess.Current()
 	if prev == nil || s.opts.SteerGrace <= 0 {
 		return false
@@ -26,14 +27,14 @@ func (s *Server) trySteer(req *acp.Request, sess *turn.Session, parts []a2a.Part
 	if !ok {
 		return false
 	}
-	return prev.Steer(req, steer.NewID(clientSlug(s.clientNameOf())), text)
+	return prev.Steer(ctx, req, steer.NewID(clientSlug(s.clientNameOf())), text)
 }
 
 // nativeSteer handles _session/steering (SPEC §11.4): the text rides the
 // running turn exactly as a Send Now steer does; with no turn running the
 // editor is told to send a prompt (shim never starts a turn outside one);
 // a steer the server does not take changes nothing.
-func (s *Server) nativeSteer(req *acp.Request, p *acp.SteeringParams) {
+func (s *Server) nativeSteer(ctx context.Context, req *acp.Request, p *acp.SteeringParams) {
 	sess := s.session(p.SessionID)
 	if sess == nil {
 		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
@@ -51,7 +52,7 @@ func (s *Server) nativeSteer(req *acp.Request, p *acp.SteeringParams) {
 		s.reply(req, acp.SteeringResult{Outcome: acp.SteerFailed}, nil)
 		return
 	}
-	s.reply(req, acp.SteeringResult{Outcome: t.NativeSteer(steer.NewID(clientSlug(s.clientNameOf())), text)}, nil)
+	s.reply(req, acp.SteeringResult{Outcome: t.NativeSteer(ctx, steer.NewID(clientSlug(s.clientNameOf())), text)}, nil)
 }
 
 // plainText joins the text parts; false when the prompt has other parts.

@@ -4,7 +4,7 @@
 //
 // The index lives in one JSON file, <dir>/threads.json:
 //
-//	{"version": 1, "servers": {"<url>": {"<sessionId>": {"cwd", "title", "createdAt", "updatedAt", "taskIds": [...]}}}}
+//	{"version": 1, "servers": {"<url>": {"<sessionId>": {"cwd", "additionalDirectories"?, "title", "createdAt", "updatedAt", "taskIds": [...]}}}}
 //
 // An entry keeps the newest MaxTaskIDs task ids, so what one write costs
 // does not grow with a thread's age.
@@ -66,11 +66,14 @@ var ErrCorrupt = errors.New("threads: unreadable index file")
 
 // Entry is one thread (an ACP session = an A2A contextId) as seen by this machine.
 type Entry struct {
-	CWD       string    `json:"cwd,omitempty"`
-	Title     string    `json:"title,omitempty"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
-	TaskIDs   []string  `json:"taskIds,omitempty"`
+	CWD string `json:"cwd,omitempty"`
+	// AdditionalDirectories are the thread's other workspace roots
+	// (SPEC §14), as the editor last gave them.
+	AdditionalDirectories []string  `json:"additionalDirectories,omitempty"`
+	Title                 string    `json:"title,omitempty"`
+	CreatedAt             time.Time `json:"createdAt"`
+	UpdatedAt             time.Time `json:"updatedAt"`
+	TaskIDs               []string  `json:"taskIds,omitempty"`
 	// Deleted is set once the thread left the editor's history
 	// (session/delete): it is never listed again.
 	Deleted bool `json:"deleted,omitempty"`

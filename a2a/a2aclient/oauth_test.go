@@ -411,3 +411,36 @@ func TestSharedSignInRenewsOnce(t *testing.T) {
 		t.Fatalf("after a 401: %d refreshes, %d reuses", n, reuses)
 	}
 }
+
+// TestRenewalReported: a renewal in a call is told to the Reporter on the
+// call's context: renewed, or refused with what to do (no secret in it);
+// a call that renews nothing tells nothing.
+func TestRenewalReported(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer string // the token URL's: "" a token, else an error code
+		want   a2a.ReportKind
+	}{{"renewed", "", a2a.ReportTokenRenewed}, {"refused", "invalid_grant", a2a.ReportRenewalRefused}} {
+		t.Run(tc.name, func(t *testing.T) {
+			as := newScriptedAS(t, tc.answer)
+			agent := newTokenAgent(t, func(tok string) bool { return strings.HasPrefix(tok, "fresh-access-") })
+			c, _ := New(Config{URL: agent.srv.URL, OAuth: &auth.OAuth{Token: auth.OAuthToken{AccessToken: "old-access-0123456789",
+				RefreshToken: "old-refresh-0123456789", Expiry: time.Now().Add(time.Hour), TokenURL: as.srv.URL + "/token", ClientID: "cli"}}})
+			var got []a2a.Report
+			ctx := a2a.WithReporter(context.Background(), func(r a2a.Report) { got = append(got, r) })
+			_ = c.Probe(ctx)
+			if len(got) != 1 || got[0].Kind != tc.want {
+				t.Fatalf("reported %+v, want one of kind %d", got, tc.want)
+			}
+			if tc.want == a2a.ReportRenewalRefused && (!strings.Contains(got[0].Detail, "shim login") || strings.Contains(got[0].Detail, "0123456789")) {
+				t.Errorf("detail %q", got[0].Detail)
+			}
+			got = nil
+			if tc.want == a2a.ReportTokenRenewed {
+				if err := c.Probe(ctx); err != nil || len(got) != 0 {
+					t.Errorf("a call with a valid token: %v, reported %+v", err, got)
+				}
+			}
+		})
+	}
+}

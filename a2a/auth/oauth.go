@@ -207,6 +207,14 @@ func (a *State) stale(t OAuthToken) bool {
 // renews under the shared lock: a token another process stored since is
 // taken instead, and a renewal starts from the stored refresh token.
 func (a *State) refresh(ctx context.Context, sent string, refused error) (string, error) {
+	// What the renewal did is told to the call's Reporter once the locks
+	// are let go (deferred first, it runs last).
+	var told *a2a.Report
+	defer func() {
+		if told != nil {
+			a2a.Tell(ctx, *told)
+		}
+	}()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.oauth == nil {
@@ -249,6 +257,7 @@ func (a *State) refresh(ctx context.Context, sent string, refused error) (string
 			msg = "the OAuth sign-in expired and could not be renewed (" + why + ": " + redact.Default.String(err.Error()) +
 				"): run `shim login` in a terminal to sign in again"
 		}
+		told = &a2a.Report{Kind: a2a.ReportRenewalRefused, Detail: msg}
 		return &a2a.SignInError{Msg: msg, Err: refused}
 	}
 	if t.RefreshToken == "" {
@@ -275,6 +284,7 @@ func (a *State) refresh(ctx context.Context, sent string, refused error) (string
 	if a.oauth.OnRefresh != nil {
 		a.oauth.OnRefresh(next)
 	}
+	told = &a2a.Report{Kind: a2a.ReportTokenRenewed}
 	return next.AccessToken, nil
 }
 

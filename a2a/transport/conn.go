@@ -227,6 +227,8 @@ func (c *Conn) setHeaders(req *http.Request, d a2a.Dialect) error {
 	if set, ok := versionHeaders[d]; ok {
 		set(req.Header, strings.Join(a2a.Extensions, ", "))
 	}
+	// The editor's trace context, when the request it causes carries one.
+	a2a.SetTraceHeaders(req.Context(), req.Header)
 	cred := c.opts.Credential
 	if cred == nil {
 		return nil

@@ -28,8 +28,10 @@ const (
 
 // Row is one thread of a listing.
 type Row struct {
-	ID      string
-	CWD     string
+	ID  string
+	CWD string
+	// Dirs are the thread's additional directories (the index's).
+	Dirs    []string
 	Title   string
 	Updated time.Time
 	Digits  int // fractional-second digits of Updated to show
@@ -95,7 +97,7 @@ func (l Listing) rows(ctx context.Context) (rows []*Row, operator bool, err erro
 			if title == "" {
 				title = it.Title
 			}
-			rows = append(rows, &Row{ID: s.ID, CWD: it.CWD, Title: title, Updated: s.Updated, Digits: s.UpdatedDigits, TaskIDs: it.TaskIDs})
+			rows = append(rows, &Row{ID: s.ID, CWD: it.CWD, Dirs: it.AdditionalDirectories, Title: title, Updated: s.Updated, Digits: s.UpdatedDigits, TaskIDs: it.TaskIDs})
 		}
 		return rows, true, nil
 	case a2a.IsUnauthorized(err):
@@ -105,7 +107,7 @@ func (l Listing) rows(ctx context.Context) (rows []*Row, operator bool, err erro
 	}
 	for _, it := range l.Items {
 		if !it.Deleted {
-			rows = append(rows, &Row{ID: it.ID, CWD: it.CWD, Title: it.Title, Updated: it.UpdatedAt, TaskIDs: it.TaskIDs})
+			rows = append(rows, &Row{ID: it.ID, CWD: it.CWD, Dirs: it.AdditionalDirectories, Title: it.Title, Updated: it.UpdatedAt, TaskIDs: it.TaskIDs})
 		}
 	}
 	return rows, false, nil

@@ -16,8 +16,13 @@
 //
 // # Files
 //
-//	render.go    Renderer, Out; answer text, thoughts, files, the failure
-//	             line, notes, steer markers; the blank-line rule (blocks)
+//	render.go    Renderer, Options, Out; answer text, thoughts, files, the
+//	             failure line, steer markers; the blank-line rule
+//	             (blocks); the message id of every chunk (SPEC §14: an
+//	             artifact's made unique with its task's, a message's own)
+//	notices.go   what shim says about itself: notices to a client that
+//	             advertised them, else a thought, an answer line or
+//	             nothing, as before (SPEC §14)
 //	text.go      what was shown of an artifact's text (a length and a
 //	             hash), so a replace adds only the new part
 //	snapshot.go  task snapshots (SPEC §12.4): status text as replaces,
@@ -26,7 +31,8 @@
 //	tools.go     tool calls: a row per kind (kindRules), per phase
 //	             (toolPhases); live (opened, updated, ended) and replayed;
 //	             a todo tool's plan; command calls as terminals
-//	roots.go     the roots snapshot tool paths resolve against; Unknown
+//	roots.go     the roots snapshot tool paths resolve against (the cwd
+//	             and the additional directories); Unknown
 //	park.go      a park's question (SPEC §6), its data lines and the tool
 //	             call it names (§12.8)
 //	forms.go     a park asked as the editor's forms (§11.3)

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,7 +92,7 @@ func TestGolden(t *testing.T) {
 		steps     func(r *Renderer, add func([]Out))
 	}{
 		{"answer", false, func(r *Renderer, add func([]Out)) {
-			add(r.StatusAnswer("\n\n"))
+			add(r.StatusAnswer("m0", "\n\n"))
 			add(r.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("\n\nHello")}}, false))
 			add(r.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text(", world")}}, true))
 			add(r.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("Hello, world. Again")}}, false))
@@ -103,11 +104,12 @@ func TestGolden(t *testing.T) {
 				{Kind: a2a.PartFile, Raw: []byte("zip"), Filename: "x.zip"},
 				{Kind: a2a.PartData, Data: []byte(`{"rows":3}`)},
 			}}, false))
-			add(r.Thoughts(&a2a.Message{ID: "m1", Role: "agent", Reasoning: []string{"Reasoning."}}))
-			add(r.Marker("look at the tests"))
-			add(r.Note("A note of shim's."))
-			add(r.Question(agentMsg("m2", text("Which branch?"))))
-			outs, err := r.Failure("boom", "t1")
+			add(r.Thoughts("t1", &a2a.Message{ID: "m1", Role: "agent", Reasoning: []string{"Reasoning."}}))
+			add(r.Marker("s1", "look at the tests"))
+			add(r.Marker("", "a steer with no id"))
+			add(r.Say(NoSkipNotice()))
+			add(r.Question("t1", agentMsg("m2", text("Which branch?"))))
+			outs, err := r.Failure("t1", agentMsg("f1", text("boom")))
 			add(outs)
 			if err.Code != acp.CodeInternal {
 				panic(err)
@@ -125,11 +127,11 @@ func TestGolden(t *testing.T) {
 				History: []a2a.Message{{ID: "u1", Role: "user", Parts: []a2a.Part{text("q")}}, *agentMsg("h1", text("from history"))}}
 			for _, m := range NewHistory(done) {
 				if !r.Seen("t1", m) {
-					add(r.StatusAnswer(m.Text()))
+					add(r.StatusAnswer(m.ID, m.Text()))
 				}
 			}
 			add(r.SnapshotStatus("t1", done.Status, false))
-			add(r.ProgressNote("Still working"))
+			add(r.ProgressNote("t1", agentMsg("n1", text("Still working"))))
 			add(r.EndNote(a2a.Status{State: a2a.StateCompleted}))
 		}},
 		{"tools", false, func(r *Renderer, add func([]Out)) {
@@ -162,11 +164,11 @@ func TestGolden(t *testing.T) {
 			if _, ok := r.Open(id); !ok {
 				panic("the park's call is not open")
 			}
-			add(r.Question(m))
-			add(r.AuthRequired(dataMsg(agentMsg("p2"), &a2a.ParkData{Fields: []a2a.ParkField{{Key: "url", Value: "https://example.com/login"}}})))
-			add(r.Question(&a2a.Message{Role: "agent", Park: &a2a.Hitl{Kind: a2a.HitlForm, Title: "Deploy", Description: "Pick where",
+			add(r.Question("t1", m))
+			add(r.AuthRequired("t1", dataMsg(agentMsg("p2"), &a2a.ParkData{Fields: []a2a.ParkField{{Key: "url", Value: "https://example.com/login"}}})))
+			add(r.Question("t2", &a2a.Message{Role: "agent", Park: &a2a.Hitl{Kind: a2a.HitlForm, Title: "Deploy", Description: "Pick where",
 				Fields: []a2a.FormField{{Name: "env", Title: "Environment", Required: true, Options: []string{"staging", "prod"}}, {Name: "tags", Multiple: true, Options: []string{"a", "b"}}}}}))
-			add(r.Question(&a2a.Message{Role: "agent", Park: &a2a.Hitl{Kind: a2a.HitlApproval, Title: "Run a command", Detail: "rm -rf build"}}))
+			add(r.Question("", &a2a.Message{Role: "agent", Park: &a2a.Hitl{Kind: a2a.HitlApproval, Title: "Run a command", Detail: "rm -rf build"}}))
 		}},
 		{"past", false, func(r *Renderer, add func([]Out)) {
 			rp := history.NewReplay(new(history.Threads).Of("s1"), 5)
@@ -176,21 +178,25 @@ func TestGolden(t *testing.T) {
 			add(r.Past(&past.Turn{TaskID: "t1", State: a2a.StateFailed, History: []a2a.Message{user, mid, mid},
 				Artifacts: []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{text("\nPartial answer.")}}},
 				Status:    a2a.Status{State: a2a.StateFailed, Message: agentMsg("f1", text("RESOURCE_EXHAUSTED: quota"))}}, rp))
-			add(New("Agent", Roots{}, false).Past(&past.Turn{TaskID: "t2", State: a2a.StateInputRequired,
+			add(New("Agent", Roots{}, Options{Own: "own"}).Past(&past.Turn{TaskID: "t2", State: a2a.StateInputRequired,
 				Status: a2a.Status{State: a2a.StateInputRequired, Message: agentMsg("q1", text("Which branch?"))}}, rp))
-			add(New("Agent", Roots{}, false).Past(&past.Turn{TaskID: "t3", State: a2a.StateWorking, Text: "So far",
+			add(New("Agent", Roots{}, Options{Own: "own"}).Past(&past.Turn{TaskID: "t3", State: a2a.StateWorking, Text: "So far",
 				Status: a2a.Status{State: a2a.StateWorking}}, rp))
-			add(New("Agent", Roots{}, false).Past(&past.Turn{TaskID: "t4", State: a2a.StateCompleted,
+			add(New("Agent", Roots{}, Options{Own: "own"}).Past(&past.Turn{TaskID: "t4", State: a2a.StateCompleted,
 				Status: a2a.Status{State: a2a.StateCompleted, Message: agentMsg("d1", text("\n\nDone."))}}, rp))
-			add(New("Agent", Roots{}, false).Past(&past.Turn{TaskID: "t5", State: a2a.StateAuthRequired,
+			add(New("Agent", Roots{}, Options{Own: "own"}).Past(&past.Turn{TaskID: "t5", State: a2a.StateAuthRequired,
 				Status: a2a.Status{State: a2a.StateAuthRequired, Message: agentMsg("x1", text("Sign in first."))}}, rp))
-			add(New("Agent", Roots{}, false).Past(&past.Turn{TaskID: "t6", State: a2a.StateAuthRequired,
+			add(New("Agent", Roots{}, Options{Own: "own"}).Past(&past.Turn{TaskID: "t6", State: a2a.StateAuthRequired,
 				Status: a2a.Status{State: a2a.StateAuthRequired, Message: dataMsg(agentMsg("x2"), &a2a.ParkData{Fields: []a2a.ParkField{{Key: "url", Value: "https://example.com/login"}}})}}, rp))
 		}},
+		// What shim says about itself, without notices (as it always
+		// was) and with them (SPEC §14).
+		{"said", false, saySteps},
+		{"notices", false, saySteps},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := &run{r: New("Agent", cwdRoots(), c.terminals)}
+			r := &run{r: New("Agent", cwdRoots(), Options{Terminals: c.terminals, Notices: c.name == "notices", Own: "own"})}
 			c.steps(r.r, func(o []Out) { add(r, o) })
 			ups := make([]acp.Update, len(r.outs))
 			for i, o := range r.outs {
@@ -199,6 +205,18 @@ func TestGolden(t *testing.T) {
 			golden(t, c.name, updateLines(t, ups))
 		})
 	}
+}
+
+// saySteps are what shim says about itself in a turn.
+func saySteps(r *Renderer, add func([]Out)) {
+	add(r.Say(BusyNotice()))
+	add(r.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("Answer.")}}, false))
+	add(r.Say(ReconnectingNotice()))
+	add(r.Say(NoSkipNotice()))
+	add(r.Say(RenewedNotice()))
+	add(r.Say(RenewalRefusedNotice("the OAuth sign-in expired and could not be renewed: run `shim login`")))
+	add(r.ProgressNote("t1", agentMsg("n1", text("Searching the repository…"))))
+	add(r.ProgressNote("t1", agentMsg("n2", text("A long note "+strings.Repeat("that goes on ", 20)+"\nand on a second line"))))
 }
 
 // TestGoldenSession: the updates about the session rather than a turn.
@@ -212,7 +230,13 @@ func TestGoldenSession(t *testing.T) {
 		CurrentMode("allow-commands"),
 		ConfigOptions([]acp.SessionConfigOption{{ID: "permissions", Name: "Permissions", Category: "mode", CurrentValue: "ask",
 			Options: []acp.SelectOption{{Value: "ask", Name: "Ask every time"}}}}),
-		DroppedNote(2048, 3),
+		DroppedNote("shim-1", 2048, 3),
+		Said(EarlierNotShown(), false, "shim-2"),
+		Said(EarlierNotShown(), true, "shim-3"),
+		Said(NoReplayNotice("Agent"), false, "shim-4"),
+		Said(NoReplayNotice("Agent"), true, "shim-5"),
+		Said(MCPNotice(2), true, "shim-6"),
+		QuestionChunk("t1", agentMsg("q1", text("Which branch?"))),
 		HandoffFile("handoff-1", "src/a.go", &acp.Location{Path: "/w/src/a.go", Line: 7}),
 		HandoffFile("handoff-2", "gone.go", nil),
 		ApprovalView("approval-t1-1", "Run a command rm -rf build", acp.ToolKindExecute, acp.RawJSON(map[string]any{"detail": "rm -rf build"})),

@@ -4,6 +4,7 @@ package render
 // order it happened through the same mapping as a live turn.
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/shimdev/shim/a2a"
@@ -34,7 +35,7 @@ func (r *Renderer) Past(p *past.Turn, rp Walk) []Out {
 		}
 		if m.FromUser() {
 			if !m.HitlResume() {
-				add(r.userMessage(m))
+				add(r.userMessage(p.TaskID, i, m))
 			}
 			continue
 		}
@@ -53,62 +54,69 @@ func (r *Renderer) Past(p *past.Turn, rp Walk) []Out {
 	return outs
 }
 
-// userMessage shows a past user message: its text (preamble stripped)
-// and its images.
-func (r *Renderer) userMessage(m *a2a.Message) []Out {
+// userMessage shows a past user message, the n-th of its task's history:
+// its text (preamble stripped) and its images, as chunks of its
+// messageId (one its place names when it has none).
+func (r *Renderer) userMessage(taskID string, n int, m *a2a.Message) []Out {
+	id := m.ID
+	if id == "" {
+		id = taskID + "/user-" + strconv.Itoa(n)
+	}
 	if s := past.StripPreamble(m.Text()); strings.TrimSpace(s) != "" {
-		r.push(acp.UserMessageChunk{Content: acp.Text(s)})
+		r.push(acp.UserMessageChunk{MessageID: id, Content: acp.Text(s)})
 	}
 	for i := range m.Parts {
 		if p := &m.Parts[i]; p.Kind == a2a.PartFile && isImage(p) {
-			r.push(acp.UserMessageChunk{Content: imageOf(p)})
+			r.push(acp.UserMessageChunk{MessageID: id, Content: imageOf(p)})
 		}
 	}
 	return r.take()
 }
 
 // steersRead shows the steers a past turn's agent read, as the user's
-// words.
+// words: each a message of the steer's id (its marker's, live).
 func (r *Renderer) steersRead(items []a2a.SteerItem) []Out {
 	for _, st := range items {
 		if strings.TrimSpace(st.Text) != "" {
-			r.push(acp.UserMessageChunk{Content: acp.Text(st.Text)})
+			id := st.ID
+			if id == "" {
+				id = r.ownID()
+			}
+			r.push(acp.UserMessageChunk{MessageID: id, Content: acp.Text(st.Text)})
 		}
 	}
 	return r.take()
 }
 
 // pastEnd shows a past turn's answer and how it ended: its artifacts'
-// text (else the operator API's text, else a completed turn's status
-// text) as one chunk, then the closing line a live turn ending so shows
+// text, one chunk each with the message id a live turn gives it (else the
+// operator API's text, else a completed turn's status text, of the
+// status message), then the closing line a live turn ending so shows
 // (closing).
 func (r *Renderer) pastEnd(p *past.Turn) []Out {
 	var b blocks
-	var answer strings.Builder
 	for i := range p.Artifacts {
 		if s := artifactAnswer(&p.Artifacts[i]); strings.TrimSpace(s) != "" {
-			answer.WriteString(b.start(s))
+			r.push(AnswerChunk(ArtifactMessageID(p.TaskID, p.Artifacts[i].ID), b.start(s)))
 			b.shown()
 		}
 	}
+	statusID := r.MessageID(p.TaskID, p.Status.Message)
 	statusText := strings.TrimSpace(p.Status.Message.Text())
 	if !b.any && p.Text != "" && (p.State != a2a.StateFailed || strings.TrimSpace(p.Text) != statusText) {
 		if s := trimLeadingBlankLines(p.Text); s != "" {
-			answer.WriteString(s)
+			r.push(AnswerChunk(p.TaskID+"/answer", s))
 			b.shown()
 		}
 	}
 	if !b.any && (p.State == a2a.StateCompleted || p.State == a2a.StateRejected) && p.Status.Message.Hitl() == nil {
 		if s := trimLeadingBlankLines(p.Status.Message.Text()); s != "" {
-			answer.WriteString(s)
+			r.push(AnswerChunk(statusID, s))
 			b.shown()
 		}
 	}
-	if b.any {
-		r.push(AnswerChunk(answer.String()))
-	}
 	if end := r.closing(p.State, p.Status.Message); end != "" {
-		r.push(AnswerChunk(b.start(end)))
+		r.push(AnswerChunk(statusID, b.start(end)))
 	}
 	return r.take()
 }
@@ -144,15 +152,16 @@ func authText(m *a2a.Message) string {
 	return text
 }
 
-// AuthRequired shows an auth-required status: the view of the tool call
-// its data names (pending), then its text as answer text.
-func (r *Renderer) AuthRequired(m *a2a.Message) []Out {
+// AuthRequired shows an auth-required status of the task taskID: the
+// view of the tool call its data names (pending), then its text as answer
+// text.
+func (r *Renderer) AuthRequired(taskID string, m *a2a.Message) []Out {
 	var outs []Out
 	if m.Hitl() == nil {
 		_, outs = r.ParkTool(m.ParkData())
 		outs = append([]Out(nil), outs...)
 	}
-	return append(outs, r.StatusAnswer(authText(m))...)
+	return append(outs, r.StatusAnswer(r.MessageID(taskID, m), authText(m))...)
 }
 
 // artifactAnswer is the answer text of a stored artifact, without its

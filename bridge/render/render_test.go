@@ -12,11 +12,23 @@ import (
 
 // cwdRoots resolves any path under /work, the session's cwd.
 func cwdRoots() Roots {
-	return Snapshot(roots.New([]roots.Root{{Name: "w", Path: "/work"}}, nil, "", nil), "/work")
+	return Snapshot(roots.New([]roots.Root{{Name: "w", Path: "/work"}}, nil, "", nil), "/work", nil)
 }
 
 func textArtifact(id, s string) a2a.Artifact {
 	return a2a.Artifact{ID: id, Parts: []a2a.Part{{Kind: a2a.PartText, Text: s}}}
+}
+
+// messageIDsOf is the message ids of the answer chunks, each once, in
+// order.
+func messageIDsOf(outs []Out) string {
+	var ids []string
+	for _, o := range outs {
+		if c, ok := o.Update().(acp.AgentMessageChunk); ok && (len(ids) == 0 || ids[len(ids)-1] != c.MessageID) {
+			ids = append(ids, c.MessageID)
+		}
+	}
+	return strings.Join(ids, " ")
 }
 
 func answerOfOuts(outs []Out) string {
@@ -40,14 +52,15 @@ func TestRendererLiveAndReplayAgree(t *testing.T) {
 	edit := a2a.ToolCall{ID: "c1", Name: "edit_file", Phase: a2a.PhaseCompleted, Result: "ok",
 		Args: `{"path":"x.go","old_string":"a","new_string":"b"}`}
 
-	live := New("Agent", cwdRoots(), false)
+	live := New("Agent", cwdRoots(), Options{Own: "own"})
 	var liveOut []Out
 	grab := func(o []Out) { liveOut = append(liveOut, o...) }
 	grab(live.Tool(edit))
 	for i := range arts {
 		grab(live.Artifact("t1", &arts[i], false))
 	}
-	fo, ferr := live.Failure("boom", "t1")
+	failed := &a2a.Message{ID: "f1", Role: "agent", Parts: []a2a.Part{{Kind: a2a.PartText, Text: "boom"}}}
+	fo, ferr := live.Failure("t1", failed)
 	grab(fo)
 	friendly := strings.TrimPrefix(ferr.Message, "Agent: ")
 	if friendly == "" || friendly == ferr.Message {
@@ -55,8 +68,8 @@ func TestRendererLiveAndReplayAgree(t *testing.T) {
 	}
 
 	past := &past.Turn{TaskID: "t1", State: a2a.StateFailed, Artifacts: arts,
-		Status: a2a.Status{State: a2a.StateFailed, Message: &a2a.Message{Role: "agent", Parts: []a2a.Part{{Kind: a2a.PartText, Text: "boom"}}}}}
-	rep := New("Agent", cwdRoots(), false)
+		Status: a2a.Status{State: a2a.StateFailed, Message: failed}}
+	rep := New("Agent", cwdRoots(), Options{Own: "own"})
 	var repOut []Out
 	repOut = append(repOut, rep.pastTool(edit, func(id string) string { return "replay-" + id })...)
 	repOut = append(repOut, rep.pastOpen(past.State, nil)...)
@@ -68,6 +81,16 @@ func TestRendererLiveAndReplayAgree(t *testing.T) {
 	}
 	if got := answerOfOuts(repOut); got != want {
 		t.Errorf("replayed answer %q, want %q", got, want)
+	}
+	// The same message ids live and replayed (SPEC §14): one per
+	// artifact, made unique with its task's id, and the failed status
+	// message's own for its line.
+	wantIDs := "t1/a1 t1/a2 f1"
+	if got := messageIDsOf(liveOut); got != wantIDs {
+		t.Errorf("live message ids %q, want %q", got, wantIDs)
+	}
+	if got := messageIDsOf(repOut); got != wantIDs {
+		t.Errorf("replayed message ids %q, want %q", got, wantIDs)
 	}
 	var liveDiff, repDiff bool
 	for _, o := range liveOut {
@@ -103,7 +126,7 @@ func TestRendererKeepsTheAgentsCard(t *testing.T) {
 	}
 	done := at(a2a.PhaseCompleted, func(c *a2a.ToolCall) { c.Result, c.Diff = "ok", diff })
 
-	live := New("Agent", cwdRoots(), false)
+	live := New("Agent", cwdRoots(), Options{Own: "own"})
 	var ups []acp.Update
 	for _, tc := range []a2a.ToolCall{at(a2a.PhasePending, nil), at(a2a.PhaseStarted, func(c *a2a.ToolCall) { c.Args = "" }),
 		at(a2a.PhaseOutput, func(c *a2a.ToolCall) { c.Output = "screen" }), done} {
@@ -132,7 +155,7 @@ func TestRendererKeepsTheAgentsCard(t *testing.T) {
 		t.Errorf("completed %+v", ups[3])
 	}
 
-	rep := New("Agent", cwdRoots(), false)
+	rep := New("Agent", cwdRoots(), Options{Own: "own"})
 	outs := rep.pastTool(done, func(id string) string { return "r-" + id })
 	if len(outs) != 1 {
 		t.Fatalf("replayed %d updates", len(outs))
@@ -143,7 +166,7 @@ func TestRendererKeepsTheAgentsCard(t *testing.T) {
 
 	// A relative diff is not the agent's to give; an agent's search kind
 	// reads its hits.
-	rel := New("Agent", cwdRoots(), false)
+	rel := New("Agent", cwdRoots(), Options{Own: "own"})
 	outs = rel.Tool(at(a2a.PhaseCompleted, func(c *a2a.ToolCall) { c.Diff = &a2a.ToolDiff{Path: "hello.txt"} }))
 	if u, _ := outs[1].update.(acp.ToolCallUpdate); len(u.Content) != 0 {
 		t.Errorf("a relative diff shown: %+v", u)

@@ -14,24 +14,43 @@ import (
 	"github.com/shimdev/shim/roots"
 )
 
-// Roots is a snapshot of the project roots and the session's cwd. It
-// resolves tool paths (it is a toolview.Resolver): a named project against
-// its root, a path with no project against the session cwd when a root is
-// known. With no root known, an absolute path inside the session cwd
-// (what an agent on this machine reports) is still resolved, never one
-// that leaves the cwd. The zero Roots resolves nothing.
+// Roots is a snapshot of the project roots, the session's cwd and its
+// additional directories (SPEC §14). It resolves tool paths (it is a
+// toolview.Resolver): a named project against its root, a relative path
+// with no project against the session cwd when a root is known. With no
+// root known, an absolute path inside the session cwd or one of its
+// additional directories (what an agent on this machine reports) is
+// still resolved, never one that leaves them; with roots known, an
+// absolute path resolves inside a root or an additional directory. The
+// zero Roots resolves nothing.
 type Roots struct {
-	m   *roots.Map // a copy with no loader: it never loads
-	cwd string
+	m    *roots.Map // a copy with no loader: it never loads
+	cwd  string
+	dirs []string
 }
 
 // Snapshot takes the roots of m as they are now, for a session whose cwd
-// is cwd; m nil resolves nothing.
-func Snapshot(m *roots.Map, cwd string) Roots {
+// is cwd and whose additional directories are dirs; m nil resolves
+// nothing.
+func Snapshot(m *roots.Map, cwd string, dirs []string) Roots {
 	if m == nil {
-		return Roots{cwd: cwd}
+		return Roots{cwd: cwd, dirs: dirs}
 	}
-	return Roots{m: roots.New(m.Roots(), nil, "", nil), cwd: cwd}
+	return Roots{m: roots.New(m.Roots(), nil, "", nil), cwd: cwd, dirs: dirs}
+}
+
+// underDir resolves an absolute path inside one of dirs (absolute, not
+// the file system's root).
+func (r Roots) underDir(path string, dirs ...string) (string, bool) {
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) || filepath.Dir(d) == d {
+			continue
+		}
+		if abs, ok := r.m.ResolveUnder(d, path); ok {
+			return abs, true
+		}
+	}
+	return "", false
 }
 
 // Resolve returns the absolute path of a tool's (project, path).
@@ -43,15 +62,18 @@ func (r Roots) Resolve(project, path string) (string, bool) {
 		return r.m.Resolve(project, path)
 	}
 	if !r.m.Known() {
-		if !filepath.IsAbs(path) || !filepath.IsAbs(r.cwd) || filepath.Dir(r.cwd) == r.cwd {
+		if !filepath.IsAbs(path) {
 			return "", false
 		}
-		return r.m.ResolveUnder(r.cwd, path)
+		if abs, ok := r.underDir(path, r.cwd); ok {
+			return abs, true
+		}
+		return r.underDir(path, r.dirs...)
 	}
 	if filepath.IsAbs(path) {
 		root, ok := r.m.Containing(path)
 		if !ok {
-			return "", false
+			return r.underDir(path, r.dirs...)
 		}
 		return r.m.ResolveUnder(root.Path, path)
 	}

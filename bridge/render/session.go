@@ -42,10 +42,10 @@ func ConfigOptions(opts []acp.SessionConfigOption) acp.Update {
 	return acp.ConfigOptionUpdate{ConfigOptions: opts}
 }
 
-// DroppedNote is the answer text that says what a detached turn's full
-// buffer dropped.
-func DroppedNote(bytes, thoughts int) acp.Update {
-	return AnswerChunk(steer.DroppedNote(bytes, thoughts))
+// DroppedNote is the answer text (of the message id) that says what a
+// detached turn's full buffer dropped.
+func DroppedNote(id string, bytes, thoughts int) acp.Update {
+	return AnswerChunk(id, steer.DroppedNote(bytes, thoughts))
 }
 
 // HandoffFile is the completed read the console pointed at (a location

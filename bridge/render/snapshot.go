@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/acp"
 )
 
 // Message marks kept per task and message id.
@@ -46,18 +47,15 @@ func (r *Renderer) StatusReplace(taskID string, m *a2a.Message) []Out {
 	if m.ID != "" {
 		r.msgs[taskID+"\x00"+m.ID] |= msgAnswer
 	}
-	key := taskID + "\x00" + statusAnswerKey
-	st := r.texts[key]
-	if st == nil {
-		st = newShownText()
-		r.texts[key] = st
-	}
-	if s := st.Replace(m.Text()); s != "" {
-		if !r.shownIDs[key] {
-			r.shownIDs[key] = true
+	// The task's status answer is one message: the id of the status
+	// message it began with.
+	at := r.textOf(taskID+"\x00"+statusAnswerKey, func() string { return r.MessageID(taskID, m) })
+	if s := at.Replace(m.Text()); s != "" {
+		if !at.begun {
+			at.begun = true
 			s = r.blocks.start(s)
 		}
-		r.buf = append(r.buf, Out{text: s, artifact: statusAnswerKey})
+		r.buf = append(r.buf, Out{text: s, msgID: at.id})
 		r.blocks.shown()
 		r.statusShown = true
 	}
@@ -192,16 +190,19 @@ func (r *Renderer) noteShown(taskID string, m *a2a.Message) []Out {
 	if m.ID != "" {
 		r.notes[taskID+"\x00"+m.ID] = fnv(fnvOffset, m.Text())
 	}
-	return r.ProgressNote(m.Text())
+	return r.ProgressNote(taskID, m)
 }
 
-// ProgressNote shows a progress note as a thought.
-//
-// This is where a client that advertised notices (SPEC §14) is to get a
-// notice instead.
-func (r *Renderer) ProgressNote(s string) []Out {
-	if strings.TrimSpace(s) != "" {
-		r.thought(s)
+// ProgressNote shows the text of a working status message m of the task
+// taskID as a progress note: a thought, or an info notice for a client
+// that advertised notices (SPEC §12.8, §14).
+func (r *Renderer) ProgressNote(taskID string, m *a2a.Message) []Out {
+	if s := m.Text(); strings.TrimSpace(s) != "" {
+		if r.opts.Notices {
+			r.push(noticeOf(acp.NoticeInfo, s, s))
+		} else {
+			r.thought(r.MessageID(taskID, m), s)
+		}
 	}
 	return r.take()
 }

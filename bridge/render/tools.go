@@ -228,7 +228,7 @@ func (r *Renderer) endCall(tc a2a.ToolCall, c *call, status acp.ToolStatus) {
 // terminal reports whether the view shows its output as a terminal: a
 // command c, for a client that draws them (SPEC §11.6).
 func (r *Renderer) terminal(c *call) bool {
-	return r.terminals && c.kindOf() == acp.ToolKindExecute
+	return r.opts.Terminals && c.kindOf() == acp.ToolKindExecute
 }
 
 // terminalBlock is a terminal view's content: its one terminal, named by

@@ -15,7 +15,7 @@ const todos2 = `{"todos": [{"content": "Read the code", "status": "completed"}, 
 // TestPlanReplayed: replay sends each plan right after its card, in
 // order, from the same renderer as live turns.
 func TestPlanReplayed(t *testing.T) {
-	r := New("Agent", cwdRoots(), false)
+	r := New("Agent", cwdRoots(), Options{Own: "own"})
 	newID := func(id string) string { return "r-" + id }
 	var outs []Out
 	outs = append(outs, r.pastTool(a2a.ToolCall{ID: "p1", Name: "write_todos", Phase: a2a.PhaseStarted, Args: todos1}, newID)...)
@@ -47,7 +47,7 @@ func TestPlanReplayed(t *testing.T) {
 // TestTerminalCardsReplayed: a replayed command card is one tool_call with
 // its terminal announced, its output and its exit.
 func TestTerminalCardsReplayed(t *testing.T) {
-	r := New("Agent", cwdRoots(), true)
+	r := New("Agent", cwdRoots(), Options{Terminals: true, Own: "own"})
 	outs := r.pastTool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhaseFailed, Args: `{"command":"make"}`, Result: "exit status 3"},
 		func(id string) string { return "r-" + id })
 	if len(outs) != 1 {

@@ -153,7 +153,7 @@ func (t *Turn) approval(h *a2a.Hitl) outcome {
 	approved, always := d.auto, false
 	if d.auto {
 		if d.tellNoSkip && t.sess.tellNoSkip() {
-			t.show(t.r.Note("The agent asked although commands are allowed for this session: this server does not let approvals be skipped, so shim approves its command approvals for you (a delete is still asked)."))
+			t.show(t.r.Say(render.NoSkipNotice()))
 		}
 		t.env.Log.Info("auto-approved a command for this session", "task", taskID)
 	} else {
@@ -162,7 +162,7 @@ func (t *Turn) approval(h *a2a.Hitl) outcome {
 			if d.view != nil {
 				t.emit(render.ApprovalEnd(d.callID, false))
 			}
-			t.show(t.r.Note(elsewhereNote))
+			t.show(t.r.Say(render.ElsewhereNotice()))
 			return outcome{elsewhere: true}
 		}
 		var setMode bool

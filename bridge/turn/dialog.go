@@ -79,6 +79,3 @@ func (t *Turn) watchElsewhere(ctx context.Context, cancel context.CancelCauseFun
 		}
 	}
 }
-
-// elsewhereNote says in the editor that the park was answered elsewhere.
-const elsewhereNote = "The agent's question was answered elsewhere (another window or the agent's console); following the task from here."

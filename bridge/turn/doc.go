@@ -29,7 +29,9 @@
 //
 //	machine.go  the state machine: phases, events, effects, transitions
 //	turn.go     Turn, Env, Host: start, run, the output routed, cancel,
-//	            give up, the task id, the waits on the phase
+//	            give up, the task id, the waits on the phase; what the A2A
+//	            client did on its own in a call (a renewed sign-in) as a
+//	            notice
 //	stream.go   the A2A streams: drive, follow, reattach, read back
 //	frames.go   each frame through the renderer: statuses, messages,
 //	            artifacts, snapshots, tool calls (and the roots they need)

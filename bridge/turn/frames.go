@@ -38,11 +38,11 @@ func (t *Turn) frame(ev a2a.Event) (outcome, bool) {
 func (t *Turn) message(m *a2a.Message) {
 	t.show(t.r.NoteBeforeAnswer())
 	t.r.Seen(t.task(), m)
-	t.show(t.r.Thoughts(m))
+	t.show(t.r.Thoughts(t.task(), m))
 	for _, tc := range m.ToolCalls() {
 		t.tool(tc)
 	}
-	t.show(t.r.StatusAnswer(m.Text()))
+	t.show(t.r.StatusAnswer(t.r.MessageID(t.task(), m), m.Text()))
 }
 
 // status maps a status update.
@@ -60,7 +60,7 @@ func (t *Turn) status(st a2a.Status) (outcome, bool) {
 	}
 	if m != nil {
 		t.r.Seen(t.task(), m)
-		t.show(t.r.Thoughts(m))
+		t.show(t.r.Thoughts(t.task(), m))
 		for _, tc := range st.ToolCalls() { // a park's data parts are its own
 			t.tool(tc)
 		}
@@ -72,16 +72,16 @@ func (t *Turn) status(st a2a.Status) (outcome, bool) {
 		case t.r.StatusAnswered():
 			t.show(t.r.StatusReplace(t.task(), m))
 		case !t.r.ArtifactAnswered():
-			t.show(t.r.StatusAnswer(m.Text()))
+			t.show(t.r.StatusAnswer(t.r.MessageID(t.task(), m), m.Text()))
 		}
 		return outcome{stop: acp.StopEndTurn}, true
 	case a2a.StateCanceled:
 		return outcome{stop: acp.StopCancelled}, true
 	case a2a.StateRejected:
-		t.show(t.r.StatusAnswer(m.Text()))
+		t.show(t.r.StatusAnswer(t.r.MessageID(t.task(), m), m.Text()))
 		return outcome{stop: acp.StopRefusal}, true
 	case a2a.StateFailed:
-		outs, err := t.r.Failure(m.Text(), t.task())
+		outs, err := t.r.Failure(t.task(), m)
 		t.show(outs)
 		return outcome{err: err}, true
 	case a2a.StateInputRequired:
@@ -89,9 +89,9 @@ func (t *Turn) status(st a2a.Status) (outcome, bool) {
 	case a2a.StateAuthRequired:
 		t.authRequired = true
 		t.needRootsFor(m.ParkData())
-		t.show(t.r.AuthRequired(m))
+		t.show(t.r.AuthRequired(t.task(), m))
 	default:
-		t.show(t.r.ProgressNote(m.Text()))
+		t.show(t.r.ProgressNote(t.task(), m))
 	}
 	return outcome{}, false
 }
@@ -157,7 +157,7 @@ func (t *Turn) tool(tc a2a.ToolCall) {
 	t.show(t.r.Tool(tc))
 	if tc.Phase == a2a.PhaseCompleted && t.r.ToolName(tc.ID) == "list_projects" && t.env.Roots != nil {
 		t.env.Roots.Learn(tc.Result)
-		t.r.SetRoots(render.Snapshot(t.env.Roots, t.sess.cwd))
+		t.r.SetRoots(render.Snapshot(t.env.Roots, t.sess.cwd, t.sess.Dirs()))
 	}
 }
 
@@ -166,7 +166,7 @@ func (t *Turn) tool(tc a2a.ToolCall) {
 // roots.Map.ReloadFor), and gives the renderer the new snapshot.
 func (t *Turn) needRoots(tc a2a.ToolCall) {
 	if p := t.r.Unknown(tc); p != "" && t.env.Roots.ReloadFor(t.ctx, p) {
-		t.r.SetRoots(render.Snapshot(t.env.Roots, t.sess.cwd))
+		t.r.SetRoots(render.Snapshot(t.env.Roots, t.sess.cwd, t.sess.Dirs()))
 	}
 }
 

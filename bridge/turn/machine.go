@@ -267,19 +267,19 @@ func (m *machine) nativeRefused(ps *pendingSteer) {
 	}
 }
 
-// steersRead marks the steers the agent read and returns their texts, for
-// their markers.
-func (m *machine) steersRead(ids []string) []string {
-	var texts []string
+// steersRead marks the steers the agent read and returns them, for their
+// markers (the text, and the id that names the marker's message).
+func (m *machine) steersRead(ids []string) []*pendingSteer {
+	var read []*pendingSteer
 	for _, id := range ids {
 		for _, p := range m.steers {
 			if p.id == id && !p.shown {
 				p.shown = true
-				texts = append(texts, p.text)
+				read = append(read, p)
 			}
 		}
 	}
-	return texts
+	return read
 }
 
 // openSteers returns the steers whose marker was not placed yet and marks

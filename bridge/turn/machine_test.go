@@ -164,8 +164,8 @@ func TestMachineNativeSteer(t *testing.T) {
 	if m.closeSteers() {
 		t.Fatal("an unsettled steer keeps the steers open")
 	}
-	if texts := m.steersRead([]string{"b", "b"}); len(texts) != 1 {
-		t.Fatalf("read once: %q", texts)
+	if read := m.steersRead([]string{"b", "b"}); len(read) != 1 {
+		t.Fatalf("read %d times, want once", len(read))
 	}
 	if !m.closeSteers() {
 		t.Fatal("settled steers close")

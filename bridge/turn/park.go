@@ -38,7 +38,7 @@ func (t *Turn) question(m *a2a.Message) outcome {
 	if out, ok := t.askForms(m, callID); ok {
 		return out
 	}
-	t.show(t.r.Question(m))
+	t.show(t.r.Question(t.task(), m))
 	t.sess.SetPark(t.task())
 	return outcome{stop: acp.StopEndTurn}
 }
@@ -61,7 +61,7 @@ func (t *Turn) askForms(m *a2a.Message, callID string) (outcome, bool) {
 	for _, st := range steps {
 		content, ok, elsewhere := t.elicit(st, callID)
 		if elsewhere {
-			t.show(t.r.Note(elsewhereNote))
+			t.show(t.r.Say(render.ElsewhereNotice()))
 			return outcome{elsewhere: true}, true
 		}
 		if !ok {

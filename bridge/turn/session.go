@@ -4,6 +4,7 @@ package turn
 // prompt answers, the settings a fresh message carries, its cost.
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/shimdev/shim/a2a"
@@ -19,6 +20,12 @@ type Session struct {
 	minted bool
 
 	mu sync.Mutex
+	// dirs are the session's additional directories (SPEC §14): roots
+	// like the cwd. A load or resume may replace them.
+	dirs []string
+	// mcpTold is set once the person was told the editor's MCP servers
+	// are not forwarded.
+	mcpTold bool
 	// prompted is set once the first prompt was sent.
 	prompted bool
 	// current is the turn that last ran or still runs.
@@ -51,6 +58,30 @@ func (s *Session) ID() string { return s.id }
 
 // CWD is the session's working directory.
 func (s *Session) CWD() string { return s.cwd }
+
+// Dirs are the session's additional directories.
+func (s *Session) Dirs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dirs
+}
+
+// SetDirs replaces the session's additional directories (absolute).
+func (s *Session) SetDirs(dirs []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dirs = slices.Clone(dirs)
+}
+
+// TellMCP reports whether the person is still to be told that the
+// editor's MCP servers are not forwarded (once per session).
+func (s *Session) TellMCP() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	told := s.mcpTold
+	s.mcpTold = true
+	return !told
+}
 
 // Minted reports whether this process created the session.
 func (s *Session) Minted() bool { return s.minted }

@@ -26,13 +26,13 @@ type pendingSteer struct {
 	shown bool
 }
 
-// Steer folds a prompt's text (a steer of id) into the turn detached by a
-// cancel, within its grace window: the steer is posted to the server's
-// steering queue and the prompt req adopts the turn, its buffered output
-// first. False when the prompt must run as a turn of its own: the window
+// Steer folds a prompt's text (a steer of id; ctx is its request's) into
+// the turn detached by a cancel, within its grace window: the steer is
+// posted to the server's steering queue and the prompt req adopts the
+// turn, its buffered output first. False when the prompt must run as a turn of its own: the window
 // is not open, or nothing runs on the server yet, or the server did not
 // take the steer (then the turn is given up).
-func (t *Turn) Steer(req *acp.Request, id, text string) bool {
+func (t *Turn) Steer(ctx context.Context, req *acp.Request, id, text string) bool {
 	fx := t.apply(event{kind: evSteer, steer: &pendingSteer{id: id, text: text}})
 	if !fx.taken {
 		return false
@@ -43,7 +43,7 @@ func (t *Turn) Steer(req *acp.Request, id, text string) bool {
 		t.apply(event{kind: evRefuse})
 		return false
 	}
-	if !t.post(id, text) {
+	if !t.post(ctx, id, text) {
 		t.apply(event{kind: evRefuse})
 		return false
 	}
@@ -54,12 +54,13 @@ func (t *Turn) Steer(req *acp.Request, id, text string) bool {
 	return true
 }
 
-// NativeSteer handles a _session/steering steer of id for the turn: the
+// NativeSteer handles a _session/steering steer of id for the turn (ctx
+// is its request's): the
 // text rides it exactly as a Send Now steer does. The outcome is
 // promptRequired when the turn does not run for its prompt (the editor is
 // to send a prompt: shim never starts a turn outside one), failed when it
 // takes none now or the server did not take it (nothing changes then).
-func (t *Turn) NativeSteer(id, text string) string {
+func (t *Turn) NativeSteer(ctx context.Context, id, text string) string {
 	if !t.Running() {
 		return acp.SteerPromptRequired
 	}
@@ -70,7 +71,7 @@ func (t *Turn) NativeSteer(id, text string) string {
 	switch {
 	case !taken:
 		t.env.Log.Info("the turn takes no steer now (no task on the server yet, or it is ending)", "session", t.sess.id)
-	case t.post(id, text):
+	case t.post(ctx, id, text):
 		return acp.SteerInjected
 	default:
 		t.mu.Lock()
@@ -90,10 +91,11 @@ func (t *Turn) Running() bool {
 }
 
 // post posts a steer already folded into the turn to the server's
-// steering queue; false when the server did not take it (no operator
-// API, or the POST failed).
-func (t *Turn) post(id, text string) bool {
-	ctx, cancel := context.WithTimeout(t.base, 20*time.Second)
+// steering queue, under the context of the request that steers; false
+// when the server did not take it (no operator API, or the POST failed).
+func (t *Turn) post(ctx context.Context, id, text string) bool {
+	// Made for the session (a platform keeps its state).
+	ctx, cancel := context.WithTimeout(a2a.WithSession(ctx, t.sess.id), 20*time.Second)
 	defer cancel()
 	queued, err := t.env.Client.Operator().Steer(ctx, t.sess.id, id, text)
 	if err == nil && queued {
@@ -116,10 +118,10 @@ func (t *Turn) steersRead(items []a2a.SteerItem) {
 		ids[i] = it.ID
 	}
 	t.mu.Lock()
-	texts := t.m.steersRead(ids)
+	read := t.m.steersRead(ids)
 	t.mu.Unlock()
-	for _, s := range texts {
-		t.show(t.r.Marker(s))
+	for _, p := range read {
+		t.show(t.r.Marker(p.id, p.text))
 	}
 }
 
@@ -137,7 +139,7 @@ func (t *Turn) settleSteers() *a2a.OutMessage {
 			rerun = append(rerun, p.text)
 			continue
 		}
-		t.show(t.r.Marker(p.text))
+		t.show(t.r.Marker(p.id, p.text))
 	}
 	if len(rerun) == 0 {
 		return nil
@@ -149,7 +151,9 @@ func (t *Turn) settleSteers() *a2a.OutMessage {
 // that the server does not fold them into a later turn.
 func (t *Turn) dropSteers() {
 	for _, p := range t.openSteers() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// Not tied to the turn's context (over by then), but its values
+		// (the trace context) kept.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(t.ctx), 5*time.Second)
 		if _, err := t.env.Client.Operator().Unsteer(ctx, t.sess.id, p.id); err != nil {
 			t.env.Log.Debug("steer not taken back", "id", p.id, "err", err)
 		}

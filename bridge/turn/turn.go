@@ -11,6 +11,7 @@ import (
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/roots"
 	"github.com/shimdev/shim/steer"
 )
@@ -34,10 +35,10 @@ type Env struct {
 	// BusyTimeout bounds the wait for a chat busy elsewhere (0: 120 s);
 	// BusyPoll is how often it is polled (0: every 2 s).
 	BusyTimeout, BusyPoll time.Duration
-	// Forms and Terminals: the client shows elicitation forms, and
-	// command calls as terminals (SPEC §11.3, §11.6).
-	Forms, Terminals bool
-	Host             Host
+	// Forms, Terminals and Notices: the client shows elicitation forms,
+	// command calls as terminals, and notices (SPEC §11.3, §11.6, §14).
+	Forms, Terminals, Notices bool
+	Host                      Host
 }
 
 // Host is the server side of a turn.
@@ -72,9 +73,8 @@ type Turn struct {
 	title string
 	prev  *Turn
 
-	// base is the server's context (a steer is posted under it); ctx is
-	// the turn's own, cancelled when it is given up or over.
-	base   context.Context
+	// ctx is the turn's own (its prompt's context, with its trace
+	// context), cancelled when it is given up or over.
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -112,13 +112,19 @@ const bufferMax = 1 << 20
 
 // Start runs a turn of sess for the prompt req: it sends msg once the
 // session's previous turn is over; title, when set, names the thread.
-// The turn ends with ctx.
+// The turn ends with ctx; its A2A calls carry ctx's values (the prompt's
+// trace context) and report what the client did on its own (a renewed
+// sign-in) as notices.
 func Start(ctx context.Context, env Env, sess *Session, req *acp.Request, msg a2a.OutMessage, title string) *Turn {
 	ctx = a2a.WithSession(ctx, sess.id) // the turn's calls are made for the session (a platform keeps its state)
-	t := &Turn{env: env, sess: sess, msg: msg, title: title, base: ctx, done: make(chan struct{}),
+	t := &Turn{env: env, sess: sess, msg: msg, title: title, done: make(chan struct{}),
 		m: newMachine(req, env.Grace > 0, bufferMax), changed: make(chan struct{})}
+	if env.Notices {
+		ctx = a2a.WithReporter(ctx, t.reported)
+	}
 	t.ctx, t.cancel = context.WithCancel(ctx)
-	t.r = render.New(env.Agent, render.Snapshot(env.Roots, sess.cwd), env.Terminals)
+	t.r = render.New(env.Agent, render.Snapshot(env.Roots, sess.cwd, sess.Dirs()),
+		render.Options{Terminals: env.Terminals, Notices: env.Notices, Own: "shim-" + randid.Hex(6)})
 	sess.mu.Lock()
 	t.prev = sess.current
 	sess.current = t
@@ -282,15 +288,15 @@ func (t *Turn) output(ev event) {
 	}
 }
 
-// emitText sends answer text of one artifact, like emit, on the output
-// path where queued chunks of the same artifact merge (acp.Conn.SendText).
-func (t *Turn) emitText(artifactID, s string) {
+// emitText sends answer text of one message, like emit, on the output
+// path where queued chunks of the same message merge (acp.Conn.SendText).
+func (t *Turn) emitText(messageID, s string) {
 	t.mu.Lock()
 	// Attached, the machine delivers without looking at the update; only
 	// otherwise is one built (and boxed) for the buffer.
-	sent := t.m.phase == attached || t.m.apply(event{kind: evOutput, item: bufferItem(render.AnswerChunk(s))}).deliver
+	sent := t.m.phase == attached || t.m.apply(event{kind: evOutput, item: bufferItem(render.AnswerChunk(messageID, s))}).deliver
 	if sent {
-		if err := t.env.Conn.SendText(t.sess.id, artifactID, s); err != nil {
+		if err := t.env.Conn.SendText(t.sess.id, messageID, s); err != nil {
 			t.env.Log.Debug("update not delivered", "err", err)
 			sent = false
 		}
@@ -302,10 +308,10 @@ func (t *Turn) emitText(artifactID, s string) {
 }
 
 // show routes rendered updates to whoever owns the output now; answer
-// text of an artifact takes the path where queued chunks merge.
+// text takes the path where queued chunks of one message merge.
 func (t *Turn) show(outs []render.Out) {
 	for _, o := range outs {
-		if id, text, ok := o.ArtifactText(); ok {
+		if id, text, ok := o.AnswerText(); ok {
 			t.emitText(id, text)
 		} else {
 			t.emit(o.Update())
@@ -328,8 +334,32 @@ func bufferItem(u acp.Update) steer.Item[acp.Update] {
 	return steer.Item[acp.Update]{Update: u, Kind: steer.Other, Size: 256}
 }
 
-// droppedNote is the update that says what a full buffer dropped.
-func droppedNote(bytes, thoughts int) acp.Update { return render.DroppedNote(bytes, thoughts) }
+// droppedNote is the update that says what a full buffer dropped (a
+// message of shim's own).
+func droppedNote(bytes, thoughts int) acp.Update {
+	return render.DroppedNote("shim-"+randid.Hex(6), bytes, thoughts)
+}
+
+// reported turns what the A2A client did on its own in one of the turn's
+// calls into a notice (the client advertised notices). It may run on any
+// goroutine making a call for the turn, so it renders nothing with the
+// turn's renderer and never waits for the editor.
+func (t *Turn) reported(rep a2a.Report) {
+	var n render.Notice
+	switch rep.Kind {
+	case a2a.ReportTokenRenewed:
+		n = render.RenewedNotice()
+	case a2a.ReportRenewalRefused:
+		n = render.RenewalRefusedNotice(rep.Detail)
+	default:
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if u := n.Update(); t.m.apply(event{kind: evOutput, item: bufferItem(u)}).deliver {
+		t.send(u)
+	}
+}
 
 // finish ends the turn: the prompt is answered unless a cancel already
 // did; the outcome is kept for a prompt that adopts the turn as it ends.
@@ -365,9 +395,10 @@ func (t *Turn) Abandon() {
 }
 
 // cancelTask asks the server to cancel the task. It is not tied to the
-// turn's context (cancelled by then); the client bounds each attempt.
+// turn's cancellation (cancelled by then), only to its values (the trace
+// context); the client bounds each attempt.
 func (t *Turn) cancelTask(taskID string) {
-	if err := t.env.Client.CancelTask(a2a.WithSession(context.Background(), t.sess.id), taskID); err != nil {
+	if err := t.env.Client.CancelTask(context.WithoutCancel(t.ctx), taskID); err != nil {
 		t.env.Log.Debug("CancelTask", "task", taskID, "err", err)
 	}
 }

@@ -97,6 +97,7 @@ export function validateAgentMessage(msg, methodOf) {
   const method = methodOf(msg.id);
   if (!method) return `response to unknown request id ${JSON.stringify(msg.id)}`;
   if (method === "_session/steering") return validateSteering(msg.result);
+  if (method === "session/set_model") return validateSetModel(msg.result);
   const def = defFor("agent", method, "Response");
   if (!def) return `no schema definition for the ${method} response`;
   return validateDef(def, msg.result);
@@ -114,6 +115,20 @@ const validateSteeringSchema = ajv.compile({
     _meta: { type: ["object", "null"] },
   },
 });
+
+// session/set_model (SPEC §14) left the v1 schema; older clients still send
+// it. Its answer is the schema's earlier SetSessionModelResponse: an object
+// with only _meta.
+const validateSetModelSchema = ajv.compile({
+  type: "object",
+  additionalProperties: false,
+  properties: { _meta: { type: ["object", "null"] } },
+});
+
+function validateSetModel(result) {
+  if (validateSetModelSchema(result)) return null;
+  return `session/set_model response: ${ajv.errorsText(validateSetModelSchema.errors)}`;
+}
 
 function validateSteering(result) {
   if (validateSteeringSchema(result)) return null;

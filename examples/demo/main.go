@@ -87,12 +87,16 @@ func main() {
 		Shim: *shim,
 		// The project root makes the agent's relative paths absolute,
 		// clickable locations.
-		Args:    []string{"--url", *url, "--state-dir", state, "--config-dir", state, "--keyring", "off", "--root", "demo=" + project},
-		CWD:     project,
-		Prompts: prompts,
-		Approve: *approve,
-		Out:     out,
-		Stderr:  placeholders(os.Stderr, project),
+		Args: []string{"--url", *url, "--state-dir", state, "--config-dir", state, "--keyring", "off", "--root", "demo=" + project},
+		CWD:  project,
+		// As an editor that draws notices and has an MCP server of its
+		// own: shim says it does not forward it, as a notice.
+		Notices:    true,
+		MCPServers: []any{map[string]any{"name": "filesystem", "command": "/usr/local/bin/mcp-filesystem", "args": []any{}, "env": []any{}}},
+		Prompts:    prompts,
+		Approve:    *approve,
+		Out:        out,
+		Stderr:     placeholders(os.Stderr, project),
 	}
 	if len(prompts) == 0 {
 		o.Steps = story

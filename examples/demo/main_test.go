@@ -53,10 +53,25 @@ func TestDemoTellsTheWholeStory(t *testing.T) {
 		`← agent_thought_chunk "Thinking about: Also check the tests"`,
 		"← session/prompt error -32603: Demo Agent: The usage limit has been reached",
 		`"usage":{"totalTokens":1285`,
+		// The harness draws notices (SPEC §14): what shim says about
+		// itself is a notice, and every chunk names its message.
+		`"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"session":{"notices":{}},"terminal":false}`,
+		`← notice {"description":"The remote agent cannot reach this machine's MCP servers (1 offered); it uses its own tools.","severity":"info","title":"The editor's MCP servers are not forwarded"}`,
+		`← notice {"description":"The agent asked although commands are allowed for this session: this server does not let approvals be skipped, so shim approves its command approvals for you (a delete is still asked).","severity":"warning","title":"This server does not let approvals be skipped"}`,
+		`"sessionCapabilities":{"list":{},"resume":{},"close":{},"delete":{},"additionalDirectories":{}}`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the transcript lacks %q", want)
 		}
+	}
+	// One message id per artifact: every chunk of the streamed answer
+	// names the same, made of its task's id and its own.
+	ids := regexp.MustCompile(`← agent_message_chunk "(?:You asked: Where |is the request |several chunks\.)" \(message ([^)]+)\)`).FindAllStringSubmatch(got, -1)
+	if len(ids) != 3 || ids[0][1] != ids[1][1] || ids[1][1] != ids[2][1] || !strings.Contains(ids[0][1], "/") {
+		t.Errorf("the chunks of one artifact name one message id, its task's and its own: %q", ids)
+	}
+	if strings.Contains(got, "does not let approvals be skipped, so shim approves its command approvals for you (a delete is still asked).\\n\\n\"") {
+		t.Error("a client that draws notices was told in the answer too")
 	}
 	for _, local := range []string{os.TempDir(), dir} {
 		if strings.Contains(got, local) {

@@ -26,6 +26,11 @@ type Options struct {
 	Env  []string
 	// CWD is the session's working directory.
 	CWD string
+	// Notices advertises clientCapabilities.session.notices: shim says
+	// what it says about itself as notices.
+	Notices bool
+	// MCPServers are the MCP servers the editor offers on session/new.
+	MCPServers []any
 	// Prompts are sent one after another in one session.
 	Prompts []string
 	// Steps, when set, are run after Prompts: prompts that may fail and
@@ -76,14 +81,22 @@ func Run(o Options) error {
 		}
 	}()
 
+	caps := map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}, "terminal": false}
+	if o.Notices {
+		caps["session"] = map[string]any{"notices": map[string]any{}}
+	}
 	if _, err := c.call("initialize", map[string]any{
 		"protocolVersion":    1,
 		"clientInfo":         map[string]any{"name": "zed", "title": "Zed", "version": "0.200.0"},
-		"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}, "terminal": false},
+		"clientCapabilities": caps,
 	}, o.Timeout); err != nil {
 		return err
 	}
-	res, err := c.call("session/new", map[string]any{"cwd": o.CWD, "mcpServers": []any{}}, o.Timeout)
+	mcp := o.MCPServers
+	if mcp == nil {
+		mcp = []any{}
+	}
+	res, err := c.call("session/new", map[string]any{"cwd": o.CWD, "mcpServers": mcp}, o.Timeout)
 	if err != nil {
 		return err
 	}
@@ -236,6 +249,12 @@ func (c *conn) printUpdate(params json.RawMessage) {
 		}
 	}
 	if content, ok := p.Update["content"].(map[string]any); ok && content["type"] == "text" {
+		// Every chunk names its message: the chunks of one message share
+		// its id (an artifact's is its task's id and its own).
+		if id, _ := p.Update["messageId"].(string); id != "" {
+			c.printf("← %s %q (message %s)\n", kind, content["text"], id)
+			return
+		}
 		c.printf("← %s %q\n", kind, content["text"])
 		return
 	}

@@ -17,17 +17,24 @@ import (
 //go:embed testdata/schema.v1.json
 var schemaJSON []byte
 
-// extensionJSON defines the extension methods shim speaks that the v1
-// schema does not: the steering extension's response (SPEC §11.4; the
-// shape editors and claude-agent-acp / codex-acp share), written here in
+// extensionJSON defines the methods shim speaks that the v1 schema does
+// not: the steering extension's response (SPEC §11.4; the shape editors
+// and claude-agent-acp / codex-acp share) and session/set_model's, which
+// older clients still send (SPEC §14; the schema's earlier
+// SetSessionModelResponse: an object with only _meta), written here in
 // the schema's own terms.
 const extensionJSON = `{"$defs": {
   "SteeringResponse": {"type": "object", "required": ["outcome"],
     "properties": {"outcome": {"enum": ["injected", "promptRequired", "failed"]},
-      "reason": {"type": "string"}, "_meta": {"type": ["object", "null"]}}}}}`
+      "reason": {"type": "string"}, "_meta": {"type": ["object", "null"]}}},
+  "SetSessionModelResponse": {"type": "object", "additionalProperties": false,
+    "properties": {"_meta": {"type": ["object", "null"]}}}}}`
 
 // extensionDefs names the definitions of extensionJSON by "side method kind".
-var extensionDefs = map[string]string{"agent _session/steering Response": "ext.json#/$defs/SteeringResponse"}
+var extensionDefs = map[string]string{
+	"agent _session/steering Response": "ext.json#/$defs/SteeringResponse",
+	"agent session/set_model Response": "ext.json#/$defs/SetSessionModelResponse",
+}
 
 // Validator checks messages against the ACP v1 schema definitions.
 type Validator struct {

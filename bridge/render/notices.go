@@ -1,0 +1,148 @@
+package render
+
+// What shim says about itself (SPEC §14): to a client that advertised
+// session.notices, a notice (a short title, severity info or warning)
+// shown apart from the conversation; to any other, what it always was: a
+// thought, a line of the answer, or nothing but the log.
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/internal/textcut"
+)
+
+// Told is how a client without notices hears of a Notice.
+type Told uint8
+
+// How a client without notices is told.
+const (
+	ToldNowhere   Told = iota // the log says it, the editor is not told
+	ToldAsThought             // a thought
+	ToldAsAnswer              // a line of the answer
+)
+
+// A Notice is one thing shim says about itself.
+type Notice struct {
+	Severity acp.NoticeSeverity
+	// Title stands alone; Detail is the notice's description.
+	Title, Detail string
+	// Else is how a client without notices is told, and Shown what it
+	// is shown then (as it always was).
+	Else  Told
+	Shown string
+}
+
+// Notice limits: a title is short, a description bounded whatever a
+// server's status text holds.
+const (
+	noticeTitleMax  = 100
+	noticeDetailMax = 4000
+)
+
+// noticeOf is the notice update of title (its first line, cut short) and
+// detail (left out when the title says it all).
+func noticeOf(sev acp.NoticeSeverity, title, detail string) acp.Notice {
+	first, _, _ := strings.Cut(strings.TrimSpace(title), "\n")
+	t := textcut.Cut(strings.TrimSpace(first), noticeTitleMax)
+	if t == "" {
+		t = "shim"
+	}
+	n := acp.Notice{Severity: sev, Title: t}
+	if d := strings.TrimSpace(detail); d != "" && d != t {
+		n.Description = textcut.Cut(d, noticeDetailMax)
+	}
+	return n
+}
+
+// Update is n as a notice update.
+func (n Notice) Update() acp.Update { return noticeOf(n.Severity, n.Title, n.Detail) }
+
+// Say shows a notice of the turn: a notice update when the client
+// advertised notices, else as it always was.
+func (r *Renderer) Say(n Notice) []Out {
+	switch {
+	case r.opts.Notices:
+		r.push(n.Update())
+	case n.Else == ToldAsThought:
+		r.thought(r.ownID(), n.Shown)
+	case n.Else == ToldAsAnswer:
+		r.block(r.ownID(), n.Shown)
+	}
+	return r.take()
+}
+
+// Said is a notice about a session outside a turn: the notice update
+// when the client advertised notices, else what it was always shown (an
+// answer chunk of the message id, or a thought); nil when such a client
+// is not told.
+func Said(n Notice, notices bool, id string) acp.Update {
+	switch {
+	case notices:
+		return n.Update()
+	case n.Else == ToldAsThought:
+		return acp.AgentThoughtChunk{MessageID: id, Content: acp.Text(n.Shown)}
+	case n.Else == ToldAsAnswer:
+		return AnswerChunk(id, n.Shown)
+	}
+	return nil
+}
+
+// The notices shim gives.
+
+// BusyNotice: a turn waits for a chat busy elsewhere.
+func BusyNotice() Notice {
+	const s = "This chat is busy elsewhere (another window or the console is running a turn). Waiting for it to finish before sending your message…"
+	return Notice{Severity: acp.NoticeInfo, Title: "Waiting for this chat: it is busy elsewhere", Detail: s, Else: ToldAsThought, Shown: s}
+}
+
+// ReconnectingNotice: a turn's stream dropped and shim reattaches.
+func ReconnectingNotice() Notice {
+	return Notice{Severity: acp.NoticeWarning, Title: "The agent's stream dropped; reconnecting",
+		Detail: "The connection ended before the turn did; shim reattaches to the task."}
+}
+
+// RenewedNotice: the OAuth token was renewed in a call.
+func RenewedNotice() Notice {
+	return Notice{Severity: acp.NoticeInfo, Title: "Signed in again: the agent's token was renewed"}
+}
+
+// RenewalRefusedNotice: the OAuth token could not be renewed (why says
+// why and what to do; no secret is in it).
+func RenewalRefusedNotice(why string) Notice {
+	return Notice{Severity: acp.NoticeWarning, Title: "The sign-in to the agent could not be renewed", Detail: why}
+}
+
+// MCPNotice: the editor offered n MCP servers, which shim does not
+// forward.
+func MCPNotice(n int) Notice {
+	return Notice{Severity: acp.NoticeInfo, Title: "The editor's MCP servers are not forwarded",
+		Detail: "The remote agent cannot reach this machine's MCP servers (" + strconv.Itoa(n) + " offered); it uses its own tools."}
+}
+
+// EarlierNotShown: a replay was cut by the load budget (SPEC §13).
+func EarlierNotShown() Notice {
+	return Notice{Severity: acp.NoticeInfo, Title: "Earlier turns not shown",
+		Detail: "This thread's history is longer than one load reads; its newest turns are shown.", Else: ToldAsAnswer, Shown: "(earlier turns not shown)"}
+}
+
+// NoSkipNotice: the server parked on an approval although the message
+// asked to bypass them.
+func NoSkipNotice() Notice {
+	const s = "The agent asked although commands are allowed for this session: this server does not let approvals be skipped, so shim approves its command approvals for you (a delete is still asked)."
+	return Notice{Severity: acp.NoticeWarning, Title: "This server does not let approvals be skipped", Detail: s, Else: ToldAsAnswer, Shown: s + "\n\n"}
+}
+
+// ElsewhereNotice: the park a dialog asked about was answered elsewhere
+// (another window or the agent's console); the turn follows the task.
+func ElsewhereNotice() Notice {
+	const s = "The agent's question was answered elsewhere (another window or the agent's console); following the task from here."
+	return Notice{Severity: acp.NoticeInfo, Title: "The agent's question was answered elsewhere", Detail: s, Else: ToldAsAnswer, Shown: s + "\n\n"}
+}
+
+// NoReplayNotice: the agent gives no thread history back.
+func NoReplayNotice(agent string) Notice {
+	s := agent + " does not give a thread's history back, so shim cannot show it here; new prompts go on in this thread."
+	return Notice{Severity: acp.NoticeInfo, Title: "This thread's history cannot be shown", Detail: s, Else: ToldAsAnswer, Shown: s + "\n\n"}
+}
