@@ -65,13 +65,8 @@ func (b *bench) coldOnce(argv []string) (time.Duration, error) {
 }
 
 func (b *bench) coldStart() error {
-	agents := append([]peer{{"shim", b.shimArgv()}}, b.peers()...)
-	for _, v := range b.cfg.variants {
-		label, path, _ := strings.Cut(v, "=")
-		argv := b.shimArgv()
-		argv[0] = path
-		agents = append(agents, peer{"variant: " + label, argv})
-	}
+	all := b.variantArgvs()
+	agents := append(append([]peer{all[0]}, b.peers()...), all[1:]...)
 	if b.cfg.floor != "" {
 		agents = append(agents, peer{"floor: a static Go binary that only answers the line", []string{b.cfg.floor}})
 	}

@@ -119,7 +119,8 @@ func (g *Transport) GetTask(ctx context.Context, id string, historyLength int) (
 
 // geminiFrames reads one stream's frames.
 type geminiFrames struct {
-	s *geminiSession
+	s   *geminiSession
+	dec wire.Decoder
 	// ended is set once the final frame was read.
 	ended bool
 }
@@ -134,7 +135,7 @@ func (f *geminiFrames) Final(a2a.Event) bool { return f.ended }
 
 // Event implements transport.Frames.
 func (f *geminiFrames) Event(data []byte) (a2a.Event, error) {
-	ev, err := wire.DecodeFrame(data)
+	ev, err := f.dec.Frame(data)
 	if err != nil {
 		return ev, err
 	}

@@ -157,7 +157,7 @@ func notRouted(err error) bool {
 // StreamResponses, or one JSON body (a send's result, or an error).
 func (c *Transport) openStream(ctx context.Context, method, target string, body []byte, name string) (*transport.Stream, error) {
 	req := transport.Request{Method: method, Target: target, Body: body, Dialect: c.dialect, Name: name}
-	return c.conn.Open(ctx, req, frames{}, func(resp *http.Response, data []byte) ([]a2a.Event, error) {
+	return c.conn.Open(ctx, req, &frames{}, func(resp *http.Response, data []byte) ([]a2a.Event, error) {
 		res, err := result(resp, target, data)
 		if err != nil {
 			return nil, err
@@ -166,15 +166,17 @@ func (c *Transport) openStream(ctx context.Context, method, target string, body 
 	})
 }
 
-// frames reads HTTP+JSON stream frames: a StreamResponse, or an
+// frames reads one stream's HTTP+JSON frames: a StreamResponse, or an
 // {"error": …} object.
-type frames struct{}
+type frames struct {
+	dec wire.Decoder
+}
 
 // Event implements transport.Frames.
-func (frames) Event(data []byte) (a2a.Event, error) { return wire.DecodeRESTFrame(data) }
+func (f *frames) Event(data []byte) (a2a.Event, error) { return f.dec.RESTFrame(data) }
 
 // Failure implements transport.Frames.
-func (frames) Failure(data []byte) error { return wire.RESTErrorFrame(data) }
+func (*frames) Failure(data []byte) error { return wire.RESTErrorFrame(data) }
 
 // statusError is an HTTP+JSON error answer read as the JSON-RPC error it
 // stands for; errors.As finds its *a2a.RPCError.

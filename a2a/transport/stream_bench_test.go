@@ -12,10 +12,10 @@ import (
 
 // jsonFrames reads JSON-RPC frames (package jsonrpc's, which imports this
 // one).
-type jsonFrames struct{}
+type jsonFrames struct{ dec wire.Decoder }
 
-func (jsonFrames) Event(data []byte) (a2a.Event, error) { return wire.DecodeFrame(data) }
-func (jsonFrames) Failure(data []byte) error            { return wire.ErrorFrame(data) }
+func (f *jsonFrames) Event(data []byte) (a2a.Event, error) { return f.dec.Frame(data) }
+func (*jsonFrames) Failure(data []byte) error              { return wire.ErrorFrame(data) }
 
 // A typical streamed frame: one appended chunk of answer text (a2a-go's
 // 1.0 shape, ids as the SDK mints them).
@@ -58,7 +58,7 @@ func BenchmarkStreamChunks(b *testing.B) {
 	b.ReportAllocs()
 	open := func() *Stream {
 		c := New(Options{})
-		s := c.newStream(context.Background(), "SendStreamingMessage", jsonFrames{})
+		s := c.newStream(context.Background(), "SendStreamingMessage", &jsonFrames{})
 		s.attach(io.NopCloser(&socketReader{data: stream, max: 64 << 10}))
 		return s
 	}

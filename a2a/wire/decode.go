@@ -116,9 +116,15 @@ func (e Enum) role() string {
 type wireBool bool
 
 func (f *wireBool) UnmarshalJSON(b []byte) error {
-	s := bytes.Trim(bytes.TrimSpace(b), `"`)
-	*f = wireBool(bytes.EqualFold(s, []byte("true")) || string(s) == "1")
+	*f = wireBool(on(b))
 	return nil
+}
+
+// on reads a flag kept as JSON as wireBool does: true, "true" (any case)
+// and 1 are on; anything else, absent or null, is off.
+func on(b json.RawMessage) bool {
+	s := bytes.Trim(bytes.TrimSpace(b), `"`)
+	return bytes.EqualFold(s, []byte("true")) || string(s) == "1"
 }
 
 // wireMeta is a metadata object; anything but an object reads as nil.
@@ -139,8 +145,10 @@ func (m *wireMeta) UnmarshalJSON(b []byte) error {
 }
 
 type wirePart struct {
-	Kind       string          `json:"kind"`
-	Text       *wireText       `json:"text"`
+	Kind string `json:"kind"`
+	// Text is kept as JSON and read by text: no unmarshaler runs per part,
+	// and a text without escapes is not copied (partText).
+	Text       json.RawMessage `json:"text"`
 	Raw        string          `json:"raw"`
 	URL        string          `json:"url"`
 	Data       json.RawMessage `json:"data"`
@@ -172,11 +180,28 @@ type Status struct {
 
 // Artifact is an artifact of either dialect.
 type Artifact struct {
-	ArtifactID  string      `json:"artifactId"`
-	ArtifactID2 string      `json:"artifact_id"`
-	Name        string      `json:"name"`
-	Parts       []*wirePart `json:"parts"`
-	Metadata    wireMeta    `json:"metadata"`
+	ArtifactID  string     `json:"artifactId"`
+	ArtifactID2 string     `json:"artifact_id"`
+	Name        string     `json:"name"`
+	Parts       []wirePart `json:"parts"`
+	Metadata    wireMeta   `json:"metadata"`
+}
+
+// set reports whether the artifact was given: one of its members was read.
+func (a *Artifact) set() bool {
+	return a.ArtifactID != "" || a.ArtifactID2 != "" || a.Name != "" || len(a.Parts) > 0 || a.Metadata != nil
+}
+
+// reset empties a for the next frame, keeping its parts' array.
+func (a *Artifact) reset() {
+	*a = Artifact{Parts: resetParts(a.Parts)}
+}
+
+// resetParts empties ps, keeping its array (zeroed: a reused element is
+// decoded over, and its old members must not show through).
+func resetParts(ps []wirePart) []wirePart {
+	clear(ps[:cap(ps)])
+	return ps[:0]
 }
 
 // ids are the ids an object carries, in both spellings.
@@ -194,11 +219,11 @@ func (w *ids) taskID() string    { return first(w.TaskID, w.TaskID2) }
 // Message is a message of either dialect.
 type Message struct {
 	ids
-	MessageID  string      `json:"messageId"`
-	MessageID2 string      `json:"message_id"`
-	Role       Enum        `json:"role"`
-	Parts      []*wirePart `json:"parts"`
-	Metadata   wireMeta    `json:"metadata"`
+	MessageID  string     `json:"messageId"`
+	MessageID2 string     `json:"message_id"`
+	Role       Enum       `json:"role"`
+	Parts      []wirePart `json:"parts"`
+	Metadata   wireMeta   `json:"metadata"`
 }
 
 // task is a task snapshot.
@@ -212,19 +237,38 @@ type task struct {
 // statusUpdate is a 1.0 status update.
 type statusUpdate struct {
 	ids
-	Status   Status   `json:"status"`
-	Final    wireBool `json:"final"`
-	Metadata wireMeta `json:"metadata"`
+	Status   Status          `json:"status"`
+	Final    json.RawMessage `json:"final"` // a flag (on)
+	Metadata wireMeta        `json:"metadata"`
+}
+
+// set reports whether the update was given: one of its members was read.
+func (u *statusUpdate) set() bool {
+	return u.ids != (ids{}) || u.Status != (Status{}) || u.Final != nil || u.Metadata != nil
 }
 
 // artifactUpdate is a 1.0 artifact update.
 type artifactUpdate struct {
 	ids
-	Artifact   Artifact `json:"artifact"`
-	Append     wireBool `json:"append"`
-	LastChunk  wireBool `json:"lastChunk"`
-	LastChunk2 wireBool `json:"last_chunk"`
-	Metadata   wireMeta `json:"metadata"`
+	Artifact Artifact `json:"artifact"`
+	// The flags are kept as JSON and read by on: no unmarshaler runs for
+	// them per frame.
+	Append     json.RawMessage `json:"append"`
+	LastChunk  json.RawMessage `json:"lastChunk"`
+	LastChunk2 json.RawMessage `json:"last_chunk"`
+	Metadata   wireMeta        `json:"metadata"`
+}
+
+// set reports whether the update was given: one of its members was read.
+func (u *artifactUpdate) set() bool {
+	return u.ids != (ids{}) || u.Artifact.set() || u.Append != nil || u.LastChunk != nil || u.LastChunk2 != nil || u.Metadata != nil
+}
+
+// reset empties u for the next frame, keeping its parts' array.
+func (u *artifactUpdate) reset() {
+	parts := resetParts(u.Artifact.Parts)
+	*u = artifactUpdate{}
+	u.Artifact.Parts = parts
 }
 
 // Object is a 0.3 result, flat and tagged by its kind (or told by its
@@ -232,32 +276,80 @@ type artifactUpdate struct {
 type Object struct {
 	Kind string `json:"kind"`
 	ids
-	MessageID  string      `json:"messageId"`
-	MessageID2 string      `json:"message_id"`
-	Status     *Status     `json:"status"`
-	Artifacts  []Artifact  `json:"artifacts"`
-	History    []Message   `json:"history"`
-	Artifact   *Artifact   `json:"artifact"`
-	Append     wireBool    `json:"append"`
-	LastChunk  wireBool    `json:"lastChunk"`
-	LastChunk2 wireBool    `json:"last_chunk"`
-	Final      wireBool    `json:"final"`
-	Role       Enum        `json:"role"`
-	Parts      []*wirePart `json:"parts"`
-	Metadata   wireMeta    `json:"metadata"`
+	MessageID  string          `json:"messageId"`
+	MessageID2 string          `json:"message_id"`
+	Status     *Status         `json:"status"`
+	Artifacts  []Artifact      `json:"artifacts"`
+	History    []Message       `json:"history"`
+	Artifact   Artifact        `json:"artifact"`
+	Append     json.RawMessage `json:"append"`     // a flag (on)
+	LastChunk  json.RawMessage `json:"lastChunk"`  // a flag
+	LastChunk2 json.RawMessage `json:"last_chunk"` // a flag
+	Final      json.RawMessage `json:"final"`      // a flag
+	Role       Enum            `json:"role"`
+	Parts      []wirePart      `json:"parts"`
+	Metadata   wireMeta        `json:"metadata"`
+}
+
+// set reports whether the object was given: one of its members was read.
+func (w *Object) set() bool {
+	return w.Kind != "" || w.ids != (ids{}) || w.MessageID != "" || w.MessageID2 != "" || w.Status != nil ||
+		len(w.Artifacts) > 0 || len(w.History) > 0 || w.Artifact.set() || w.Append != nil || w.LastChunk != nil ||
+		w.LastChunk2 != nil || w.Final != nil || w.Role != "" || len(w.Parts) > 0 || w.Metadata != nil
+}
+
+// reset empties w for the next frame, keeping its parts' arrays.
+func (w *Object) reset() {
+	parts, aparts := resetParts(w.Parts), resetParts(w.Artifact.Parts)
+	*w = Object{Parts: parts}
+	w.Artifact.Parts = aparts
 }
 
 // result is what a result can be: a 1.0 StreamResponse wrapper
-// ({"task": …}), or a 0.3 object.
+// ({"task": …}), or a 0.3 object. The updates and the object are values,
+// so that a Decoder reuses them frame after frame; each counts as given
+// when one of its members was read (set).
 type result struct {
-	Task            *task           `json:"task"`
-	Message         *Message        `json:"message"`
-	StatusUpdate    *statusUpdate   `json:"statusUpdate"`
-	StatusUpdate2   *statusUpdate   `json:"status_update"`
-	ArtifactUpdate  *artifactUpdate `json:"artifactUpdate"`
-	ArtifactUpdate2 *artifactUpdate `json:"artifact_update"`
-	// Object is set for a 0.3 result (a member of its own was read).
-	*Object
+	Task            *task          `json:"task"`
+	Message         *Message       `json:"message"`
+	StatusUpdate    statusUpdate   `json:"statusUpdate"`
+	StatusUpdate2   statusUpdate   `json:"status_update"`
+	ArtifactUpdate  artifactUpdate `json:"artifactUpdate"`
+	ArtifactUpdate2 artifactUpdate `json:"artifact_update"`
+	// Object is a 0.3 result, given when a member of its own was read.
+	Object
+}
+
+// reset empties w for the next frame, keeping its parts' arrays. Only
+// the members the last frame gave are cleared: a member it did not give
+// is empty already (a frame that failed to decode is followed by clear).
+func (w *result) reset() {
+	w.Task, w.Message = nil, nil
+	if w.StatusUpdate.set() {
+		w.StatusUpdate = statusUpdate{}
+	}
+	if w.StatusUpdate2.set() {
+		w.StatusUpdate2 = statusUpdate{}
+	}
+	if w.ArtifactUpdate.set() {
+		w.ArtifactUpdate.reset()
+	}
+	if w.ArtifactUpdate2.set() {
+		w.ArtifactUpdate2.reset()
+	}
+	if w.Object.set() {
+		w.Object.reset()
+	}
+}
+
+// clear empties w whatever the last frame left in it (a decode that
+// failed half-way leaves members that need not read as given).
+func (w *result) clear() {
+	w.Task, w.Message = nil, nil
+	w.StatusUpdate, w.StatusUpdate2 = statusUpdate{}, statusUpdate{}
+	w.ArtifactUpdate.reset()
+	w.ArtifactUpdate2.reset()
+	w.Object.reset()
 }
 
 func first(a, b string) string {
@@ -281,16 +373,14 @@ func (p *wirePart) part() a2a.Part {
 		return contentPart(out, c.Case, c.Value)
 	}
 	switch {
-	case p.Kind == "data" || (p.Kind == "" && len(p.Data) > 0 && p.Text == nil):
+	case p.Kind == "data" || (p.Kind == "" && len(p.Data) > 0 && !hasText(p.Text)):
 		out.Kind = a2a.PartData
 		out.Data = p.Data
-	case p.Kind == "file" || (p.Kind == "" && p.Text == nil && (p.Raw != "" || p.URL != "" || p.File != nil)):
+	case p.Kind == "file" || (p.Kind == "" && !hasText(p.Text) && (p.Raw != "" || p.URL != "" || p.File != nil)):
 		out = p.file(out)
 	default:
 		out.Kind = a2a.PartText
-		if p.Text != nil {
-			out.Text = string(*p.Text)
-		}
+		out.Text = partText(p.Text)
 	}
 	return out
 }
@@ -345,7 +435,7 @@ func decodeBase64(s string) []byte {
 	return nil
 }
 
-func parts(ws []*wirePart) []a2a.Part {
+func parts(ws []wirePart) []a2a.Part {
 	if len(ws) == 0 {
 		return nil
 	}
@@ -428,13 +518,13 @@ func (w *task) model() *a2a.Task {
 // event reads the update; no status is an unknown state.
 func (w *statusUpdate) event() a2a.Event {
 	return a2a.Event{Kind: a2a.EventStatus, TaskID: first(w.taskID(), w.ID), ContextID: w.contextID(),
-		Status: w.Status.Model(), Final: bool(w.Final), Metadata: w.Metadata}
+		Status: w.Status.Model(), Final: on(w.Final), Metadata: w.Metadata}
 }
 
 // event reads the update; no artifact is an empty one.
 func (w *artifactUpdate) event() a2a.Event {
 	return a2a.Event{Kind: a2a.EventArtifact, TaskID: first(w.taskID(), w.ID), ContextID: w.contextID(),
-		Artifact: w.Artifact.Model(), Append: bool(w.Append), LastChunk: bool(w.LastChunk || w.LastChunk2), Metadata: w.Metadata}
+		Artifact: w.Artifact.Model(), Append: on(w.Append), LastChunk: on(w.LastChunk) || on(w.LastChunk2), Metadata: w.Metadata}
 }
 
 func taskEvent(t *a2a.Task) a2a.Event {
@@ -454,17 +544,20 @@ func (w *result) event() (a2a.Event, error) {
 	switch {
 	case w.Task != nil:
 		return taskEvent(w.Task.model()), nil
-	case w.StatusUpdate != nil:
+	case w.StatusUpdate.set():
 		return w.StatusUpdate.event(), nil
-	case w.StatusUpdate2 != nil:
+	case w.StatusUpdate2.set():
 		return w.StatusUpdate2.event(), nil
-	case w.ArtifactUpdate != nil:
+	case w.ArtifactUpdate.set():
 		return w.ArtifactUpdate.event(), nil
-	case w.ArtifactUpdate2 != nil:
+	case w.ArtifactUpdate2.set():
 		return w.ArtifactUpdate2.event(), nil
-	case w.Message != nil && (w.Object == nil || w.Kind == ""):
+	}
+	object := w.Object.set()
+	switch {
+	case w.Message != nil && (!object || w.Kind == ""):
 		return messageEvent(w.Message.AsMessage()), nil
-	case w.Object == nil:
+	case !object:
 		return a2a.Event{}, errUnrecognized
 	}
 	return w.Object.event()
@@ -483,7 +576,7 @@ func (w *Object) kind() a2a.EventKind {
 		return k
 	}
 	switch {
-	case w.Artifact != nil:
+	case w.Artifact.set():
 		return a2a.EventArtifact
 	case w.Status != nil && w.ID == "" && w.taskID() != "":
 		return a2a.EventStatus
@@ -506,10 +599,7 @@ func (w *Object) event() (a2a.Event, error) {
 		}
 		return u.event(), nil
 	case a2a.EventArtifact:
-		u := artifactUpdate{ids: w.ids, Append: w.Append, LastChunk: w.LastChunk, LastChunk2: w.LastChunk2, Metadata: w.Metadata}
-		if w.Artifact != nil {
-			u.Artifact = *w.Artifact
-		}
+		u := artifactUpdate{ids: w.ids, Artifact: w.Artifact, Append: w.Append, LastChunk: w.LastChunk, LastChunk2: w.LastChunk2, Metadata: w.Metadata}
 		return u.event(), nil
 	case a2a.EventMessage:
 		m := Message{ids: w.ids, MessageID: w.MessageID, MessageID2: w.MessageID2, Role: w.Role, Parts: w.Parts, Metadata: w.Metadata}
@@ -542,29 +632,55 @@ func (e *wireError) rpcError() *a2a.RPCError {
 }
 
 // rpcResponse is a JSON-RPC response: a stream frame, or a unary
-// answer's body, decoded in one pass.
+// answer's body, decoded in one pass. Result is a value, reused by a
+// Decoder; a result that is null or absent reads as nothing given.
 type rpcResponse struct {
 	Error  *wireError `json:"error"`
-	Result *result    `json:"result"`
+	Result result     `json:"result"`
+	// The envelope's other members, read and ignored: a key the decoder
+	// knows costs less than one it has to look up again folded to lower
+	// case.
+	Version json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
 }
 
-// DecodeFrame decodes one stream frame (a JSON-RPC response whose result
-// is a task, a status or artifact update, or a message) in either dialect.
-// A JSON-RPC error in the frame is returned as *a2a.RPCError.
-func DecodeFrame(b []byte) (a2a.Event, error) { return decodeFrameWith(unmarshal, b) }
+// Decoder decodes the frames of one stream. It keeps its wire values from
+// one frame to the next (the updates, the parts' arrays), so that a
+// streamed chunk's decode allocates only its event's artifact; the event
+// shares nothing with the Decoder. A Decoder is one goroutine's.
+type Decoder struct {
+	r rpcResponse
+	// rest is an HTTP+JSON stream's frame (RESTFrame).
+	rest *restFrame
+}
+
+// Frame decodes one stream frame (a JSON-RPC response whose result is a
+// task, a status or artifact update, or a message) in either dialect. A
+// JSON-RPC error in the frame is returned as *a2a.RPCError.
+func (d *Decoder) Frame(b []byte) (a2a.Event, error) {
+	return decodeFrameInto(unmarshal, b, &d.r)
+}
+
+// DecodeFrame decodes one stream frame as Decoder.Frame does, with wire
+// values of its own.
+func DecodeFrame(b []byte) (a2a.Event, error) { return new(Decoder).Frame(b) }
 
 func decodeFrameWith(unmarshal func([]byte, any) error, b []byte) (a2a.Event, error) {
-	var r rpcResponse
-	if err := unmarshal(b, &r); err != nil {
+	return decodeFrameInto(unmarshal, b, new(rpcResponse))
+}
+
+func decodeFrameInto(unmarshal func([]byte, any) error, b []byte, r *rpcResponse) (a2a.Event, error) {
+	r.Error, r.Version, r.ID = nil, nil, nil
+	if err := unmarshal(b, r); err != nil {
+		r.Result.clear()
 		return a2a.Event{}, a2a.NewDecodeError(plainSyntaxError(err, b), b)
 	}
 	if r.Error != nil {
+		r.Result.reset()
 		return a2a.Event{}, r.Error.rpcError()
 	}
-	if r.Result == nil {
-		return a2a.Event{}, a2a.NewDecodeError(errors.New("neither result nor error"), b)
-	}
 	ev, err := r.Result.event()
+	r.Result.reset()
 	if err != nil {
 		return a2a.Event{}, a2a.NewDecodeError(err, b)
 	}
@@ -618,7 +734,7 @@ func DecodeTask(raw json.RawMessage) (*a2a.Task, error) {
 	if w.Task != nil {
 		return w.Task.model(), nil
 	}
-	if w.Object == nil || (w.ID == "" && w.Status == nil) {
+	if !w.Object.set() || (w.ID == "" && w.Status == nil) {
 		return nil, a2a.NewDecodeError(errors.New("result is not a task"), raw)
 	}
 	return w.Object.task(), nil

@@ -225,15 +225,26 @@ type restFrame struct {
 
 // DecodeRESTFrame decodes an HTTP+JSON stream frame: a bare
 // StreamResponse, or an {"error": …} object.
-func DecodeRESTFrame(data []byte) (a2a.Event, error) {
-	var f restFrame
-	if err := unmarshal(data, &f); err != nil {
+func DecodeRESTFrame(data []byte) (a2a.Event, error) { return new(Decoder).RESTFrame(data) }
+
+// RESTFrame decodes an HTTP+JSON stream frame as DecodeRESTFrame does,
+// reusing the decoder's wire values.
+func (d *Decoder) RESTFrame(data []byte) (a2a.Event, error) {
+	if d.rest == nil {
+		d.rest = new(restFrame)
+	}
+	f := d.rest
+	f.Error = nil
+	if err := unmarshal(data, f); err != nil {
+		f.result.clear()
 		return a2a.Event{}, a2a.NewDecodeError(err, data)
 	}
 	if f.Error != nil {
+		f.result.reset()
 		return a2a.Event{}, f.Error.rpcError(0, data)
 	}
 	ev, err := f.result.event()
+	f.result.reset()
 	if err != nil {
 		return a2a.Event{}, a2a.NewDecodeError(err, data)
 	}
