@@ -7,13 +7,16 @@ package bridge
 // here without an A2A call.
 
 import (
+	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/bridge/turn"
+	"github.com/shimdev/shim/internal/textcut"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render"
 )
 
 // statusCommand is shim's own command.
@@ -56,18 +59,6 @@ func commandName(id string) string {
 		name = name[:commandNameMax]
 	}
 	return name
-}
-
-// firstChars is s's first n characters (a long s is never copied whole).
-func firstChars(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
 }
 
 // namer gives each command a name no earlier one has: the base, else
@@ -122,16 +113,16 @@ func commandsOf(card *a2a.Card) commandSet {
 			}
 			name := nm.name(base)
 			desc, _, _ := strings.Cut(strings.TrimSpace(sk.Description), "\n")
-			desc = firstChars(strings.TrimSpace(desc), commandDescMax)
+			desc = textcut.FirstChars(strings.TrimSpace(desc), commandDescMax)
 			if desc == "" {
-				desc = firstChars(strings.TrimSpace(sk.Name), commandDescMax)
+				desc = textcut.FirstChars(strings.TrimSpace(sk.Name), commandDescMax)
 			}
 			if desc == "" {
 				desc = sk.ID
 			}
 			cmd := acp.AvailableCommand{Name: name, Description: desc}
 			if len(sk.Examples) > 0 && strings.TrimSpace(sk.Examples[0]) != "" {
-				cmd.Input = &acp.CommandInput{Hint: firstChars(sk.Examples[0], commandHintMax)}
+				cmd.Input = &acp.CommandInput{Hint: textcut.FirstChars(sk.Examples[0], commandHintMax)}
 			}
 			set.list = append(set.list, cmd)
 			set.skillOf[name] = sk.ID
@@ -144,9 +135,9 @@ func commandsOf(card *a2a.Card) commandSet {
 
 // knownCard is the card in use, when discovery ran; it never fetches.
 func (s *Server) knownCard() *a2a.Card {
-	s.authMu.Lock()
+	s.clientMu.Lock()
 	c := s.client
-	s.authMu.Unlock()
+	s.clientMu.Unlock()
 	if c == nil {
 		return nil
 	}
@@ -160,12 +151,12 @@ func (s *Server) sendCommands(id string) {
 	s.cmdMu.Lock()
 	s.commandsSent = set.list
 	s.cmdMu.Unlock()
-	s.notify(id, acp.AvailableCommandsUpdate{AvailableCommands: set.list})
+	s.notify(id, render.Commands(set.list))
 }
 
 // cardChanged re-sends the commands to every open session when the card
 // in use gives another list than the one sent: the extended card replaced
-// the public one (SPEC §12.2; a2a.Client.OnCardChange calls it), or a new
+// the public one (SPEC §12.2; a2aclient.Client.OnCardChange calls it), or a new
 // card after authenticate.
 func (s *Server) cardChanged() {
 	set := commandsOf(s.knownCard())
@@ -189,7 +180,7 @@ func (s *Server) cardChanged() {
 	slices.Sort(ids)
 	s.log.Info("the agent's skills changed; sending the commands again", "sessions", len(ids))
 	for _, id := range ids {
-		s.enqueue(id, func() { s.notify(id, acp.AvailableCommandsUpdate{AvailableCommands: set.list}) })
+		s.enqueue(id, func() { s.notify(id, render.Commands(set.list)) })
 	}
 }
 
@@ -229,7 +220,7 @@ func (s *Server) skillHint(cmd string) string {
 
 // showStatus answers /status: what the session talks to and how, as
 // message chunks, then end_turn. No A2A call is made.
-func (s *Server) showStatus(req *acp.Request, sess *session) {
+func (s *Server) showStatus(req *acp.Request, sess *turn.Session) {
 	c := s.knownClient()
 	card := s.knownCard()
 	line := func(label, value string) string {
@@ -258,20 +249,20 @@ func (s *Server) showStatus(req *acp.Request, sess *session) {
 		}
 	}
 	b.WriteString(line("Credentials", creds))
-	st := sess.settings()
+	st := settingsOf(sess)
 	b.WriteString(line("Permissions", modeName(st.mode)+" ("+st.mode+")"))
 	model := "Agent's default"
 	if st.model != "" {
 		model = st.model
 	}
 	b.WriteString(line("Model", model))
-	s.notify(sess.id, acp.AgentMessageChunk{Content: acp.Text(b.String())})
+	s.notify(sess.ID(), render.AnswerChunk(b.String()))
 	s.reply(req, acp.PromptResult{StopReason: acp.StopEndTurn}, nil)
 }
 
 // knownClient is the A2A client when one was built; it builds none.
 func (s *Server) knownClient() *a2aclient.Client {
-	s.authMu.Lock()
-	defer s.authMu.Unlock()
+	s.clientMu.Lock()
+	defer s.clientMu.Unlock()
 	return s.client
 }

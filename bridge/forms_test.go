@@ -266,14 +266,14 @@ func TestElicitationCancelledPrompt(t *testing.T) {
 	id := s.newSession(t, "/tmp")
 	ch, _ := s.Start("session/prompt", promptArgs(id, "merge it"))
 	<-asked
-	tr := s.server().session(id).turn()
+	tr := s.server().session(id).Current()
 	s.Notify("session/cancel", map[string]any{"sessionId": id})
 	if got := stopReason(t, s.Wait(ch, "prompt")); got != "cancelled" {
 		t.Fatalf("stop %q", got)
 	}
 	// The park is the session's again once the turn gave up the form.
 	select {
-	case <-tr.done:
+	case <-tr.Done():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the turn still waits for the form after its prompt was cancelled")
 	}

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/examples/agent"
 	"github.com/shimdev/shim/internal/acptest"
 )
@@ -42,7 +43,7 @@ type testShim struct {
 	done  chan struct{}
 	logs  *strings.Builder
 	sink  logSink
-	srv   chan *Server
+	srv   *Server
 	delay *atomic.Int64
 }
 
@@ -54,11 +55,7 @@ func (s *testShim) logged(text string) bool {
 }
 
 // server returns the in-process server.
-func (s *testShim) server() *Server {
-	srv := <-s.srv
-	s.srv <- srv
-	return srv
-}
+func (s *testShim) server() *Server { return s.srv }
 
 // slow makes the editor read each chunk of shim's output d late.
 func (s *testShim) slow(d time.Duration) { s.delay.Store(int64(d)) }
@@ -95,6 +92,13 @@ func (l logSink) Write(p []byte) (int, error) {
 // that validates every line against the ACP schema.
 func startShim(t *testing.T, url string, mod func(*Options, *a2aclient.Config), h acptest.Handler) *testShim {
 	t.Helper()
+	return startShimLoading(t, url, mod, h, history.LoadBytesMax)
+}
+
+// startShimLoading is startShim with session/load reading at most
+// loadBytes.
+func startShimLoading(t *testing.T, url string, mod func(*Options, *a2aclient.Config), h acptest.Handler, loadBytes int64) *testShim {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	buf := &strings.Builder{}
@@ -109,10 +113,10 @@ func startShim(t *testing.T, url string, mod func(*Options, *a2aclient.Config), 
 	if opts.Connect == nil && url != "" {
 		opts.Connect = func() (*a2aclient.Client, error) { return a2aclient.New(cfg) }
 	}
-	s := &testShim{stdin: inW, done: make(chan struct{}), logs: buf, sink: sink, srv: make(chan *Server, 1), delay: &atomic.Int64{}}
+	s := &testShim{stdin: inW, done: make(chan struct{}), logs: buf, sink: sink, srv: newServer(opts, loadBytes), delay: &atomic.Int64{}}
 	go func() {
 		defer close(s.done)
-		_ = serve(context.Background(), inR, outW, opts, func(srv *Server) { s.srv <- srv })
+		_ = s.srv.serve(context.Background(), inR, outW)
 		outW.Close()
 	}()
 	s.Client = acptest.NewClient(t, slowReader{r: outR, delay: s.delay}, inW, h)
@@ -191,3 +195,12 @@ func count(updates []acptest.Update, kind string) int {
 	}
 	return n
 }
+
+// The permission options shim offers, as the editor answers with them.
+const (
+	optApprove        = "approve"
+	optApproveSession = "approve_session"
+)
+
+// steerBufferMax is the bound of a detached turn's buffer (README: 1 MiB).
+const steerBufferMax = 1 << 20

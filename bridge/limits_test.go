@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/internal/acptest"
 )
 
@@ -112,7 +111,7 @@ func TestLoadBudget(t *testing.T) {
 			f := &fakeAgent{t: t, name: "Fake Agent"}
 			lp := &endlessPages{f: f, ctx: id, pad: tc.pad}
 			f.url = startFake(t, lp)
-			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.loadBytes = 4 << 20 }, nil)
+			s := startShimLoading(t, f.url, nil, nil, 4<<20)
 			s.init(t)
 			if m := s.Call("session/load", loadArgs(id, "/w")); m.Error != nil {
 				t.Fatalf("load: %v", m.Error)

@@ -8,9 +8,11 @@ package bridge
 
 import (
 	"encoding/json"
+	"github.com/shimdev/shim/bridge/turn"
 	"slices"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render"
 )
 
 // Config option ids, mode ids and values.
@@ -43,11 +45,10 @@ type sessionSettings struct {
 	model string // "" is the agent's default
 }
 
-func (sess *session) settings() sessionSettings {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	st := sessionSettings{mode: modeAsk, model: sess.model}
-	if sess.bypass {
+func settingsOf(sess *turn.Session) sessionSettings {
+	cur := sess.Settings()
+	st := sessionSettings{mode: modeAsk, model: cur.Model}
+	if cur.Bypass {
 		st.mode = modeAllow
 	}
 	return st
@@ -84,28 +85,18 @@ func modeState(st sessionSettings) *acp.SessionModeState {
 
 // openResult is the answer of new, load and resume: the session's options
 // and modes.
-func (s *Server) openResult(sess *session) acp.LoadSessionResult {
-	st := sess.settings()
+func (s *Server) openResult(sess *turn.Session) acp.LoadSessionResult {
+	st := settingsOf(sess)
 	return acp.LoadSessionResult{ConfigOptions: s.configOptions(st), Modes: modeState(st)}
-}
-
-// setMode puts the session in a mode; it reports whether that changed it.
-func (sess *session) setMode(mode string) bool {
-	sess.mu.Lock()
-	defer sess.mu.Unlock()
-	allow := mode == modeAllow
-	changed := sess.bypass != allow
-	sess.bypass = allow
-	return changed
 }
 
 // modeChanged tells the editor of a mode change it did not ask for in
 // the picker: current_mode_update and config_option_update (the complete
 // list), sent through send.
-func (s *Server) modeChanged(sess *session, send func(acp.Update)) {
-	st := sess.settings()
-	send(acp.CurrentModeUpdate{CurrentModeID: st.mode})
-	send(acp.ConfigOptionUpdate{ConfigOptions: s.configOptions(st)})
+func (s *Server) modeChanged(sess *turn.Session, send func(acp.Update)) {
+	st := settingsOf(sess)
+	send(render.CurrentMode(st.mode))
+	send(render.ConfigOptions(s.configOptions(st)))
 }
 
 // setModeRequest handles session/set_mode; the config picker learns the
@@ -120,11 +111,11 @@ func (s *Server) setModeRequest(req *acp.Request, p *acp.SetModeParams) {
 		s.reply(req, nil, acp.InvalidParams("unknown mode "+p.ModeID+": the modes are ask and allow-commands"))
 		return
 	}
-	changed := sess.setMode(p.ModeID)
-	s.log.Info("session mode set", "session", sess.id, "mode", p.ModeID)
+	changed := sess.SetBypass(p.ModeID == modeAllow)
+	s.log.Info("session mode set", "session", sess.ID(), "mode", p.ModeID)
 	s.reply(req, struct{}{}, nil)
 	if changed {
-		s.notify(sess.id, acp.ConfigOptionUpdate{ConfigOptions: s.configOptions(sess.settings())})
+		s.notify(sess.ID(), render.ConfigOptions(s.configOptions(settingsOf(sess))))
 	}
 }
 
@@ -144,14 +135,12 @@ func (s *Server) setConfigOption(req *acp.Request, p *acp.SetConfigOptionParams)
 	modeChanged := false
 	switch {
 	case p.ConfigID == configPermissions && (value == modeAsk || value == modeAllow):
-		modeChanged = sess.setMode(value)
+		modeChanged = sess.SetBypass(value == modeAllow)
 	case p.ConfigID == configModel && len(s.opts.Models) > 0 && (value == modelDefault || slices.Contains(s.opts.Models, value)):
 		if value == modelDefault {
 			value = ""
 		}
-		sess.mu.Lock()
-		sess.model = value
-		sess.mu.Unlock()
+		sess.SetModel(value)
 	case p.ConfigID == configPermissions || (p.ConfigID == configModel && len(s.opts.Models) > 0):
 		s.reply(req, nil, acp.InvalidParams("unknown value "+value+" for "+p.ConfigID))
 		return
@@ -159,10 +148,10 @@ func (s *Server) setConfigOption(req *acp.Request, p *acp.SetConfigOptionParams)
 		s.reply(req, nil, acp.InvalidParams("unknown config option "+p.ConfigID))
 		return
 	}
-	st := sess.settings()
-	s.log.Info("session option set", "session", sess.id, "option", p.ConfigID, "value", value)
+	st := settingsOf(sess)
+	s.log.Info("session option set", "session", sess.ID(), "option", p.ConfigID, "value", value)
 	s.reply(req, acp.SetConfigOptionResult{ConfigOptions: s.configOptions(st)}, nil)
 	if modeChanged {
-		s.notify(sess.id, acp.CurrentModeUpdate{CurrentModeID: st.mode})
+		s.notify(sess.ID(), render.CurrentMode(st.mode))
 	}
 }

@@ -1,17 +1,163 @@
 package bridge
 
+// session/prompt: the prompt's content as an A2A message, then a turn of
+// its own (package turn), or a steer folded into the session's detached
+// turn (steering.go); /status answered here; session/cancel.
+
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/history"
+	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/randid"
+	"github.com/shimdev/shim/threads"
 )
+
+func (s *Server) prompt(req *acp.Request, p *acp.PromptParams) {
+	sess := s.session(p.SessionID)
+	if sess == nil {
+		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
+		return
+	}
+	cmd := slashCommand(p.Prompt)
+	if cmd == statusCommand {
+		s.showStatus(req, sess)
+		return
+	}
+	parts, userText, err := promptMessage(p.Prompt)
+	p.Prompt = nil // a big prompt's blocks are not kept for the turn
+	if err != nil {
+		s.reply(req, nil, acp.InvalidParams(err.Error()))
+		return
+	}
+	client, err := s.remote()
+	if err != nil {
+		s.reply(req, nil, err)
+		return
+	}
+	if s.trySteer(req, sess, parts) {
+		return
+	}
+	msg := a2a.OutMessage{ContextID: sess.ID(), Parts: parts, SkillHint: s.skillHint(cmd)}
+	first, parked := sess.TakePrompt()
+	// No lock is held from here to the turn's start: the preamble may load
+	// the project roots over the network.
+	switch {
+	case parked != "":
+		msg.TaskID = parked
+		msg.Resume = true
+	case first && sess.Minted() && !s.opts.NoPreamble:
+		if pre := s.preamble(sess.CWD()); pre != "" {
+			msg.Parts = addPreamble(msg.Parts, pre)
+		}
+	}
+	msg.Workspace = sess.CWD()
+	sess.Intents(&msg)
+	var title string
+	if first {
+		title = history.TitleOf(userText)
+	}
+	turn.Start(s.ctx, s.turnEnv(client, sess), sess, req, msg, title)
+}
+
+// turnEnv is what a turn of sess needs of the server.
+func (s *Server) turnEnv(c *a2aclient.Client, sess *turn.Session) turn.Env {
+	s.infoMu.Lock()
+	forms, terminals := s.forms, s.terminals
+	s.infoMu.Unlock()
+	return turn.Env{Conn: s.conn, Client: c, Agent: s.agentName(), Roots: s.roots(), Shown: s.shown.Of(sess.ID()), Log: s.log,
+		Grace: s.opts.SteerGrace, ContextWindow: s.opts.ContextWindow, BusyTimeout: s.opts.BusyTimeout, BusyPoll: s.opts.BusyPoll,
+		Forms: forms, Terminals: terminals, Host: turnHost{s}}
+}
+
+// turnHost is the server as its turns see it (turn.Host).
+type turnHost struct{ *Server }
+
+func (h turnHost) Reply(req *acp.Request, result any, err error) { h.reply(req, result, err) }
+
+func (h turnHost) CallError(err error, taskID string) *acp.Error { return h.callError(err, taskID) }
+
+func (h turnHost) Open(sess *turn.Session) bool { return h.session(sess.ID()) == sess }
+
+// Meanwhile shows the turns that finished while a turn waited for a busy
+// chat.
+func (h turnHost) Meanwhile(ctx context.Context, sess *turn.Session, emit func(acp.Update)) {
+	c, err := h.remote()
+	if err != nil {
+		return
+	}
+	turns, cut, err := h.readTurns(ctx, c, sess.ID())
+	if err != nil {
+		h.log.Debug("turns finished meanwhile not read", "session", sess.ID(), "err", err)
+		return
+	}
+	h.replay(sess, turns, cut, false, emit)
+}
+
+// Record writes what a turn taught the thread index (title, cwd, task
+// id, time) in one write, once the turn's stream is over: never between
+// the prompt and its first chunk (SPEC §8).
+func (h turnHost) Record(sess *turn.Session, title, taskID string) {
+	if _, _, ok := h.threadIndex(); !ok {
+		return
+	}
+	h.index(sess.ID(), func(e *threads.Entry) {
+		if title != "" && e.Title == "" {
+			e.Title = title
+		}
+		if e.CWD == "" {
+			e.CWD = sess.CWD()
+		}
+		e.AddTask(taskID)
+		e.UpdatedAt = time.Now()
+	})
+}
+
+func (h turnHost) ModeChanged(sess *turn.Session, emit func(acp.Update)) { h.modeChanged(sess, emit) }
+
+// preamble is the editor-context line for a cwd inside a known root.
+func (s *Server) preamble(cwd string) string {
+	if cwd == "" {
+		return ""
+	}
+	if err := s.roots().Load(s.ctx); err != nil {
+		s.log.Debug("project roots not loaded", "err", err)
+	}
+	r, ok := s.roots().Containing(cwd)
+	if !ok {
+		return ""
+	}
+	s.infoMu.Lock()
+	client := s.clientTitle
+	if client == "" {
+		client = s.clientName
+	}
+	s.infoMu.Unlock()
+	if client == "" {
+		client = "an ACP editor"
+	}
+	return history.PreambleStart + client + " opened on your project `" + r.Name + "` (" + r.Path + "). Paths you read or search there are shown to them in the editor.]"
+}
+
+// cancel handles session/cancel: the running prompt answers cancelled at
+// once and the task is cancelled.
+func (s *Server) cancel(sessionID string) {
+	sess := s.session(sessionID)
+	if sess == nil {
+		return
+	}
+	if t := sess.Current(); t != nil {
+		t.Cancel()
+	}
+}
 
 // clientSlug is clientInfo.name lowercased with every character outside
 // [a-z0-9] dropped, cut to 16, else "acp".
@@ -128,26 +274,4 @@ func addPreamble(parts []a2a.Part, preamble string) []a2a.Part {
 		}
 	}
 	return append([]a2a.Part{{Kind: a2a.PartText, Text: preamble}}, parts...)
-}
-
-// titleOf is a thread title: the first 80 characters of the user's text,
-// whitespace collapsed, "…" when cut. Only the start of s is looked at.
-func titleOf(s string) string {
-	var fields []string
-	n := 0
-	for f := range strings.FieldsFuncSeq(s, unicode.IsSpace) {
-		fields = append(fields, f)
-		if n += len(f) + 1; n > 4*80 {
-			break
-		}
-	}
-	return cut(strings.Join(fields, " "), 80)
-}
-
-// cut shortens s to n characters, adding "…" when it cut.
-func cut(s string, n int) string {
-	if c := firstChars(s, n); len(c) < len(s) {
-		return c + "…"
-	}
-	return s
 }

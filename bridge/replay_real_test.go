@@ -19,8 +19,6 @@ import (
 	a2ago "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
-
-	"github.com/shimdev/shim/a2a"
 )
 
 // wholeHistoryAgent is an a2a-go v2 executor that keeps a context's whole
@@ -190,45 +188,6 @@ func TestReplayWholeHistory(t *testing.T) {
 			again := decodeUpdates(t, s.Updates(id))[before:]
 			if got, want := transcript(again), "user_message_chunk Fourth question\nagent_message_chunk Answer to Fourth question\n"; got != want {
 				t.Errorf("second load:\n%s\nwant:\n%s", got, want)
-			}
-		})
-	}
-}
-
-// TestByLongestHistoryKeepsOwnTurns: turns that hold only their own
-// messages (most agents) keep the server's order when timestamps are
-// missing; only the turns the longest history holds are put in its order.
-func TestByLongestHistoryKeepsOwnTurns(t *testing.T) {
-	msg := func(id string) a2a.Message { return a2a.Message{ID: id, Role: "user"} }
-	turn := func(task string, ids ...string) pastTurn {
-		p := pastTurn{taskID: task}
-		for _, id := range ids {
-			p.history = append(p.history, msg(id))
-		}
-		return p
-	}
-	order := func(ts []pastTurn) string {
-		var ids []string
-		for _, p := range ts {
-			ids = append(ids, p.taskID)
-		}
-		return strings.Join(ids, " ")
-	}
-	for _, tc := range []struct {
-		name string
-		in   []pastTurn
-		want string
-	}{
-		{"own messages only", []pastTurn{turn("t1", "u1"), turn("t2", "u2", "a2", "b2"), turn("t3", "u3")}, "t1 t2 t3"},
-		{"whole history, oldest last", []pastTurn{turn("t3", "u1", "a1", "u2", "a2", "u3"), turn("t2", "u1", "a1", "u2"),
-			turn("x", "v1"), turn("t1", "u1")}, "t1 t2 x t3"},
-		{"no ids", []pastTurn{turn("t2", "", ""), turn("t1", "")}, "t2 t1"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ts := slices.Clone(tc.in)
-			oldestFirst(ts)
-			if got := order(ts); got != tc.want {
-				t.Errorf("order %q, want %q", got, tc.want)
 			}
 		})
 	}

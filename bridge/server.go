@@ -4,19 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/a2a/operator"
+	"github.com/shimdev/shim/bridge/turn"
 	"io"
 	"log/slog"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
-	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/a2aclient"
-	"github.com/shimdev/shim/a2a/operator"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/history"
+	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/roots"
 	"github.com/shimdev/shim/threads"
 )
@@ -70,10 +70,6 @@ type Options struct {
 	CredentialSource func() string
 	// Log receives diagnostics (stderr).
 	Log *slog.Logger
-
-	// loadBytes bounds the bytes one session/load reads; 0 means
-	// loadBytesMax. A test sets it lower.
-	loadBytes int64
 }
 
 // defaultPrefix prefixes minted context ids until initialize names the
@@ -89,14 +85,15 @@ type Server struct {
 
 	connectMu sync.Mutex
 
-	// authMu guards the A2A client and whether authenticate succeeded.
-	authMu sync.Mutex
-	client *a2aclient.Client
-	authOK bool
+	// clientMu guards the A2A client and whether its credentials were
+	// accepted (probed; authenticate probes again).
+	clientMu sync.Mutex
+	client   *a2aclient.Client
+	probed   bool
 
 	// sessMu guards the sessions and their queues.
 	sessMu   sync.Mutex
-	sessions map[string]*session
+	sessions map[string]*turn.Session
 	queues   map[string]*serial
 
 	// infoMu guards what initialize said of the client, and the notes
@@ -106,7 +103,7 @@ type Server struct {
 	clientTitle string
 	termAuth    bool
 	// forms and terminals: the client shows elicitation forms, and
-	// command cards as terminals (SPEC §11.3, §11.6).
+	// command calls as terminals (SPEC §11.3, §11.6).
 	forms     bool
 	terminals bool
 	prefix    string
@@ -120,39 +117,44 @@ type Server struct {
 	// cmdMu guards the command list last sent (cardChanged compares).
 	cmdMu        sync.Mutex
 	commandsSent []acp.AvailableCommand
-	// threadStates holds, per session id, what this process showed of the
-	// thread (*threadState).
-	threadStates sync.Map
+	// shown is what this process showed of each thread.
+	shown history.Threads
+	// loadBytes bounds the bytes one session/load reads.
+	loadBytes int64
 }
 
 // Serve serves ACP on in and out until in ends, then cancels the running
 // turns (CancelTask on their tasks) and returns.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
-	return serve(ctx, in, out, opts, nil)
+	return newServer(opts, history.LoadBytesMax).serve(ctx, in, out)
 }
 
-// serve is Serve with a hook that sees the server before it starts (tests).
-func serve(ctx context.Context, in io.Reader, out io.Writer, opts Options, started func(*Server)) error {
+// newServer is a server whose session/load reads at most loadBytes.
+func newServer(opts Options, loadBytes int64) *Server {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		opts:     opts,
-		log:      opts.Log,
-		sessions: map[string]*session{},
-		queues:   map[string]*serial{},
-		prefix:   opts.ContextPrefix,
+		opts:      opts,
+		log:       opts.Log,
+		sessions:  map[string]*turn.Session{},
+		queues:    map[string]*serial{},
+		prefix:    opts.ContextPrefix,
+		loadBytes: loadBytes,
 	}
 	if s.prefix == "" {
 		s.prefix = defaultPrefix
 	}
 	s.rootMap = roots.New(opts.RootOverrides, s.loadRoots, opts.Home, s.log)
+	return s
+}
+
+// serve serves ACP on in and out until in ends (or ctx does), then shuts
+// down.
+func (s *Server) serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
-	if started != nil {
-		started(s)
-	}
 	s.conn = acp.NewConn(in, out, s.log)
 	s.conn.Start(ctx, routes{s})
 	select {
@@ -173,23 +175,23 @@ func (s *Server) shutdown() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t.abandon()
+			t.Abandon()
 		}()
 	}
 	wg.Wait()
 }
 
 // runningTurns is the current turn of every session.
-func (s *Server) runningTurns() []*turn {
+func (s *Server) runningTurns() []*turn.Turn {
 	s.sessMu.Lock()
-	sessions := make([]*session, 0, len(s.sessions))
+	sessions := make([]*turn.Session, 0, len(s.sessions))
 	for _, sess := range s.sessions {
 		sessions = append(sessions, sess)
 	}
 	s.sessMu.Unlock()
-	var running []*turn
+	var running []*turn.Turn
 	for _, sess := range sessions {
-		if t := sess.turn(); t != nil {
+		if t := sess.Current(); t != nil {
 			running = append(running, t)
 		}
 	}
@@ -339,19 +341,6 @@ func (s *Server) logFailure(method string, e *acp.Error) {
 	}
 }
 
-// send queues one session/update without waiting (a caller holding a lock
-// sends, lets go, then paces); false when it cannot be delivered.
-func (s *Server) send(sessionID string, update acp.Update) bool {
-	if err := s.conn.Send(sessionID, update); err != nil {
-		s.log.Debug("update not delivered", "err", err)
-		return false
-	}
-	return true
-}
-
-// pace waits while the editor is behind on its output.
-func (s *Server) pace() { _ = s.conn.Pace() }
-
 // notify sends one session/update (and waits while the editor is behind).
 func (s *Server) notify(sessionID string, update acp.Update) {
 	if err := s.conn.Notify(sessionID, update); err != nil {
@@ -384,77 +373,15 @@ func (s *Server) loadRoots(ctx context.Context) ([]roots.Root, error) {
 
 // callError maps an A2A client error to an ACP error.
 func (s *Server) callError(err error, taskID string) *acp.Error {
-	name := s.agentName()
-	var rpc *a2a.RPCError
-	var unreachable *a2a.UnreachableError
-	var herr *a2a.HTTPError
-	var unsup *a2a.UnsupportedError
-	switch {
-	case errors.As(err, &unsup): // SPEC §12.6: never a half-working session
-		return acp.NewError(acp.CodeInternal, name+": "+errText(err.Error()), stateData("unsupported", taskID, unsup.URI))
-	case a2a.IsUnauthorized(err):
-		return acp.AuthRequired("the server refused the token (" + err.Error() + "): " + s.refusedAdvice())
-	case errors.Is(err, a2a.ErrInsecure):
-		return acp.NewError(acp.CodeInternal, errText(err.Error()), map[string]any{"state": "insecure"})
-	case errors.As(err, &rpc):
-		return acp.NewError(acp.CodeInternal, name+": "+errText(rpc.Text()), reasonData(stateData("failed", taskID, rpc.Message), rpc))
-	case errors.Is(err, a2a.ErrTooLarge):
-		return acp.NewError(acp.CodeInternal, name+": "+errText(err.Error()), stateData("failed", taskID, err.Error()))
-	case errors.As(err, &unreachable):
-		return acp.NewError(acp.CodeInternal, name+" is unreachable: "+errText(err.Error())+" (is the agent running, and is --url right?)", stateData("unreachable", taskID, err.Error()))
-	case errors.Is(err, a2a.ErrNoCard):
-		// It answered, but not as an agent.
-		return acp.NewError(acp.CodeInternal, name+": "+errText(err.Error())+": check --url (and --slug), or pass --endpoint with the agent's JSON-RPC URL, "+
-			"or --card-url with its card's URL (a server hosting several agents keeps each card under the agent's own path)",
-			stateData("unreachable", taskID, err.Error()))
-	case errors.As(err, &herr):
-		return acp.NewError(acp.CodeInternal, name+": "+errText(err.Error()), stateData("unreachable", taskID, err.Error()))
-	}
-	return acp.NewError(acp.CodeInternal, name+": "+errText(err.Error()), stateData("unknown", taskID, err.Error()))
+	return render.CallError(s.agentName(), err, taskID, s.refusedAdvice())
 }
 
-func stateData(state, taskID, detail string) map[string]any {
-	d := map[string]any{"state": state}
-	if taskID != "" {
-		d["taskId"] = taskID
-	}
-	if detail != "" {
-		d["detail"] = errDetail(detail)
-	}
-	return d
-}
-
-// reasonData adds the reason of a JSON-RPC error's typed details to an
-// error's data.
-func reasonData(d map[string]any, rpc *a2a.RPCError) map[string]any {
-	if rpc.Reason != "" {
-		d["reason"] = rpc.Reason
-	}
-	return d
-}
-
-// What an error says of the agent's words (SPEC §13 amended): its message
-// keeps "<agent name>: " and at most errTextMax characters of the rest;
-// its data.detail at most errDetailMax bytes.
-const (
-	errTextMax   = 500
-	errDetailMax = 64 << 10
-)
-
-// errText is an error's text cut for its message.
-func errText(s string) string { return cut(s, errTextMax) }
-
-// errDetail is an error's raw text cut for its data.detail, at a
-// character's start.
-func errDetail(s string) string {
-	if len(s) <= errDetailMax {
-		return s
-	}
-	i := errDetailMax - len("…")
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return strings.Clone(s[:i]) + "…"
+// clientTerminals reports whether the client draws command calls as
+// terminals (SPEC §11.6).
+func (s *Server) clientTerminals() bool {
+	s.infoMu.Lock()
+	defer s.infoMu.Unlock()
+	return s.terminals
 }
 
 // newSession handles session/new. after, when set, runs once the response
@@ -464,7 +391,7 @@ func (s *Server) newSession(p *acp.NewSessionParams) (result any, after func(), 
 	if err := checkCWD(acp.MethodSessionNew, p.CWD, true); err != nil {
 		return nil, nil, err
 	}
-	c, err := s.ensureAuth(s.ctx)
+	c, err := s.probedClient(s.ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -476,10 +403,10 @@ func (s *Server) newSession(p *acp.NewSessionParams) (result any, after func(), 
 	s.infoMu.Unlock()
 	if h := s.claimHandoff(c, p.CWD); h != nil {
 		sess, after := s.openHandoff(c, p.CWD, h)
-		return s.newResult(sess), func() { after(); s.sendCommands(sess.id) }, nil
+		return s.newResult(sess), func() { after(); s.sendCommands(sess.ID()) }, nil
 	}
 	id := mintContextID(s.contextPrefix(), time.Now())
-	sess := &session{id: id, cwd: p.CWD, minted: true}
+	sess := turn.NewSession(id, p.CWD, true, false)
 	s.sessMu.Lock()
 	s.sessions[id] = sess
 	s.sessMu.Unlock()
@@ -491,9 +418,9 @@ func (s *Server) newSession(p *acp.NewSessionParams) (result any, after func(), 
 }
 
 // newResult answers session/new: the id, the options and the modes.
-func (s *Server) newResult(sess *session) acp.NewSessionResult {
+func (s *Server) newResult(sess *turn.Session) acp.NewSessionResult {
 	open := s.openResult(sess)
-	return acp.NewSessionResult{SessionID: sess.id, ConfigOptions: open.ConfigOptions, Modes: open.Modes}
+	return acp.NewSessionResult{SessionID: sess.ID(), ConfigOptions: open.ConfigOptions, Modes: open.Modes}
 }
 
 // checkCWD refuses a cwd that is not absolute (an empty one only when the
@@ -534,7 +461,7 @@ func (s *Server) index(id string, fn func(*threads.Entry)) {
 	}
 }
 
-func (s *Server) session(id string) *session {
+func (s *Server) session(id string) *turn.Session {
 	s.sessMu.Lock()
 	defer s.sessMu.Unlock()
 	return s.sessions[id]

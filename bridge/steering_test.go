@@ -288,9 +288,9 @@ func TestSteerFallbacks(t *testing.T) {
 		cancelPrompt(t, s, id, first)
 		close(gate)
 		// Wait until the first turn has finished on shim's side.
-		srvSess := s.server().session(id).turn()
+		srvSess := s.server().session(id).Current()
 		select {
-		case <-srvSess.done:
+		case <-srvSess.Done():
 		case <-time.After(20 * time.Second):
 			t.Fatal("the first turn did not end")
 		}
@@ -416,7 +416,7 @@ func TestSteerBufferBounded(t *testing.T) {
 	wantDropped := 49 * len(chunk)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		kept, dropped := s.server().session(id).turn().winBuffered()
+		kept, dropped := s.server().session(id).Current().Buffered()
 		if dropped == wantDropped && kept == 15*len(chunk)+len("END") {
 			break
 		}
@@ -488,6 +488,3 @@ func TestSteerRerunSameArtifactID(t *testing.T) {
 		t.Errorf("text %q, want %q", got, want)
 	}
 }
-
-// winBuffered is the detached output buffered and dropped.
-func (t *turn) winBuffered() (kept, dropped int) { return t.win.Buffered() }

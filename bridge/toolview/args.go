@@ -190,44 +190,17 @@ func scanObject(s string) (out []member, cut *member, whole bool) {
 		return nil, nil, skipSpace(s, j+1) == len(s)
 	}
 	for {
-		i = skipSpace(s, i)
-		if i >= len(s) || s[i] != '"' {
+		key, at, ok := scanKey(s, i)
+		if !ok {
 			return out, nil, false // a cut, or not a key
 		}
-		end, ok := stringEnd(s, i)
+		end, ok := valueEnd(s, at)
+		if !ok {
+			return out, cutMember(s, at, key), false
+		}
+		v, ok := decodeValue(s[at:end])
 		if !ok {
 			return out, nil, false
-		}
-		var key string
-		if json.Unmarshal([]byte(s[i:end]), &key) != nil {
-			return out, nil, false
-		}
-		i = skipSpace(s, end)
-		if i >= len(s) || s[i] != ':' {
-			return out, nil, false
-		}
-		i = skipSpace(s, i+1)
-		end, ok = valueEnd(s, i)
-		if !ok {
-			if i < len(s) && s[i] == '"' {
-				if t, ok := cutString(s[i:]); ok {
-					cut = &member{key, t}
-				}
-			}
-			return out, cut, false
-		}
-		var v any
-		if text := s[i:end]; len(text) > bigValue && (text[0] == '[' || text[0] == '{') {
-			if !validJSON(text) {
-				return out, nil, false
-			}
-			v = RawValue(text)
-		} else {
-			dec := json.NewDecoder(strings.NewReader(text))
-			dec.UseNumber()
-			if dec.Decode(&v) != nil || dec.More() {
-				return out, nil, false
-			}
 		}
 		out = append(out, member{key, v})
 		i = skipSpace(s, end)
@@ -239,6 +212,57 @@ func scanObject(s string) (out []member, cut *member, whole bool) {
 		}
 		i++
 	}
+}
+
+// scanKey reads a member's key and its colon from s[i:] and returns the
+// key and where its value starts; false when s is cut there or is no key.
+func scanKey(s string, i int) (string, int, bool) {
+	i = skipSpace(s, i)
+	if i >= len(s) || s[i] != '"' {
+		return "", 0, false
+	}
+	end, ok := stringEnd(s, i)
+	if !ok {
+		return "", 0, false
+	}
+	var key string
+	if json.Unmarshal([]byte(s[i:end]), &key) != nil {
+		return "", 0, false
+	}
+	i = skipSpace(s, end)
+	if i >= len(s) || s[i] != ':' {
+		return "", 0, false
+	}
+	return key, skipSpace(s, i+1), true
+}
+
+// cutMember is the member of key whose string value starting at s[i] is
+// cut, with the text decoded so far; nil when the value is no string.
+func cutMember(s string, i int, key string) *member {
+	if i < len(s) && s[i] == '"' {
+		if t, ok := cutString(s[i:]); ok {
+			return &member{key, t}
+		}
+	}
+	return nil
+}
+
+// decodeValue decodes one whole value's text; a list or object longer
+// than bigValue is checked valid and kept as a RawValue.
+func decodeValue(text string) (any, bool) {
+	if len(text) > bigValue && (text[0] == '[' || text[0] == '{') {
+		if !validJSON(text) {
+			return nil, false
+		}
+		return RawValue(text), true
+	}
+	var v any
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil || dec.More() {
+		return nil, false
+	}
+	return v, true
 }
 
 // skipSpace returns the index of the first byte at or after i that is not

@@ -1,0 +1,41 @@
+package render
+
+// An approval's views: the tool call it asks about when it names an open
+// one, else a pending view of its own, ended when it was answered.
+
+import (
+	"encoding/json"
+
+	"github.com/shimdev/shim/acp"
+)
+
+// OpenCall is an open (not ended) tool call as an approval sees it.
+type OpenCall struct {
+	Kind     acp.ToolKind
+	RawInput json.RawMessage
+}
+
+// Open returns the open tool call of id; false when id names none, or
+// its call ended.
+func (r *Renderer) Open(id string) (OpenCall, bool) {
+	c := r.calls.open[id]
+	if id == "" || c == nil || c.ended {
+		return OpenCall{}, false
+	}
+	return OpenCall{Kind: c.kindOf(), RawInput: rawInput(c.args)}, true
+}
+
+// ApprovalView is the pending view of an approval that names no open call.
+func ApprovalView(id, title string, kind acp.ToolKind, rawInput json.RawMessage) acp.Update {
+	return acp.ToolCall{ToolCallID: id, Title: title, Kind: kind, Status: acp.ToolPending, RawInput: rawInput}
+}
+
+// ApprovalEnd ends an approval's own view: completed when it was approved,
+// else failed.
+func ApprovalEnd(id string, approved bool) acp.Update {
+	status := acp.ToolFailed
+	if approved {
+		status = acp.ToolCompleted
+	}
+	return acp.ToolCallUpdate{ToolCallID: id, Status: status}
+}

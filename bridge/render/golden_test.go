@@ -1,0 +1,243 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/history"
+	"github.com/shimdev/shim/internal/acptest"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from what the renderer writes now")
+
+// golden compares lines with testdata/name.golden (or writes it with
+// -update).
+func golden(t *testing.T, name string, lines [][]byte) {
+	t.Helper()
+	got := append(bytes.Join(lines, []byte("\n")), '\n')
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs:\n got:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// updateLines are the updates as the session/update notifications that
+// carry them, each checked against the ACP schema.
+func updateLines(t *testing.T, ups []acp.Update) [][]byte {
+	t.Helper()
+	v, err := acptest.Schema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines [][]byte
+	for _, u := range ups {
+		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "session/update",
+			"params": map[string]any{"sessionId": "s1", "update": u}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := v.AgentLine(b, func(string) string { return "" }); err != nil {
+			t.Errorf("%s: %v", b, err)
+		}
+		u, _ := json.Marshal(u)
+		lines = append(lines, u)
+	}
+	return lines
+}
+
+func text(s string) a2a.Part { return a2a.Part{Kind: a2a.PartText, Text: s} }
+
+func agentMsg(id string, parts ...a2a.Part) *a2a.Message {
+	return &a2a.Message{ID: id, Role: "agent", Parts: parts}
+}
+
+// dataMsg is m with what its data parts of no known extension carry.
+func dataMsg(m *a2a.Message, d *a2a.ParkData) *a2a.Message {
+	m.Data = d
+	return m
+}
+
+// TestGolden: what the renderer writes for a2a values, live and replayed,
+// one case a file of testdata (the updates as JSON, one a line, each
+// valid against the ACP schema). go test -update rewrites them.
+func TestGolden(t *testing.T) {
+	type run struct {
+		r    *Renderer
+		outs []Out
+	}
+	add := func(r *run, o []Out) { r.outs = append(r.outs, o...) }
+	cases := []struct {
+		name      string
+		terminals bool
+		steps     func(r *Renderer, add func([]Out))
+	}{
+		{"answer", false, func(r *Renderer, add func([]Out)) {
+			add(r.StatusAnswer("\n\n"))
+			add(r.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("\n\nHello")}}, false))
+			add(r.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text(", world")}}, true))
+			add(r.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("Hello, world. Again")}}, false))
+			add(r.Artifact("t1", &a2a.Artifact{ID: "a2", Parts: []a2a.Part{
+				{Kind: a2a.PartText, Text: "thinking", Metadata: map[string]any{"adk_thought": true}},
+				text("Second artifact."),
+				{Kind: a2a.PartFile, URL: "https://example.com/files/report.pdf", MediaType: "application/pdf"},
+				{Kind: a2a.PartFile, Raw: []byte{0x89, 'P', 'N', 'G'}, MediaType: "image/png"},
+				{Kind: a2a.PartFile, Raw: []byte("zip"), Filename: "x.zip"},
+				{Kind: a2a.PartData, Data: []byte(`{"rows":3}`)},
+			}}, false))
+			add(r.Thoughts(&a2a.Message{ID: "m1", Role: "agent", Reasoning: []string{"Reasoning."}}))
+			add(r.Marker("look at the tests"))
+			add(r.Note("A note of shim's."))
+			add(r.Question(agentMsg("m2", text("Which branch?"))))
+			outs, err := r.Failure("boom", "t1")
+			add(outs)
+			if err.Code != acp.CodeInternal {
+				panic(err)
+			}
+		}},
+		{"snapshots", false, func(r *Renderer, add func([]Out)) {
+			task := &a2a.Task{ID: "t1", Status: a2a.Status{State: a2a.StateWorking, Message: agentMsg("s1", text("Generating response..."))}}
+			r.FirstFrame("t1")
+			add(r.SnapshotNote("t1", task))
+			add(r.SnapshotStatus("t1", task.Status, true)) // held
+			grown := &a2a.Task{ID: "t1", Status: a2a.Status{State: a2a.StateWorking, Message: agentMsg("s1", text("Generating response... done: the answer"))}}
+			add(r.SnapshotNote("t1", grown)) // it grew: answer text
+			add(r.SnapshotStatus("t1", grown.Status, false))
+			done := &a2a.Task{ID: "t1", Status: a2a.Status{State: a2a.StateCompleted, Message: agentMsg("s1", text("Generating response... done: the answer, complete."))},
+				History: []a2a.Message{{ID: "u1", Role: "user", Parts: []a2a.Part{text("q")}}, *agentMsg("h1", text("from history"))}}
+			for _, m := range NewHistory(done) {
+				if !r.Seen("t1", m) {
+					add(r.StatusAnswer(m.Text()))
+				}
+			}
+			add(r.SnapshotStatus("t1", done.Status, false))
+			add(r.ProgressNote("Still working"))
+			add(r.EndNote(a2a.Status{State: a2a.StateCompleted}))
+		}},
+		{"tools", false, func(r *Renderer, add func([]Out)) {
+			add(r.Tool(a2a.ToolCall{ID: "c1", Name: "read_file", Phase: a2a.PhaseStarted, Args: `{"path":"src/a.go","offset":10}`}))
+			add(r.Tool(a2a.ToolCall{ID: "c1", Name: "read_file", Phase: a2a.PhaseCompleted, Result: "package a"}))
+			add(r.Tool(a2a.ToolCall{ID: "c2", Name: "edit_file", Phase: a2a.PhasePending}))
+			add(r.Tool(a2a.ToolCall{ID: "c2", Name: "edit_file", Phase: a2a.PhaseStarted, Args: `{"path":"b.go","old_string":"x","new_string":"y"}`}))
+			add(r.Tool(a2a.ToolCall{ID: "c2", Name: "edit_file", Phase: a2a.PhaseOutput, Output: "editing"}))
+			add(r.Tool(a2a.ToolCall{ID: "c2", Name: "edit_file", Phase: a2a.PhaseCompleted, Result: "ok"}))
+			add(r.Tool(a2a.ToolCall{ID: "c3", Name: "grep", Phase: a2a.PhaseCompleted, Args: `{"pattern":"TODO"}`, Result: "src/a.go:3: TODO one\nsrc/b.go:7: TODO two"}))
+			add(r.Tool(a2a.ToolCall{ID: "c4", Name: "delete_file", Phase: a2a.PhaseFailed, Args: `{"path":"/etc/passwd"}`, Error: "refused"}))
+			add(r.Tool(a2a.ToolCall{ID: "c5", Name: "write_todos", Phase: a2a.PhaseStarted, Args: todos1}))
+			add(r.Tool(a2a.ToolCall{ID: "c6", Name: "mystery", Kind: "fetch", Title: "Fetch the page", ParentID: "c5", Phase: a2a.PhaseStarted, Args: `{"url":"https://example.com"}`}))
+			add(r.Tool(a2a.ToolCall{ID: "c7", Name: "run_command", Phase: a2a.PhaseStarted, Args: `{"command":"make"}`}))
+			add(r.Settle(acp.ToolFailed))
+		}},
+		{"terminals", true, func(r *Renderer, add func([]Out)) {
+			add(r.Tool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhaseStarted, Args: `{"command":"go test ./..."}`}))
+			add(r.Tool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhaseOutput, Output: "ok"}))
+			add(r.Tool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhaseCompleted, Result: "FAIL\nexit code 2"}))
+			add(r.Tool(a2a.ToolCall{ID: "c2", Name: "bash", Phase: a2a.PhaseStarted, Args: `{"command":"sleep 9"}`}))
+			add(r.Settle(acp.ToolCompleted))
+		}},
+		{"park", false, func(r *Renderer, add func([]Out)) {
+			m := dataMsg(agentMsg("p1", text("May I delete it?")), &a2a.ParkData{
+				Fields: []a2a.ParkField{{Key: "tool", Value: "delete_file"}, {Key: "input.path", Value: "/w/x"}},
+				Schema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean","title":"OK"}},"required":["ok"]}`)})
+			id, outs := r.ParkTool(&a2a.ParkData{Tool: &a2a.ToolCall{ID: "c9", Name: "delete_file", Phase: a2a.PhasePending, Args: `{"path":"/w/x"}`}})
+			add(outs)
+			if _, ok := r.Open(id); !ok {
+				panic("the park's call is not open")
+			}
+			add(r.Question(m))
+			add(r.AuthRequired(dataMsg(agentMsg("p2"), &a2a.ParkData{Fields: []a2a.ParkField{{Key: "url", Value: "https://example.com/login"}}})))
+			add(r.Question(&a2a.Message{Role: "agent", Park: &a2a.Hitl{Kind: a2a.HitlForm, Title: "Deploy", Description: "Pick where",
+				Fields: []a2a.FormField{{Name: "env", Title: "Environment", Required: true, Options: []string{"staging", "prod"}}, {Name: "tags", Multiple: true, Options: []string{"a", "b"}}}}}))
+			add(r.Question(&a2a.Message{Role: "agent", Park: &a2a.Hitl{Kind: a2a.HitlApproval, Title: "Run a command", Detail: "rm -rf build"}}))
+		}},
+		{"past", false, func(r *Renderer, add func([]Out)) {
+			rp := history.NewReplay(new(history.Threads).Of("s1"), 5)
+			user := a2a.Message{ID: "u1", Role: "user", Parts: []a2a.Part{text(history.PreambleStart + "Zed opened on your project `p` (/w).]\n\nFix the bug")}}
+			mid := a2a.Message{ID: "m1", Role: "agent", Steers: []a2a.SteerItem{{ID: "s1", Text: "and the docs"}},
+				Tools: []a2a.ToolCall{{ID: "c1", Name: "read_file", Phase: a2a.PhaseCompleted, Args: `{"path":"a.go"}`, Result: "x"}, {ID: "c2", Name: "run_command", Phase: a2a.PhaseStarted, Args: `{"command":"make"}`}}}
+			add(r.Past(&history.Turn{TaskID: "t1", State: a2a.StateFailed, History: []a2a.Message{user, mid, mid},
+				Artifacts: []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{text("\nPartial answer.")}}},
+				Status:    a2a.Status{State: a2a.StateFailed, Message: agentMsg("f1", text("RESOURCE_EXHAUSTED: quota"))}}, rp))
+			add(New("Agent", Roots{}, false).Past(&history.Turn{TaskID: "t2", State: a2a.StateInputRequired,
+				Status: a2a.Status{State: a2a.StateInputRequired, Message: agentMsg("q1", text("Which branch?"))}}, rp))
+			add(New("Agent", Roots{}, false).Past(&history.Turn{TaskID: "t3", State: a2a.StateWorking, Text: "So far",
+				Status: a2a.Status{State: a2a.StateWorking}}, rp))
+			add(New("Agent", Roots{}, false).Past(&history.Turn{TaskID: "t4", State: a2a.StateCompleted,
+				Status: a2a.Status{State: a2a.StateCompleted, Message: agentMsg("d1", text("\n\nDone."))}}, rp))
+			add(New("Agent", Roots{}, false).Past(&history.Turn{TaskID: "t5", State: a2a.StateAuthRequired,
+				Status: a2a.Status{State: a2a.StateAuthRequired, Message: agentMsg("x1", text("Sign in first."))}}, rp))
+			add(New("Agent", Roots{}, false).Past(&history.Turn{TaskID: "t6", State: a2a.StateAuthRequired,
+				Status: a2a.Status{State: a2a.StateAuthRequired, Message: dataMsg(agentMsg("x2"), &a2a.ParkData{Fields: []a2a.ParkField{{Key: "url", Value: "https://example.com/login"}}})}}, rp))
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &run{r: New("Agent", cwdRoots(), c.terminals)}
+			c.steps(r.r, func(o []Out) { add(r, o) })
+			ups := make([]acp.Update, len(r.outs))
+			for i, o := range r.outs {
+				ups[i] = o.Update()
+			}
+			golden(t, c.name, updateLines(t, ups))
+		})
+	}
+}
+
+// TestGoldenSession: the updates about the session rather than a turn.
+func TestGoldenSession(t *testing.T) {
+	ups := []acp.Update{
+		Title("Fix the bug", time.Date(2026, 5, 1, 12, 0, 0, 0, time.FixedZone("x", 3600))),
+		Named("From the console"),
+		Usage(1200, 200000, 0),
+		Usage(1200, 200000, 0.25),
+		Commands([]acp.AvailableCommand{{Name: "review", Description: "Reviews", Input: &acp.CommandInput{Hint: "#12"}}, {Name: "status", Description: "Status"}}),
+		CurrentMode("allow-commands"),
+		ConfigOptions([]acp.SessionConfigOption{{ID: "permissions", Name: "Permissions", Category: "mode", CurrentValue: "ask",
+			Options: []acp.SelectOption{{Value: "ask", Name: "Ask every time"}}}}),
+		DroppedNote(2048, 3),
+		HandoffFile("handoff-1", "src/a.go", &acp.Location{Path: "/w/src/a.go", Line: 7}),
+		HandoffFile("handoff-2", "gone.go", nil),
+		ApprovalView("approval-t1-1", "Run a command rm -rf build", acp.ToolKindExecute, acp.RawJSON(map[string]any{"detail": "rm -rf build"})),
+		ApprovalEnd("approval-t1-1", true),
+		ApprovalEnd("approval-t1-2", false),
+	}
+	golden(t, "session", updateLines(t, ups))
+}
+
+// TestGoldenErrors: the errors a request fails with when the agent fails
+// it, by the A2A client's error.
+func TestGoldenErrors(t *testing.T) {
+	errs := []*acp.Error{
+		Failed("Agent", "the quota is used up", "t1", "RESOURCE_EXHAUSTED"),
+		Error("Agent: this chat is still busy elsewhere after 2m0s; your message was not sent", "busy", "", ""),
+		CallError("Agent", &a2a.RPCError{Code: -32001, Message: "Task not found"}, "t9", "run shim login"),
+		CallError("Agent", &a2a.UnreachableError{URL: "http://127.0.0.1:1", Err: errors.New("connection refused")}, "", "run shim login"),
+		CallError("Agent", errors.New("odd"), "", "run shim login"),
+	}
+	var lines [][]byte
+	for _, e := range errs {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, b)
+	}
+	golden(t, "errors", lines)
+}

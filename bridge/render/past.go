@@ -1,0 +1,164 @@
+package render
+
+// Past turns (SPEC §4.5): a thread's turn as read back, shown in the
+// order it happened through the same mapping as a live turn.
+
+import (
+	"strings"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/history"
+)
+
+// Past shows one past turn of the replay rp in the order it happened:
+// the user's text, steers and tool calls where they happened, the calls
+// that never ended, the answer and how the turn ended.
+func (r *Renderer) Past(p *history.Turn, rp *history.Replay) []Out {
+	callID := func(id string) string { return rp.ToolID(p.TaskID, id) }
+	var outs []Out
+	add := func(o []Out) { outs = append(outs, o...) }
+	for i := range p.History {
+		m := &p.History[i]
+		if rp.Repeated(m) {
+			continue // kept twice in a task (SPEC §12.4), or an earlier task's
+		}
+		if m.FromUser() {
+			if !m.HitlResume() {
+				add(r.userMessage(m))
+			}
+			continue
+		}
+		add(r.steersRead(m.SteersConsumed()))
+		for _, tc := range p.ToolCalls(m) {
+			add(r.pastTool(tc, callID))
+		}
+	}
+	if m := p.Status.Message; m != nil && !rp.Repeated(m) {
+		for _, tc := range p.Status.ToolCalls() { // a park's data parts are its own
+			add(r.pastTool(tc, callID))
+		}
+	}
+	add(r.pastOpen(p.State, callID))
+	add(r.pastEnd(p))
+	return outs
+}
+
+// userMessage shows a past user message: its text (preamble stripped)
+// and its images.
+func (r *Renderer) userMessage(m *a2a.Message) []Out {
+	if s := history.StripPreamble(m.Text()); strings.TrimSpace(s) != "" {
+		r.push(acp.UserMessageChunk{Content: acp.Text(s)})
+	}
+	for i := range m.Parts {
+		if p := &m.Parts[i]; p.Kind == a2a.PartFile && isImage(p) {
+			r.push(acp.UserMessageChunk{Content: imageOf(p)})
+		}
+	}
+	return r.take()
+}
+
+// steersRead shows the steers a past turn's agent read, as the user's
+// words.
+func (r *Renderer) steersRead(items []a2a.SteerItem) []Out {
+	for _, st := range items {
+		if strings.TrimSpace(st.Text) != "" {
+			r.push(acp.UserMessageChunk{Content: acp.Text(st.Text)})
+		}
+	}
+	return r.take()
+}
+
+// pastEnd shows a past turn's answer and how it ended: its artifacts'
+// text (else the operator API's text, else a completed turn's status
+// text) as one chunk, then the closing line a live turn ending so shows
+// (closing).
+func (r *Renderer) pastEnd(p *history.Turn) []Out {
+	var b blocks
+	var answer strings.Builder
+	for i := range p.Artifacts {
+		if s := artifactAnswer(&p.Artifacts[i]); strings.TrimSpace(s) != "" {
+			answer.WriteString(b.start(s))
+			b.shown()
+		}
+	}
+	statusText := strings.TrimSpace(p.Status.Message.Text())
+	if !b.any && p.Text != "" && (p.State != a2a.StateFailed || strings.TrimSpace(p.Text) != statusText) {
+		if s := trimLeadingBlankLines(p.Text); s != "" {
+			answer.WriteString(s)
+			b.shown()
+		}
+	}
+	if !b.any && (p.State == a2a.StateCompleted || p.State == a2a.StateRejected) && p.Status.Message.Hitl() == nil {
+		if s := trimLeadingBlankLines(p.Status.Message.Text()); s != "" {
+			answer.WriteString(s)
+			b.shown()
+		}
+	}
+	if b.any {
+		r.push(AnswerChunk(answer.String()))
+	}
+	if end := r.closing(p.State, p.Status.Message); end != "" {
+		r.push(AnswerChunk(b.start(end)))
+	}
+	return r.take()
+}
+
+// closing is the line a turn ending in state shows after its answer,
+// live and replayed: the failure line, the question of a park, what an
+// authentication asks, or that the task still runs; "" for the others.
+func (r *Renderer) closing(state a2a.State, m *a2a.Message) string {
+	switch state {
+	case a2a.StateFailed:
+		line, _ := r.failureLine(m.Text())
+		return line
+	case a2a.StateInputRequired:
+		return ParkQuestion(m)
+	case a2a.StateAuthRequired:
+		return authText(m)
+	case a2a.StateWorking, a2a.StateSubmitted:
+		return "(still running elsewhere…)"
+	}
+	return ""
+}
+
+// authText is what an auth-required status shows: its text (a default
+// when it has none) and its data lines.
+func authText(m *a2a.Message) string {
+	text := m.Text()
+	if text == "" {
+		text = "The agent needs you to authenticate with it before it can go on."
+	}
+	if m.Hitl() == nil {
+		text += dataBlock(m.ParkData())
+	}
+	return text
+}
+
+// AuthRequired shows an auth-required status: the view of the tool call
+// its data names (pending), then its text as answer text.
+func (r *Renderer) AuthRequired(m *a2a.Message) []Out {
+	var outs []Out
+	if m.Hitl() == nil {
+		_, outs = r.ParkTool(m.ParkData())
+		outs = append([]Out(nil), outs...)
+	}
+	return append(outs, r.StatusAnswer(authText(m))...)
+}
+
+// artifactAnswer is the answer text of a stored artifact, without its
+// leading blank lines.
+func artifactAnswer(a *a2a.Artifact) string {
+	var b strings.Builder
+	for j := range a.Parts {
+		if p := &a.Parts[j]; p.Kind == a2a.PartText && !p.Thought() {
+			b.WriteString(p.Text)
+		}
+	}
+	return trimLeadingBlankLines(b.String())
+}
+
+func trimLeadingBlankLines(s string) string {
+	st := newShownText()
+	return st.trimLead(s)
+}

@@ -1,0 +1,202 @@
+package turn
+
+// Approvals (SPEC §6): a park that asks to approve a call. What to do is
+// a pure decision (decide: from the park, the call it names, the
+// session's mode and whether the message asked to bypass approvals);
+// approval carries it out: it asks the editor's permission dialog when the
+// decision says so and resumes the task with the answer. Permissions fail
+// closed: anything but an explicit allow is a denial.
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/internal/randid"
+)
+
+// Permission option ids.
+const (
+	optApprove        = "approve"
+	optApproveSession = "approve_session"
+	optDeny           = "deny"
+)
+
+// subject is what an approval is about, read from the park itself.
+type subject uint8
+
+const (
+	subjectOther   subject = iota // a plugin's approval: no bypass exists
+	subjectCommand                // a shell command
+	subjectDelete                 // a permanent delete: never bypassed
+)
+
+// approvalSubject reads the subject from the park's title. A park that
+// names a delete is a delete whatever else is open.
+func approvalSubject(h *a2a.Hitl) subject {
+	s := strings.ToLower(h.Title)
+	switch {
+	case strings.Contains(s, "delete"):
+		return subjectDelete
+	case strings.Contains(s, "command") || strings.Contains(s, "shell"):
+		return subjectCommand
+	}
+	return subjectOther
+}
+
+// approvalCase is what an approval is decided on.
+type approvalCase struct {
+	park *a2a.Hitl
+	// own is the open call the park names (ok false: none).
+	own   render.OpenCall
+	ownOK bool
+	// bypass: the session is in allow-commands; sentBypass: the message
+	// the park answers asked to bypass approvals.
+	bypass, sentBypass bool
+	// viewID names the approval's own view, when it needs one.
+	viewID string
+}
+
+// decision is what to do about an approval.
+type decision struct {
+	// auto: approved at once (allow-commands); tellNoSkip: the server
+	// parked although the message asked to bypass, so it does not let
+	// approvals be skipped (the person is told once).
+	auto, tellNoSkip bool
+	// view is the approval's own pending view, opened before and ended
+	// after (nil: it is asked on the call's own view, which the agent's
+	// updates settle).
+	view acp.Update
+	// The dialog: on the call callID, titled title, with these options.
+	callID   string
+	title    string
+	rawInput json.RawMessage
+	options  []acp.PermissionOption
+	// What "Allow for this session" means: the agent remembers it
+	// (agentAlways), or the session's mode becomes allow-commands
+	// (sessionMode).
+	agentAlways, sessionMode bool
+}
+
+// decide is the approval's decision.
+func decide(c approvalCase) decision {
+	h := c.park
+	sub := approvalSubject(h)
+	kind := map[subject]acp.ToolKind{subjectOther: acp.ToolKindOther, subjectCommand: acp.ToolKindExecute, subjectDelete: acp.ToolKindDelete}[sub]
+	if c.ownOK {
+		if kind = c.own.Kind; kind == acp.ToolKindDelete {
+			sub = subjectDelete
+		}
+	}
+	d := decision{title: strings.TrimSpace(h.Title)}
+	if d.title == "" {
+		d.title = "Approve?"
+	}
+	if c.ownOK {
+		d.callID, d.rawInput = h.ToolCallID, c.own.RawInput
+	} else {
+		d.callID = c.viewID
+		if h.Detail != "" {
+			d.rawInput = acp.RawJSON(map[string]any{"detail": h.Detail})
+		}
+		title := d.title
+		if first, _, _ := strings.Cut(strings.TrimSpace(h.Detail), "\n"); first != "" {
+			title += " " + first
+		}
+		d.view = render.ApprovalView(d.callID, title, kind, d.rawInput)
+	}
+	if sub == subjectCommand && c.bypass {
+		// allow-commands ("Allow for this session"): auto-approval
+		// follows the mode at once.
+		d.auto, d.tellNoSkip = true, c.sentBypass
+		return d
+	}
+	// An agent that remembers "always" itself is offered it for any call
+	// but a delete; choosing it is the agent's to keep, not shim's
+	// allow-commands mode.
+	d.agentAlways = h.Always && sub != subjectDelete
+	d.sessionMode = sub == subjectCommand && !d.agentAlways
+	d.options = []acp.PermissionOption{{OptionID: optApprove, Name: "Allow once", Kind: acp.AllowOnce}}
+	if sub == subjectCommand || d.agentAlways {
+		d.options = append(d.options, acp.PermissionOption{OptionID: optApproveSession, Name: "Allow for this session", Kind: acp.AllowAlways})
+	}
+	d.options = append(d.options, acp.PermissionOption{OptionID: optDeny, Name: "Deny", Kind: acp.RejectOnce})
+	return d
+}
+
+// answer is what the option chosen means: approved, "always" for the
+// agent, and whether the session's mode becomes allow-commands.
+func (d decision) answer(choice string) (approved, always, sessionMode bool) {
+	switch choice {
+	case optApprove:
+		return true, false, false
+	case optApproveSession:
+		return true, d.agentAlways, d.sessionMode
+	}
+	return false, false, false
+}
+
+// approval carries the decision out: it opens the approval's own view,
+// asks the editor (unless approved at once) and resumes the task with the
+// answer.
+func (t *Turn) approval(h *a2a.Hitl) outcome {
+	taskID := t.task()
+	own, ok := t.r.Open(h.ToolCallID)
+	d := decide(approvalCase{park: h, own: own, ownOK: ok, bypass: t.sess.Settings().Bypass, sentBypass: t.sentBypass,
+		viewID: "approval-" + taskID + "-" + randid.Hex(3)})
+	if d.view != nil {
+		t.emit(d.view)
+	}
+	approved, always := d.auto, false
+	if d.auto {
+		if d.tellNoSkip && t.sess.tellNoSkip() {
+			t.show(t.r.Note("The agent asked although commands are allowed for this session: this server does not let approvals be skipped, so shim approves its command approvals for you (a delete is still asked)."))
+		}
+		t.env.Log.Info("auto-approved a command for this session", "task", taskID)
+	} else {
+		var setMode bool
+		approved, always, setMode = d.answer(t.askPermission(d))
+		if setMode && t.sess.SetBypass(true) {
+			t.env.Log.Info("session mode set by the permission dialog", "session", t.sess.id, "mode", "allow-commands")
+			t.env.Host.ModeChanged(t.sess, t.emit)
+		}
+	}
+	if d.view != nil {
+		t.emit(render.ApprovalEnd(d.callID, approved))
+	}
+	if t.isCancelled() {
+		return outcome{stop: acp.StopCancelled}
+	}
+	return outcome{resume: t.sess.Intents(&a2a.OutMessage{ContextID: t.sess.id, TaskID: taskID, Resume: true,
+		Approval: &a2a.ApprovalAnswer{ToolCallID: h.ToolCallID, Allow: approved, Always: always}})}
+}
+
+// askPermission shows the editor's permission dialog and returns the
+// chosen option; any failure, dismissal or unknown answer is a denial.
+func (t *Turn) askPermission(d decision) string {
+	req := acp.RequestPermissionParams{SessionID: t.sess.id,
+		ToolCall: acp.PermissionToolCall{ToolCallID: d.callID, Title: d.title, RawInput: d.rawInput}, Options: d.options}
+	if !t.waitPhase() {
+		return optDeny
+	}
+	var resp acp.RequestPermissionResponse
+	ctx, cancel := context.WithCancel(t.ctx)
+	defer cancel()
+	if err := t.env.Conn.Call(ctx, acp.MethodRequestPermission, req, &resp); err != nil {
+		t.env.Log.Info("permission request failed; denying", "err", err)
+		return optDeny
+	}
+	if resp.Outcome.Outcome != acp.OutcomeSelected {
+		return optDeny
+	}
+	for _, o := range d.options {
+		if o.OptionID == resp.Outcome.OptionID {
+			return o.OptionID
+		}
+	}
+	t.env.Log.Warn("the editor chose an option shim did not offer; denying", "option", resp.Outcome.OptionID)
+	return optDeny
+}

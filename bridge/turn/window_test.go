@@ -1,0 +1,203 @@
+package turn
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/steer"
+)
+
+// (The grace window's tests, from package steer's Window, which the
+// machine took in.)
+
+// replies is a Host that keeps what the turn answered.
+type replies struct {
+	Host
+	got chan any
+}
+
+func (h replies) Reply(_ *acp.Request, result any, err error) {
+	if err != nil {
+		h.got <- err
+		return
+	}
+	h.got <- result
+}
+
+// logLines is a log handler that hands each message to a channel.
+type logLines chan string
+
+func (l logLines) Enabled(context.Context, slog.Level) bool { return true }
+func (l logLines) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l logLines) WithGroup(string) slog.Handler            { return l }
+func (l logLines) Handle(_ context.Context, r slog.Record) error {
+	select {
+	case l <- r.Message:
+	default:
+	}
+	return nil
+}
+
+// testTurn is a turn with no stream: its machine, timer and waits.
+func testTurn(grace time.Duration) (*Turn, replies, logLines) {
+	h := replies{got: make(chan any, 8)}
+	lines := make(logLines, 8)
+	t := &Turn{env: Env{Grace: grace, Host: h, Log: slog.New(lines)}, sess: NewSession("s1", "/w", true, false),
+		m: newMachine(&acp.Request{}, grace > 0, 0), changed: make(chan struct{}), done: make(chan struct{})}
+	t.ctx, t.cancel = context.WithCancel(context.Background())
+	return t, h, lines
+}
+
+func text(s string) event {
+	return event{kind: evOutput, item: bufferItem(acp.AgentMessageChunk{Content: acp.Text(s)})}
+}
+
+func texts(items []steer.Item[acp.Update]) string {
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Update.(acp.AgentMessageChunk).Content.(acp.TextContent).Text)
+	}
+	return fmt.Sprint(out)
+}
+
+// TestWindowAdopt: an attached turn delivers and takes no steer; a cancel
+// buffers its output, a steer holds the window, and the adopting prompt
+// gets the buffer in order, then delivery again; the window never expired.
+func TestWindowAdopt(t *testing.T) {
+	m := newMachine(&acp.Request{}, true, 0)
+	if !m.apply(text("live")).deliver {
+		t.Fatal("an attached turn delivers")
+	}
+	if m.apply(event{kind: evSteer, steer: &pendingSteer{}}).taken {
+		t.Fatal("an attached turn takes no steer")
+	}
+	if fx := m.apply(event{kind: evCancel}); m.phase != detached || !fx.startTimer {
+		t.Fatalf("cancel: %s %+v", m.phase, fx)
+	}
+	for _, s := range []string{"a", "b", "c"} {
+		if m.apply(text(s)).deliver {
+			t.Fatal("a detached turn must buffer")
+		}
+	}
+	if fx := m.apply(event{kind: evSteer, steer: &pendingSteer{}}); !fx.taken || !fx.stopTimer {
+		t.Fatal("steer")
+	}
+	m.apply(text("d"))
+	if got := texts(m.apply(event{kind: evAdopt, req: &acp.Request{}}).flush); got != "[a b c d]" {
+		t.Errorf("flushed %v", got)
+	}
+	if m.phase != attached || !m.apply(text("e")).deliver || m.givenUp {
+		t.Error("an adopted turn delivers")
+	}
+}
+
+// TestWindowExpires: the grace timer closes the window: the turn is
+// given up (its context ends), its output dropped, no steer taken and
+// nothing handed over.
+func TestWindowExpires(t *testing.T) {
+	tr, h, _ := testTurn(50 * time.Millisecond)
+	tr.Cancel()
+	if r := <-h.got; r.(acp.PromptResult).StopReason != acp.StopCancelled {
+		t.Fatalf("the prompt answered %v", r)
+	}
+	tr.emit(acp.AgentMessageChunk{Content: acp.Text("lost")})
+	select {
+	case <-tr.ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the window did not close")
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.m.phase != orphaned || tr.m.apply(text("x")).deliver || tr.m.apply(event{kind: evSteer, steer: &pendingSteer{}}).taken {
+		t.Error("an expired window drops output and takes no steer")
+	}
+	if fx := tr.m.apply(event{kind: evAdopt, req: &acp.Request{}}); len(fx.flush) != 0 {
+		t.Error("nothing to adopt")
+	}
+}
+
+// TestWindowRelease: a steer holds the window open: it stops the grace
+// timer, and a timer that fired anyway (racing the steer) closes nothing;
+// a refused steer gives the turn up.
+func TestWindowRelease(t *testing.T) {
+	tr, _, _ := testTurn(time.Hour)
+	tr.Cancel()
+	if fx := tr.apply(event{kind: evSteer, steer: &pendingSteer{}}); !fx.taken {
+		t.Fatal("steer")
+	}
+	tr.mu.Lock()
+	stopped := !tr.timer.Stop()
+	gen := tr.m.gen
+	tr.mu.Unlock()
+	if !stopped {
+		t.Error("the grace timer still ran after the steer")
+	}
+	tr.apply(event{kind: evExpire, gen: gen}) // what the timer does when it fires
+	if tr.m.phase != adopting || tr.ctx.Err() != nil {
+		t.Fatalf("a window holding a steer must not expire: %s", tr.m.phase)
+	}
+	tr.apply(event{kind: evRefuse})
+	if tr.m.phase != orphaned || tr.ctx.Err() == nil {
+		t.Errorf("refused: %s", tr.m.phase)
+	}
+}
+
+// TestWindowWait: a question asked while the turn is detached waits for a
+// prompt to adopt it (and then is asked), or for nobody (the turn's
+// context ends).
+func TestWindowWait(t *testing.T) {
+	tr, _, lines := testTurn(time.Hour)
+	tr.Cancel()
+	got := make(chan bool, 1)
+	go func() { got <- tr.waitPhase() }()
+	for line := range lines {
+		if strings.Contains(line, "waits for a prompt to adopt the turn") {
+			break
+		}
+	}
+	select {
+	case r := <-got:
+		t.Fatalf("the wait returned %v while the window was open", r)
+	default:
+	}
+	tr.apply(event{kind: evSteer, steer: &pendingSteer{}})
+	tr.apply(event{kind: evAdopt, req: &acp.Request{}})
+	select {
+	case r := <-got:
+		if !r {
+			t.Error("an adopted turn's question is to be asked")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the wait did not return on adoption")
+	}
+	other, _, _ := testTurn(time.Hour)
+	other.Cancel()
+	other.cancel()
+	if other.waitPhase() {
+		t.Error("a turn whose context ended waits for nobody")
+	}
+}
+
+// TestWindowLeft: the channel closes when a cancel detaches the turn, and
+// is closed at once for a turn that is not attached; with no grace too.
+func TestWindowLeft(t *testing.T) {
+	tr, _, _ := testTurn(time.Hour)
+	left := tr.left()
+	select {
+	case <-left:
+		t.Fatal("closed while attached")
+	default:
+	}
+	tr.Cancel()
+	<-left
+	<-tr.left()
+	o, _, _ := testTurn(0)
+	left = o.left()
+	o.Cancel()
+	<-left
+}
