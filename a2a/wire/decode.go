@@ -192,15 +192,14 @@ func (a *Artifact) set() bool {
 	return a.ArtifactID != "" || a.ArtifactID2 != "" || a.Name != "" || len(a.Parts) > 0 || a.Metadata != nil
 }
 
-// reset empties a for the next frame, keeping its parts' array.
-func (a *Artifact) reset() {
-	*a = Artifact{Parts: resetParts(a.Parts)}
-}
-
-// resetParts empties ps, keeping its array (zeroed: a reused element is
-// decoded over, and its old members must not show through).
-func resetParts(ps []wirePart) []wirePart {
-	clear(ps[:cap(ps)])
+// resetParts empties ps, keeping its array: the elements decoded into
+// (all of the array's after a failed decode, whole) are zeroed, so that
+// the next frame's parts decoded over them show nothing of theirs.
+func resetParts(ps []wirePart, whole bool) []wirePart {
+	if whole {
+		ps = ps[:cap(ps)]
+	}
+	clear(ps)
 	return ps[:0]
 }
 
@@ -264,9 +263,10 @@ func (u *artifactUpdate) set() bool {
 	return u.ids != (ids{}) || u.Artifact.set() || u.Append != nil || u.LastChunk != nil || u.LastChunk2 != nil || u.Metadata != nil
 }
 
-// reset empties u for the next frame, keeping its parts' array.
-func (u *artifactUpdate) reset() {
-	parts := resetParts(u.Artifact.Parts)
+// reset empties u for the next frame, keeping its parts' array (whole:
+// after a failed decode).
+func (u *artifactUpdate) reset(whole bool) {
+	parts := resetParts(u.Artifact.Parts, whole)
 	*u = artifactUpdate{}
 	u.Artifact.Parts = parts
 }
@@ -298,9 +298,10 @@ func (w *Object) set() bool {
 		w.LastChunk2 != nil || w.Final != nil || w.Role != "" || len(w.Parts) > 0 || w.Metadata != nil
 }
 
-// reset empties w for the next frame, keeping its parts' arrays.
-func (w *Object) reset() {
-	parts, aparts := resetParts(w.Parts), resetParts(w.Artifact.Parts)
+// reset empties w for the next frame, keeping its parts' arrays (whole:
+// after a failed decode).
+func (w *Object) reset(whole bool) {
+	parts, aparts := resetParts(w.Parts, whole), resetParts(w.Artifact.Parts, whole)
 	*w = Object{Parts: parts}
 	w.Artifact.Parts = aparts
 }
@@ -332,13 +333,13 @@ func (w *result) reset() {
 		w.StatusUpdate2 = statusUpdate{}
 	}
 	if w.ArtifactUpdate.set() {
-		w.ArtifactUpdate.reset()
+		w.ArtifactUpdate.reset(false)
 	}
 	if w.ArtifactUpdate2.set() {
-		w.ArtifactUpdate2.reset()
+		w.ArtifactUpdate2.reset(false)
 	}
 	if w.Object.set() {
-		w.Object.reset()
+		w.Object.reset(false)
 	}
 }
 
@@ -347,9 +348,9 @@ func (w *result) reset() {
 func (w *result) clear() {
 	w.Task, w.Message = nil, nil
 	w.StatusUpdate, w.StatusUpdate2 = statusUpdate{}, statusUpdate{}
-	w.ArtifactUpdate.reset()
-	w.ArtifactUpdate2.reset()
-	w.Object.reset()
+	w.ArtifactUpdate.reset(true)
+	w.ArtifactUpdate2.reset(true)
+	w.Object.reset(true)
 }
 
 func first(a, b string) string {

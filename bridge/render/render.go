@@ -58,8 +58,8 @@ type Renderer struct {
 	// texts and shownIDs are keyed by task and artifact id: artifact ids
 	// are unique per task, and a new task of the same turn (a re-run
 	// steer) starts afresh.
-	texts        map[string]*shownText
-	shownIDs     map[string]bool
+	texts        map[artKey]*shownText
+	shownIDs     map[artKey]bool
 	statusText   *shownText
 	artifactText bool // answer text came from an artifact
 	calls        calls
@@ -96,7 +96,7 @@ type parsedArgs struct {
 // named agent; tool paths resolve against roots; terminals is whether the
 // client draws command calls as terminals.
 func New(agent string, roots Roots, terminals bool) *Renderer {
-	return &Renderer{agent: agent, roots: roots, terminals: terminals, texts: map[string]*shownText{}, shownIDs: map[string]bool{},
+	return &Renderer{agent: agent, roots: roots, terminals: terminals, texts: map[artKey]*shownText{}, shownIDs: map[artKey]bool{},
 		statusText: newShownText(), calls: calls{open: map[string]*call{}},
 		msgs: map[string]uint8{}, snapArts: map[string]uint64{}, notes: map[string]uint64{}, framed: map[string]bool{}}
 }
@@ -167,12 +167,7 @@ func (r *Renderer) Artifact(taskID string, a *a2a.Artifact, appendMode bool) []O
 	if len(textParts) == 0 {
 		return r.take()
 	}
-	key := taskID + "\x00" + a.ID
-	st := r.texts[key]
-	if st == nil {
-		st = newShownText()
-		r.texts[key] = st
-	}
+	st := r.shownText(artKey{taskID, a.ID})
 	joined := strings.Join(textParts, "")
 	var show string
 	if appendMode {
@@ -190,13 +185,31 @@ func (r *Renderer) showArtifactText(taskID, id, s string) {
 	if s == "" {
 		return
 	}
-	if key := taskID + "\x00" + id; !r.shownIDs[key] {
-		r.shownIDs[key] = true
+	if key := (artKey{taskID, id}); !r.shownIDs[key] {
+		r.shownIDs[key.own()] = true
 		s = r.blocks.start(s)
 	}
 	r.buf = append(r.buf, Out{text: s, artifact: id})
 	r.blocks.shown()
 	r.artifactText = true
+}
+
+// artKey names an artifact's text: its task and its id (a map key built
+// per chunk without a concatenation).
+type artKey struct{ task, id string }
+
+// own is k with strings of its own: an event's strings may share its
+// frame's buffer, which a map key would keep.
+func (k artKey) own() artKey { return artKey{strings.Clone(k.task), strings.Clone(k.id)} }
+
+// shownText is what was shown of the text keyed k, made on first use.
+func (r *Renderer) shownText(k artKey) *shownText {
+	st := r.texts[k]
+	if st == nil {
+		st = newShownText()
+		r.texts[k.own()] = st
+	}
+	return st
 }
 
 // ArtifactAnswered reports whether answer text of the turn came from an

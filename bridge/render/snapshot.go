@@ -46,15 +46,11 @@ func (r *Renderer) StatusReplace(taskID string, m *a2a.Message) []Out {
 	if m.ID != "" {
 		r.msgs[taskID+"\x00"+m.ID] |= msgAnswer
 	}
-	key := taskID + "\x00" + statusAnswerKey
-	st := r.texts[key]
-	if st == nil {
-		st = newShownText()
-		r.texts[key] = st
-	}
+	key := artKey{taskID, statusAnswerKey}
+	st := r.shownText(key)
 	if s := st.Replace(m.Text()); s != "" {
 		if !r.shownIDs[key] {
-			r.shownIDs[key] = true
+			r.shownIDs[key.own()] = true
 			s = r.blocks.start(s)
 		}
 		r.buf = append(r.buf, Out{text: s, artifact: statusAnswerKey})
