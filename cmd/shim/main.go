@@ -186,7 +186,7 @@ func usageError(c *cli.Context, err error, isSubcommand bool) error {
 }
 
 func commonFlags() []cli.Flag {
-	return []cli.Flag{
+	return withNames([]cli.Flag{
 		&cli.StringFlag{Name: "url", EnvVars: []string{"SHIM_URL"}, Usage: "base `URL` of the remote agent (an instance or a hub); default: the URL of the last `shim login`"},
 		&cli.StringFlag{Name: "endpoint", EnvVars: []string{"SHIM_ENDPOINT"}, Usage: "JSON-RPC endpoint `URL`, skipping agent card discovery"},
 		&cli.StringFlag{Name: "card-url", EnvVars: []string{"SHIM_CARD_URL"}, Usage: "the agent card's full `URL` (default <url>/.well-known/agent-card.json), for a server hosting several agents " +
@@ -216,5 +216,48 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "oauth-client-secret-file", EnvVars: []string{"SHIM_OAUTH_CLIENT_SECRET_FILE"}, Usage: "`FILE` holding the OAuth client secret (trimmed, ~ expanded), for the client-credentials flow"},
 		&cli.StringFlag{Name: "oauth-scopes", EnvVars: []string{"SHIM_OAUTH_SCOPES"}, Usage: "space- or comma-separated OAuth `SCOPES` to ask for (default: those the agent card lists)"},
 		&cli.StringFlag{Name: "log-level", EnvVars: []string{"SHIM_LOG_LEVEL"}, Value: "info", Usage: "`LEVEL`: debug, info, warn or error (logs go to stderr only)"},
+	})
+}
+
+// Flags that know their names. urfave/cli v2 works a flag's names out
+// with a regular expression on every call of Names (FlagNames), and a run
+// looks every flag up by name for every flag (runFlagActions, IsSet): with
+// shim's flags that was some 500 regexp replacements at each start, 7% of
+// the CPU of a cold start (perf record of 200 starts, BENCHMARKS.md).
+// These wrappers give the names the library would give (a flag's name and
+// aliases, none of which holds a comma or a space), worked out once;
+// everything else is the library's own flag. Bool flags stay as they are:
+// the help text tells them apart by their type.
+type (
+	stringFlag struct {
+		*cli.StringFlag
+		names []string
 	}
+	stringSliceFlag struct {
+		*cli.StringSliceFlag
+		names []string
+	}
+	int64Flag struct {
+		*cli.Int64Flag
+		names []string
+	}
+)
+
+func (f stringFlag) Names() []string      { return f.names }
+func (f stringSliceFlag) Names() []string { return f.names }
+func (f int64Flag) Names() []string       { return f.names }
+
+// withNames wraps flags that take a value in flags that know their names.
+func withNames(flags []cli.Flag) []cli.Flag {
+	for i, f := range flags {
+		switch f := f.(type) {
+		case *cli.StringFlag:
+			flags[i] = stringFlag{f, append([]string{f.Name}, f.Aliases...)}
+		case *cli.StringSliceFlag:
+			flags[i] = stringSliceFlag{f, append([]string{f.Name}, f.Aliases...)}
+		case *cli.Int64Flag:
+			flags[i] = int64Flag{f, append([]string{f.Name}, f.Aliases...)}
+		}
+	}
+	return flags
 }

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+// TestFlagsKnowTheirNames: every flag that takes a value knows its names
+// without urfave/cli's regular expression, and they are the names the
+// library gives (a bool flag is the library's own).
+func TestFlagsKnowTheirNames(t *testing.T) {
+	for _, f := range commonFlags() {
+		var lib []string
+		switch f := f.(type) {
+		case stringFlag:
+			lib = f.StringFlag.Names()
+		case stringSliceFlag:
+			lib = f.StringSliceFlag.Names()
+		case int64Flag:
+			lib = f.Int64Flag.Names()
+		case *cli.BoolFlag:
+			continue
+		default:
+			t.Fatalf("flag %v is a %T: its names go through a regexp at each lookup", f.Names(), f)
+		}
+		if !slices.Equal(f.Names(), lib) {
+			t.Errorf("names %v, the library's %v", f.Names(), lib)
+		}
+	}
+}
