@@ -36,12 +36,52 @@ import (
 // holds the whole body.
 const zeroCopyMax = 64 << 10
 
-// unmarshal decodes b into v: the one decoder of a body.
+// unmarshal decodes b into v: the one decoder of a body. Past zeroCopyMax
+// the strings are copies, but the raw values (a part's text and data) are
+// still read in place: the conversion to the model (shareOf) copies the
+// small ones and shares those that are most of the body (a full replace's
+// text is read with one copy, not two).
 func unmarshal(b []byte, v any) error {
+	flags := fastjson.DontCopyRawMessage
+	if len(b) <= zeroCopyMax {
+		flags = fastjson.ZeroCopy
+	}
+	return parse(b, v, flags)
+}
+
+// Unmarshal decodes b into v with the decoder of every body, the wire
+// types' Model and AsMessage reading it after: a body up to 64 KiB is read
+// in place (its strings and raw values share it), a larger one is copied.
+func Unmarshal(b []byte, v any) error {
 	var flags fastjson.ParseFlags
 	if len(b) <= zeroCopyMax {
 		flags = fastjson.ZeroCopy
 	}
+	return parse(b, v, flags)
+}
+
+// shareOf is how a body's wire values read by unmarshal relate to it: its
+// length when their raw values share it and it is big (the model then
+// copies a raw value small next to it, so that no part kept from it keeps
+// the whole body), 0 when whatever shares it may keep it.
+func shareOf(b []byte) int {
+	if len(b) <= zeroCopyMax {
+		return 0
+	}
+	return len(b)
+}
+
+// own is a raw value of a body of length big (shareOf) as the model keeps
+// it: shared when it is most of the body (or the body is small), a copy
+// otherwise.
+func own(b []byte, big int) []byte {
+	if big == 0 || 2*len(b) >= big {
+		return b
+	}
+	return bytes.Clone(b)
+}
+
+func parse(b []byte, v any, flags fastjson.ParseFlags) error {
 	rest, err := fastjson.Parse(b, v, flags)
 	if err == nil && len(rest) > 0 {
 		// As encoding/json: a value is the whole body.
@@ -360,7 +400,7 @@ func first(a, b string) string {
 	return b
 }
 
-func (p *wirePart) part() a2a.Part {
+func (p *wirePart) part(big int) a2a.Part {
 	out := a2a.Part{MediaType: first(p.MediaType, p.MediaType2), Filename: p.Filename}
 	if p.Metadata != nil {
 		out.Metadata = p.Metadata
@@ -371,31 +411,31 @@ func (p *wirePart) part() a2a.Part {
 		}
 	}
 	if c := p.Content; c != nil && c.Case != "" {
-		return contentPart(out, c.Case, c.Value)
+		return contentPart(out, c.Case, c.Value, big)
 	}
 	switch {
 	case p.Kind == "data" || (p.Kind == "" && len(p.Data) > 0 && !hasText(p.Text)):
 		out.Kind = a2a.PartData
-		out.Data = p.Data
+		out.Data = own(p.Data, big)
 	case p.Kind == "file" || (p.Kind == "" && !hasText(p.Text) && (p.Raw != "" || p.URL != "" || p.File != nil)):
 		out = p.file(out)
 	default:
 		out.Kind = a2a.PartText
-		out.Text = partText(p.Text)
+		out.Text = partText(p.Text, big)
 	}
 	return out
 }
 
 // contentPart reads the part of the {"content": {"$case": …, "value": …}}
 // form into out.
-func contentPart(out a2a.Part, kind string, value json.RawMessage) a2a.Part {
+func contentPart(out a2a.Part, kind string, value json.RawMessage, big int) a2a.Part {
 	switch kind {
 	case "text":
 		out.Kind = a2a.PartText
 		_ = fastjson.Unmarshal(value, &out.Text)
 	case "data":
 		out.Kind = a2a.PartData
-		out.Data = value
+		out.Data = own(value, big)
 	case "url":
 		out.Kind = a2a.PartFile
 		_ = fastjson.Unmarshal(value, &out.URL)
@@ -436,20 +476,23 @@ func decodeBase64(s string) []byte {
 	return nil
 }
 
-func parts(ws []wirePart) []a2a.Part {
+func parts(ws []wirePart, big int) []a2a.Part {
 	if len(ws) == 0 {
 		return nil
 	}
 	out := make([]a2a.Part, len(ws))
 	for i := range ws {
-		out[i] = ws[i].part()
+		out[i] = ws[i].part(big)
 	}
 	return out
 }
 
 // AsMessage reads the message, its extensions' payloads included; nil for
 // nil.
-func (w *Message) AsMessage() *a2a.Message {
+func (w *Message) AsMessage() *a2a.Message { return w.message(0) }
+
+// message is AsMessage of a body of length big (shareOf).
+func (w *Message) message(big int) *a2a.Message {
 	if w == nil {
 		return nil
 	}
@@ -458,7 +501,7 @@ func (w *Message) AsMessage() *a2a.Message {
 		Role:      w.Role.role(),
 		TaskID:    w.taskID(),
 		ContextID: w.contextID(),
-		Parts:     parts(w.Parts),
+		Parts:     parts(w.Parts, big),
 		Metadata:  w.Metadata,
 	}
 	readMessageExt(m)
@@ -466,11 +509,14 @@ func (w *Message) AsMessage() *a2a.Message {
 }
 
 // Model reads the status; nil is an unknown state.
-func (s *Status) Model() a2a.Status {
+func (s *Status) Model() a2a.Status { return s.model(0) }
+
+// model is Model of a body of length big (shareOf).
+func (s *Status) model(big int) a2a.Status {
 	if s == nil {
 		return a2a.Status{State: a2a.StateUnknown}
 	}
-	st := a2a.Status{State: s.State.State(), Message: s.Message.AsMessage()}
+	st := a2a.Status{State: s.State.State(), Message: s.Message.message(big)}
 	if s.Timestamp != "" {
 		// RFC 3339 (1.0: a google.protobuf.Timestamp in JSON; 0.3: ISO
 		// 8601); one that does not parse is no timestamp.
@@ -481,7 +527,10 @@ func (s *Status) Model() a2a.Status {
 
 // Model reads the artifact, its extensions' payloads included; nil for
 // nil.
-func (a *Artifact) Model() *a2a.Artifact {
+func (a *Artifact) Model() *a2a.Artifact { return a.model(0) }
+
+// model is Model of a body of length big (shareOf).
+func (a *Artifact) model(big int) *a2a.Artifact {
 	if a == nil {
 		return nil
 	}
@@ -489,11 +538,11 @@ func (a *Artifact) Model() *a2a.Artifact {
 	if len(a.Parts) == 1 {
 		// The usual chunk: the artifact and its part in one allocation.
 		x := &artifactOfOne{}
-		x.p[0] = a.Parts[0].part()
+		x.p[0] = a.Parts[0].part(big)
 		x.a.Parts = x.p[:]
 		out = &x.a
 	} else {
-		out = &a2a.Artifact{Parts: parts(a.Parts)}
+		out = &a2a.Artifact{Parts: parts(a.Parts, big)}
 	}
 	out.ID, out.Name, out.Metadata = first(a.ArtifactID, a.ArtifactID2), a.Name, a.Metadata
 	readArtifactExt(out)
@@ -505,27 +554,27 @@ type artifactOfOne struct {
 	p [1]a2a.Part
 }
 
-func (w *task) model() *a2a.Task {
-	t := &a2a.Task{ID: first(w.ID, w.taskID()), ContextID: w.contextID(), Status: w.Status.Model()}
+func (w *task) model(big int) *a2a.Task {
+	t := &a2a.Task{ID: first(w.ID, w.taskID()), ContextID: w.contextID(), Status: w.Status.model(big)}
 	for i := range w.Artifacts {
-		t.Artifacts = append(t.Artifacts, *w.Artifacts[i].Model())
+		t.Artifacts = append(t.Artifacts, *w.Artifacts[i].model(big))
 	}
 	for i := range w.History {
-		t.History = append(t.History, *w.History[i].AsMessage())
+		t.History = append(t.History, *w.History[i].message(big))
 	}
 	return t
 }
 
 // event reads the update; no status is an unknown state.
-func (w *statusUpdate) event() a2a.Event {
+func (w *statusUpdate) event(big int) a2a.Event {
 	return a2a.Event{Kind: a2a.EventStatus, TaskID: first(w.taskID(), w.ID), ContextID: w.contextID(),
-		Status: w.Status.Model(), Final: on(w.Final), Metadata: w.Metadata}
+		Status: w.Status.model(big), Final: on(w.Final), Metadata: w.Metadata}
 }
 
 // event reads the update; no artifact is an empty one.
-func (w *artifactUpdate) event() a2a.Event {
+func (w *artifactUpdate) event(big int) a2a.Event {
 	return a2a.Event{Kind: a2a.EventArtifact, TaskID: first(w.taskID(), w.ID), ContextID: w.contextID(),
-		Artifact: w.Artifact.Model(), Append: on(w.Append), LastChunk: on(w.LastChunk) || on(w.LastChunk2), Metadata: w.Metadata}
+		Artifact: w.Artifact.model(big), Append: on(w.Append), LastChunk: on(w.LastChunk) || on(w.LastChunk2), Metadata: w.Metadata}
 }
 
 func taskEvent(t *a2a.Task) a2a.Event {
@@ -541,27 +590,27 @@ var errUnrecognized = errors.New("a2a: result is not a task, status update, arti
 
 // event reads the result as the event it is: a 1.0 wrapper's member, else
 // the 0.3 object by its kind, else by its shape.
-func (w *result) event() (a2a.Event, error) {
+func (w *result) event(big int) (a2a.Event, error) {
 	switch {
 	case w.Task != nil:
-		return taskEvent(w.Task.model()), nil
+		return taskEvent(w.Task.model(big)), nil
 	case w.StatusUpdate.set():
-		return w.StatusUpdate.event(), nil
+		return w.StatusUpdate.event(big), nil
 	case w.StatusUpdate2.set():
-		return w.StatusUpdate2.event(), nil
+		return w.StatusUpdate2.event(big), nil
 	case w.ArtifactUpdate.set():
-		return w.ArtifactUpdate.event(), nil
+		return w.ArtifactUpdate.event(big), nil
 	case w.ArtifactUpdate2.set():
-		return w.ArtifactUpdate2.event(), nil
+		return w.ArtifactUpdate2.event(big), nil
 	}
 	object := w.Object.set()
 	switch {
 	case w.Message != nil && (!object || w.Kind == ""):
-		return messageEvent(w.Message.AsMessage()), nil
+		return messageEvent(w.Message.message(big)), nil
 	case !object:
 		return a2a.Event{}, errUnrecognized
 	}
-	return w.Object.event()
+	return w.Object.event(big)
 }
 
 // kindNames are the 0.3 kinds, in both spellings.
@@ -589,29 +638,29 @@ func (w *Object) kind() a2a.EventKind {
 	return 0
 }
 
-func (w *Object) event() (a2a.Event, error) {
+func (w *Object) event(big int) (a2a.Event, error) {
 	switch w.kind() {
 	case a2a.EventTask:
-		return taskEvent(w.task()), nil
+		return taskEvent(w.task(big)), nil
 	case a2a.EventStatus:
 		u := statusUpdate{ids: w.ids, Final: w.Final, Metadata: w.Metadata}
 		if w.Status != nil {
 			u.Status = *w.Status
 		}
-		return u.event(), nil
+		return u.event(big), nil
 	case a2a.EventArtifact:
 		u := artifactUpdate{ids: w.ids, Artifact: w.Artifact, Append: w.Append, LastChunk: w.LastChunk, LastChunk2: w.LastChunk2, Metadata: w.Metadata}
-		return u.event(), nil
+		return u.event(big), nil
 	case a2a.EventMessage:
 		m := Message{ids: w.ids, MessageID: w.MessageID, MessageID2: w.MessageID2, Role: w.Role, Parts: w.Parts, Metadata: w.Metadata}
-		return messageEvent(m.AsMessage()), nil
+		return messageEvent(m.message(big)), nil
 	}
 	return a2a.Event{}, errUnrecognized
 }
 
-func (w *Object) task() *a2a.Task {
+func (w *Object) task(big int) *a2a.Task {
 	t := task{ids: w.ids, Status: w.Status, Artifacts: w.Artifacts, History: w.History}
-	return t.model()
+	return t.model(big)
 }
 
 // wireError is a JSON-RPC error object; code may arrive as a float.
@@ -680,7 +729,7 @@ func decodeFrameInto(unmarshal func([]byte, any) error, b []byte, r *rpcResponse
 		r.Result.reset()
 		return a2a.Event{}, r.Error.rpcError()
 	}
-	ev, err := r.Result.event()
+	ev, err := r.Result.event(shareOf(b))
 	r.Result.reset()
 	if err != nil {
 		return a2a.Event{}, a2a.NewDecodeError(err, b)
@@ -733,12 +782,12 @@ func DecodeTask(raw json.RawMessage) (*a2a.Task, error) {
 		return nil, a2a.NewDecodeError(err, raw)
 	}
 	if w.Task != nil {
-		return w.Task.model(), nil
+		return w.Task.model(shareOf(raw)), nil
 	}
 	if !w.Object.set() || (w.ID == "" && w.Status == nil) {
 		return nil, a2a.NewDecodeError(errors.New("result is not a task"), raw)
 	}
-	return w.Object.task(), nil
+	return w.Object.task(shareOf(raw)), nil
 }
 
 // DecodeSendResult decodes a blocking send's result, a task or a message,
@@ -748,7 +797,7 @@ func DecodeSendResult(raw json.RawMessage) ([]a2a.Event, error) {
 	if err := unmarshal(raw, &w); err != nil {
 		return nil, a2a.NewDecodeError(err, raw)
 	}
-	ev, err := w.event()
+	ev, err := w.event(shareOf(raw))
 	if err != nil {
 		return nil, a2a.NewDecodeError(err, raw)
 	}
@@ -771,7 +820,7 @@ func DecodeTaskPage(raw []byte) (tasks []a2a.Task, next string, err error) {
 	}
 	tasks = make([]a2a.Task, 0, len(page.Tasks))
 	for i := range page.Tasks {
-		tasks = append(tasks, *page.Tasks[i].task())
+		tasks = append(tasks, *page.Tasks[i].task(shareOf(raw)))
 	}
 	return tasks, strings.Clone(first(page.Token, page.Token2)), nil
 }

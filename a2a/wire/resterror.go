@@ -243,7 +243,7 @@ func (d *Decoder) RESTFrame(data []byte) (a2a.Event, error) {
 		f.result.reset()
 		return a2a.Event{}, f.Error.rpcError(0, data)
 	}
-	ev, err := f.result.event()
+	ev, err := f.result.event(shareOf(data))
 	f.result.reset()
 	if err != nil {
 		return a2a.Event{}, a2a.NewDecodeError(err, data)

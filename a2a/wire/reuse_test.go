@@ -2,6 +2,7 @@ package wire
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/shimdev/shim/a2a"
@@ -49,4 +50,29 @@ func FuzzDecoderReuse(f *testing.F) {
 		f.Add(seeds[i], seeds[(i+1)%len(seeds)])
 	}
 	f.Fuzz(sameAfter)
+}
+
+// TestBigFrameKeepsItsSmallValuesApart: in a frame past 64 KiB, a text or
+// data part small next to the frame is a copy (a part kept from the frame
+// does not keep the whole frame), and a text that is most of the frame
+// shares it (a full replace is read with one copy: its own, when it has
+// escapes; none when it has not).
+func TestBigFrameKeepsItsSmallValuesApart(t *testing.T) {
+	big := strings.Repeat("x", 100<<10)
+	frame := []byte(`{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","parts":[` +
+		`{"text":"small text"},{"data":{"k":"small data"}},{"text":"` + big + `"}]}}}}`)
+	ev, err := new(Decoder).Frame(frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := ev.Artifact.Parts
+	for i := range frame {
+		frame[i] = '#' // the frame written over after its decode
+	}
+	if ps[0].Text != "small text" || string(ps[1].Data) != `{"k":"small data"}` || ev.TaskID != "t" || ev.Artifact.ID != "a" {
+		t.Errorf("a small value shares the frame: %q %q %q %q", ps[0].Text, ps[1].Data, ev.TaskID, ev.Artifact.ID)
+	}
+	if ps[2].Text == big {
+		t.Error("the big text is a copy: a full replace would be read twice")
+	}
 }

@@ -11,9 +11,8 @@ import (
 
 // A part's text is kept as the JSON the decoder read (wirePart.Text) and
 // read here: no unmarshaler runs per part, and a text without escapes
-// costs no copy at all: its string shares the bytes the decoder kept,
-// which are the frame's own (read in place) or, past zeroCopyMax, a copy
-// of this one value. A text with escapes is unescaped with one copy
+// costs no copy at all: its string shares the frame's bytes (a frame
+// past zeroCopyMax only when the text is most of it: shareOf). A text with escapes is unescaped with one copy
 // (encoding/json makes two: the unquoted bytes, then the string). Either
 // way it is what encoding/json gives, invalid UTF-8 replaced by U+FFFD
 // included (FuzzWireText holds the two side by side).
@@ -25,8 +24,10 @@ func hasText(raw json.RawMessage) bool {
 	return len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"'
 }
 
-// partText is a part's text; "" when it has none.
-func partText(raw json.RawMessage) string {
+// partText is a part's text; "" when it has none. big is the length of
+// the body raw shares (shareOf): a text without escapes shares it only
+// when it is most of it.
+func partText(raw json.RawMessage, big int) string {
 	if !hasText(raw) {
 		return ""
 	}
@@ -37,6 +38,9 @@ func partText(raw json.RawMessage) string {
 	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
 		// The decoder checked the string: no control byte, no bare quote.
 		// raw is never written again.
+		if big != 0 && 2*len(in) < big {
+			return string(in)
+		}
 		return unsafe.String(&in[0], len(in))
 	}
 	s, _ := jsontext.Unquote(in)

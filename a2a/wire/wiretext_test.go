@@ -21,7 +21,7 @@ func FuzzWireText(f *testing.F) {
 		if json.Unmarshal(b, &want) != nil {
 			want = ""
 		}
-		if got := partText(b); got != want {
+		if got := partText(b, 0); got != want {
 			t.Fatalf("%q: encoding/json %q, partText %q", b, want, got)
 		}
 	})
