@@ -1,6 +1,8 @@
 package main
 
 import (
+	"math"
+	"runtime/debug"
 	"slices"
 	"testing"
 
@@ -28,5 +30,20 @@ func TestFlagsKnowTheirNames(t *testing.T) {
 		if !slices.Equal(f.Names(), lib) {
 			t.Errorf("names %v, the library's %v", f.Names(), lib)
 		}
+	}
+}
+
+// TestSoftMemoryLimit: shim runs with a soft memory limit unless
+// GOMEMLIMIT is set, which it leaves as the runtime read it.
+func TestSoftMemoryLimit(t *testing.T) {
+	old := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(old)
+	debug.SetMemoryLimit(math.MaxInt64)
+	if got := softMemoryLimit(func(string) (string, bool) { return "", false }); got != memoryLimit {
+		t.Errorf("limit %d, want %d", got, memoryLimit)
+	}
+	debug.SetMemoryLimit(1 << 30) // as GOMEMLIMIT=1GiB would have it
+	if got := softMemoryLimit(func(k string) (string, bool) { return "1GiB", k == "GOMEMLIMIT" }); got != 1<<30 {
+		t.Errorf("with GOMEMLIMIT set: limit %d, want the environment's", got)
 	}
 }
