@@ -220,11 +220,11 @@ type Status struct {
 
 // Artifact is an artifact of either dialect.
 type Artifact struct {
-	ArtifactID  string     `json:"artifactId"`
-	ArtifactID2 string     `json:"artifact_id"`
-	Name        string     `json:"name"`
-	Parts       []wirePart `json:"parts"`
-	Metadata    wireMeta   `json:"metadata"`
+	ArtifactID  string      `json:"artifactId"`
+	ArtifactID2 string      `json:"artifact_id"`
+	Name        string      `json:"name"`
+	Parts       []*wirePart `json:"parts"`
+	Metadata    wireMeta    `json:"metadata"`
 }
 
 // set reports whether the artifact was given: one of its members was read.
@@ -232,14 +232,24 @@ func (a *Artifact) set() bool {
 	return a.ArtifactID != "" || a.ArtifactID2 != "" || a.Name != "" || len(a.Parts) > 0 || a.Metadata != nil
 }
 
-// resetParts empties ps, keeping its array: the elements decoded into
-// (all of the array's after a failed decode, whole) are zeroed, so that
-// the next frame's parts decoded over them show nothing of theirs.
-func resetParts(ps []wirePart, whole bool) []wirePart {
+// resetParts empties ps, keeping its array and the parts it points to,
+// which the next frame's parts are decoded into: those decoded into are
+// zeroed, so that nothing of theirs shows through (after a failed decode,
+// whole, every part is dropped instead). The parts are pointers, not
+// values: segmentio/encoding gives a new slice room for ten elements,
+// and a task's history of messages of one part each held ten parts'
+// room per message (a 10 MiB thread of 10,000 turns decoded into
+// ~100 MB).
+func resetParts(ps []*wirePart, whole bool) []*wirePart {
 	if whole {
-		ps = ps[:cap(ps)]
+		clear(ps[:cap(ps)])
+		return ps[:0]
 	}
-	clear(ps)
+	for _, p := range ps {
+		if p != nil {
+			*p = wirePart{}
+		}
+	}
 	return ps[:0]
 }
 
@@ -258,19 +268,19 @@ func (w *ids) taskID() string    { return first(w.TaskID, w.TaskID2) }
 // Message is a message of either dialect.
 type Message struct {
 	ids
-	MessageID  string     `json:"messageId"`
-	MessageID2 string     `json:"message_id"`
-	Role       Enum       `json:"role"`
-	Parts      []wirePart `json:"parts"`
-	Metadata   wireMeta   `json:"metadata"`
+	MessageID  string      `json:"messageId"`
+	MessageID2 string      `json:"message_id"`
+	Role       Enum        `json:"role"`
+	Parts      []*wirePart `json:"parts"`
+	Metadata   wireMeta    `json:"metadata"`
 }
 
 // task is a task snapshot.
 type task struct {
 	ids
-	Status    *Status    `json:"status"`
-	Artifacts []Artifact `json:"artifacts"`
-	History   []Message  `json:"history"`
+	Status    *Status     `json:"status"`
+	Artifacts []*Artifact `json:"artifacts"`
+	History   []*Message  `json:"history"`
 }
 
 // statusUpdate is a 1.0 status update.
@@ -319,15 +329,15 @@ type Object struct {
 	MessageID  string          `json:"messageId"`
 	MessageID2 string          `json:"message_id"`
 	Status     *Status         `json:"status"`
-	Artifacts  []Artifact      `json:"artifacts"`
-	History    []Message       `json:"history"`
+	Artifacts  []*Artifact     `json:"artifacts"`
+	History    []*Message      `json:"history"`
 	Artifact   Artifact        `json:"artifact"`
 	Append     json.RawMessage `json:"append"`     // a flag (on)
 	LastChunk  json.RawMessage `json:"lastChunk"`  // a flag
 	LastChunk2 json.RawMessage `json:"last_chunk"` // a flag
 	Final      json.RawMessage `json:"final"`      // a flag
 	Role       Enum            `json:"role"`
-	Parts      []wirePart      `json:"parts"`
+	Parts      []*wirePart     `json:"parts"`
 	Metadata   wireMeta        `json:"metadata"`
 }
 
@@ -393,6 +403,14 @@ func (w *result) clear() {
 	w.Object.reset(true)
 }
 
+// orEmpty is *p, or a zero value for a null element of a list.
+func orEmpty[T any](p *T) *T {
+	if p == nil {
+		return new(T)
+	}
+	return p
+}
+
 func first(a, b string) string {
 	if a != "" {
 		return a
@@ -401,6 +419,9 @@ func first(a, b string) string {
 }
 
 func (p *wirePart) part(big int) a2a.Part {
+	if p == nil { // a null part: what a zero one reads as
+		p = &wirePart{}
+	}
 	out := a2a.Part{MediaType: first(p.MediaType, p.MediaType2), Filename: p.Filename}
 	if p.Metadata != nil {
 		out.Metadata = p.Metadata
@@ -476,7 +497,7 @@ func decodeBase64(s string) []byte {
 	return nil
 }
 
-func parts(ws []wirePart, big int) []a2a.Part {
+func parts(ws []*wirePart, big int) []a2a.Part {
 	if len(ws) == 0 {
 		return nil
 	}
@@ -557,10 +578,10 @@ type artifactOfOne struct {
 func (w *task) model(big int) *a2a.Task {
 	t := &a2a.Task{ID: first(w.ID, w.taskID()), ContextID: w.contextID(), Status: w.Status.model(big)}
 	for i := range w.Artifacts {
-		t.Artifacts = append(t.Artifacts, *w.Artifacts[i].model(big))
+		t.Artifacts = append(t.Artifacts, *orEmpty(w.Artifacts[i]).model(big))
 	}
 	for i := range w.History {
-		t.History = append(t.History, *w.History[i].message(big))
+		t.History = append(t.History, *orEmpty(w.History[i]).message(big))
 	}
 	return t
 }
@@ -811,16 +832,16 @@ func DecodeSendResult(raw json.RawMessage) ([]a2a.Event, error) {
 // page's token.
 func DecodeTaskPage(raw []byte) (tasks []a2a.Task, next string, err error) {
 	var page struct {
-		Tasks  []Object `json:"tasks"`
-		Token  string   `json:"nextPageToken"`
-		Token2 string   `json:"next_page_token"`
+		Tasks  []*Object `json:"tasks"`
+		Token  string    `json:"nextPageToken"`
+		Token2 string    `json:"next_page_token"`
 	}
 	if err := unmarshal(raw, &page); err != nil {
 		return nil, "", a2a.NewDecodeError(err, raw)
 	}
 	tasks = make([]a2a.Task, 0, len(page.Tasks))
 	for i := range page.Tasks {
-		tasks = append(tasks, *page.Tasks[i].task(shareOf(raw)))
+		tasks = append(tasks, *orEmpty(page.Tasks[i]).task(shareOf(raw)))
 	}
 	return tasks, strings.Clone(first(page.Token, page.Token2)), nil
 }
