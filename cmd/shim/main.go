@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
 
@@ -62,24 +63,47 @@ func buildCommit(version string) string {
 	return "unknown"
 }
 
-// memoryLimit is the soft limit of the Go runtime's memory (heap, stacks,
-// its own) that shim runs with unless GOMEMLIMIT says otherwise. Each
-// editor window runs a shim, so a burst of garbage (twenty sessions each
-// reading a 1 MiB frame at once) should not become the process's peak: at
-// the limit the collector runs sooner instead of letting the heap double.
-// It is soft: a bigger answer still fits (the runtime gives the collector
-// at most half the CPU), its peak is lower (a 60 MiB full replace 3.2×S →
-// 2.2×S) and it takes longer (0.74 → 0.94 s); a stream of small chunks
-// never comes near it (BENCHMARKS.md).
+// memoryLimit is the least soft limit of the Go runtime's memory (heap,
+// stacks, its own) that shim runs with unless GOMEMLIMIT says otherwise.
+// Each editor window runs a shim, so a burst of garbage (twenty sessions
+// each reading a 1 MiB frame at once) should not become the process's
+// peak: near the limit the collector runs sooner instead of letting the
+// heap double. The limit follows the live heap up (followLiveHeap): it is
+// never below twice what the last collection found live plus some room,
+// so a large live heap (a long thread's history being loaded) is
+// collected as often as without a limit, never in a loop. A stream of
+// small chunks never comes near it (BENCHMARKS.md).
 const memoryLimit = 20 << 20
 
-// softMemoryLimit sets memoryLimit unless the environment (lookup) sets
-// GOMEMLIMIT, and returns the limit in force.
+// softMemoryLimit sets memoryLimit, following the live heap, unless the
+// environment (lookup) sets GOMEMLIMIT; it returns the limit in force.
 func softMemoryLimit(lookup func(string) (string, bool)) int64 {
-	if _, set := lookup("GOMEMLIMIT"); !set {
-		debug.SetMemoryLimit(memoryLimit)
+	if _, set := lookup("GOMEMLIMIT"); set {
+		return debug.SetMemoryLimit(-1)
 	}
-	return debug.SetMemoryLimit(-1)
+	debug.SetMemoryLimit(memoryLimit)
+	followLiveHeap()
+	return memoryLimit
+}
+
+// gcMark is an object whose finalizer runs once per collection cycle
+// (a pointer field keeps it out of the tiny allocator, whose blocks are
+// freed together).
+type gcMark struct{ _ *int }
+
+// followLiveHeap raises or lowers the soft limit after each collection to
+// max(memoryLimit, 2 × the live heap + 4 MiB): GOGC's own goal, plus the
+// stacks and the runtime's own memory.
+func followLiveHeap() {
+	runtime.SetFinalizer(&gcMark{}, func(*gcMark) {
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 {
+			live := int64(sample[0].Value.Uint64())
+			debug.SetMemoryLimit(max(memoryLimit, 2*live+4<<20))
+		}
+		followLiveHeap()
+	})
 }
 
 // exitError carries a process exit code with its message.
