@@ -18,7 +18,8 @@ import (
 // Frames reads a binding's SSE frames into events.
 type Frames interface {
 	// Event decodes one frame's data; an *a2a.DecodeError is logged and
-	// skipped.
+	// skipped. An artifact event's Artifact may be valid only until the
+	// next call (wire.Decoder).
 	Event(data []byte) (a2a.Event, error)
 	// Failure reads an `event: error` frame.
 	Failure(data []byte) error
@@ -130,7 +131,9 @@ func (s *Stream) Context() context.Context { return s.parent }
 // Next returns the next event. It returns io.EOF at the end of the stream,
 // a2a.ErrStalled after a silence of the stall timeout, *a2a.RPCError for
 // an error frame, and another error when the connection broke. Frames that
-// do not decode are logged and skipped.
+// do not decode are logged and skipped. An artifact event's Artifact may
+// be the binding's decoder's (wire.Decoder), valid until the next call:
+// a caller that keeps one copies it.
 func (s *Stream) Next() (a2a.Event, error) {
 	if s.sse == nil {
 		return s.nextQueued()
@@ -149,15 +152,17 @@ func (s *Stream) Next() (a2a.Event, error) {
 			return a2a.Event{}, s.frames.Failure(raw.Data)
 		}
 		ev, err := s.frames.Event(raw.Data)
-		var de *a2a.DecodeError
-		if !errors.As(err, &de) {
-			s.decoded = true
-		}
 		if err == nil {
+			s.decoded = true
 			if f, ok := s.frames.(FinalFrames); ok && f.Final(ev) {
 				s.drain()
 			}
 			return ev, nil
+		}
+		// (Only here: the target of errors.As is allocated.)
+		var de *a2a.DecodeError
+		if !errors.As(err, &de) {
+			s.decoded = true
 		}
 		if de != nil {
 			s.log.Warn("skipping an undecodable stream frame", "method", s.method, "err", err)

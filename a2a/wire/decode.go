@@ -163,6 +163,12 @@ func (f *wireBool) UnmarshalJSON(b []byte) error {
 // on reads a flag kept as JSON as wireBool does: true, "true" (any case)
 // and 1 are on; anything else, absent or null, is off.
 func on(b json.RawMessage) bool {
+	switch string(b) { // the flags as they come, without a trim
+	case "true":
+		return true
+	case "", "false", "null":
+		return false
+	}
 	s := bytes.Trim(bytes.TrimSpace(b), `"`)
 	return bytes.EqualFold(s, []byte("true")) || string(s) == "1"
 }
@@ -262,6 +268,12 @@ type ids struct {
 	TaskID2    string `json:"task_id"`
 }
 
+// set reports whether one of the ids was read (field by field: the
+// struct's == is a call per frame).
+func (w *ids) set() bool {
+	return w.ID != "" || w.ContextID != "" || w.ContextID2 != "" || w.TaskID != "" || w.TaskID2 != ""
+}
+
 func (w *ids) contextID() string { return first(w.ContextID, w.ContextID2) }
 func (w *ids) taskID() string    { return first(w.TaskID, w.TaskID2) }
 
@@ -293,7 +305,7 @@ type statusUpdate struct {
 
 // set reports whether the update was given: one of its members was read.
 func (u *statusUpdate) set() bool {
-	return u.ids != (ids{}) || u.Status != (Status{}) || u.Final != nil || u.Metadata != nil
+	return u.ids.set() || u.Status.State != "" || u.Status.Message != nil || u.Status.Timestamp != "" || u.Final != nil || u.Metadata != nil
 }
 
 // artifactUpdate is a 1.0 artifact update.
@@ -310,7 +322,7 @@ type artifactUpdate struct {
 
 // set reports whether the update was given: one of its members was read.
 func (u *artifactUpdate) set() bool {
-	return u.ids != (ids{}) || u.Artifact.set() || u.Append != nil || u.LastChunk != nil || u.LastChunk2 != nil || u.Metadata != nil
+	return u.ids.set() || u.Artifact.set() || u.Append != nil || u.LastChunk != nil || u.LastChunk2 != nil || u.Metadata != nil
 }
 
 // reset empties u for the next frame, keeping its parts' array (whole:
@@ -343,7 +355,7 @@ type Object struct {
 
 // set reports whether the object was given: one of its members was read.
 func (w *Object) set() bool {
-	return w.Kind != "" || w.ids != (ids{}) || w.MessageID != "" || w.MessageID2 != "" || w.Status != nil ||
+	return w.Kind != "" || w.ids.set() || w.MessageID != "" || w.MessageID2 != "" || w.Status != nil ||
 		len(w.Artifacts) > 0 || len(w.History) > 0 || w.Artifact.set() || w.Append != nil || w.LastChunk != nil ||
 		w.LastChunk2 != nil || w.Final != nil || w.Role != "" || len(w.Parts) > 0 || w.Metadata != nil
 }
@@ -369,6 +381,9 @@ type result struct {
 	ArtifactUpdate2 artifactUpdate `json:"artifact_update"`
 	// Object is a 0.3 result, given when a member of its own was read.
 	Object
+	// art, when set (a Decoder's), is where an artifact event of one part
+	// is read: the streamed chunk's event allocates nothing.
+	art *artifactOfOne
 }
 
 // reset empties w for the next frame, keeping its parts' arrays. Only
@@ -419,9 +434,27 @@ func first(a, b string) string {
 }
 
 func (p *wirePart) part(big int) a2a.Part {
+	var out a2a.Part
+	p.partTo(&out, big)
+	return out
+}
+
+// partTo reads the part into *out, which is zero (a chunk's part is
+// written where its artifact holds it, not copied there).
+func (p *wirePart) partTo(out *a2a.Part, big int) {
 	if p == nil { // a null part: what a zero one reads as
 		p = &wirePart{}
 	}
+	if p.Kind == "" && p.Content == nil && p.Metadata == nil && hasText(p.Text) && p.MediaType == "" && p.MediaType2 == "" && p.Filename == "" {
+		// The usual part: text and nothing else.
+		out.Kind, out.Text = a2a.PartText, partText(p.Text, big)
+		return
+	}
+	*out = p.anyPart(big)
+}
+
+// anyPart reads a part of any kind.
+func (p *wirePart) anyPart(big int) a2a.Part {
 	out := a2a.Part{MediaType: first(p.MediaType, p.MediaType2), Filename: p.Filename}
 	if p.Metadata != nil {
 		out.Metadata = p.Metadata
@@ -551,15 +584,23 @@ func (s *Status) model(big int) a2a.Status {
 func (a *Artifact) Model() *a2a.Artifact { return a.model(0) }
 
 // model is Model of a body of length big (shareOf).
-func (a *Artifact) model(big int) *a2a.Artifact {
+func (a *Artifact) model(big int) *a2a.Artifact { return a.modelInto(big, nil) }
+
+// modelInto is model, an artifact of one part read into x when x is set.
+func (a *Artifact) modelInto(big int, x *artifactOfOne) *a2a.Artifact {
 	if a == nil {
 		return nil
 	}
 	var out *a2a.Artifact
 	if len(a.Parts) == 1 {
-		// The usual chunk: the artifact and its part in one allocation.
-		x := &artifactOfOne{}
-		x.p[0] = a.Parts[0].part(big)
+		// The usual chunk: the artifact and its part in one allocation, or
+		// none.
+		if x == nil {
+			x = &artifactOfOne{}
+		} else {
+			*x = artifactOfOne{}
+		}
+		a.Parts[0].partTo(&x.p[0], big)
 		x.a.Parts = x.p[:]
 		out = &x.a
 	} else {
@@ -593,9 +634,9 @@ func (w *statusUpdate) event(big int) a2a.Event {
 }
 
 // event reads the update; no artifact is an empty one.
-func (w *artifactUpdate) event(big int) a2a.Event {
+func (w *artifactUpdate) event(big int, into *artifactOfOne) a2a.Event {
 	return a2a.Event{Kind: a2a.EventArtifact, TaskID: first(w.taskID(), w.ID), ContextID: w.contextID(),
-		Artifact: w.Artifact.model(big), Append: on(w.Append), LastChunk: on(w.LastChunk) || on(w.LastChunk2), Metadata: w.Metadata}
+		Artifact: w.Artifact.modelInto(big, into), Append: on(w.Append), LastChunk: on(w.LastChunk) || on(w.LastChunk2), Metadata: w.Metadata}
 }
 
 func taskEvent(t *a2a.Task) a2a.Event {
@@ -620,9 +661,9 @@ func (w *result) event(big int) (a2a.Event, error) {
 	case w.StatusUpdate2.set():
 		return w.StatusUpdate2.event(big), nil
 	case w.ArtifactUpdate.set():
-		return w.ArtifactUpdate.event(big), nil
+		return w.ArtifactUpdate.event(big, w.art), nil
 	case w.ArtifactUpdate2.set():
-		return w.ArtifactUpdate2.event(big), nil
+		return w.ArtifactUpdate2.event(big, w.art), nil
 	}
 	object := w.Object.set()
 	switch {
@@ -631,7 +672,7 @@ func (w *result) event(big int) (a2a.Event, error) {
 	case !object:
 		return a2a.Event{}, errUnrecognized
 	}
-	return w.Object.event(big)
+	return w.Object.event(big, w.art)
 }
 
 // kindNames are the 0.3 kinds, in both spellings.
@@ -659,7 +700,7 @@ func (w *Object) kind() a2a.EventKind {
 	return 0
 }
 
-func (w *Object) event(big int) (a2a.Event, error) {
+func (w *Object) event(big int, into *artifactOfOne) (a2a.Event, error) {
 	switch w.kind() {
 	case a2a.EventTask:
 		return taskEvent(w.task(big)), nil
@@ -671,7 +712,7 @@ func (w *Object) event(big int) (a2a.Event, error) {
 		return u.event(big), nil
 	case a2a.EventArtifact:
 		u := artifactUpdate{ids: w.ids, Artifact: w.Artifact, Append: w.Append, LastChunk: w.LastChunk, LastChunk2: w.LastChunk2, Metadata: w.Metadata}
-		return u.event(big), nil
+		return u.event(big, into), nil
 	case a2a.EventMessage:
 		m := Message{ids: w.ids, MessageID: w.MessageID, MessageID2: w.MessageID2, Role: w.Role, Parts: w.Parts, Metadata: w.Metadata}
 		return messageEvent(m.message(big)), nil
@@ -716,11 +757,16 @@ type rpcResponse struct {
 }
 
 // Decoder decodes the frames of one stream. It keeps its wire values from
-// one frame to the next (the updates, the parts' arrays), so that a
-// streamed chunk's decode allocates only its event's artifact; the event
-// shares nothing with the Decoder. A Decoder is one goroutine's.
+// one frame to the next (the updates, the parts and what they point to),
+// and reads an artifact event of one part (a streamed chunk) into an
+// artifact of its own: decoding a chunk allocates nothing. So an artifact
+// event's Artifact is valid until the next frame is decoded (its strings
+// stay valid: they are the frame's or copies); nothing else of an event
+// is the Decoder's. A Decoder is one goroutine's.
 type Decoder struct {
 	r rpcResponse
+	// art is where an artifact event of one part is read.
+	art artifactOfOne
 	// rest is an HTTP+JSON stream's frame (RESTFrame).
 	rest *restFrame
 }
@@ -729,11 +775,12 @@ type Decoder struct {
 // task, a status or artifact update, or a message) in either dialect. A
 // JSON-RPC error in the frame is returned as *a2a.RPCError.
 func (d *Decoder) Frame(b []byte) (a2a.Event, error) {
+	d.r.Result.art = &d.art
 	return decodeFrameInto(unmarshal, b, &d.r)
 }
 
 // DecodeFrame decodes one stream frame as Decoder.Frame does, with wire
-// values of its own.
+// values of its own (its event is all its own).
 func DecodeFrame(b []byte) (a2a.Event, error) { return new(Decoder).Frame(b) }
 
 func decodeFrameWith(unmarshal func([]byte, any) error, b []byte) (a2a.Event, error) {

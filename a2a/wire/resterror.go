@@ -232,6 +232,7 @@ func DecodeRESTFrame(data []byte) (a2a.Event, error) { return new(Decoder).RESTF
 func (d *Decoder) RESTFrame(data []byte) (a2a.Event, error) {
 	if d.rest == nil {
 		d.rest = new(restFrame)
+		d.rest.art = &d.art
 	}
 	f := d.rest
 	f.Error = nil

@@ -76,3 +76,26 @@ func TestBigFrameKeepsItsSmallValuesApart(t *testing.T) {
 		t.Error("the big text is a copy: a full replace would be read twice")
 	}
 }
+
+// TestDecoderChunkAllocatesNothing: a Decoder reads a streamed chunk (an
+// artifact update of one text part) into values it keeps: no allocation,
+// the frame's text shared; the artifact of one event is the next one's.
+func TestDecoderChunkAllocatesNothing(t *testing.T) {
+	frame := []byte(benchArtifactFrame)
+	var d Decoder
+	first, err := d.Frame(frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs := testing.AllocsPerRun(100, func() {
+		if _, err := d.Frame(frame); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs != 0 {
+		t.Errorf("%v allocations a chunk", allocs)
+	}
+	next, _ := d.Frame(frame)
+	if next.Artifact != first.Artifact || next.Artifact.Parts[0].Text != "the quick brown fox " {
+		t.Errorf("the chunk's artifact is not the Decoder's: %p, %p", first.Artifact, next.Artifact)
+	}
+}

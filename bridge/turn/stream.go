@@ -134,7 +134,8 @@ func errString(err error) string {
 }
 
 // consume reads a stream until the turn's outcome is known or the stream
-// ends without one.
+// ends without one. Each event is done with before the next is read (an
+// artifact event's Artifact is the stream's decoder's until then).
 func (t *Turn) consume(s *transport.Stream) (outcome, consumeResult, error) {
 	t.lastSnap = nil
 	for {
