@@ -58,8 +58,13 @@ type Renderer struct {
 	// texts and shownIDs are keyed by task and artifact id: artifact ids
 	// are unique per task, and a new task of the same turn (a re-run
 	// steer) starts afresh.
-	texts        map[artKey]*shownText
-	shownIDs     map[artKey]bool
+	texts    map[artKey]*shownText
+	shownIDs map[artKey]bool
+	// last is the text the last chunk was of (a stream's chunks are mostly
+	// of one artifact): the two lookups above are skipped while it repeats.
+	last         artKey
+	lastText     *shownText
+	lastShown    bool
 	statusText   *shownText
 	artifactText bool // answer text came from an artifact
 	calls        calls
@@ -185,8 +190,7 @@ func (r *Renderer) showArtifactText(taskID, id, s string) {
 	if s == "" {
 		return
 	}
-	if key := (artKey{taskID, id}); !r.shownIDs[key] {
-		r.shownIDs[key.own()] = true
+	if !r.markShown(artKey{taskID, id}) {
 		s = r.blocks.start(s)
 	}
 	r.buf = append(r.buf, Out{text: s, artifact: id})
@@ -204,12 +208,32 @@ func (k artKey) own() artKey { return artKey{strings.Clone(k.task), strings.Clon
 
 // shownText is what was shown of the text keyed k, made on first use.
 func (r *Renderer) shownText(k artKey) *shownText {
+	if r.lastText != nil && k == r.last {
+		return r.lastText
+	}
 	st := r.texts[k]
 	if st == nil {
 		st = newShownText()
 		r.texts[k.own()] = st
 	}
+	r.last, r.lastText, r.lastShown = k, st, false
 	return st
+}
+
+// markShown marks the text keyed k as shown and reports whether it was
+// before.
+func (r *Renderer) markShown(k artKey) bool {
+	if r.lastShown && k == r.last {
+		return true
+	}
+	was := r.shownIDs[k]
+	if !was {
+		r.shownIDs[k.own()] = true
+	}
+	if k == r.last {
+		r.lastShown = true
+	}
+	return was
 }
 
 // ArtifactAnswered reports whether answer text of the turn came from an

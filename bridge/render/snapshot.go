@@ -49,8 +49,7 @@ func (r *Renderer) StatusReplace(taskID string, m *a2a.Message) []Out {
 	key := artKey{taskID, statusAnswerKey}
 	st := r.shownText(key)
 	if s := st.Replace(m.Text()); s != "" {
-		if !r.shownIDs[key] {
-			r.shownIDs[key.own()] = true
+		if !r.markShown(key) {
 			s = r.blocks.start(s)
 		}
 		r.buf = append(r.buf, Out{text: s, artifact: statusAnswerKey})
