@@ -55,7 +55,11 @@ func (b *bench) throughput() error {
 		for i, a := range agents {
 			r, cpu := median(shims[i]), median(cpus[i])
 			what, cpuWhat := "shim → ACP session/update lines, same stream", "shim CPU (user + system) per chunk, same runs"
-			rateTarget, cpuTarget, rateOK, cpuOK := fmt.Sprintf("≥ %.2g× raw", target), "≤ 1 µs", verdict(r/raw >= target), verdict(cpu > 0 && cpu <= 1)
+			cpuMax := 1.0 // issue 25's target for the stream that measures shim (batching)
+			if flush {
+				cpuMax = 4
+			}
+			rateTarget, cpuTarget, rateOK, cpuOK := fmt.Sprintf("≥ %.2g× raw", target), fmt.Sprintf("≤ %g µs", cpuMax), verdict(r/raw >= target), verdict(cpu > 0 && cpu <= cpuMax)
 			if i > 0 {
 				what, cpuWhat = a.name+", same stream", a.name+", CPU per chunk"
 				rateTarget, cpuTarget, rateOK, cpuOK = "", "", "", ""
