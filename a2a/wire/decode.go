@@ -779,14 +779,6 @@ func (d *Decoder) Frame(b []byte) (a2a.Event, error) {
 	return decodeFrameInto(unmarshal, b, &d.r)
 }
 
-// DecodeFrame decodes one stream frame as Decoder.Frame does, with wire
-// values of its own (its event is all its own).
-func DecodeFrame(b []byte) (a2a.Event, error) { return new(Decoder).Frame(b) }
-
-func decodeFrameWith(unmarshal func([]byte, any) error, b []byte) (a2a.Event, error) {
-	return decodeFrameInto(unmarshal, b, new(rpcResponse))
-}
-
 func decodeFrameInto(unmarshal func([]byte, any) error, b []byte, r *rpcResponse) (a2a.Event, error) {
 	r.Error, r.Version, r.ID = nil, nil, nil
 	if err := unmarshal(b, r); err != nil {

@@ -223,12 +223,8 @@ type restFrame struct {
 	Error *wireStatusError `json:"error"`
 }
 
-// DecodeRESTFrame decodes an HTTP+JSON stream frame: a bare
-// StreamResponse, or an {"error": …} object.
-func DecodeRESTFrame(data []byte) (a2a.Event, error) { return new(Decoder).RESTFrame(data) }
-
-// RESTFrame decodes an HTTP+JSON stream frame as DecodeRESTFrame does,
-// reusing the decoder's wire values.
+// RESTFrame decodes an HTTP+JSON stream frame (a bare StreamResponse, or
+// an {"error": …} object) as Frame does a JSON-RPC one.
 func (d *Decoder) RESTFrame(data []byte) (a2a.Event, error) {
 	if d.rest == nil {
 		d.rest = new(restFrame)
