@@ -780,8 +780,13 @@ func (d *Decoder) Frame(b []byte) (a2a.Event, error) {
 }
 
 func decodeFrameInto(unmarshal func([]byte, any) error, b []byte, r *rpcResponse) (a2a.Event, error) {
-	r.Error, r.Version, r.ID = nil, nil, nil
-	if err := unmarshal(b, r); err != nil {
+	r.Error = nil
+	err := unmarshal(b, r)
+	// Read and ignored; dropped at once: a raw value shares the frame, and
+	// a Decoder keeps nothing of a frame once it is decoded (a 50 MiB
+	// frame stayed live while its event was shown).
+	r.Version, r.ID = nil, nil
+	if err != nil {
 		r.Result.clear()
 		return a2a.Event{}, a2a.NewDecodeError(plainSyntaxError(err, b), b)
 	}
