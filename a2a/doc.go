@@ -21,16 +21,20 @@
 //   - errors.go: the RPC, HTTP, unreachable, decode, sign-in and
 //     not-JSON errors, and the sentinels (ErrInsecure, ErrStalled, …).
 //   - budget.go: ReadBudget, what a series of calls may read.
+//   - session.go: the editor's session a call is made for (WithSession),
+//     read by a platform that keeps a session's state (AgentCore).
 //   - friendly.go: a failed task's text as a person reads it.
 //
 // The packages, one way (each imports only those before it):
 //
 //	a2a ← wire, sse ← auth (auth/credentials apart) ← transport
 //	    ← jsonrpc, rest ← gemini ← operator ← a2aclient
+//	auth ← auth/platform (imported by cmd/shim, not by a2aclient)
 //
 // wire is A2A's JSON in both dialects, converted at the edge; sse the
 // event stream reader; auth the schemes, the credential on a request and
-// OAuth; transport the HTTP connection, streams and the Transport
+// OAuth; auth/platform the managed platforms (their URLs and cards, their
+// own credential libraries); transport the HTTP connection, streams and the Transport
 // interface; jsonrpc, rest and gemini one binding each; operator
 // protoAgent's operator API (not A2A) over the same connection; a2aclient
 // the client that discovers the card and picks the binding.

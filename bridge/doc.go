@@ -2,12 +2,13 @@
 // connection, its sessions and their queues, and the handlers of the ACP
 // methods. The wire (types, the stdio stream, the one connection to the
 // editor) is package acp; the A2A client package a2a. Below bridge, with
-// one-way imports (bridge → turn → render → history):
+// one-way imports (bridge → turn → render and history → past):
 //
 //	bridge/turn      a turn: one state machine under one lock (the steer
 //	                 window folded in), the A2A streams, approvals, forms
 //	bridge/render    the pure renderer: A2A values to ACP updates and errors
 //	bridge/history   a thread's past turns behind one Source; session/list's rows
+//	bridge/past      a past turn as read back (the value history reads and render shows)
 //	bridge/toolview  a tool call's kind, title, locations, diff, plan
 //
 // # Files

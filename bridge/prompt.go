@@ -15,7 +15,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
-	"github.com/shimdev/shim/bridge/history"
+	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/threads"
@@ -63,7 +63,7 @@ func (s *Server) prompt(req *acp.Request, p *acp.PromptParams) {
 	sess.Intents(&msg)
 	var title string
 	if first {
-		title = history.TitleOf(userText)
+		title = past.TitleOf(userText)
 	}
 	turn.Start(s.ctx, s.turnEnv(client, sess), sess, req, msg, title)
 }
@@ -144,7 +144,7 @@ func (s *Server) preamble(cwd string) string {
 	if client == "" {
 		client = "an ACP editor"
 	}
-	return history.PreambleStart + client + " opened on your project `" + r.Name + "` (" + r.Path + "). Paths you read or search there are shown to them in the editor.]"
+	return past.PreambleStart + client + " opened on your project `" + r.Name + "` (" + r.Path + "). Paths you read or search there are shown to them in the editor.]"
 }
 
 // cancel handles session/cancel: the running prompt answers cancelled at

@@ -15,6 +15,7 @@ import (
 
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
+	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/internal/randid"
 
@@ -165,7 +166,7 @@ func (s *Server) loadSession(req *acp.Request, p acp.SessionParams, replay bool)
 // resume takes a thread's turns as shown (the editor has the history);
 // only a pending park is news, and it is announced after the response
 // (queued behind it), as is that the agent gives no history back.
-func (s *Server) resume(sess *turn.Session, turns []history.Turn, noReplay bool) {
+func (s *Server) resume(sess *turn.Session, turns []past.Turn, noReplay bool) {
 	id := sess.ID()
 	if noReplay && s.firstNoReplayNote() {
 		s.enqueue(id, func() {
@@ -178,7 +179,7 @@ func (s *Server) resume(sess *turn.Session, turns []history.Turn, noReplay bool)
 	for _, t := range turns {
 		st.Claim(t.TaskID)
 	}
-	if last := history.Parked(turns); last != nil {
+	if last := past.Parked(turns); last != nil {
 		sess.SetPark(last.TaskID)
 		s.enqueue(id, func() { s.notify(id, render.AnswerChunk(render.ParkQuestion(last.Status.Message))) })
 	}
@@ -202,7 +203,7 @@ func unknownThread(id string) error {
 // process (never minted: no preamble) and records it in the index. A
 // thread that already has a title (named) is not renamed by its next
 // prompt.
-func (s *Server) register(id, cwd string, turns []history.Turn, named bool) *turn.Session {
+func (s *Server) register(id, cwd string, turns []past.Turn, named bool) *turn.Session {
 	s.sessMu.Lock()
 	sess := s.sessions[id]
 	if sess == nil {
@@ -216,7 +217,7 @@ func (s *Server) register(id, cwd string, turns []history.Turn, named bool) *tur
 			newest = t.Updated
 		}
 	}
-	title := history.Title(turns)
+	title := past.Title(turns)
 	s.index(id, func(e *threads.Entry) {
 		if e.CWD == "" {
 			e.CWD = cwd
@@ -245,7 +246,7 @@ func (s *Server) register(id, cwd string, turns []history.Turn, named bool) *tur
 // the operator API's /turns when the server has it, else GetTask of the
 // task ids the index recorded, else ListTasks by contextId (1.0); cut
 // reports that the load budget left older turns out.
-func (s *Server) readTurns(ctx context.Context, c *a2aclient.Client, id string) ([]history.Turn, bool, error) {
+func (s *Server) readTurns(ctx context.Context, c *a2aclient.Client, id string) ([]past.Turn, bool, error) {
 	recorded := func() []string {
 		index, key, ok := s.threadIndex()
 		if !ok {
@@ -266,19 +267,19 @@ func (s *Server) readTurns(ctx context.Context, c *a2aclient.Client, id string) 
 // replay shows loaded turns not shown yet, oldest first, through emit,
 // first saying when older ones were cut. With park set, a parked last
 // turn leaves its task for the next prompt to answer.
-func (s *Server) replay(sess *turn.Session, turns []history.Turn, cut, park bool, emit func(acp.Update)) {
+func (s *Server) replay(sess *turn.Session, turns []past.Turn, cut, park bool, emit func(acp.Update)) {
 	if cut {
 		emit(render.AnswerChunk(earlierNotShown))
 	}
 	s.showTurns(sess, turns, emit)
-	if last := history.Parked(turns); park && last != nil {
+	if last := past.Parked(turns); park && last != nil {
 		sess.SetPark(last.TaskID)
 	}
 }
 
 // showTurns shows the turns not shown yet, each through a renderer of its
 // own.
-func (s *Server) showTurns(sess *turn.Session, turns []history.Turn, emit func(acp.Update)) {
+func (s *Server) showTurns(sess *turn.Session, turns []past.Turn, emit func(acp.Update)) {
 	_ = s.roots().Load(s.ctx) // a failure is logged; the map works with what it has
 	rp := history.NewReplay(s.shown.Of(sess.ID()), len(turns))
 	agent, terminals := s.agentName(), s.clientTerminals()
@@ -299,7 +300,7 @@ func (s *Server) showTurns(sess *turn.Session, turns []history.Turn, emit func(a
 // needRoots reloads the project roots for the projects a past turn's
 // calls name that the renderer's snapshot does not know, and returns the
 // snapshot the renderer has then.
-func (s *Server) needRoots(r *render.Renderer, p *history.Turn, snap render.Roots, cwd string) render.Roots {
+func (s *Server) needRoots(r *render.Renderer, p *past.Turn, snap render.Roots, cwd string) render.Roots {
 	check := func(calls []a2a.ToolCall) {
 		for _, tc := range calls {
 			if name := r.Unknown(tc); name != "" && s.roots().ReloadFor(s.ctx, name) {

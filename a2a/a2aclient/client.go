@@ -46,6 +46,13 @@ type Config struct {
 	Version string
 	// Binding is "auto", "jsonrpc" or "http+json" (SPEC §12.3).
 	Binding string
+	// Codec, when set, fixes the binding, the dialect and how the bodies
+	// are spelled, whatever the card says, and sends every call to the
+	// base URL (URL, plus the slug's path; Endpoint when it is given): a
+	// managed platform whose documentation fixes them sets it (SPEC
+	// §12.7). It wins over Version and Binding. The card is still read
+	// (CardURL) for the agent's name, skills, capabilities and security.
+	Codec Codec
 	// PollInterval is the longest wait between the GetTask polls of a
 	// non-streaming agent's task (default and at most 1 s).
 	PollInterval time.Duration
@@ -71,6 +78,61 @@ type Config struct {
 	// OAuth, when set, is the stored OAuth sign-in, renewed on expiry or
 	// 401 (package auth).
 	OAuth *auth.OAuth
+
+	// What a managed platform (package platform) sets: nothing above this
+	// client knows which platform it is.
+
+	// Cards, when set, are where the agent card is read instead of
+	// CardURL, tried in order: a card the first refuses (not a 401 or 403)
+	// is read from the next.
+	Cards []CardSource
+	// EndpointOverride, when set, is where every call goes whatever the
+	// card's interface says (a platform that passes requests through to a
+	// container whose card names the container's own address). Unlike
+	// Endpoint, the card is still read.
+	EndpointOverride string
+	// Scheme, when set, is how the stored secret is put on whatever the
+	// card says (auth.Options.Scheme).
+	Scheme *a2a.Scheme
+	// Source, when set, is the credential of every request made from the
+	// stored one (Token and OAuth, as the State holds them): a platform's
+	// own credential when none is stored, and its extra headers.
+	Source func(stored *auth.State) auth.Source
+	// NoOperator says the agent has no operator API (SPEC §3.4): it is
+	// not asked.
+	NoOperator bool
+	// NoStreaming says the agent never streams, whatever its card says
+	// (a card that leaves streaming out is taken to stream): each task
+	// is polled (SPEC §12.6).
+	NoStreaming bool
+}
+
+// CardSource is one place an agent card may be read.
+type CardSource struct {
+	URL string
+	// Dialect is the version whose headers the card's request carries
+	// (0: 1.0's, as every card request).
+	Dialect a2a.Dialect
+}
+
+// Codec names a binding of one dialect with the spelling of its bodies
+// (Config.Codec).
+type Codec string
+
+// CodecProtoJSON03 is A2A 0.3's HTTP+JSON binding with the ProtoJSON of
+// the 0.3.0 proto (package rest), as Google's Vertex AI Agent Engine
+// (URL …/reasoningEngines/<id>/a2a, card …/a2a/v1/card) and Gemini
+// Enterprise (URL …/agents/<id>/a2a) serve it.
+const CodecProtoJSON03 Codec = "protojson-0.3"
+
+// pin is what a codec fixes.
+type pin struct {
+	dialect a2a.Dialect
+	binding a2a.Binding
+}
+
+var codecs = map[Codec]pin{
+	CodecProtoJSON03: {dialect: a2a.V03, binding: a2a.BindingHTTPJSON},
 }
 
 // Profiles.
@@ -93,6 +155,7 @@ type Client struct {
 
 	mu       sync.Mutex
 	card     *a2a.Card
+	cardURL  string // where the card was read
 	tr       transport.Transport
 	op       *operator.API
 	onChange []func(*a2a.Card)
@@ -108,6 +171,9 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	if _, ok := codecs[cfg.Codec]; cfg.Codec != "" && !ok {
+		return nil, fmt.Errorf("codec %q: shim knows %s", cfg.Codec, CodecProtoJSON03)
+	}
 	raw := cmp.Or(cfg.URL, cfg.CardURL, cfg.Endpoint)
 	if raw == "" {
 		return nil, errors.New("no agent URL: pass --url or run `shim login`")
@@ -116,9 +182,11 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.CardURL != "" && raw != cfg.CardURL {
-		if _, err := parseHTTP(cfg.CardURL); err != nil {
-			return nil, err
+	for _, extra := range append([]string{cfg.CardURL, cfg.EndpointOverride}, cardURLs(cfg.Cards)...) {
+		if extra != "" && extra != raw {
+			if _, err := parseHTTP(extra); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if cfg.Transport == nil {
@@ -138,11 +206,23 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 		u.RawQuery, u.Fragment = "", ""
 		c.base = u
 	}
-	c.auth = auth.New(auth.Options{Token: cfg.Token, OAuth: cfg.OAuth, Origin: c.origin, Transport: cfg.Transport, Log: cfg.Log})
-	c.conn = transport.New(transport.Options{Credential: c.auth, Origin: c.origin, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
+	c.auth = auth.New(auth.Options{Token: cfg.Token, OAuth: cfg.OAuth, Scheme: cfg.Scheme, Origin: c.origin, Transport: cfg.Transport, Log: cfg.Log})
+	var cred auth.Source = c.auth
+	if cfg.Source != nil {
+		cred = cfg.Source(c.auth)
+	}
+	c.conn = transport.New(transport.Options{Credential: cred, Origin: c.origin, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
 		UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, RetryWait: cfg.RetryWait, Stall: cfg.Stall,
 		Base: cfg.Transport, Wrap: c.auth.Wrap, Log: cfg.Log, Trace: cfg.Trace, MaxEvent: maxEvent})
 	return c, nil
+}
+
+func cardURLs(cards []CardSource) []string {
+	out := make([]string, len(cards))
+	for i, cs := range cards {
+		out[i] = cs.URL
+	}
+	return out
 }
 
 // parseHTTP parses an http(s) URL with a host.
@@ -176,7 +256,11 @@ func (c *Client) Operator() *operator.API {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.op == nil {
-		c.op = operator.New(c.conn, c.Base(), c.dialect)
+		base := c.Base()
+		if c.cfg.NoOperator {
+			base = "" // every call is absent
+		}
+		c.op = operator.New(c.conn, base, c.dialect)
 	}
 	return c.op
 }

@@ -3,6 +3,7 @@ package a2aclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -27,6 +28,10 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 	if err != nil {
 		return nil, err
 	}
+	pinned, isPinned := codecs[c.cfg.Codec]
+	if isPinned {
+		forced, bind = pinned.dialect, pinned.binding
+	}
 	if c.cfg.Endpoint != "" {
 		d := forced
 		if d == 0 {
@@ -38,37 +43,35 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 		c.card = &a2a.Card{Endpoint: c.cfg.Endpoint, Dialect: d, Binding: bind, Streaming: true}
 		return c.card, nil
 	}
-	cardURL := c.CardURL()
-	req, err := c.conn.NewRequest(ctx, http.MethodGet, cardURL, nil, a2a.V10)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := c.conn.Do(req)
-	if err != nil {
-		return nil, c.conn.Error(cardURL, err)
-	}
-	body, err := c.conn.ReadBody(resp)
-	if err != nil {
-		return nil, c.conn.Error(cardURL, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		herr := transport.HTTPError(resp.StatusCode, cardURL, resp.Header.Get("Content-Type"), body)
-		herr.Want = "an agent card"
-		if herr.Unauthorized() {
-			return nil, herr
+	sources := c.cardSources()
+	var card *a2a.Card
+	var body []byte
+	for i, src := range sources {
+		card, body, err = c.readCard(ctx, src, forced, bind, isPinned)
+		if err == nil {
+			c.cardURL = src.URL
+			break
 		}
-		return nil, fmt.Errorf("%w: %w", a2a.ErrNoCard, herr)
-	}
-	card, err := wire.ParseCard(body, forced, bind)
-	if err != nil {
-		if !json.Valid(body) {
-			herr := transport.HTTPError(resp.StatusCode, cardURL, resp.Header.Get("Content-Type"), body)
-			herr.Want = "an agent card"
-			return nil, fmt.Errorf("%w: %w", a2a.ErrNoCard, herr)
+		if i == len(sources)-1 || a2a.IsUnauthorized(err) || !errors.Is(err, a2a.ErrNoCard) {
+			return nil, err
 		}
-		return nil, fmt.Errorf("agent card at %s: %w", cardURL, err)
+		c.log.Info("no agent card there; trying the next place", "url", src.URL, "next", sources[i+1].URL, "err", err)
 	}
-	card.Endpoint = c.rebase(card.Endpoint)
+	card.Streaming = card.Streaming && !c.cfg.NoStreaming
+	switch {
+	case c.cfg.EndpointOverride != "":
+		card.Endpoint = c.cfg.EndpointOverride
+	case isPinned:
+		// The codec's calls go to the base, whatever interfaces the card
+		// names (a platform's card may name the container behind it).
+		card.Endpoint = c.base.String()
+	default:
+		card.Endpoint = c.rebase(card.Endpoint)
+	}
+	if isPinned {
+		card.Tenant = ""
+		card.Dialect, card.Binding = pinned.dialect, pinned.binding
+	}
 	card.Security = wire.ParseSecurity(body)
 	c.auth.SetSecurity(card.Security)
 	c.log.Debug("agent card", "name", card.Name, "endpoint", card.Endpoint, "dialect", card.Dialect.String(), "binding", card.Binding.String(), "streaming", card.Streaming)
@@ -76,9 +79,72 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 	return card, nil
 }
 
-// CardURL is where the agent card is read: the configured card URL, else
-// <base>/.well-known/agent-card.json ("" with only an endpoint).
+// readCard reads and parses the card at src.
+// pinned: a codec fixes the dialect and binding, so a card naming no
+// interface of theirs is taken for its name, skills and capabilities.
+func (c *Client) readCard(ctx context.Context, src CardSource, forced a2a.Dialect, bind a2a.Binding, pinned bool) (*a2a.Card, []byte, error) {
+	d := src.Dialect
+	if d == 0 {
+		d = a2a.V10
+	}
+	req, err := c.conn.NewRequest(ctx, http.MethodGet, src.URL, nil, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := c.conn.Do(req)
+	if err != nil {
+		return nil, nil, c.conn.Error(src.URL, err)
+	}
+	body, err := c.conn.ReadBody(resp)
+	if err != nil {
+		return nil, nil, c.conn.Error(src.URL, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		herr := transport.HTTPError(resp.StatusCode, src.URL, resp.Header.Get("Content-Type"), body)
+		herr.Want = "an agent card"
+		if herr.Unauthorized() {
+			return nil, nil, herr
+		}
+		return nil, nil, fmt.Errorf("%w: %w", a2a.ErrNoCard, herr)
+	}
+	card, err := wire.ParseCard(body, forced, bind)
+	if err != nil && !(pinned && card != nil) {
+		if !json.Valid(body) {
+			herr := transport.HTTPError(resp.StatusCode, src.URL, resp.Header.Get("Content-Type"), body)
+			herr.Want = "an agent card"
+			return nil, nil, fmt.Errorf("%w: %w", a2a.ErrNoCard, herr)
+		}
+		return nil, nil, fmt.Errorf("agent card at %s: %w", src.URL, err)
+	}
+	return card, body, nil
+}
+
+// cardSources are the places the card is read from, in order.
+func (c *Client) cardSources() []CardSource {
+	if c.cfg.CardURL == "" && len(c.cfg.Cards) > 0 {
+		return c.cfg.Cards
+	}
+	return []CardSource{{URL: c.configuredCardURL()}}
+}
+
+// CardURL is where the agent card is read: the one that answered once
+// discovery ran, else the configured card URL, else the first of Cards,
+// else <base>/.well-known/agent-card.json ("" with only an endpoint).
 func (c *Client) CardURL() string {
+	c.mu.Lock()
+	read := c.cardURL
+	c.mu.Unlock()
+	if read != "" {
+		return read
+	}
+	return c.configuredCardURL()
+}
+
+// configuredCardURL is where the card is read first.
+func (c *Client) configuredCardURL() string {
+	if c.cfg.CardURL == "" && len(c.cfg.Cards) > 0 {
+		return c.cfg.Cards[0].URL
+	}
 	if c.cfg.CardURL != "" {
 		return c.cfg.CardURL
 	}

@@ -3,10 +3,22 @@
 // jsonrpc, rest or gemini, over one transport.Conn), the calls delegated
 // to it, the extended card after sign-in, the polled tasks of a
 // non-streaming agent, and the operator API beside it (package operator).
+// A managed platform (package auth/platform) configures it with plain
+// values (the card's places, an endpoint, the credential's Source): the
+// client does not know which platform it is.
+//
+// A managed platform whose documentation fixes the binding sets
+// Config.Codec: CodecProtoJSON03 speaks A2A 0.3's HTTP+JSON binding with
+// the ProtoJSON of the 0.3 proto at the base URL, whatever interfaces the
+// card names (Google's Vertex AI Agent Engine: URL
+// …/reasoningEngines/<id>/a2a, CardURL …/a2a/v1/card; Gemini Enterprise:
+// …/agents/<id>/a2a). Without it, a card whose 0.3 interface is HTTP+JSON
+// gets that same codec at the interface's URL.
 //
 // Files:
 //   - client.go: Config, Client, the binding's choice, the calls.
-//   - discovery.go: the card, its URL, the endpoint's rebase.
+//   - discovery.go: the card, the places it is read from in order, the
+//     endpoint's rebase or override.
 //   - extended.go: the extended card and who is told of a new card.
 //
 // Goroutines: none of its own (callbacks of OnCardChange run on the

@@ -39,6 +39,10 @@ func (c *Client) extend(ctx context.Context) error {
 	}
 	forced := a2a.ParseDialect(c.cfg.Version)
 	bind, _ := a2a.ParseBinding(c.cfg.Binding)
+	pinned, isPinned := codecs[c.cfg.Codec]
+	if isPinned {
+		forced, bind = pinned.dialect, pinned.binding
+	}
 	ext, perr := wire.ParseCard(raw, forced, bind)
 	if ext == nil {
 		c.log.Warn("the extended agent card does not decode; keeping the public card", "err", perr)
@@ -51,7 +55,7 @@ func (c *Client) extend(ctx context.Context) error {
 	next.Skills, next.Extensions, next.Streaming = ext.Skills, ext.Extensions, ext.Streaming
 	next.Extended = true
 	moved := false
-	if perr == nil && ext.Endpoint != "" {
+	if perr == nil && ext.Endpoint != "" && !isPinned {
 		ep := c.rebase(ext.Endpoint)
 		if ep != card.Endpoint || ext.Binding != card.Binding || ext.Tenant != card.Tenant || ext.Dialect != card.Dialect {
 			next.Endpoint, next.Binding, next.Tenant, next.Dialect = ep, ext.Binding, ext.Tenant, ext.Dialect

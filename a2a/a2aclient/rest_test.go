@@ -282,3 +282,57 @@ func TestCardBindingChoice(t *testing.T) {
 		})
 	}
 }
+
+// TestCodecPinsTheBinding: CodecProtoJSON03 speaks 0.3's HTTP+JSON at the
+// base URL whatever the card (or Version and Binding) say, reads the card
+// for its name, skills and extended card (at 0.3's /v1/card), and keeps
+// the base when the extended card names another interface; with an
+// endpoint it skips the card; an unknown codec is refused.
+func TestCodecPinsTheBinding(t *testing.T) {
+	if _, err := New(Config{URL: "http://h", Codec: "grpc"}); err == nil || !strings.Contains(err.Error(), "protojson-0.3") {
+		t.Errorf("unknown codec: %v", err)
+	}
+	rec := &recorder{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /platform/a2a/v1/card", func(w http.ResponseWriter, r *http.Request) {
+		rec.add(r)
+		io.WriteString(w, `{"name":"extended","url":"http://elsewhere.example/x","preferredTransport":"HTTP+JSON","protocolVersion":"0.3","skills":[{"id":"s","name":"S"}]}`)
+	})
+	mux.HandleFunc("GET /card.json", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"name":"public","url":"http://0.0.0.0:8080/","preferredTransport":"JSONRPC","protocolVersion":"0.3.0","supportsAuthenticatedExtendedCard":true}`)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		rec.add(r)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"error":{"code":404,"message":"task not found","status":"NOT_FOUND"}}`)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	base := srv.URL + "/platform/a2a"
+	c := newClient(t, Config{URL: base, CardURL: srv.URL + "/card.json", Codec: CodecProtoJSON03, Version: "1.0", Binding: "jsonrpc"})
+	if err := c.Probe(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	card := c.KnownCard()
+	if card.Name != "extended" || !card.Extended || len(card.Skills) != 1 || card.Endpoint != base ||
+		card.Dialect != a2a.V03 || card.Binding != a2a.BindingHTTPJSON {
+		t.Fatalf("card %+v", card)
+	}
+	if _, err := c.GetTask(ctxT(t), "t1", 2); err == nil {
+		t.Fatal("no error for a missing task")
+	}
+	var paths []string
+	for _, r := range rec.all() {
+		paths = append(paths, r.Method+" "+strings.TrimPrefix(r.Path, "/platform/a2a"))
+	}
+	if got := strings.Join(paths, " | "); !strings.HasPrefix(got, "GET /v1/tasks/shim-probe-") || !strings.HasSuffix(got, " | GET /v1/card | GET /v1/tasks/t1") {
+		t.Errorf("requests %s", got)
+	}
+
+	c = newClient(t, Config{Endpoint: base, Codec: CodecProtoJSON03})
+	card, err := c.Discover(ctxT(t))
+	if err != nil || card.Endpoint != base || card.Dialect != a2a.V03 || card.Binding != a2a.BindingHTTPJSON {
+		t.Fatalf("endpoint card %+v %v", card, err)
+	}
+}

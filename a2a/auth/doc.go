@@ -5,7 +5,7 @@
 // code with PKCE, client credentials; golang.org/x/oauth2), and the Source
 // interface a request's credential comes from, which the managed
 // platforms' credentials (a signer, a token source, a header) implement
-// next. auth/credentials keeps the stored tokens and sign-ins.
+// in auth/platform. auth/credentials keeps the stored tokens and sign-ins.
 //
 // Files:
 //   - source.go: Source, the origin a credential is sent to.

@@ -67,6 +67,10 @@ type Options struct {
 	// OAuth, when set, is the stored OAuth sign-in, renewed on expiry or
 	// 401; its access token is the secret.
 	OAuth *OAuth
+	// Scheme, when set, is how Token is put on whatever the card says (a
+	// managed platform's: ServiceNow's API key header). An OAuth access
+	// token is a bearer token still.
+	Scheme *a2a.Scheme
 	// Origin is the agent's origin: a 401 from another is not renewed.
 	Origin string
 	// Transport carries the requests to the token URL.
@@ -79,6 +83,7 @@ type Options struct {
 // chose, and the OAuth sign-in that renews it. It is a Source.
 type State struct {
 	origin string
+	fixed  *a2a.Scheme
 	base   http.RoundTripper
 	now    func() time.Time
 	log    *slog.Logger
@@ -99,7 +104,7 @@ func newState(opts Options, now func() time.Time) *State {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	redact.Add(opts.Token)
-	a := &State{origin: opts.Origin, base: opts.Transport, secret: opts.Token, now: now, log: opts.Log}
+	a := &State{origin: opts.Origin, fixed: opts.Scheme, base: opts.Transport, secret: opts.Token, now: now, log: opts.Log}
 	if opts.OAuth != nil {
 		o := *opts.OAuth
 		a.oauth = &o
@@ -179,6 +184,9 @@ func (a *State) Apply(req *http.Request) error {
 	var s *a2a.Scheme
 	if sec != nil {
 		s = sec.Scheme
+	}
+	if a.fixed != nil {
+		s = a.fixed
 	}
 	if a.oauth != nil {
 		s = nil // an OAuth access token is a bearer token

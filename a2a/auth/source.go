@@ -8,9 +8,9 @@ import (
 )
 
 // A Source is where the credential of a client's requests comes from: the
-// stored secret put on as the card's scheme takes it (State), and, next,
-// the managed platforms' own credentials (a signer, a token source, a
-// header). The transport asks it for each request bound for the agent's
+// stored secret put on as the card's scheme takes it (State), and the
+// managed platforms' own credentials (package platform: a signer, a
+// token source, a header). The transport asks it for each request bound for the agent's
 // origin, after its own rules: the origin, and no credential over plain
 // http to another machine.
 type Source interface {

@@ -125,7 +125,13 @@ type geminiFrames struct {
 	ended bool
 }
 
-var _ transport.FinalFrames = (*geminiFrames)(nil)
+var (
+	_ transport.FinalFrames  = (*geminiFrames)(nil)
+	_ transport.SharedFrames = (*geminiFrames)(nil)
+)
+
+// Share implements transport.SharedFrames.
+func (f *geminiFrames) Share() { f.dec.Share() }
 
 // Failure implements transport.Frames.
 func (f *geminiFrames) Failure(data []byte) error { return wire.ErrorFrame(data) }

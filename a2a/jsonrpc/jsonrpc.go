@@ -172,5 +172,10 @@ type Frames struct {
 // Event implements transport.Frames.
 func (f *Frames) Event(data []byte) (a2a.Event, error) { return f.dec.Frame(data) }
 
+var _ transport.SharedFrames = (*Frames)(nil)
+
+// Share implements transport.SharedFrames.
+func (f *Frames) Share() { f.dec.Share() }
+
 // Failure implements transport.Frames.
 func (*Frames) Failure(data []byte) error { return wire.ErrorFrame(data) }

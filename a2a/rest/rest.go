@@ -14,14 +14,56 @@ import (
 	"github.com/shimdev/shim/a2a/wire"
 )
 
-// lists is the dialects whose binding lists tasks (0.3 has no ListTasks).
-var lists = map[a2a.Dialect]bool{a2a.V10: true}
+// A codec is how one version of the binding names its routes and spells
+// its bodies: the calls are the same, only the codec differs.
+type codec struct {
+	// prefix comes before every route: 0.3's routes are its proto's
+	// google.api.http paths (/v1/message:send, /v1/tasks/{id}); 1.0
+	// dropped the /v1.
+	prefix string
+	// extendedCard is the extended card's route.
+	extendedCard string
+	// lists is set when the version lists tasks (0.3 has no ListTasks).
+	lists bool
+	// message builds a SendMessageRequest's message.
+	message func(a2a.OutMessage) map[string]any
+	// task reads a Task answer; sendResult a SendMessageResponse, as the
+	// events a stream would have carried; frame a stream's frame, with the
+	// stream's decoder.
+	task       func([]byte) (*a2a.Task, error)
+	sendResult func([]byte) ([]a2a.Event, error)
+	frame      func(*wire.Decoder, []byte) (a2a.Event, error)
+}
+
+// codecs are the binding's versions: 1.0's ProtoJSON, and 0.3's, the
+// ProtoJSON of the 0.3.0 proto (its SDKs' REST servers, Google's Vertex AI
+// Agent Engine and Gemini Enterprise).
+var codecs = map[a2a.Dialect]*codec{
+	a2a.V10: {
+		extendedCard: "/extendedAgentCard",
+		lists:        true,
+		message:      func(m a2a.OutMessage) map[string]any { return wire.EncodeMessage(a2a.V10, m) },
+		task:         func(b []byte) (*a2a.Task, error) { return wire.DecodeTask(b) },
+		sendResult:   func(b []byte) ([]a2a.Event, error) { return wire.DecodeSendResult(b) },
+		frame:        (*wire.Decoder).RESTFrame,
+	},
+	a2a.V03: {
+		prefix: "/v1",
+		// GetAgentCard, 0.3's agent/getAuthenticatedExtendedCard.
+		extendedCard: "/card",
+		message:      wire.EncodeMessageProto03,
+		task:         wire.DecodeTaskProto03,
+		sendResult:   wire.DecodeSendResultProto03,
+		frame:        (*wire.Decoder).RESTFrameProto03,
+	},
+}
 
 // Transport is the HTTP+JSON binding of one card's interface.
 type Transport struct {
 	conn    *transport.Conn
 	base    string
 	dialect a2a.Dialect
+	codec   *codec
 	// postSubscribe is set once a server answered a subscribe only to
 	// POST (a2a-go v2.3.1 routes it so; the proto says GET).
 	postSubscribe atomic.Bool
@@ -35,7 +77,11 @@ func New(conn *transport.Conn, card *a2a.Card) *Transport {
 	if card.Tenant != "" {
 		base += "/" + url.PathEscape(card.Tenant)
 	}
-	return &Transport{conn: conn, base: base, dialect: card.Dialect}
+	cd, ok := codecs[card.Dialect]
+	if !ok {
+		cd = codecs[a2a.V10]
+	}
+	return &Transport{conn: conn, base: base + cd.prefix, dialect: card.Dialect, codec: cd}
 }
 
 // route is the URL of path (with its query) under the interface URL.
@@ -70,7 +116,7 @@ func (c *Transport) GetTask(ctx context.Context, id string, historyLength int) (
 	if err != nil {
 		return nil, err
 	}
-	return wire.DecodeTask(raw)
+	return c.codec.task(raw)
 }
 
 // CancelTask implements transport.Transport.
@@ -81,7 +127,7 @@ func (c *Transport) CancelTask(ctx context.Context, id string) error {
 
 // ListTasks implements transport.Transport (1.0 only: 0.3 has no listing).
 func (c *Transport) ListTasks(ctx context.Context, tq transport.TaskQuery) (transport.TaskPage, error) {
-	if !lists[c.dialect] {
+	if !c.codec.lists {
 		return transport.TaskPage{}, a2a.ErrUnsupported
 	}
 	q := url.Values{"contextId": {tq.ContextID}, "pageSize": {"100"}, "includeArtifacts": {"true"}}
@@ -101,18 +147,18 @@ func (c *Transport) ListTasks(ctx context.Context, tq transport.TaskQuery) (tran
 
 // ExtendedCard implements transport.Transport.
 func (c *Transport) ExtendedCard(ctx context.Context) ([]byte, error) {
-	return c.call(ctx, http.MethodGet, c.route("/extendedAgentCard", nil), nil, "GetExtendedAgentCard")
+	return c.call(ctx, http.MethodGet, c.route(c.codec.extendedCard, nil), nil, "GetExtendedAgentCard")
 }
 
 // SendStreaming implements transport.Transport.
 func (c *Transport) SendStreaming(ctx context.Context, m a2a.OutMessage) (*transport.Stream, error) {
-	body := wire.MarshalBody(map[string]any{"message": wire.EncodeMessage(c.dialect, m)})
+	body := wire.MarshalBody(map[string]any{"message": c.codec.message(m)})
 	return c.openStream(ctx, http.MethodPost, c.route("/message:stream", nil), body, "SendStreamingMessage")
 }
 
 // Send implements transport.Transport.
 func (c *Transport) Send(ctx context.Context, m a2a.OutMessage, immediate bool) (*transport.Stream, error) {
-	p := map[string]any{"message": wire.EncodeMessage(c.dialect, m)}
+	p := map[string]any{"message": c.codec.message(m)}
 	if immediate {
 		p["configuration"] = wire.SendConfiguration(c.dialect)
 	}
@@ -157,23 +203,29 @@ func notRouted(err error) bool {
 // StreamResponses, or one JSON body (a send's result, or an error).
 func (c *Transport) openStream(ctx context.Context, method, target string, body []byte, name string) (*transport.Stream, error) {
 	req := transport.Request{Method: method, Target: target, Body: body, Dialect: c.dialect, Name: name}
-	return c.conn.Open(ctx, req, &frames{}, func(resp *http.Response, data []byte) ([]a2a.Event, error) {
+	return c.conn.Open(ctx, req, &frames{codec: c.codec}, func(resp *http.Response, data []byte) ([]a2a.Event, error) {
 		res, err := result(resp, target, data)
 		if err != nil {
 			return nil, err
 		}
-		return wire.DecodeSendResult(res)
+		return c.codec.sendResult(res)
 	})
 }
 
 // frames reads one stream's HTTP+JSON frames: a StreamResponse, or an
 // {"error": …} object.
 type frames struct {
+	*codec
 	dec wire.Decoder
 }
 
 // Event implements transport.Frames.
-func (f *frames) Event(data []byte) (a2a.Event, error) { return f.dec.RESTFrame(data) }
+func (f *frames) Event(data []byte) (a2a.Event, error) { return f.frame(&f.dec, data) }
+
+var _ transport.SharedFrames = (*frames)(nil)
+
+// Share implements transport.SharedFrames.
+func (f *frames) Share() { f.dec.Share() }
 
 // Failure implements transport.Frames.
 func (*frames) Failure(data []byte) error { return wire.RESTErrorFrame(data) }

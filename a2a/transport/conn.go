@@ -198,7 +198,8 @@ var versionHeaders = map[a2a.Dialect]func(http.Header, string){
 
 // NewRequest builds a unary request with shim's headers for dialect d;
 // the credential goes only to the agent's origin, and never over plain
-// http to a non-loopback host.
+// http to a non-loopback host. The credential is put on last (a signature
+// covers the other headers): nothing may change the request after.
 func (c *Conn) NewRequest(ctx context.Context, method, target string, body []byte, d a2a.Dialect) (*retryablehttp.Request, error) {
 	var rb any
 	if body != nil {
@@ -218,7 +219,9 @@ func (c *Conn) setHeaders(req *http.Request, d a2a.Dialect) error {
 	if req.Method != http.MethodGet || req.ContentLength > 0 {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	req.Header.Set("Accept", "application/json")
+	if req.Header.Get("Accept") == "" { // a stream asked for text/event-stream
+		req.Header.Set("Accept", "application/json")
+	}
 	if c.opts.UserAgent != "" {
 		req.Header.Set("User-Agent", c.opts.UserAgent)
 	}
@@ -315,11 +318,12 @@ func (c *Conn) dial(s *Stream, method, target string, body []byte, d a2a.Dialect
 			s.Close()
 			return nil, err
 		}
+		// Before the credential: a signature covers the headers.
+		req.Header.Set("Accept", "text/event-stream")
 		if err := c.setHeaders(req, d); err != nil {
 			s.Close()
 			return nil, err
 		}
-		req.Header.Set("Accept", "text/event-stream")
 		resp, lastErr = c.streaming.Do(req)
 		if lastErr == nil {
 			break

@@ -18,11 +18,18 @@ import (
 // Frames reads a binding's SSE frames into events.
 type Frames interface {
 	// Event decodes one frame's data; an *a2a.DecodeError is logged and
-	// skipped. An artifact event's Artifact may be valid only until the
-	// next call (wire.Decoder).
+	// skipped.
 	Event(data []byte) (a2a.Event, error)
 	// Failure reads an `event: error` frame.
 	Failure(data []byte) error
+}
+
+// SharedFrames is a Frames that can read a streamed chunk into values of
+// its own (wire.Decoder.Share), for a reader done with each event before
+// it reads the next (Stream.Share).
+type SharedFrames interface {
+	Frames
+	Share()
 }
 
 // FinalFrames is a Frames that knows which frame is a stream's last: the
@@ -128,12 +135,21 @@ type Stream struct {
 // Context is the context the stream was opened with.
 func (s *Stream) Context() context.Context { return s.parent }
 
+// Share tells the stream that its reader is done with each event before
+// it reads the next: an artifact event's Artifact may then be the
+// binding's decoder's, valid until the next call of Next, so that a
+// streamed chunk's decode allocates nothing (SharedFrames).
+func (s *Stream) Share() {
+	if f, ok := s.frames.(SharedFrames); ok {
+		f.Share()
+	}
+}
+
 // Next returns the next event. It returns io.EOF at the end of the stream,
 // a2a.ErrStalled after a silence of the stall timeout, *a2a.RPCError for
 // an error frame, and another error when the connection broke. Frames that
-// do not decode are logged and skipped. An artifact event's Artifact may
-// be the binding's decoder's (wire.Decoder), valid until the next call:
-// a caller that keeps one copies it.
+// do not decode are logged and skipped. After Share, an artifact event's
+// Artifact is valid until the next call.
 func (s *Stream) Next() (a2a.Event, error) {
 	if s.sse == nil {
 		return s.nextQueued()

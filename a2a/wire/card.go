@@ -153,6 +153,7 @@ type wireCard struct {
 	Interfaces  []wireInterface `json:"supportedInterfaces"`
 	Interfaces2 []wireInterface `json:"supported_interfaces"`
 	Additional  []wireInterface `json:"additionalInterfaces"`
+	Additional2 []wireInterface `json:"additional_interfaces"`
 }
 
 type wireInterface struct {
@@ -204,7 +205,11 @@ func ParseCard(body []byte, forced a2a.Dialect, bind a2a.Binding) (*a2a.Card, er
 	if forced != 0 {
 		card.Dialect = forced
 	}
-	ep, b, err := pickURL03(w.URL, first(w.Preferred, w.Preferred2), w.Additional, bind)
+	additional := w.Additional
+	if len(additional) == 0 {
+		additional = w.Additional2
+	}
+	ep, b, err := pickURL03(w.URL, first(w.Preferred, w.Preferred2), additional, bind)
 	if err != nil {
 		return card, err
 	}

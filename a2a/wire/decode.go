@@ -215,6 +215,11 @@ type wireFile struct {
 	MimeType  string `json:"mimeType"`
 	MimeType2 string `json:"mime_type"`
 	Name      string `json:"name"`
+	// The 0.3 proto's FilePart (ProtoJSON).
+	WithURI    string `json:"fileWithUri"`
+	WithURI2   string `json:"file_with_uri"`
+	WithBytes  string `json:"fileWithBytes"`
+	WithBytes2 string `json:"file_with_bytes"`
 }
 
 // Status is a task's status of either dialect.
@@ -222,6 +227,8 @@ type Status struct {
 	State     Enum     `json:"state"`
 	Message   *Message `json:"message"`
 	Timestamp string   `json:"timestamp"`
+	// Update is the 0.3 proto's field name of message.
+	Update *Message `json:"update"`
 }
 
 // Artifact is an artifact of either dialect.
@@ -285,6 +292,8 @@ type Message struct {
 	Role       Enum        `json:"role"`
 	Parts      []*wirePart `json:"parts"`
 	Metadata   wireMeta    `json:"metadata"`
+	// Content is the 0.3.0 proto's name of parts.
+	Content []*wirePart `json:"content"`
 }
 
 // task is a task snapshot.
@@ -305,7 +314,7 @@ type statusUpdate struct {
 
 // set reports whether the update was given: one of its members was read.
 func (u *statusUpdate) set() bool {
-	return u.ids.set() || u.Status.State != "" || u.Status.Message != nil || u.Status.Timestamp != "" || u.Final != nil || u.Metadata != nil
+	return u.ids.set() || u.Status.State != "" || u.Status.Message != nil || u.Status.Update != nil || u.Status.Timestamp != "" || u.Final != nil || u.Metadata != nil
 }
 
 // artifactUpdate is a 1.0 artifact update.
@@ -375,6 +384,7 @@ func (w *Object) reset(whole bool) {
 type result struct {
 	Task            *task          `json:"task"`
 	Message         *Message       `json:"message"`
+	Msg             *Message       `json:"msg"` // the 0.3 proto's field name of message
 	StatusUpdate    statusUpdate   `json:"statusUpdate"`
 	StatusUpdate2   statusUpdate   `json:"status_update"`
 	ArtifactUpdate  artifactUpdate `json:"artifactUpdate"`
@@ -390,7 +400,7 @@ type result struct {
 // the members the last frame gave are cleared: a member it did not give
 // is empty already (a frame that failed to decode is followed by clear).
 func (w *result) reset() {
-	w.Task, w.Message = nil, nil
+	w.Task, w.Message, w.Msg = nil, nil, nil
 	if w.StatusUpdate.set() {
 		w.StatusUpdate = statusUpdate{}
 	}
@@ -411,7 +421,7 @@ func (w *result) reset() {
 // clear empties w whatever the last frame left in it (a decode that
 // failed half-way leaves members that need not read as given).
 func (w *result) clear() {
-	w.Task, w.Message = nil, nil
+	w.Task, w.Message, w.Msg = nil, nil, nil
 	w.StatusUpdate, w.StatusUpdate2 = statusUpdate{}, statusUpdate{}
 	w.ArtifactUpdate.reset(true)
 	w.ArtifactUpdate2.reset(true)
@@ -507,8 +517,8 @@ func contentPart(out a2a.Part, kind string, value json.RawMessage, big int) a2a.
 func (p *wirePart) file(out a2a.Part) a2a.Part {
 	out.Kind = a2a.PartFile
 	if f := p.File; f != nil {
-		out.URL = f.URI
-		out.Raw = decodeBase64(f.Bytes)
+		out.URL = first(f.URI, first(f.WithURI, f.WithURI2))
+		out.Raw = decodeBase64(first(f.Bytes, first(f.WithBytes, f.WithBytes2)))
 		out.MediaType = first(out.MediaType, first(f.MimeType, f.MimeType2))
 		out.Filename = first(out.Filename, f.Name)
 		return out
@@ -550,12 +560,16 @@ func (w *Message) message(big int) *a2a.Message {
 	if w == nil {
 		return nil
 	}
+	ps := w.Parts
+	if len(ps) == 0 {
+		ps = w.Content
+	}
 	m := &a2a.Message{
 		ID:        first(w.MessageID, w.MessageID2),
 		Role:      w.Role.role(),
 		TaskID:    w.taskID(),
 		ContextID: w.contextID(),
-		Parts:     parts(w.Parts, big),
+		Parts:     parts(ps, big),
 		Metadata:  w.Metadata,
 	}
 	readMessageExt(m)
@@ -570,7 +584,11 @@ func (s *Status) model(big int) a2a.Status {
 	if s == nil {
 		return a2a.Status{State: a2a.StateUnknown}
 	}
-	st := a2a.Status{State: s.State.State(), Message: s.Message.message(big)}
+	msg := s.Message
+	if msg == nil {
+		msg = s.Update
+	}
+	st := a2a.Status{State: s.State.State(), Message: msg.message(big)}
 	if s.Timestamp != "" {
 		// RFC 3339 (1.0: a google.protobuf.Timestamp in JSON; 0.3: ISO
 		// 8601); one that does not parse is no timestamp.
@@ -653,6 +671,9 @@ var errUnrecognized = errors.New("a2a: result is not a task, status update, arti
 // event reads the result as the event it is: a 1.0 wrapper's member, else
 // the 0.3 object by its kind, else by its shape.
 func (w *result) event(big int) (a2a.Event, error) {
+	if w.Message == nil {
+		w.Message = w.Msg
+	}
 	switch {
 	case w.Task != nil:
 		return taskEvent(w.Task.model(big)), nil
@@ -757,25 +778,35 @@ type rpcResponse struct {
 }
 
 // Decoder decodes the frames of one stream. It keeps its wire values from
-// one frame to the next (the updates, the parts and what they point to),
-// and reads an artifact event of one part (a streamed chunk) into an
-// artifact of its own: decoding a chunk allocates nothing. So an artifact
-// event's Artifact is valid until the next frame is decoded (its strings
-// stay valid: they are the frame's or copies); nothing else of an event
-// is the Decoder's. A Decoder is one goroutine's.
+// one frame to the next (the updates, the parts and what they point to);
+// its events share nothing with it, unless it is told to share (Share). A
+// Decoder is one goroutine's.
 type Decoder struct {
 	r rpcResponse
-	// art is where an artifact event of one part is read.
-	art artifactOfOne
+	// art is where an artifact event of one part is read once shared.
+	art    artifactOfOne
+	shared bool
 	// rest is an HTTP+JSON stream's frame (RESTFrame).
 	rest *restFrame
+}
+
+// Share makes the decoder read an artifact event of one part (a streamed
+// chunk) into an artifact of its own, so that decoding a chunk allocates
+// nothing: such an event's Artifact is then valid until the next frame is
+// decoded (its strings stay valid: they are the frame's or copies). For a
+// reader that is done with each event before it reads the next.
+func (d *Decoder) Share() {
+	d.shared = true
+	d.r.Result.art = &d.art
+	if d.rest != nil {
+		d.rest.art = &d.art
+	}
 }
 
 // Frame decodes one stream frame (a JSON-RPC response whose result is a
 // task, a status or artifact update, or a message) in either dialect. A
 // JSON-RPC error in the frame is returned as *a2a.RPCError.
 func (d *Decoder) Frame(b []byte) (a2a.Event, error) {
-	d.r.Result.art = &d.art
 	return decodeFrameInto(unmarshal, b, &d.r)
 }
 
@@ -846,6 +877,11 @@ func DecodeTask(raw json.RawMessage) (*a2a.Task, error) {
 	if err := unmarshal(raw, &w); err != nil {
 		return nil, a2a.NewDecodeError(err, raw)
 	}
+	return w.task(raw)
+}
+
+// task reads the result of raw as a task: {"task": …}, or the task itself.
+func (w *result) task(raw []byte) (*a2a.Task, error) {
 	if w.Task != nil {
 		return w.Task.model(shareOf(raw)), nil
 	}
@@ -862,6 +898,12 @@ func DecodeSendResult(raw json.RawMessage) ([]a2a.Event, error) {
 	if err := unmarshal(raw, &w); err != nil {
 		return nil, a2a.NewDecodeError(err, raw)
 	}
+	return w.sendResult(raw)
+}
+
+// sendResult reads the result of raw, a task or a message, as the events
+// a stream would have carried.
+func (w *result) sendResult(raw []byte) ([]a2a.Event, error) {
 	ev, err := w.event(shareOf(raw))
 	if err != nil {
 		return nil, a2a.NewDecodeError(err, raw)

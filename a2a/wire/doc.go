@@ -23,6 +23,10 @@
 //   - security.go: the card's security schemes and requirements.
 //   - resterror.go: HTTP+JSON errors (google.rpc.Status, RFC 9457) as the
 //     JSON-RPC errors they stand for; HTTP+JSON frames.
+//   - proto03.go: the ProtoJSON of the A2A 0.3.0 proto, the bodies of 0.3's
+//     HTTP+JSON binding: outgoing messages (content, ROLE_USER, a DataPart
+//     around a part's data), and answers read by the lenient decoder with
+//     a kind-less part's data read as a DataPart (only this codec does).
 //   - errdetails.go: an error's typed details (google.rpc.ErrorInfo and
 //     friends).
 //

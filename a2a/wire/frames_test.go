@@ -11,3 +11,13 @@ func DecodeFrame(b []byte) (a2a.Event, error) { return new(Decoder).Frame(b) }
 func decodeFrameWith(unmarshal func([]byte, any) error, b []byte) (a2a.Event, error) {
 	return decodeFrameInto(unmarshal, b, new(rpcResponse))
 }
+
+// DecodeRESTFrame decodes an HTTP+JSON stream frame with a Decoder of its
+// own.
+func DecodeRESTFrame(data []byte) (a2a.Event, error) { return new(Decoder).RESTFrame(data) }
+
+// DecodeRESTFrameProto03 decodes a 0.3 HTTP+JSON stream frame with a
+// Decoder of its own.
+func DecodeRESTFrameProto03(data []byte) (a2a.Event, error) {
+	return new(Decoder).RESTFrameProto03(data)
+}

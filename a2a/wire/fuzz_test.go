@@ -18,44 +18,52 @@ func FuzzDecodeFrame(f *testing.F) {
 	f.Add([]byte(`{"result":{"statusUpdate":{"status":{"state":1e999}}}}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		ev, err := DecodeFrame(in)
-		if err != nil {
-			var de *a2a.DecodeError
-			var re *a2a.RPCError
-			if !errors.As(err, &de) && !errors.As(err, &re) {
-				t.Fatalf("error of type %T: %v", err, err)
-			}
-			_ = err.Error()
-			return
-		}
-		switch ev.Kind {
-		case a2a.EventTask:
-			if ev.Task == nil {
-				t.Fatal("task event without a task")
-			}
-			for i := range ev.Task.History {
-				exerciseMessage(&ev.Task.History[i])
-			}
-			for i := range ev.Task.Artifacts {
-				exerciseArtifact(&ev.Task.Artifacts[i])
-			}
-			_ = a2a.TaskEvents(ev.Task)
-		case a2a.EventStatus:
-		case a2a.EventArtifact:
-			if ev.Artifact == nil {
-				t.Fatal("artifact event without an artifact")
-			}
-			exerciseArtifact(ev.Artifact)
-		case a2a.EventMessage:
-			if ev.Message == nil {
-				t.Fatal("message event without a message")
-			}
-			exerciseMessage(ev.Message)
-		default:
-			t.Fatalf("event of kind %d", ev.Kind)
-		}
-		exerciseMessage(ev.Status.Message)
-		_ = ev.Status.State.Terminal()
+		checkDecoded(t, ev, err)
 	})
+}
+
+// checkDecoded checks a decoded frame: an error is a DecodeError or an
+// RPCError; an event has one of the four kinds, with the member that kind
+// needs; and every accessor shim calls on it works.
+func checkDecoded(t *testing.T, ev a2a.Event, err error) {
+	t.Helper()
+	if err != nil {
+		var de *a2a.DecodeError
+		var re *a2a.RPCError
+		if !errors.As(err, &de) && !errors.As(err, &re) {
+			t.Fatalf("error of type %T: %v", err, err)
+		}
+		_ = err.Error()
+		return
+	}
+	switch ev.Kind {
+	case a2a.EventTask:
+		if ev.Task == nil {
+			t.Fatal("task event without a task")
+		}
+		for i := range ev.Task.History {
+			exerciseMessage(&ev.Task.History[i])
+		}
+		for i := range ev.Task.Artifacts {
+			exerciseArtifact(&ev.Task.Artifacts[i])
+		}
+		_ = a2a.TaskEvents(ev.Task)
+	case a2a.EventStatus:
+	case a2a.EventArtifact:
+		if ev.Artifact == nil {
+			t.Fatal("artifact event without an artifact")
+		}
+		exerciseArtifact(ev.Artifact)
+	case a2a.EventMessage:
+		if ev.Message == nil {
+			t.Fatal("message event without a message")
+		}
+		exerciseMessage(ev.Message)
+	default:
+		t.Fatalf("event of kind %d", ev.Kind)
+	}
+	exerciseMessage(ev.Status.Message)
+	_ = ev.Status.State.Terminal()
 }
 
 func exerciseMessage(m *a2a.Message) {

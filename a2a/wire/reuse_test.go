@@ -77,12 +77,20 @@ func TestBigFrameKeepsItsSmallValuesApart(t *testing.T) {
 	}
 }
 
-// TestDecoderChunkAllocatesNothing: a Decoder reads a streamed chunk (an
-// artifact update of one text part) into values it keeps: no allocation,
-// the frame's text shared; the artifact of one event is the next one's.
+// TestDecoderChunkAllocatesNothing: a Decoder told to share reads a
+// streamed chunk (an artifact update of one text part) into values it
+// keeps: no allocation, the frame's text shared; the artifact of one event
+// is the next one's. One not told to share gives each event its own.
 func TestDecoderChunkAllocatesNothing(t *testing.T) {
 	frame := []byte(benchArtifactFrame)
+	var own Decoder
+	a, _ := own.Frame(frame)
+	b, _ := own.Frame(frame)
+	if a.Artifact == b.Artifact {
+		t.Error("a Decoder not told to share gave two events one artifact")
+	}
 	var d Decoder
+	d.Share()
 	first, err := d.Frame(frame)
 	if err != nil {
 		t.Fatal(err)

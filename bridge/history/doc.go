@@ -4,16 +4,15 @@
 // One Source interface returns a thread's turns: Operator (the operator
 // API's /turns), Tasks (GetTask of the task ids the thread index
 // recorded) and Listed (ListTasks by contextId), tried in that order by
-// Read under one load budget (SPEC §13), the turns ordered oldest first.
-// Parked finds the park a thread's turns leave, for load, resume and
-// replay alike. Shown remembers what this process showed of a thread
+// Read under one load budget (SPEC §13), the turns (package past's
+// values) ordered oldest first. Shown remembers what this process showed of a thread
 // (never shown twice; the ids of replayed tool calls). List builds
 // session/list's rows.
 //
 // # Files
 //
-//	turn.go    Turn (a past turn), its order, the park it leaves, titles,
-//	           the editor-context preamble stripped
+//	turn.go    a thread's turns put in order (timestamps, else the
+//	           longest history)
 //	source.go  Source and its three kinds; Read and the load budget
 //	shown.go   Shown and Threads: what this process showed of each thread
 //	list.go    session/list's rows: the server's sessions or the index's

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/threads"
 )
 
@@ -144,7 +145,7 @@ func (l Listing) fetchTitle(ctx context.Context, r *Row, operator bool) string {
 	if operator {
 		ts, err := l.Client.Operator().Turns(ctx, r.ID)
 		if err == nil {
-			return Title(fromOperator(ts))
+			return past.Title(fromOperator(ts))
 		}
 		if !errors.Is(err, opapi.ErrAbsent) {
 			l.Log.Debug("title not fetched", "session", r.ID, "err", err)
@@ -154,10 +155,10 @@ func (l Listing) fetchTitle(ctx context.Context, r *Row, operator bool) string {
 	if len(r.TaskIDs) == 0 {
 		return ""
 	}
-	task, err := l.Client.GetTask(ctx, r.TaskIDs[0], a2a.HistoryAll)
+	task, err := l.Client.GetTask(a2a.WithSession(ctx, r.ID), r.TaskIDs[0], a2a.HistoryAll)
 	if err != nil {
 		l.Log.Debug("title not fetched", "session", r.ID, "err", err)
 		return ""
 	}
-	return Title([]Turn{fromTask(task)})
+	return past.Title([]past.Turn{fromTask(task)})
 }

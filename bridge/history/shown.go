@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/bridge/past"
 )
 
 // shownKeep is how many shown task ids a thread remembers beyond the
@@ -113,7 +114,7 @@ func NewReplay(shown *Shown, n int) *Replay {
 
 // Claim reports whether the turn is to be shown now (it was not before);
 // the messages of a turn shown before count as gone through.
-func (r *Replay) Claim(p *Turn) bool {
+func (r *Replay) Claim(p *past.Turn) bool {
 	if r.shown.Claim(p.TaskID) {
 		return true
 	}

@@ -15,6 +15,7 @@ import (
 	"slices"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/bridge/past"
 )
 
 // A Source reads a thread's past turns, in the order the server gives
@@ -23,7 +24,7 @@ type Source interface {
 	// Turns returns the thread's turns; cut reports that a size limit or
 	// the load budget left older ones out. An error that wraps ErrNotHere
 	// means this source has none of them: the next one is asked.
-	Turns(ctx context.Context, thread string) (turns []Turn, cut bool, err error)
+	Turns(ctx context.Context, thread string) (turns []past.Turn, cut bool, err error)
 }
 
 // ErrNotHere says a Source has none of a thread's turns.
@@ -40,7 +41,8 @@ const (
 // newest turns first; cut reports that older turns were left out. The
 // first source (the operator API's probe or one answer) draws on a budget
 // of its own; the others share one (SPEC §4.5 amended).
-func Read(ctx context.Context, thread string, bytes int64, sources ...Source) (out []Turn, cut bool, err error) {
+func Read(ctx context.Context, thread string, bytes int64, sources ...Source) (out []past.Turn, cut bool, err error) {
+	ctx = a2a.WithSession(ctx, thread) // its calls are made for the session
 	if bytes == 0 {
 		bytes = LoadBytesMax
 	}
@@ -84,7 +86,7 @@ type Operator struct {
 	Log    *slog.Logger
 }
 
-func (o Operator) Turns(ctx context.Context, thread string) ([]Turn, bool, error) {
+func (o Operator) Turns(ctx context.Context, thread string) ([]past.Turn, bool, error) {
 	ts, err := o.Client.Operator().Turns(ctx, thread)
 	switch {
 	case err == nil:
@@ -110,7 +112,7 @@ type Tasks struct {
 	Log    *slog.Logger
 }
 
-func (t Tasks) Turns(ctx context.Context, thread string) (out []Turn, cut bool, err error) {
+func (t Tasks) Turns(ctx context.Context, thread string) (out []past.Turn, cut bool, err error) {
 	ids := t.IDs()
 	for i := len(ids) - 1; i >= 0; i-- {
 		task, err := t.Client.GetTask(ctx, ids[i], a2a.HistoryAll)
@@ -147,7 +149,7 @@ type Listed struct {
 	Log    *slog.Logger
 }
 
-func (l Listed) Turns(ctx context.Context, thread string) (out []Turn, cut bool, err error) {
+func (l Listed) Turns(ctx context.Context, thread string) (out []past.Turn, cut bool, err error) {
 	tasks, err := l.Client.ListTasks(ctx, thread, a2a.HistoryAll)
 	if cutShort(err) {
 		cut, err = true, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
+	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/internal/acptest"
 )
 
@@ -169,21 +170,21 @@ func TestGolden(t *testing.T) {
 		}},
 		{"past", false, func(r *Renderer, add func([]Out)) {
 			rp := history.NewReplay(new(history.Threads).Of("s1"), 5)
-			user := a2a.Message{ID: "u1", Role: "user", Parts: []a2a.Part{text(history.PreambleStart + "Zed opened on your project `p` (/w).]\n\nFix the bug")}}
+			user := a2a.Message{ID: "u1", Role: "user", Parts: []a2a.Part{text(past.PreambleStart + "Zed opened on your project `p` (/w).]\n\nFix the bug")}}
 			mid := a2a.Message{ID: "m1", Role: "agent", Steers: []a2a.SteerItem{{ID: "s1", Text: "and the docs"}},
 				Tools: []a2a.ToolCall{{ID: "c1", Name: "read_file", Phase: a2a.PhaseCompleted, Args: `{"path":"a.go"}`, Result: "x"}, {ID: "c2", Name: "run_command", Phase: a2a.PhaseStarted, Args: `{"command":"make"}`}}}
-			add(r.Past(&history.Turn{TaskID: "t1", State: a2a.StateFailed, History: []a2a.Message{user, mid, mid},
+			add(r.Past(&past.Turn{TaskID: "t1", State: a2a.StateFailed, History: []a2a.Message{user, mid, mid},
 				Artifacts: []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{text("\nPartial answer.")}}},
 				Status:    a2a.Status{State: a2a.StateFailed, Message: agentMsg("f1", text("RESOURCE_EXHAUSTED: quota"))}}, rp))
-			add(New("Agent", Roots{}, false).Past(&history.Turn{TaskID: "t2", State: a2a.StateInputRequired,
+			add(New("Agent", Roots{}, false).Past(&past.Turn{TaskID: "t2", State: a2a.StateInputRequired,
 				Status: a2a.Status{State: a2a.StateInputRequired, Message: agentMsg("q1", text("Which branch?"))}}, rp))
-			add(New("Agent", Roots{}, false).Past(&history.Turn{TaskID: "t3", State: a2a.StateWorking, Text: "So far",
+			add(New("Agent", Roots{}, false).Past(&past.Turn{TaskID: "t3", State: a2a.StateWorking, Text: "So far",
 				Status: a2a.Status{State: a2a.StateWorking}}, rp))
-			add(New("Agent", Roots{}, false).Past(&history.Turn{TaskID: "t4", State: a2a.StateCompleted,
+			add(New("Agent", Roots{}, false).Past(&past.Turn{TaskID: "t4", State: a2a.StateCompleted,
 				Status: a2a.Status{State: a2a.StateCompleted, Message: agentMsg("d1", text("\n\nDone."))}}, rp))
-			add(New("Agent", Roots{}, false).Past(&history.Turn{TaskID: "t5", State: a2a.StateAuthRequired,
+			add(New("Agent", Roots{}, false).Past(&past.Turn{TaskID: "t5", State: a2a.StateAuthRequired,
 				Status: a2a.Status{State: a2a.StateAuthRequired, Message: agentMsg("x1", text("Sign in first."))}}, rp))
-			add(New("Agent", Roots{}, false).Past(&history.Turn{TaskID: "t6", State: a2a.StateAuthRequired,
+			add(New("Agent", Roots{}, false).Past(&past.Turn{TaskID: "t6", State: a2a.StateAuthRequired,
 				Status: a2a.Status{State: a2a.StateAuthRequired, Message: dataMsg(agentMsg("x2"), &a2a.ParkData{Fields: []a2a.ParkField{{Key: "url", Value: "https://example.com/login"}}})}}, rp))
 		}},
 	}

@@ -8,13 +8,22 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
-	"github.com/shimdev/shim/bridge/history"
+	"github.com/shimdev/shim/bridge/past"
 )
+
+// A Walk is what one replay remembers across the turns it shows: the
+// messages it went through (Repeated records m and reports whether its id
+// was gone through before) and the view ids of replayed tool calls.
+// Package history's Replay is one.
+type Walk interface {
+	Repeated(m *a2a.Message) bool
+	ToolID(taskID, id string) string
+}
 
 // Past shows one past turn of the replay rp in the order it happened:
 // the user's text, steers and tool calls where they happened, the calls
 // that never ended, the answer and how the turn ended.
-func (r *Renderer) Past(p *history.Turn, rp *history.Replay) []Out {
+func (r *Renderer) Past(p *past.Turn, rp Walk) []Out {
 	callID := func(id string) string { return rp.ToolID(p.TaskID, id) }
 	var outs []Out
 	add := func(o []Out) { outs = append(outs, o...) }
@@ -47,7 +56,7 @@ func (r *Renderer) Past(p *history.Turn, rp *history.Replay) []Out {
 // userMessage shows a past user message: its text (preamble stripped)
 // and its images.
 func (r *Renderer) userMessage(m *a2a.Message) []Out {
-	if s := history.StripPreamble(m.Text()); strings.TrimSpace(s) != "" {
+	if s := past.StripPreamble(m.Text()); strings.TrimSpace(s) != "" {
 		r.push(acp.UserMessageChunk{Content: acp.Text(s)})
 	}
 	for i := range m.Parts {
@@ -73,7 +82,7 @@ func (r *Renderer) steersRead(items []a2a.SteerItem) []Out {
 // text (else the operator API's text, else a completed turn's status
 // text) as one chunk, then the closing line a live turn ending so shows
 // (closing).
-func (r *Renderer) pastEnd(p *history.Turn) []Out {
+func (r *Renderer) pastEnd(p *past.Turn) []Out {
 	var b blocks
 	var answer strings.Builder
 	for i := range p.Artifacts {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
-	"github.com/shimdev/shim/bridge/history"
+	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/roots"
 )
 
@@ -54,7 +54,7 @@ func TestRendererLiveAndReplayAgree(t *testing.T) {
 		t.Fatalf("no friendly text: %q", ferr.Message)
 	}
 
-	past := &history.Turn{TaskID: "t1", State: a2a.StateFailed, Artifacts: arts,
+	past := &past.Turn{TaskID: "t1", State: a2a.StateFailed, Artifacts: arts,
 		Status: a2a.Status{State: a2a.StateFailed, Message: &a2a.Message{Role: "agent", Parts: []a2a.Part{{Kind: a2a.PartText, Text: "boom"}}}}}
 	rep := New("Agent", cwdRoots(), false)
 	var repOut []Out

@@ -111,6 +111,7 @@ const bufferMax = 1 << 20
 // session's previous turn is over; title, when set, names the thread.
 // The turn ends with ctx.
 func Start(ctx context.Context, env Env, sess *Session, req *acp.Request, msg a2a.OutMessage, title string) *Turn {
+	ctx = a2a.WithSession(ctx, sess.id) // the turn's calls are made for the session (a platform keeps its state)
 	t := &Turn{env: env, sess: sess, msg: msg, title: title, base: ctx, done: make(chan struct{}),
 		m: newMachine(req, env.Grace > 0, bufferMax), changed: make(chan struct{})}
 	t.ctx, t.cancel = context.WithCancel(ctx)
@@ -356,7 +357,7 @@ func (t *Turn) Abandon() {
 // cancelTask asks the server to cancel the task. It is not tied to the
 // turn's context (cancelled by then); the client bounds each attempt.
 func (t *Turn) cancelTask(taskID string) {
-	if err := t.env.Client.CancelTask(context.Background(), taskID); err != nil {
+	if err := t.env.Client.CancelTask(a2a.WithSession(context.Background(), t.sess.id), taskID); err != nil {
 		t.env.Log.Debug("CancelTask", "task", taskID, "err", err)
 	}
 }

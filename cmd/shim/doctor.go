@@ -18,6 +18,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/a2a/auth/credentials"
+	"github.com/shimdev/shim/a2a/auth/platform"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/internal/termsafe"
 )
@@ -102,8 +103,13 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 		return
 	}
 	tok, src, err := s.resolveToken(c, key)
-	if !checkToken(t, s.store.Path(), tok, src, err) {
+	plat := s.agent()
+	if !checkToken(t, s.store.Path(), tok, src, err, plat != nil) {
 		skip("the token cannot be read")
+		return
+	}
+	if plat != nil && !platformRows(ctx, t, plat, tok, src, s.store.Path()) {
+		skip("no credential for the platform")
 		return
 	}
 	cfg := s.clientConfig(u, cardURL, 15*time.Second)
@@ -121,9 +127,17 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 		return
 	}
 	s.cardRows(t, card)
-	securityRows(t, client, s.endpoint != "") // the scheme and the token expiry (login_oauth.go)
-	probeRow(t, client.Probe(ctx), tok, key, src)
-	if client.Base() == "" {
+	scheme := ""
+	if plat != nil {
+		scheme = plat.SchemeName(tok != "")
+	}
+	securityRows(t, client, s.endpoint != "", scheme) // the scheme and the token expiry (login_oauth.go)
+	probeRow(t, client.Probe(ctx), tok, key, src, plat)
+	switch {
+	case plat != nil:
+		t.row("server APIs", vSkip, plat.Platform.Title()+" serves no operator API")
+		return
+	case client.Base() == "":
 		t.row("server APIs", vSkip, "no --url, only --endpoint")
 		return
 	}
@@ -144,12 +158,16 @@ func (s *settings) checkTarget(t *doctorTable, u, key, cardURL string) bool {
 	return true
 }
 
-// checkToken is the token's row; false when it cannot be read.
-func checkToken(t *doctorTable, file, tok, src string, err error) bool {
+// checkToken is the token's row; false when it cannot be read. On a
+// managed platform no token is no problem: the platform's own credential
+// is used.
+func checkToken(t *doctorTable, file, tok, src string, err error, platform bool) bool {
 	switch {
 	case err != nil:
 		t.row("token", vFail, err.Error())
 		return false
+	case tok == "" && platform:
+		t.row("token", vOK, "none stored for this URL: the platform's own credential is used")
 	case tok == "":
 		t.row("token", vWarn, "none for this URL: if the agent needs one, run `shim login`")
 	default:
@@ -186,10 +204,13 @@ func cardRow(t *doctorTable, client *a2aclient.Client, card *a2a.Card, err error
 // cardRows are the rows of what the card chose: dialect, binding and
 // endpoint, each with what chose it.
 func (s *settings) cardRows(t *doctorTable, card *a2a.Card) {
+	plat := s.agent()
 	how := "from the card"
 	switch {
 	case s.a2aVersion == "1.0" || s.a2aVersion == "0.3":
 		how = "--a2a-version"
+	case plat != nil && plat.Version != "":
+		how = plat.Platform.Title() + "'s"
 	case s.endpoint != "":
 		how = "default with --endpoint; --a2a-version changes it"
 	}
@@ -198,20 +219,29 @@ func (s *settings) cardRows(t *doctorTable, card *a2a.Card) {
 	switch {
 	case s.binding != "" && s.binding != "auto":
 		how = "--binding"
+	case plat != nil && plat.Binding != "":
+		how = plat.Platform.Title() + "'s"
 	case s.endpoint != "":
 		how = "default with --endpoint; --binding changes it"
 	}
 	t.row("binding", vOK, fmt.Sprintf("%s (%s)", card.Binding, how))
 	ep := card.Endpoint
-	if !card.Streaming {
+	switch {
+	case plat != nil && plat.NoStreaming:
+		ep += " (" + plat.Platform.Title() + " does not stream: each task is polled)"
+	case !card.Streaming:
 		ep += " (the card says no streaming: each task is polled)"
 	}
 	t.row("endpoint", vOK, ep)
 }
 
 // probeRow is the auth probe's row.
-func probeRow(t *doctorTable, perr error, tok, key, src string) {
+func probeRow(t *doctorTable, perr error, tok, key, src string, plat *platform.Agent) {
 	switch {
+	case perr == nil && tok == "" && plat != nil:
+		t.row("auth probe", vOK, "the platform answered GetTask on a task that cannot exist: its credential works")
+	case a2a.IsUnauthorized(perr) && tok == "" && plat != nil:
+		t.row("auth probe", vFail, fmt.Sprintf("the platform refused its credential (HTTP %d): check that it may call this agent, or run `shim login`", statusOf(perr)))
 	case perr == nil && tok == "":
 		t.row("auth probe", vOK, "no token was sent, and the server answered GetTask on a task that cannot exist: this agent accepts calls without one")
 	case perr == nil:

@@ -24,8 +24,8 @@ func helpFlags(help string) []string {
 func TestCommandHelpListsItsFlags(t *testing.T) {
 	e := newShimEnv(t)
 	all := helpFlags(e.run(t, "", "--help").stdout)
-	if len(all) != 27 {
-		t.Errorf("shim --help lists %d flags, want 27: %v", len(all), all)
+	if len(all) != 28 {
+		t.Errorf("shim --help lists %d flags, want 28: %v", len(all), all)
 	}
 	for _, c := range []struct {
 		cmd  string

@@ -47,8 +47,9 @@ func processConsole(prompt io.Writer) *console {
 const maxTokenInput = 64 << 10
 
 // askURL returns the agent URL: on a terminal it asks, offering def (the
-// --url value, else the URL of the last login); otherwise it is def.
-func askURL(con *console, def, slug string) (string, error) {
+// --url value, else the URL of the last login), until check takes the
+// answer; otherwise it is def.
+func askURL(con *console, def string, check func(string) error) (string, error) {
 	if !con.terminal {
 		if def == "" {
 			return "", &exitError{code: 2, msg: "no agent URL: pass --url https://your-agent " +
@@ -78,8 +79,8 @@ func askURL(con *console, def, slug string) (string, error) {
 			fmt.Fprintln(con.prompt, "An agent URL is needed: the base URL of your A2A agent, as you would pass it with --url.")
 			continue
 		}
-		if _, err := credentials.Normalize(line, slug); err != nil {
-			fmt.Fprintf(con.prompt, "%s\n", termsafe.String(urlError(line, err).Error()))
+		if err := check(line); err != nil {
+			fmt.Fprintf(con.prompt, "%s\n", termsafe.String(err.Error()))
 			continue
 		}
 		return line, nil
@@ -161,15 +162,21 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 	if s.flagCard == "" {
 		// Asked on a terminal (a card URL may be typed too), offering the
 		// URL given or remembered.
-		answer, err := askURL(con, cmp.Or(url, card), s.slug)
+		answer, err := askURL(con, cmp.Or(url, card), s.checkURL)
+		if err != nil {
+			return err
+		}
+		answer, plat, err := s.place(answer)
 		if err != nil {
 			return err
 		}
 		if url, card, key, err = target(answer, "", s.slug); err != nil {
 			return err
 		}
+		s.setTarget(url, card, key, plat)
 	}
-	// The card says how the agent signs in (login_oauth.go).
+	// The card says how the agent signs in (login_oauth.go); on a
+	// managed platform the platform does.
 	sctx, scancel := context.WithTimeout(c.Context, 40*time.Second)
 	sec := s.loginSecurity(sctx, url, card)
 	scancel()
@@ -198,6 +205,18 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 		return err
 	}
 	return s.storeToken(out, key, token)
+}
+
+// checkURL says what is wrong with an agent URL typed at login's prompt.
+func (s *settings) checkURL(line string) error {
+	u, _, err := s.place(line)
+	if err != nil {
+		return err
+	}
+	if _, err := credentials.Normalize(u, s.slug); err != nil {
+		return urlError(u, err)
+	}
+	return nil
 }
 
 // storeToken stores a checked token for key, replacing an OAuth sign-in

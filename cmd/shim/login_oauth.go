@@ -29,8 +29,20 @@ import (
 
 // loginSecurity reads the card (without a credential) to learn how the
 // agent signs in; nil when it cannot be read (then a bearer token is
-// asked for, as the card names no scheme).
+// asked for, as the card names no scheme). On a managed platform the
+// platform says it, whatever its card says (and the card is not read
+// without its credential): its own sign-in (Foundry: Entra's device
+// code), else the secret it takes (nil: a bearer token).
 func (s *settings) loginSecurity(ctx context.Context, url, cardURL string) *a2a.Security {
+	if plat := s.agent(); plat != nil {
+		switch {
+		case plat.Login != nil:
+			return &a2a.Security{Scheme: plat.Login}
+		case plat.Scheme != nil:
+			return &a2a.Security{Scheme: plat.Scheme}
+		}
+		return nil
+	}
 	if s.endpoint != "" {
 		return nil
 	}
@@ -98,8 +110,12 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 	if secret != "" && utf8.RuneCountInString(secret) < redact.MinLen {
 		s.log.Warn(fmt.Sprintf("the client secret has fewer than %d characters: too short to redact from logs and output without mangling other text", redact.MinLen))
 	}
+	clientID := strings.TrimSpace(flagString(c, "oauth-client-id"))
+	if plat := s.agent(); clientID == "" && plat != nil {
+		clientID = plat.LoginClientID // the public client the platform's own tools sign in with
+	}
 	l := &auth.OAuthLogin{
-		ClientID: strings.TrimSpace(flagString(c, "oauth-client-id")), ClientSecret: secret,
+		ClientID: clientID, ClientSecret: secret,
 		Scopes: auth.ParseScopes(flagString(c, "oauth-scopes")),
 		DeviceCode: func(uri, complete, code string) {
 			fmt.Fprintf(out, "To sign in, open %s and enter the code %s\n", termsafe.String(uri), termsafe.String(code))
@@ -250,9 +266,12 @@ func (st storedSignIn) Lock(ctx context.Context) (auth.OAuthToken, bool, func(),
 
 // securityRows are doctor's rows about signing in: the scheme in use and
 // the stored token's expiry when known. They make no network call.
-func securityRows(t *doctorTable, client *a2aclient.Client, endpointOnly bool) {
+// A managed platform's scheme (platform) is said as it is.
+func securityRows(t *doctorTable, client *a2aclient.Client, endpointOnly bool, platform string) {
 	sec := client.Security()
 	switch {
+	case platform != "":
+		t.row("security scheme", vOK, platform)
 	case endpointOnly:
 		t.row("security scheme", vOK, "bearer (--endpoint given: no card read)")
 	case sec != nil && sec.Unmet != "":

@@ -35,6 +35,14 @@ func fakeConsole(terminal bool, in, secret string) (*console, *bytes.Buffer, *in
 	}, screen, reads
 }
 
+// plainURL checks a typed URL as login does for an agent on no platform.
+func plainURL(u string) error {
+	if _, err := credentials.Normalize(u, ""); err != nil {
+		return urlError(u, err)
+	}
+	return nil
+}
+
 // The prompt logic of `shim login` on a terminal: the URL prompt offers
 // the default and takes it on an empty line, a typed URL wins, a bad URL
 // is asked again, the token is read through the no-echo reader (never
@@ -43,7 +51,7 @@ func TestLoginPrompts(t *testing.T) {
 	const tok = "tok-prompt-0123456789"
 	t.Run("default taken on an empty line", func(t *testing.T) {
 		con, screen, reads := fakeConsole(true, "\n", tok)
-		u, err := askURL(con, "https://last.example", "")
+		u, err := askURL(con, "https://last.example", plainURL)
 		if err != nil || u != "https://last.example" {
 			t.Fatalf("askURL = %q, %v", u, err)
 		}
@@ -63,13 +71,13 @@ func TestLoginPrompts(t *testing.T) {
 	})
 	t.Run("typed URL wins", func(t *testing.T) {
 		con, _, _ := fakeConsole(true, "  https://typed.example:7870/  \n", tok)
-		if u, err := askURL(con, "https://last.example", ""); err != nil || u != "https://typed.example:7870/" {
+		if u, err := askURL(con, "https://last.example", plainURL); err != nil || u != "https://typed.example:7870/" {
 			t.Fatalf("askURL = %q, %v", u, err)
 		}
 	})
 	t.Run("no default: asks until a usable URL", func(t *testing.T) {
 		con, screen, _ := fakeConsole(true, "\nftp://x\nhttps://ok.example\n", tok)
-		u, err := askURL(con, "", "")
+		u, err := askURL(con, "", plainURL)
 		if err != nil || u != "https://ok.example" {
 			t.Fatalf("askURL = %q, %v", u, err)
 		}
@@ -80,13 +88,13 @@ func TestLoginPrompts(t *testing.T) {
 	})
 	t.Run("no default and end of input", func(t *testing.T) {
 		con, _, _ := fakeConsole(true, "", tok)
-		if _, err := askURL(con, "", ""); err == nil || !strings.Contains(err.Error(), "--url") {
+		if _, err := askURL(con, "", plainURL); err == nil || !strings.Contains(err.Error(), "--url") {
 			t.Fatalf("askURL = %v, want an error naming --url", err)
 		}
 	})
 	t.Run("token pasted with the URL", func(t *testing.T) {
 		con, screen, reads := fakeConsole(true, "https://a.example\n"+tok+"\n", "")
-		if _, err := askURL(con, "", ""); err != nil {
+		if _, err := askURL(con, "", plainURL); err != nil {
 			t.Fatal(err)
 		}
 		got, err := askToken(con, "https://a.example", "Bearer token")
@@ -111,7 +119,7 @@ func TestLoginPrompts(t *testing.T) {
 	})
 	t.Run("not a terminal", func(t *testing.T) {
 		con, screen, reads := fakeConsole(false, "\n  "+tok+"\n\n", "")
-		u, err := askURL(con, "https://flag.example", "")
+		u, err := askURL(con, "https://flag.example", plainURL)
 		if err != nil || u != "https://flag.example" {
 			t.Fatalf("askURL = %q, %v", u, err)
 		}
@@ -123,7 +131,7 @@ func TestLoginPrompts(t *testing.T) {
 			t.Errorf("prompted without a terminal: %q", screen.String())
 		}
 		con, _, _ = fakeConsole(false, "", "")
-		if _, err := askURL(con, "", ""); err == nil || !strings.Contains(err.Error(), "--url") {
+		if _, err := askURL(con, "", plainURL); err == nil || !strings.Contains(err.Error(), "--url") {
 			t.Fatalf("askURL without a URL = %v", err)
 		}
 		if _, err := askToken(con, u, "Bearer token"); err == nil || !strings.Contains(err.Error(), "echo") {

@@ -24,6 +24,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/a2a/auth/credentials"
+	"github.com/shimdev/shim/a2a/auth/platform"
 	"github.com/shimdev/shim/bridge"
 	"github.com/shimdev/shim/internal/privfile"
 	"github.com/shimdev/shim/internal/redact"
@@ -41,6 +42,7 @@ type settings struct {
 	a2aVersion    string
 	binding       string
 	profile       string
+	platform      platform.Name // --platform
 	allowInsecure bool
 	stall         time.Duration
 	store         *credentials.Store
@@ -48,11 +50,12 @@ type settings struct {
 	trace         io.Writer
 
 	mu          sync.Mutex
-	url         string // the agent URL in use: --url, else the last login's ("" when only a card URL is)
-	card        string // the agent card's URL: --card-url, or a --url (or last login) that is one
-	key         string // the normalized card URL, else the URL's (with the slug): index and keyring key
-	source      string // where the token in use came from ("" for none)
-	warnedShort bool   // a token too short to redact well was warned about
+	url         string          // the agent URL in use: --url, else the last login's ("" when only a card URL is)
+	card        string          // the agent card's URL: --card-url, or a --url (or last login) that is one
+	plat        *platform.Agent // the agent's managed platform (nil: none)
+	key         string          // the normalized card URL, else the URL's (with the slug): index and keyring key
+	source      string          // where the token in use came from ("" for none)
+	warnedShort bool            // a token too short to redact well was warned about
 }
 
 // errNoURL is what every command that needs a server says without one.
@@ -96,6 +99,9 @@ func loadSettings(c *cli.Context) (*settings, error) {
 	if s.stall, err = parseDuration("stall", flagString(c, "stall")); err != nil {
 		return nil, err
 	}
+	if s.platform, err = platform.Parse(flagString(c, "platform")); err != nil {
+		return nil, err
+	}
 	var kr credentials.Keyring
 	if mode != credentials.ModeOff {
 		kr = credentials.SystemKeyring()
@@ -109,11 +115,15 @@ func loadSettings(c *cli.Context) (*settings, error) {
 	if u == "" && s.flagCard == "" {
 		u = s.lastURL()
 	}
+	u, plat, err := s.place(u)
+	if err != nil {
+		return nil, err
+	}
 	url, card, key, err := target(u, s.flagCard, s.slug)
 	if err != nil {
 		return nil, err
 	}
-	s.url, s.card, s.key = url, card, key
+	s.url, s.card, s.key, s.plat = url, card, key, plat
 	return s, nil
 }
 
@@ -294,9 +304,11 @@ func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2aclient.Cli
 // the agent's address, dialect and binding as the flags give them. Each
 // caller adds its credential (and serving its stall and trace).
 func (s *settings) clientConfig(url, card string, timeout time.Duration) a2aclient.Config {
-	return a2aclient.Config{URL: url, CardURL: card, Slug: s.slug, Endpoint: s.endpoint, Version: s.a2aVersion, Binding: s.binding,
+	cfg := a2aclient.Config{URL: url, CardURL: card, Slug: s.slug, Endpoint: s.endpoint, Version: s.a2aVersion, Binding: s.binding,
 		Profile: s.profile, AllowInsecureHTTP: s.allowInsecure, Log: s.log, Timeout: timeout,
 		UserAgent: "shim/" + versionOrDev()}
+	s.platformConfig(&cfg) // the managed platform's places and credential (platform.go)
+	return cfg
 }
 
 // reload re-reads the URL (when --url is not given: the last login's may
@@ -304,10 +316,10 @@ func (s *settings) clientConfig(url, card string, timeout time.Duration) a2aclie
 func (s *settings) reload(c *cli.Context) (*a2aclient.Client, error) {
 	if s.flagURL == "" && s.flagCard == "" {
 		if last := s.lastURL(); last != "" {
-			if url, card, key, err := target(last, "", s.slug); err == nil {
-				s.mu.Lock()
-				s.url, s.card, s.key = url, card, key
-				s.mu.Unlock()
+			if last, plat, err := s.place(last); err == nil {
+				if url, card, key, err := target(last, "", s.slug); err == nil {
+					s.setTarget(url, card, key, plat)
+				}
 			}
 		}
 	}
@@ -383,34 +395,23 @@ func serveAction(c *cli.Context) error {
 	}
 	key := s.indexKey()
 	opts := bridge.Options{
-		Version:       versionOrDev(),
-		Executable:    executable(),
-		ContextPrefix: flagString(c, "context-prefix"),
-		SteerGrace:    grace,
-		NoPreamble:    flagBool(c, "no-preamble"),
-		ContextWindow: flagInt64(c, "context-window"),
-		Models:        modelList(flagString(c, "models")),
-		BusyTimeout:   busy,
-		ThreadsOnly:   flagBool(c, "threads-only"),
-		ServerKey:     key,
-		CurrentKey:    s.indexKey,
-		Index:         threads.Open(stateDir(c), s.log),
-		Log:           s.log,
-		Connect:       func() (*a2aclient.Client, error) { return s.reload(c) },
-		Logout:        s.forget,
-		RefusedAdvice: func() string {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			return refusedAdvice(s.source)
-		},
-		CredentialSource: func() string {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if s.source == "" {
-				return "none (no token for this URL)"
-			}
-			return sourceName(s.source, s.store.Path())
-		},
+		Version:          versionOrDev(),
+		Executable:       executable(),
+		ContextPrefix:    flagString(c, "context-prefix"),
+		SteerGrace:       grace,
+		NoPreamble:       flagBool(c, "no-preamble"),
+		ContextWindow:    flagInt64(c, "context-window"),
+		Models:           modelList(flagString(c, "models")),
+		BusyTimeout:      busy,
+		ThreadsOnly:      flagBool(c, "threads-only"),
+		ServerKey:        key,
+		CurrentKey:       s.indexKey,
+		Index:            threads.Open(stateDir(c), s.log),
+		Log:              s.log,
+		Connect:          func() (*a2aclient.Client, error) { return s.reload(c) },
+		Logout:           s.forget,
+		RefusedAdvice:    s.refusedNow,
+		CredentialSource: s.credentialNow,
 	}
 	opts.RootOverrides, opts.Home = overrides, homeDir()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

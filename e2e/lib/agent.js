@@ -22,6 +22,7 @@ import {
   UserBuilder,
   agentCardHandler,
   jsonRpcHandler,
+  restHandler,
 } from "@a2a-js/sdk/server/express";
 import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3";
 
@@ -226,10 +227,13 @@ export function whenCancelled(turn) {
 }
 
 /**
- * Starts a scripted agent on 127.0.0.1 and a random port.
- * @param {{dialect?: "1.0"|"0.3", name?: string, script: (turn: Turn) => Promise<void>}} opts
+ * Starts a scripted agent on 127.0.0.1 and a random port. With binding
+ * "http+json" it is served by the SDK's HTTP+JSON handler at /rest (and,
+ * for 0.3, its legacy REST router) instead of JSON-RPC at /a2a; each REST
+ * request is recorded with method "REST", its path and body.
+ * @param {{dialect?: "1.0"|"0.3", binding?: "jsonrpc"|"http+json", name?: string, script: (turn: Turn) => Promise<void>}} opts
  */
-export async function startAgent({ dialect = "1.0", name = "E2E Agent", script, skills = [], steer = false }) {
+export async function startAgent({ dialect = "1.0", binding = "jsonrpc", name = "E2E Agent", script, skills = [], steer = false }) {
   const legacy = dialect === "0.3";
   const agent = {
     dialect,
@@ -281,6 +285,18 @@ export async function startAgent({ dialect = "1.0", name = "E2E Agent", script, 
       ...(legacy ? { legacyCompat: { enabled: true } } : {}),
     }),
   );
+  app.use("/rest", express.json({ limit: "20mb", strict: false }), (req, _res, next) => {
+    agent.requests.push({ at: Date.now(), method: "REST", path: `${req.method} ${req.originalUrl}`, body: req.body, headers: { ...req.headers } });
+    next();
+  });
+  app.use(
+    "/rest",
+    restHandler({
+      requestHandler: handler,
+      userBuilder: UserBuilder.noAuthentication,
+      ...(legacy ? { legacyCompat: { enabled: true } } : {}),
+    }),
+  );
   if (steer) {
     // The operator steering queue of a protoAgent instance (SPEC §7).
     app.post("/api/chat/sessions/:ctx/steer", express.json(), (req, res) => {
@@ -310,8 +326,11 @@ export async function startAgent({ dialect = "1.0", name = "E2E Agent", script, 
   });
   const { port } = server.address();
   agent.url = `http://127.0.0.1:${port}`;
-  const iface = { url: `${agent.url}/a2a`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" };
-  card.supportedInterfaces = legacy ? duplicateInterfacesForLegacy([iface], ["JSONRPC"]) : [iface];
+  const rest = binding === "http+json";
+  const iface = rest
+    ? { url: `${agent.url}/rest`, protocolBinding: "HTTP+JSON", tenant: "", protocolVersion: "1.0" }
+    : { url: `${agent.url}/a2a`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" };
+  card.supportedInterfaces = legacy ? duplicateInterfacesForLegacy([iface], [iface.protocolBinding]) : [iface];
 
   agent.methods = () => agent.requests.map((r) => r.method);
   /** Requests whose method is one of the names given (both dialects' names). */

@@ -9,6 +9,7 @@ import { Shim } from "./shim.js";
 /**
  * @param {object} o
  * @param {string} o.dialect     "1.0" or "0.3"
+ * @param {string} [o.binding]   "jsonrpc" (default) or "http+json"
  * @param {Function} [o.script]  the agent's script (turn) => Promise<void>
  * @param {object} [o.agent]     an agent already started (then not closed here)
  * @param {string[]} [o.args]    more shim flags
@@ -17,7 +18,7 @@ import { Shim } from "./shim.js";
  * @param {(ctx: {acp, shim, agent}) => Promise<void>} op
  */
 export async function scenario(o, op) {
-  const agent = o.agent ?? (await startAgent({ dialect: o.dialect, script: o.script, name: o.name, skills: o.skills, steer: o.steer }));
+  const agent = o.agent ?? (await startAgent({ dialect: o.dialect, binding: o.binding, script: o.script, name: o.name, skills: o.skills, steer: o.steer }));
   try {
     const shim = new Shim({ url: agent.url, stateDir: o.stateDir, args: [...dialectArgs(o.dialect), ...(o.args ?? [])] });
     await shim.run((acp) => op({ acp, shim, agent }), { timeout: o.timeout ?? 20000, outlive: o.outlive });

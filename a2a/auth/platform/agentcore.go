@@ -1,0 +1,329 @@
+package platform
+
+// Amazon Bedrock AgentCore Runtime (SPEC §12.7): JSON-RPC POSTed to the
+// runtime's invocations URL, every request signed with AWS Signature
+// Version 4 by aws-sdk-go-v2 (credentials from its default chain), and
+// the runtime session header on every request.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/aws-sdk-go-v2/config"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/internal/randid"
+	"github.com/shimdev/shim/internal/redact"
+)
+
+// AgentCoreService is the SigV4 service name of AgentCore's data plane.
+const AgentCoreService = "bedrock-agentcore"
+
+// SessionHeader carries the runtime session on every request to an
+// AgentCore runtime: 33 to 256 characters, the same for every request of
+// one editor session, so the runtime keeps the session's microVM.
+const SessionHeader = "X-Amzn-Bedrock-AgentCore-Runtime-Session-Id"
+
+// arn is an AgentCore runtime ARN:
+// arn:<partition>:bedrock-agentcore:<region>:<account>:runtime/<id>.
+type arn struct {
+	partition, region, account, id string
+}
+
+func (a arn) String() string {
+	return "arn:" + a.partition + ":bedrock-agentcore:" + a.region + ":" + a.account + ":runtime/" + a.id
+}
+
+func parseARN(s string) (arn, bool) {
+	f := strings.SplitN(s, ":", 6)
+	if len(f) != 6 || f[0] != "arn" || !strings.HasPrefix(f[1], "aws") || f[2] != AgentCoreService || f[3] == "" {
+		return arn{}, false
+	}
+	id, ok := strings.CutPrefix(f[5], "runtime/")
+	if !ok || id == "" || strings.ContainsAny(id, "/?#") {
+		return arn{}, false
+	}
+	return arn{partition: f[1], region: f[3], account: f[4], id: id}, true
+}
+
+// agentCoreHostRegion is the region of a data-plane host
+// (bedrock-agentcore[-fips].<region>.amazonaws.com[.cn]), else "".
+func agentCoreHostRegion(host string) string {
+	rest, ok := strings.CutPrefix(host, "bedrock-agentcore.")
+	if !ok {
+		rest, ok = strings.CutPrefix(host, "bedrock-agentcore-fips.")
+	}
+	region, domain, _ := strings.Cut(rest, ".")
+	if !ok || region == "" || (domain != "amazonaws.com" && domain != "amazonaws.com.cn") {
+		return ""
+	}
+	return region
+}
+
+// agentCore reads a runtime ARN, or a URL whose path is
+// /runtimes/<ARN, escaped or not>/invocations[/…], into the runtime.
+func agentCore(raw string, opts Options) (*Agent, error) {
+	const want = "give the runtime ARN (arn:aws:bedrock-agentcore:<region>:<account>:runtime/<id>) " +
+		"or its invocations URL (https://bedrock-agentcore.<region>.amazonaws.com/runtimes/<ARN>/invocations)"
+	var base, query, runtime, region string
+	if r, ok := parseARN(raw); ok {
+		domain := "amazonaws.com"
+		if strings.HasPrefix(r.partition, "aws-cn") {
+			domain += ".cn"
+		}
+		base, runtime, region = "https://bedrock-agentcore."+r.region+"."+domain, r.String(), r.region
+	} else {
+		u, err := parseHTTPS(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s", err, want)
+		}
+		rest, ok := strings.CutPrefix(u.Path, "/runtimes/")
+		i := strings.LastIndex(rest, "/invocations")
+		if !ok || i <= 0 {
+			return nil, fmt.Errorf("%s has no /runtimes/<ARN>/invocations path: %s", raw, want)
+		}
+		runtime, base = rest[:i], origin(u)
+		if q := u.Query().Get("qualifier"); q != "" {
+			query = "?" + url.Values{"qualifier": {q}}.Encode()
+		}
+		region = agentCoreHostRegion(strings.ToLower(u.Hostname()))
+		if r, ok := parseARN(runtime); ok && region == "" {
+			region = r.region
+		}
+	}
+	// The ARN percent-encoded whole, ':' and '/' included, signed as sent.
+	inv := base + "/runtimes/" + escapeAll(runtime) + "/invocations"
+	a := &Agent{URL: inv, Endpoint: inv + "/" + query,
+		Cards: []Card{{URL: inv + "/.well-known/agent-card.json" + query}}}
+	a.ambient, a.signs = &awsCredential{region: region, transport: opts.Transport}, "AWS Signature Version 4 (service bedrock-agentcore)"
+	a.decorate = newSessionIDs().set
+	return a, nil
+}
+
+// escapeAll percent-encodes every byte of s but the unreserved ones of
+// RFC 3986 (AWS's URI encoding).
+func escapeAll(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("-_.~", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// sessionIDs derives the runtime session of a request from its editor
+// session: the same in every process for one session; requests of no
+// session (the card, the sign-in probe) share one of this process.
+type sessionIDs struct{ none string }
+
+func newSessionIDs() *sessionIDs { return &sessionIDs{none: "shim-" + randid.Hex(16)} }
+
+// RuntimeSession is the runtime session id of an editor session: 69
+// characters, derived from the session id alone.
+func RuntimeSession(sessionID string) string {
+	sum := sha256.Sum256([]byte("shim agentcore runtime session\x00" + sessionID))
+	return "shim-" + hex.EncodeToString(sum[:])
+}
+
+func (s *sessionIDs) set(req *http.Request) {
+	id := s.none
+	if sess := a2a.SessionOf(req.Context()); sess != "" {
+		id = RuntimeSession(sess)
+	}
+	req.Header.Set(SessionHeader, id)
+}
+
+// awsCredential signs requests with SigV4, its credentials from
+// aws-sdk-go-v2's default chain (environment, shared config and profile,
+// SSO, assume-role, process, container and instance roles), loaded by the
+// first request.
+type awsCredential struct {
+	region    string // the host's or the ARN's; "" for the SDK's
+	transport http.RoundTripper
+
+	mu     sync.Mutex
+	cfg    *aws.Config
+	signer *v4.Signer
+	from   string
+}
+
+var _ Credential = (*awsCredential)(nil)
+
+func (a *awsCredential) Check() error { return nil }
+func (a *awsCredential) Empty() bool  { return false }
+
+// load reads the SDK's configuration once it succeeds (a failure is tried
+// again by the next request: the user may have run `aws sso login`).
+func (a *awsCredential) load(ctx context.Context) (*aws.Config, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cfg != nil {
+		return a.cfg, nil
+	}
+	var opts []func(*config.LoadOptions) error
+	if a.region != "" {
+		opts = append(opts, config.WithRegion(a.region))
+	}
+	if a.transport != nil {
+		opts = append(opts, config.WithHTTPClient(&http.Client{Transport: a.transport}))
+	}
+	cfg, err := config.LoadDefaultConfig(context.WithoutCancel(ctx), opts...)
+	if err != nil {
+		return nil, signInError("the AWS configuration could not be read; check AWS_PROFILE and ~/.aws/config", err)
+	}
+	if cfg.Region == "" {
+		return nil, signInError("no AWS region for the AgentCore runtime: give its ARN or its regional URL, or set AWS_REGION", nil)
+	}
+	a.cfg, a.signer = &cfg, v4.NewSigner()
+	return a.cfg, nil
+}
+
+// retrieve returns the credentials, renewed by the SDK's cache as needed.
+func (a *awsCredential) retrieve(ctx context.Context) (*aws.Config, aws.Credentials, error) {
+	cfg, err := a.load(ctx)
+	if err != nil {
+		return nil, aws.Credentials{}, err
+	}
+	creds, err := cfg.Credentials.Retrieve(ctx)
+	if err != nil {
+		return nil, aws.Credentials{}, signInError("no AWS credentials for the AgentCore runtime: run `aws sso login` "+
+			"(or `aws configure`), or set AWS_PROFILE to a profile that has them", err)
+	}
+	redact.Add(creds.SecretAccessKey)
+	redact.Add(creds.SessionToken)
+	a.mu.Lock()
+	a.from = awsFrom(cfg) + ", region " + cfg.Region
+	a.mu.Unlock()
+	return cfg, creds, nil
+}
+
+// Apply implements auth.Source: it signs req as sent (its escaped path,
+// its headers, the hash of its body).
+func (a *awsCredential) Apply(req *http.Request) error {
+	cfg, creds, err := a.retrieve(req.Context())
+	if err != nil {
+		return err
+	}
+	hash, err := payloadHash(req)
+	if err != nil {
+		return err
+	}
+	return a.signer.SignHTTP(req.Context(), creds, req, hash, AgentCoreService, cfg.Region, time.Now())
+}
+
+// payloadHash is the hex SHA-256 of req's body (read again through
+// GetBody; no body hashes as empty).
+func payloadHash(req *http.Request) (string, error) {
+	h := sha256.New()
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return "", err
+		}
+		_, err = io.Copy(h, body)
+		body.Close()
+		if err != nil {
+			return "", err
+		}
+	} else if req.Body != nil && req.Body != http.NoBody {
+		b, err := io.ReadAll(req.Body)
+		if err != nil {
+			return "", err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func (a *awsCredential) Describe(ctx context.Context) (Info, error) {
+	_, creds, err := a.retrieve(ctx)
+	if err != nil {
+		return Info{}, err
+	}
+	info := Info{From: a.Loaded()}
+	if creds.CanExpire {
+		info.Expiry = creds.Expires
+	}
+	return info, nil
+}
+
+func (a *awsCredential) Loaded() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.from != "" {
+		return a.from
+	}
+	return "the AWS default credential chain (AWS_PROFILE, ~/.aws, SSO, instance roles)"
+}
+
+// awsFrom says where the SDK found the credentials: the source the chain
+// took and the profile it read.
+func awsFrom(cfg *aws.Config) string {
+	var sources []aws.CredentialSource
+	if ps, ok := cfg.Credentials.(aws.CredentialProviderSource); ok {
+		sources = ps.ProviderSources()
+	}
+	profile := awsProfile(cfg.ConfigSources)
+	in := func(what string) string {
+		if profile == "" {
+			return "AWS " + what
+		}
+		return "AWS profile " + profile + " (" + what + ")"
+	}
+	for _, s := range sources {
+		switch s {
+		case aws.CredentialSourceEnvVars:
+			return "AWS environment variables (AWS_ACCESS_KEY_ID)"
+		case aws.CredentialSourceProfile:
+			return in("keys in the shared credentials file")
+		case aws.CredentialSourceProfileSSO, aws.CredentialSourceSSO, aws.CredentialSourceProfileSSOLegacy, aws.CredentialSourceSSOLegacy:
+			return in("IAM Identity Center: aws sso login")
+		case aws.CredentialSourceProfileLogin, aws.CredentialSourceLogin:
+			return in("aws login")
+		case aws.CredentialSourceProfileProcess, aws.CredentialSourceProcess:
+			return in("credential_process")
+		case aws.CredentialSourceEnvVarsSTSWebIDToken, aws.CredentialSourceProfileSTSWebIDToken, aws.CredentialSourceSTSAssumeRoleWebID:
+			return "AWS web identity (assumed role)"
+		case aws.CredentialSourceHTTP:
+			return "AWS container credentials"
+		case aws.CredentialSourceIMDS:
+			return "AWS instance role (EC2 instance metadata)"
+		case aws.CredentialSourceProfileSourceProfile, aws.CredentialSourceSTSAssumeRole:
+			return in("assumed role")
+		}
+	}
+	return in("default credential chain")
+}
+
+// awsProfile is the shared-config profile the SDK read.
+func awsProfile(sources []any) string {
+	for _, s := range sources {
+		var p string
+		switch c := s.(type) {
+		case config.SharedConfig:
+			p = c.Profile
+		case *config.SharedConfig:
+			p = c.Profile
+		}
+		if p != "" {
+			return p
+		}
+	}
+	return ""
+}

@@ -1,0 +1,236 @@
+package platform
+
+// Microsoft Foundry Agent Service (SPEC §12.7): the card at
+// <endpoint>/agentCard/v1.0, else agentCard/v0.3; a Microsoft Entra token
+// for https://ai.azure.com from azidentity's default chain, or the one
+// `shim login` got with the device code.
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	azlog "github.com/Azure/azure-sdk-for-go/sdk/azcore/log"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/internal/redact"
+)
+
+// FoundryScope is the scope of the Entra token Foundry takes.
+const FoundryScope = "https://ai.azure.com/.default"
+
+// foundryPath is the tail of a Foundry agent's A2A endpoint.
+const foundryPath = "/endpoint/protocols/a2a"
+
+// defaultAuthority is Microsoft Entra ID's public cloud.
+const defaultAuthority = "https://login.microsoftonline.com"
+
+// azureCLIClientID is the public client azidentity's device-code and
+// interactive credentials sign in with when given none (the Azure CLI's).
+const azureCLIClientID = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
+
+// foundry reads a Foundry agent's A2A URL (…/api/projects/<project>/
+// agents/<agent>/endpoint/protocols/a2a, or the agent's URL without the
+// tail, or one of its card URLs).
+func foundry(raw string, opts Options) (*Agent, error) {
+	const want = "give the agent's A2A URL (https://<account>.services.ai.azure.com/api/projects/<project>/agents/<agent>/endpoint/protocols/a2a)"
+	u, err := parseHTTPS(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", err, want)
+	}
+	p := u.EscapedPath()
+	if i := strings.Index(p, foundryPath); i >= 0 {
+		p = p[:i]
+	}
+	p = strings.TrimRight(p, "/")
+	if segs := strings.Split(p, "/"); len(segs) < 6 || segs[1] != "api" || segs[2] != "projects" || segs[4] != "agents" {
+		return nil, fmt.Errorf("%s names no agent: %s", raw, want)
+	}
+	base := origin(u) + p + foundryPath
+	q := ""
+	if u.RawQuery != "" {
+		q = "?" + u.RawQuery
+	}
+	v10 := Card{URL: base + "/agentCard/v1.0" + q, Dialect: a2a.V10}
+	v03 := Card{URL: base + "/agentCard/v0.3" + q, Dialect: a2a.V03}
+	a := &Agent{URL: base, Cards: []Card{v10, v03}, LoginClientID: azureCLIClientID}
+	switch opts.Version {
+	case "1.0":
+		a.Cards = []Card{v10}
+	case "0.3":
+		a.Cards = []Card{v03}
+	}
+	a.Login = entraDeviceCode()
+	a.ambient, a.signs = &azureCredential{transport: opts.Transport}, "bearer: a Microsoft Entra token for https://ai.azure.com"
+	return a, nil
+}
+
+// authorityHost is the Entra authority azidentity uses:
+// AZURE_AUTHORITY_HOST, else the public cloud's.
+func authorityHost() string {
+	if h := strings.TrimRight(os.Getenv("AZURE_AUTHORITY_HOST"), "/"); h != "" {
+		return h
+	}
+	return defaultAuthority
+}
+
+// entraDeviceCode is the device-code sign-in against Entra for Foundry:
+// the tenant of AZURE_TENANT_ID, else organizations (any work account).
+func entraDeviceCode() *a2a.Scheme {
+	tenant := os.Getenv("AZURE_TENANT_ID")
+	if tenant == "" {
+		tenant = "organizations"
+	}
+	base := authorityHost() + "/" + url.PathEscape(tenant) + "/oauth2/v2.0/"
+	return &a2a.Scheme{Name: "entra", Kind: a2a.SchemeOAuth2, Scopes: []string{FoundryScope, "offline_access"},
+		DeviceCode: &a2a.OAuthFlow{DeviceAuthorizationURL: base + "devicecode", TokenURL: base + "token",
+			Scopes: []string{FoundryScope, "offline_access"}}}
+}
+
+// microsoftHosts are the authority hosts MSAL knows without asking
+// login.microsoftonline.com (its instance discovery).
+var microsoftHosts = []string{"login.microsoftonline.com", "login.microsoftonline.us", "login.chinacloudapi.cn",
+	"login.microsoftonline.de", "login-us.microsoftonline.com", "login.windows.net", "sts.windows.net",
+	"login.partner.microsoftonline.cn"}
+
+// microsoftAuthority reports whether host is one of Microsoft's: for
+// another (a private cloud, a stand-in on this machine) instance
+// discovery is turned off, or MSAL would ask Microsoft about it.
+func microsoftAuthority(host string) bool {
+	u, err := url.Parse(host)
+	if err != nil {
+		return false
+	}
+	h := strings.ToLower(u.Hostname())
+	for _, m := range microsoftHosts {
+		if h == m {
+			return true
+		}
+	}
+	return false
+}
+
+// azureCredential is an Entra token from azidentity's default chain
+// (environment, workload identity, managed identity, Azure CLI, Azure
+// Developer CLI, Azure PowerShell), loaded by the first request; the
+// token is kept until shortly before it expires (the CLI credentials do
+// not keep it themselves).
+type azureCredential struct {
+	transport http.RoundTripper
+
+	mu   sync.Mutex
+	cred azcore.TokenCredential
+	tok  azcore.AccessToken
+}
+
+var _ Credential = (*azureCredential)(nil)
+
+func (a *azureCredential) Check() error { return nil }
+func (a *azureCredential) Empty() bool  { return false }
+
+// azureChosen is the credential of the default chain that gave a token,
+// as azidentity's log says it ("DefaultAzureCredential authenticated with
+// AzureCLICredential"): the library says it nowhere else.
+var (
+	azureChosenMu sync.Mutex
+	azureChosen   string
+	azureListen   sync.Once
+)
+
+func listenAzure() {
+	azureListen.Do(func() {
+		azlog.SetEvents(azidentity.EventAuthentication)
+		azlog.SetListener(func(_ azlog.Event, msg string) {
+			if _, name, ok := strings.Cut(msg, "DefaultAzureCredential authenticated with "); ok {
+				azureChosenMu.Lock()
+				azureChosen = strings.TrimSpace(name)
+				azureChosenMu.Unlock()
+			}
+		})
+	})
+}
+
+// refreshMargin renews a kept token this long before it expires.
+const refreshMargin = 5 * time.Minute
+
+// token returns a valid token for Foundry.
+func (a *azureCredential) token(ctx context.Context) (azcore.AccessToken, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.tok.Token != "" && time.Until(a.tok.ExpiresOn) > refreshMargin {
+		return a.tok, nil
+	}
+	if a.cred == nil {
+		listenAzure()
+		opts := &azidentity.DefaultAzureCredentialOptions{DisableInstanceDiscovery: !microsoftAuthority(authorityHost())}
+		if a.transport != nil {
+			opts.ClientOptions.Transport = &http.Client{Transport: a.transport}
+		}
+		cred, err := azidentity.NewDefaultAzureCredential(opts)
+		if err != nil {
+			return azcore.AccessToken{}, signInError("the Azure credential chain could not be set up", err)
+		}
+		a.cred = cred
+	}
+	tok, err := a.cred.GetToken(ctx, policy.TokenRequestOptions{Scopes: []string{FoundryScope}})
+	if err != nil {
+		return azcore.AccessToken{}, signInError("no Microsoft Entra token for Foundry: run `az login`, "+
+			"or `shim login` to sign in with a device code", err)
+	}
+	redact.Add(tok.Token)
+	a.tok = tok
+	return tok, nil
+}
+
+func (a *azureCredential) Apply(req *http.Request) error {
+	tok, err := a.token(req.Context())
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+tok.Token)
+	return nil
+}
+
+func (a *azureCredential) Describe(ctx context.Context) (Info, error) {
+	tok, err := a.token(ctx)
+	if err != nil {
+		return Info{}, err
+	}
+	return Info{From: a.Loaded(), Expiry: tok.ExpiresOn}, nil
+}
+
+// azureNames are the credentials of the default chain as people know them.
+var azureNames = map[string]string{
+	"EnvironmentCredential":       "Azure environment variables (AZURE_CLIENT_ID)",
+	"WorkloadIdentityCredential":  "Azure workload identity",
+	"ManagedIdentityCredential":   "Azure managed identity",
+	"AzureCLICredential":          "Azure CLI (az login)",
+	"AzureDeveloperCLICredential": "Azure Developer CLI (azd auth login)",
+	"AzurePowerShellCredential":   "Azure PowerShell (Connect-AzAccount)",
+}
+
+func (a *azureCredential) Loaded() string {
+	a.mu.Lock()
+	got := a.tok.Token != ""
+	a.mu.Unlock()
+	azureChosenMu.Lock()
+	name := azureChosen
+	azureChosenMu.Unlock()
+	switch {
+	case !got:
+		return "the Azure default credential chain (environment, managed identity, az login)"
+	case azureNames[name] != "":
+		return azureNames[name]
+	case name != "":
+		return "Azure " + name
+	}
+	return "the Azure default credential chain"
+}

@@ -1,0 +1,294 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/auth"
+	"github.com/shimdev/shim/internal/redact"
+)
+
+// Name names a platform, as --platform takes it.
+type Name string
+
+// The platforms (SPEC §12.7), and auto (from the URL's host) and none.
+const (
+	Auto             Name = "auto"
+	None             Name = "none"
+	AgentCore        Name = "agentcore"
+	Vertex           Name = "vertex"
+	GeminiEnterprise Name = "gemini-enterprise"
+	Foundry          Name = "foundry"
+	ServiceNow       Name = "servicenow"
+)
+
+// Names are the values --platform takes, in the order help lists them.
+var Names = []Name{Auto, None, AgentCore, Vertex, GeminiEnterprise, Foundry, ServiceNow}
+
+// Parse reads a --platform value ("" is auto).
+func Parse(s string) (Name, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return Auto, nil
+	}
+	for _, n := range Names {
+		if string(n) == s {
+			return n, nil
+		}
+	}
+	return "", fmt.Errorf("--platform %q: use auto, none, agentcore, vertex, gemini-enterprise, foundry or servicenow", s)
+}
+
+// Title is the platform's name as its vendor writes it.
+func (n Name) Title() string {
+	switch n {
+	case AgentCore:
+		return "Amazon Bedrock AgentCore"
+	case Vertex:
+		return "Google Vertex AI Agent Engine"
+	case GeminiEnterprise:
+		return "Google Gemini Enterprise"
+	case Foundry:
+		return "Microsoft Foundry"
+	case ServiceNow:
+		return "ServiceNow AI Agents"
+	}
+	return string(n)
+}
+
+// Detect names the platform of what the console shows (a URL, an
+// AgentCore runtime ARN, a Google resource name) by its host; None for
+// any other agent.
+func Detect(raw string) Name {
+	raw = strings.TrimSpace(raw)
+	switch {
+	case strings.HasPrefix(raw, "arn:"):
+		if _, ok := parseARN(raw); ok {
+			return AgentCore
+		}
+		return None
+	case strings.HasPrefix(raw, "projects/"):
+		if _, ok := vertexName(raw); ok {
+			return Vertex
+		}
+		if _, ok := geminiName(raw); ok {
+			return GeminiEnterprise
+		}
+		return None
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return None
+	}
+	host := strings.ToLower(u.Hostname())
+	switch {
+	case agentCoreHostRegion(host) != "":
+		return AgentCore
+	case host == "aiplatform.googleapis.com" || strings.HasSuffix(host, "-aiplatform.googleapis.com"):
+		return Vertex
+	case host == "discoveryengine.googleapis.com" || strings.HasSuffix(host, "-discoveryengine.googleapis.com"):
+		return GeminiEnterprise
+	case strings.HasSuffix(host, ".services.ai.azure.com"):
+		return Foundry
+	case strings.HasSuffix(host, ".service-now.com"):
+		return ServiceNow
+	}
+	return None
+}
+
+// Options configure what Resolve returns.
+type Options struct {
+	// Version is --a2a-version ("auto", "1.0", "0.3"): which of Foundry's
+	// cards are read.
+	Version string
+	// Transport, when set, carries the credential libraries' own requests
+	// (token endpoints); nil leaves each library its default.
+	Transport http.RoundTripper
+}
+
+// Card is one place the agent's card may be read, in order.
+type Card struct {
+	URL string
+	// Dialect is the version whose headers its request carries (0: 1.0).
+	Dialect a2a.Dialect
+}
+
+// Agent is an agent on a managed platform, as shim reaches it: where it
+// is, where its card is, the binding it speaks, and the platform's own
+// credential. Building it reads nothing from disk or the network; the
+// credential's library is loaded by the first request.
+type Agent struct {
+	Platform Name
+	// Detected is set when --platform auto named the platform from the
+	// URL's host.
+	Detected bool
+	// URL is the agent's base URL: the origin the credential goes to, and
+	// what its stored token and its threads are filed under.
+	URL string
+	// Cards are where its card is read, in order.
+	Cards []Card
+	// Endpoint, when set, is where every call goes whatever the card says.
+	Endpoint string
+	// Version and Binding are the dialect and binding it speaks when the
+	// flags leave them to the card ("" for the card's).
+	Version, Binding string
+	// Codec, when set, is the binding and the spelling of its bodies the
+	// platform speaks whatever the card and the flags say
+	// (a2aclient.Config.Codec: "protojson-0.3" for Google's platforms).
+	Codec string
+	// NoStreaming: the platform never streams (ServiceNow), whatever
+	// the card says.
+	NoStreaming bool
+	// Scheme, when set, is how a stored secret is put on (ServiceNow's
+	// API key header); nil is a bearer token.
+	Scheme *a2a.Scheme
+	// Login, when set, is the OAuth sign-in `shim login` runs (Foundry's
+	// device code against Microsoft Entra), with LoginClientID when no
+	// --oauth-client-id is given.
+	Login         *a2a.Scheme
+	LoginClientID string
+
+	// ambient is the platform's own credential (nil: none, ServiceNow),
+	// and signs what it does ("AWS Signature Version 4").
+	ambient Credential
+	signs   string
+	// decorate puts the platform's extra headers on every request.
+	decorate func(*http.Request)
+}
+
+// Info says where a credential came from and when it expires; never the
+// credential.
+type Info struct {
+	// From is where it came from ("AWS profile dev (IAM Identity
+	// Center)", "ADC user alice@example.com", "Azure CLI").
+	From string
+	// Expiry is when it expires (zero: it does not, or unknown).
+	Expiry time.Time
+}
+
+// Credential is a platform's own credential, from the platform's own
+// library, loaded by the first request that needs it. It is an
+// auth.Source.
+type Credential interface {
+	auth.Source
+	// Describe loads the credential (which may read files, run a command
+	// or call a token endpoint) and says where it came from.
+	Describe(ctx context.Context) (Info, error)
+	// Loaded says where the credential came from once a request loaded
+	// it, else what will be asked ("AWS default credential chain").
+	Loaded() string
+}
+
+// Resolve reads what the console shows (raw: a URL, a runtime ARN, a
+// resource name) into the agent on platform name. For auto it names the
+// platform from the host; it returns nil for an agent on no platform.
+func Resolve(name Name, raw string, opts Options) (*Agent, error) {
+	raw = strings.TrimSpace(raw)
+	detected := false
+	if name == Auto || name == "" {
+		name, detected = Detect(raw), true
+	}
+	var a *Agent
+	var err error
+	switch name {
+	case None:
+		return nil, nil
+	case AgentCore:
+		a, err = agentCore(raw, opts)
+	case Vertex:
+		a, err = vertex(raw, opts)
+	case GeminiEnterprise:
+		a, err = geminiEnterprise(raw, opts)
+	case Foundry:
+		a, err = foundry(raw, opts)
+	case ServiceNow:
+		a, err = serviceNow(raw)
+	default:
+		return nil, fmt.Errorf("--platform %q: unknown", name)
+	}
+	switch {
+	case err != nil && detected:
+		return nil, fmt.Errorf("--url for %s (--platform auto, from the host): %w; or pass --platform none for an agent on no platform", name.Title(), err)
+	case err != nil:
+		return nil, fmt.Errorf("--url for %s: %w", name.Title(), err)
+	}
+	a.Platform, a.Detected = name, detected
+	return a, nil
+}
+
+// SchemeName says how requests sign in: with the stored secret (stored),
+// else with the platform's own credential.
+func (a *Agent) SchemeName(stored bool) string {
+	switch {
+	case stored && a.Scheme != nil:
+		return a.Scheme.String() + " (stored)"
+	case stored || a.ambient == nil:
+		return "bearer (stored)"
+	}
+	return a.signs
+}
+
+// Ambient is the platform's own credential; nil when the platform has
+// none (ServiceNow takes a stored API key or token).
+func (a *Agent) Ambient() Credential { return a.ambient }
+
+// Source is the credential of every request to the agent: the stored
+// secret when there is one (a stored token or `shim login` wins over the
+// ambient credential), else the platform's own; with the platform's extra
+// headers put on first (a signature covers them).
+func (a *Agent) Source(stored *auth.State) auth.Source {
+	return &source{stored: stored, ambient: a.ambient, decorate: a.decorate}
+}
+
+type source struct {
+	stored   *auth.State
+	ambient  Credential
+	decorate func(*http.Request)
+}
+
+// Check implements auth.Source: the platform says how to sign in, not the
+// card, so a scheme of the card shim cannot meet is no obstacle.
+func (s *source) Check() error { return nil }
+
+func (s *source) Empty() bool { return s.stored.Empty() && s.ambient == nil && s.decorate == nil }
+
+func (s *source) Apply(req *http.Request) error {
+	if s.decorate != nil {
+		s.decorate(req)
+	}
+	switch {
+	case !s.stored.Empty():
+		return s.stored.Apply(req)
+	case s.ambient != nil:
+		return s.ambient.Apply(req)
+	}
+	return nil
+}
+
+// parseHTTPS parses a console URL: http(s) with a host (plain http is
+// for a platform's stand-in on this machine).
+func parseHTTPS(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("%q is not an https URL", raw)
+	}
+	return u, nil
+}
+
+// origin is u's scheme and host.
+func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+
+// signInError is a credential the platform's library could not produce,
+// with what to do about it; the library's words are redacted (they may
+// quote a file).
+func signInError(msg string, err error) error {
+	if err != nil {
+		msg += " (" + redact.Default.String(strings.TrimSpace(err.Error())) + ")"
+	}
+	return &a2a.SignInError{Msg: msg}
+}
