@@ -10,7 +10,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"slices"
 	"strings"
 
@@ -68,12 +67,11 @@ func buildCommit(version string) string {
 // Each editor window runs a shim, so a burst of garbage (twenty sessions
 // each reading a 1 MiB frame at once) should not become the process's
 // peak: near the limit the collector runs sooner instead of letting the
-// heap double. The limit follows the live heap up (followLiveHeap): it is
-// never below twice what the last collection found live plus some room,
-// so a large live heap (a long thread's history being loaded) is
-// collected as often as without a limit, never in a loop. A stream of
-// small chunks never comes near it (BENCHMARKS.md).
-const memoryLimit = 20 << 20
+// heap double. The limit follows the live heap up (followLiveHeap,
+// limitFor), so a large live heap (a long thread's history being loaded)
+// is never collected in a loop. A stream of small chunks never comes near
+// it (BENCHMARKS.md).
+const memoryLimit = 16 << 20
 
 // softMemoryLimit sets memoryLimit, following the live heap, unless the
 // environment (lookup) sets GOMEMLIMIT; it returns the limit in force.
@@ -91,17 +89,15 @@ func softMemoryLimit(lookup func(string) (string, bool)) int64 {
 // freed together).
 type gcMark struct{ _ *int }
 
-// followLiveHeap raises or lowers the soft limit after each collection to
-// max(memoryLimit, 2 × the live heap + 4 MiB): GOGC's own goal, plus the
-// stacks and the runtime's own memory.
+// followLiveHeap sets the soft limit after each collection (limitFor).
+// The live heap is what is allocated right after the collection
+// (runtime/metrics would say it exactly, but its package init costs every
+// start ~0.08 ms).
 func followLiveHeap() {
 	runtime.SetFinalizer(&gcMark{}, func(*gcMark) {
-		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		metrics.Read(sample)
-		if sample[0].Value.Kind() == metrics.KindUint64 {
-			live := int64(sample[0].Value.Uint64())
-			debug.SetMemoryLimit(max(memoryLimit, 2*live+4<<20))
-		}
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		debug.SetMemoryLimit(limitFor(int64(m.HeapAlloc)))
 		followLiveHeap()
 	})
 }
@@ -308,4 +304,14 @@ func withNames(flags []cli.Flag) []cli.Flag {
 		}
 	}
 	return flags
+}
+
+// limitFor is the soft limit after a collection that left live bytes
+// live: memoryLimit, or half again the live heap plus room for the stacks
+// and the runtime. The collector then runs when the heap has grown by
+// half what is live (GOGC=100 waits for it to double): a burst of garbage
+// over a light heap waits for the collector, and a large live heap is
+// collected half again as often as without a limit, never in a loop.
+func limitFor(live int64) int64 {
+	return max(memoryLimit, live+live/2+4<<20)
 }
