@@ -152,15 +152,17 @@ func (e Enum) role() string {
 	return s
 }
 
-// wireBool is a flag that tolerates "true", 1 and null.
-type wireBool bool
+// Flag is a lenient JSON flag: true, "true" (any case) and 1 are on;
+// anything else, absent or null, is off.
+type Flag bool
 
-func (f *wireBool) UnmarshalJSON(b []byte) error {
-	*f = wireBool(on(b))
+// UnmarshalJSON reads the flag; it never fails.
+func (f *Flag) UnmarshalJSON(b []byte) error {
+	*f = Flag(on(b))
 	return nil
 }
 
-// on reads a flag kept as JSON as wireBool does: true, "true" (any case)
+// on reads a flag kept as JSON as Flag does: true, "true" (any case)
 // and 1 are on; anything else, absent or null, is off.
 func on(b json.RawMessage) bool {
 	switch string(b) { // the flags as they come, without a trim
