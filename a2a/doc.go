@@ -31,12 +31,13 @@
 //
 // The packages, one way (each imports only those before it):
 //
-//	a2a ← wire, sse ← auth (auth/credentials apart) ← transport
+//	a2a ← wire, sse ← agentcard ← auth (auth/credentials apart) ← transport
 //	    ← jsonrpc, rest ← gemini ← operator ← a2aclient
 //	auth ← auth/platform (imported by cmd/shim, not by a2aclient)
 //
 // wire is A2A's JSON in both dialects, converted at the edge; sse the
-// event stream reader; auth the schemes, the credential on a request and
+// event stream reader; agentcard the agent card's JSON (endpoint,
+// dialect, binding, skills, security schemes); auth the schemes, the credential on a request and
 // OAuth; auth/platform the managed platforms (their URLs and cards, their
 // own credential libraries); transport the HTTP connection, streams and the Transport
 // interface; jsonrpc, rest and gemini one binding each; operator

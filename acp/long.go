@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/shimdev/shim/internal/randid"
 )
@@ -23,7 +24,9 @@ import (
 const longMin = 64 << 10
 
 // longNonce makes the markers of this process ones no server text holds.
-var longNonce = randid.Hex(8)
+// It is drawn on first use: crypto/rand's first read costs a cold start
+// ~90 µs (its first use, the page faults of its code).
+var longNonce = sync.OnceValue(func() string { return randid.Hex(8) })
 
 // longField is one field taken out of an update: a string, or a JSON
 // value (raw).
@@ -38,7 +41,7 @@ type longField struct {
 type spiller struct{ fields []longField }
 
 func (sp *spiller) next() (plain, encoded string) {
-	plain = "\x00shim-long-" + longNonce + "-" + strconv.Itoa(len(sp.fields))
+	plain = "\x00shim-long-" + longNonce() + "-" + strconv.Itoa(len(sp.fields))
 	return plain, `"\u0000` + plain[1:] + `"`
 }
 

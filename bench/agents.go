@@ -41,6 +41,18 @@ func (b *bench) shimArgv() []string {
 	return []string{b.cfg.shim, "--url", b.srv.base, "--token", benchToken, "--log-level", "error"}
 }
 
+// variantArgvs is shim, then each -variant binary run as shim is.
+func (b *bench) variantArgvs() []peer {
+	agents := []peer{{"shim", b.shimArgv()}}
+	for _, v := range b.cfg.variants {
+		label, path, _ := strings.Cut(v, "=")
+		argv := b.shimArgv()
+		argv[0] = path
+		agents = append(agents, peer{"variant: " + label, argv})
+	}
+	return agents
+}
+
 // inprocArgv runs the profiling stand-in.
 func (b *bench) inprocArgv(cpu, mem string) []string {
 	exe, _ := os.Executable()

@@ -50,8 +50,9 @@ func (b *bench) latency() error {
 	b.add("latency", fmt.Sprintf("raw reader, server write → read (%d chunks at 2,000/s)", len(raw)),
 		fmt.Sprintf("p50 %s, p99 %s", us(r50), us(r99)), "", "")
 	b.add("latency", "through shim, server write → client read", fmt.Sprintf("p50 %s, p99 %s", us(s50), us(s99)), "", "")
-	b.add("latency", "added by shim (shim − raw, per percentile)", fmt.Sprintf("p50 %s, p99 %s", us(s50-r50), us(s99-r99)),
-		"p99 < 1 ms", verdict(s99-r99 < time.Millisecond))
+	b.add("latency", "added by shim (shim − raw, per percentile): the time to first token shim adds",
+		fmt.Sprintf("p50 %s, p99 %s", us(s50-r50), us(s99-r99)),
+		"p50 ≤ 0.2 ms, p99 ≤ 0.5 ms", verdict(s50-r50 <= 200*time.Microsecond && s99-r99 <= 500*time.Microsecond))
 	return nil
 }
 

@@ -93,7 +93,7 @@ func main() {
 	flag.BoolVar(&c.profile, "profile", false, "also run the in-process stand-in with pprof on the heavy scenarios")
 	flag.BoolVar(&c.gobench, "gobench", true, "run the Go benchmarks of a2a and bridge")
 	flag.StringVar(&c.standin, "standin", "", "measure the in-process stand-in (bench inproc) with these extra flags instead of the shim binary (experiments)")
-	flag.Func("variant", "LABEL=PATH: another shim binary measured next to shim in the cold start (a proposal's build); repeatable",
+	flag.Func("variant", "LABEL=PATH: another shim binary measured next to shim in the cold start and the throughput (a proposal's build); repeatable",
 		func(v string) error {
 			if !strings.Contains(v, "=") {
 				return errors.New("want LABEL=PATH")

@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/agentcard"
 	"github.com/shimdev/shim/a2a/auth"
 	"github.com/shimdev/shim/a2a/transport"
-	"github.com/shimdev/shim/a2a/wire"
 )
 
 // Discover fetches the agent card once and chooses the endpoint and the
@@ -72,7 +72,7 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 		card.Tenant = ""
 		card.Dialect, card.Binding = pinned.dialect, pinned.binding
 	}
-	card.Security = wire.ParseSecurity(body)
+	card.Security = agentcard.ParseSecurity(body)
 	c.auth.SetSecurity(card.Security)
 	c.log.Debug("agent card", "name", card.Name, "endpoint", card.Endpoint, "dialect", card.Dialect.String(), "binding", card.Binding.String(), "streaming", card.Streaming)
 	c.card = card
@@ -107,7 +107,7 @@ func (c *Client) readCard(ctx context.Context, src CardSource, forced a2a.Dialec
 		}
 		return nil, nil, fmt.Errorf("%w: %w", a2a.ErrNoCard, herr)
 	}
-	card, err := wire.ParseCard(body, forced, bind)
+	card, err := agentcard.Parse(body, forced, bind)
 	if err != nil && !(pinned && card != nil) {
 		if !json.Valid(body) {
 			herr := transport.HTTPError(resp.StatusCode, src.URL, resp.Header.Get("Content-Type"), body)

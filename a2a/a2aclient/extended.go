@@ -5,7 +5,7 @@ import (
 	"context"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/wire"
+	"github.com/shimdev/shim/a2a/agentcard"
 )
 
 // OnCardChange registers fn, called with the new card each time the card
@@ -43,7 +43,7 @@ func (c *Client) extend(ctx context.Context) error {
 	if isPinned {
 		forced, bind = pinned.dialect, pinned.binding
 	}
-	ext, perr := wire.ParseCard(raw, forced, bind)
+	ext, perr := agentcard.Parse(raw, forced, bind)
 	if ext == nil {
 		c.log.Warn("the extended agent card does not decode; keeping the public card", "err", perr)
 		return nil

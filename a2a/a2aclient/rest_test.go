@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/wire"
+	"github.com/shimdev/shim/a2a/agentcard"
 )
 
 // restCard is a 1.0 card whose only interface is HTTP+JSON.
@@ -269,7 +269,7 @@ func TestCardBindingChoice(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			card, err := wire.ParseCard([]byte(tt.card), 0, tt.bind)
+			card, err := agentcard.Parse([]byte(tt.card), 0, tt.bind)
 			if tt.err {
 				if err == nil || !strings.Contains(err.Error(), "HTTP+JSON") {
 					t.Fatalf("want an error naming HTTP+JSON, got %v", err)

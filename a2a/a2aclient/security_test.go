@@ -16,7 +16,7 @@ import (
 
 func readCardFixture(t *testing.T, name, endpoint string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "wire", "testdata", "security", name))
+	b, err := os.ReadFile(filepath.Join("..", "agentcard", "testdata", "security", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,12 +119,19 @@ func (g *Transport) GetTask(ctx context.Context, id string, historyLength int) (
 
 // geminiFrames reads one stream's frames.
 type geminiFrames struct {
-	s *geminiSession
+	s   *geminiSession
+	dec wire.Decoder
 	// ended is set once the final frame was read.
 	ended bool
 }
 
-var _ transport.FinalFrames = (*geminiFrames)(nil)
+var (
+	_ transport.FinalFrames  = (*geminiFrames)(nil)
+	_ transport.SharedFrames = (*geminiFrames)(nil)
+)
+
+// Share implements transport.SharedFrames.
+func (f *geminiFrames) Share() { f.dec.Share() }
 
 // Failure implements transport.Frames.
 func (f *geminiFrames) Failure(data []byte) error { return wire.ErrorFrame(data) }
@@ -134,7 +141,7 @@ func (f *geminiFrames) Final(a2a.Event) bool { return f.ended }
 
 // Event implements transport.Frames.
 func (f *geminiFrames) Event(data []byte) (a2a.Event, error) {
-	ev, err := wire.DecodeFrame(data)
+	ev, err := f.dec.Frame(data)
 	if err != nil {
 		return ev, err
 	}

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/agentcard"
 	"github.com/shimdev/shim/a2a/transport"
-	"github.com/shimdev/shim/a2a/wire"
 )
 
 // The Gemini CLI profile, against a fake that answers with the frames
@@ -94,7 +94,7 @@ func (f *geminiFake) serve(w http.ResponseWriter, r *http.Request) {
 // client is the profile's binding of the fake's card, as a client would
 // build it.
 func (f *geminiFake) client(t *testing.T) *testClient {
-	card, err := wire.ParseCard([]byte(strings.Replace(f.card, "http://localhost:41242/", f.srv.URL+"/", 1)), 0, 0)
+	card, err := agentcard.Parse([]byte(strings.Replace(f.card, "http://localhost:41242/", f.srv.URL+"/", 1)), 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -128,7 +128,7 @@ func (c *Transport) ListTasks(ctx context.Context, q transport.TaskQuery) (trans
 
 // SendStreaming implements transport.Transport.
 func (c *Transport) SendStreaming(ctx context.Context, m a2a.OutMessage) (*transport.Stream, error) {
-	return c.OpenStream(ctx, c.methods.stream, c.params(map[string]any{"message": wire.EncodeMessage(c.dialect, m)}), Frames{})
+	return c.OpenStream(ctx, c.methods.stream, c.params(map[string]any{"message": wire.EncodeMessage(c.dialect, m)}), &Frames{})
 }
 
 // Send implements transport.Transport.
@@ -137,7 +137,7 @@ func (c *Transport) Send(ctx context.Context, m a2a.OutMessage, immediate bool) 
 	if immediate {
 		p["configuration"] = wire.SendConfiguration(c.dialect)
 	}
-	return c.OpenStream(ctx, c.methods.send, c.params(p), Frames{})
+	return c.OpenStream(ctx, c.methods.send, c.params(p), &Frames{})
 }
 
 // ExtendedCard implements transport.Transport.
@@ -147,7 +147,7 @@ func (c *Transport) ExtendedCard(ctx context.Context) ([]byte, error) {
 
 // Subscribe implements transport.Transport.
 func (c *Transport) Subscribe(ctx context.Context, taskID string) (*transport.Stream, error) {
-	return c.OpenStream(ctx, c.methods.subscribe, c.params(map[string]any{"id": taskID}), Frames{})
+	return c.OpenStream(ctx, c.methods.subscribe, c.params(map[string]any{"id": taskID}), &Frames{})
 }
 
 // OpenStream posts a request whose answer is an SSE stream of JSON-RPC
@@ -164,11 +164,18 @@ func (c *Transport) OpenStream(ctx context.Context, method string, params any, f
 	})
 }
 
-// Frames reads JSON-RPC stream frames: each is a JSON-RPC response.
-type Frames struct{}
+// Frames reads one stream's JSON-RPC frames: each is a JSON-RPC response.
+type Frames struct {
+	dec wire.Decoder
+}
 
 // Event implements transport.Frames.
-func (Frames) Event(data []byte) (a2a.Event, error) { return wire.DecodeFrame(data) }
+func (f *Frames) Event(data []byte) (a2a.Event, error) { return f.dec.Frame(data) }
+
+var _ transport.SharedFrames = (*Frames)(nil)
+
+// Share implements transport.SharedFrames.
+func (f *Frames) Share() { f.dec.Share() }
 
 // Failure implements transport.Frames.
-func (Frames) Failure(data []byte) error { return wire.ErrorFrame(data) }
+func (*Frames) Failure(data []byte) error { return wire.ErrorFrame(data) }

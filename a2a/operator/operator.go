@@ -95,7 +95,8 @@ func (o *API) getJSON(ctx context.Context, family, path string, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(data, v); err != nil {
+	// The decoder of every A2A body (a thread's turns can be megabytes).
+	if err := wire.Unmarshal(data, v); err != nil {
 		return a2a.NewDecodeError(err, data)
 	}
 	return nil
@@ -343,13 +344,13 @@ type Turn struct {
 func (o *API) Turns(ctx context.Context, id string) ([]Turn, error) {
 	var r struct {
 		Turns []struct {
-			TaskID      string          `json:"task_id"`
-			State       wire.Enum       `json:"state"`
-			LastUpdated string          `json:"last_updated"`
-			Text        string          `json:"text"`
-			Status      *wire.Status    `json:"status"`
-			Artifacts   []wire.Artifact `json:"artifacts"`
-			History     []wire.Message  `json:"history"`
+			TaskID      string           `json:"task_id"`
+			State       wire.Enum        `json:"state"`
+			LastUpdated string           `json:"last_updated"`
+			Text        string           `json:"text"`
+			Status      *wire.Status     `json:"status"`
+			Artifacts   []*wire.Artifact `json:"artifacts"`
+			History     []*wire.Message  `json:"history"`
 		} `json:"turns"`
 	}
 	if err := o.getJSON(ctx, "turns", "/api/chat/sessions/"+url.PathEscape(id)+"/turns?limit=200", &r); err != nil {
@@ -366,11 +367,15 @@ func (o *API) Turns(ctx context.Context, id string) ([]Turn, error) {
 		} else {
 			t.Status = a2a.Status{State: t.State}
 		}
-		for i := range w.Artifacts {
-			t.Artifacts = append(t.Artifacts, *w.Artifacts[i].Model())
+		for _, a := range w.Artifacts {
+			if a != nil {
+				t.Artifacts = append(t.Artifacts, *a.Model())
+			}
 		}
-		for i := range w.History {
-			t.History = append(t.History, *w.History[i].AsMessage())
+		for _, m := range w.History {
+			if m != nil {
+				t.History = append(t.History, *m.AsMessage())
+			}
 		}
 		out = append(out, t)
 	}

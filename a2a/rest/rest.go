@@ -28,10 +28,11 @@ type codec struct {
 	// message builds a SendMessageRequest's message.
 	message func(a2a.OutMessage) map[string]any
 	// task reads a Task answer; sendResult a SendMessageResponse, as the
-	// events a stream would have carried; frame a stream's frame.
+	// events a stream would have carried; frame a stream's frame, with the
+	// stream's decoder.
 	task       func([]byte) (*a2a.Task, error)
 	sendResult func([]byte) ([]a2a.Event, error)
-	frame      func([]byte) (a2a.Event, error)
+	frame      func(*wire.Decoder, []byte) (a2a.Event, error)
 }
 
 // codecs are the binding's versions: 1.0's ProtoJSON, and 0.3's, the
@@ -44,7 +45,7 @@ var codecs = map[a2a.Dialect]*codec{
 		message:      func(m a2a.OutMessage) map[string]any { return wire.EncodeMessage(a2a.V10, m) },
 		task:         func(b []byte) (*a2a.Task, error) { return wire.DecodeTask(b) },
 		sendResult:   func(b []byte) ([]a2a.Event, error) { return wire.DecodeSendResult(b) },
-		frame:        wire.DecodeRESTFrame,
+		frame:        (*wire.Decoder).RESTFrame,
 	},
 	a2a.V03: {
 		prefix: "/v1",
@@ -53,7 +54,7 @@ var codecs = map[a2a.Dialect]*codec{
 		message:      wire.EncodeMessageProto03,
 		task:         wire.DecodeTaskProto03,
 		sendResult:   wire.DecodeSendResultProto03,
-		frame:        wire.DecodeRESTFrameProto03,
+		frame:        (*wire.Decoder).RESTFrameProto03,
 	},
 }
 
@@ -202,7 +203,7 @@ func notRouted(err error) bool {
 // StreamResponses, or one JSON body (a send's result, or an error).
 func (c *Transport) openStream(ctx context.Context, method, target string, body []byte, name string) (*transport.Stream, error) {
 	req := transport.Request{Method: method, Target: target, Body: body, Dialect: c.dialect, Name: name}
-	return c.conn.Open(ctx, req, frames{c.codec}, func(resp *http.Response, data []byte) ([]a2a.Event, error) {
+	return c.conn.Open(ctx, req, &frames{codec: c.codec}, func(resp *http.Response, data []byte) ([]a2a.Event, error) {
 		res, err := result(resp, target, data)
 		if err != nil {
 			return nil, err
@@ -211,15 +212,23 @@ func (c *Transport) openStream(ctx context.Context, method, target string, body 
 	})
 }
 
-// frames reads HTTP+JSON stream frames: a StreamResponse, or an
+// frames reads one stream's HTTP+JSON frames: a StreamResponse, or an
 // {"error": …} object.
-type frames struct{ *codec }
+type frames struct {
+	*codec
+	dec wire.Decoder
+}
 
 // Event implements transport.Frames.
-func (f frames) Event(data []byte) (a2a.Event, error) { return f.frame(data) }
+func (f *frames) Event(data []byte) (a2a.Event, error) { return f.frame(&f.dec, data) }
+
+var _ transport.SharedFrames = (*frames)(nil)
+
+// Share implements transport.SharedFrames.
+func (f *frames) Share() { f.dec.Share() }
 
 // Failure implements transport.Frames.
-func (frames) Failure(data []byte) error { return wire.RESTErrorFrame(data) }
+func (*frames) Failure(data []byte) error { return wire.RESTErrorFrame(data) }
 
 // statusError is an HTTP+JSON error answer read as the JSON-RPC error it
 // stands for; errors.As finds its *a2a.RPCError.

@@ -136,10 +136,14 @@ func appendCapped(buf, p []byte, limit int, tooLarge func() error) ([]byte, erro
 	return append(buf, p...), nil
 }
 
-// Buffer collects bytes in pieces of at most 1 MiB, so that growing never
-// copies what was read: a body or an event cut at the limit has held the
-// limit once, and a whole one is copied once into a buffer of its size
-// (twice its size at the moment of the copy, never more).
+// Buffer collects bytes in pieces, so that growing never copies what was
+// read: a body or an event cut at the limit has held the limit once, and a
+// whole one is copied once into a buffer of its size (twice its size at
+// the moment of the copy, never more). The first piece takes the first
+// write whole (an event of one data line that fits the reader's buffer
+// costs one allocation of its size); the pieces after it double up to
+// pieceMax, so that what a piece leaves unused stays small next to the
+// whole (a 1 MiB event held 2 MiB of pieces with pieces doubling to 1 MiB).
 type Buffer struct {
 	// first is the first piece, kept out of bufs: an event of one data
 	// line (the common case) costs one allocation of its size.
@@ -148,7 +152,10 @@ type Buffer struct {
 	n     int
 }
 
-const chunkMax = 1 << 20
+const (
+	chunkMax = 1 << 20   // the largest first piece
+	pieceMax = 128 << 10 // the largest piece after it
+)
 
 // Write appends p, or fails with errTooLarge past limit.
 func (c *Buffer) Write(p []byte, limit int, errTooLarge func() error) error {
@@ -172,8 +179,7 @@ func (c *Buffer) Write(p []byte, limit int, errTooLarge func() error) error {
 			if k >= 0 {
 				prev = cap(c.bufs[k])
 			}
-			size := max(len(p), 512, 2*prev)
-			c.bufs = append(c.bufs, make([]byte, 0, min(size, chunkMax)))
+			c.bufs = append(c.bufs, make([]byte, 0, min(max(512, 2*prev), pieceMax)))
 			k++
 		}
 		m := min(len(p), cap(c.bufs[k])-len(c.bufs[k]))

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -393,7 +394,8 @@ func (c *Conn) ReadBody(resp *http.Response) ([]byte, error) {
 	return out, nil
 }
 
-var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+// titleRE is compiled on first use, not at every start.
+var titleRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`) })
 
 // HTTPError builds the error for a body that is not the JSON expected:
 // an HTML page's title, or the start of the body.
@@ -403,7 +405,7 @@ func HTTPError(status int, url, contentType string, body []byte) *a2a.HTTPError 
 	lower := strings.ToLower(s)
 	if strings.Contains(contentType, "html") || strings.HasPrefix(lower, "<!doctype html") || strings.HasPrefix(lower, "<html") {
 		e.HTML = true
-		if m := titleRE.FindStringSubmatch(s); m != nil {
+		if m := titleRE().FindStringSubmatch(s); m != nil {
 			e.Detail = strings.TrimSpace(html.UnescapeString(m[1]))
 		}
 		return e

@@ -24,6 +24,14 @@ type Frames interface {
 	Failure(data []byte) error
 }
 
+// SharedFrames is a Frames that can read a streamed chunk into values of
+// its own (wire.Decoder.Share), for a reader done with each event before
+// it reads the next (Stream.Share).
+type SharedFrames interface {
+	Frames
+	Share()
+}
+
 // FinalFrames is a Frames that knows which frame is a stream's last: the
 // rest of the body is read after it, so that closing the stream keeps its
 // connection open for the next request (an agent that ends a run when the
@@ -127,10 +135,21 @@ type Stream struct {
 // Context is the context the stream was opened with.
 func (s *Stream) Context() context.Context { return s.parent }
 
+// Share tells the stream that its reader is done with each event before
+// it reads the next: an artifact event's Artifact may then be the
+// binding's decoder's, valid until the next call of Next, so that a
+// streamed chunk's decode allocates nothing (SharedFrames).
+func (s *Stream) Share() {
+	if f, ok := s.frames.(SharedFrames); ok {
+		f.Share()
+	}
+}
+
 // Next returns the next event. It returns io.EOF at the end of the stream,
 // a2a.ErrStalled after a silence of the stall timeout, *a2a.RPCError for
 // an error frame, and another error when the connection broke. Frames that
-// do not decode are logged and skipped.
+// do not decode are logged and skipped. After Share, an artifact event's
+// Artifact is valid until the next call.
 func (s *Stream) Next() (a2a.Event, error) {
 	if s.sse == nil {
 		return s.nextQueued()
@@ -149,15 +168,17 @@ func (s *Stream) Next() (a2a.Event, error) {
 			return a2a.Event{}, s.frames.Failure(raw.Data)
 		}
 		ev, err := s.frames.Event(raw.Data)
-		var de *a2a.DecodeError
-		if !errors.As(err, &de) {
-			s.decoded = true
-		}
 		if err == nil {
+			s.decoded = true
 			if f, ok := s.frames.(FinalFrames); ok && f.Final(ev) {
 				s.drain()
 			}
 			return ev, nil
+		}
+		// (Only here: the target of errors.As is allocated.)
+		var de *a2a.DecodeError
+		if !errors.As(err, &de) {
+			s.decoded = true
 		}
 		if de != nil {
 			s.log.Warn("skipping an undecodable stream frame", "method", s.method, "err", err)

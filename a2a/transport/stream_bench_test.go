@@ -12,10 +12,11 @@ import (
 
 // jsonFrames reads JSON-RPC frames (package jsonrpc's, which imports this
 // one).
-type jsonFrames struct{}
+type jsonFrames struct{ dec wire.Decoder }
 
-func (jsonFrames) Event(data []byte) (a2a.Event, error) { return wire.DecodeFrame(data) }
-func (jsonFrames) Failure(data []byte) error            { return wire.ErrorFrame(data) }
+func (f *jsonFrames) Event(data []byte) (a2a.Event, error) { return f.dec.Frame(data) }
+func (*jsonFrames) Failure(data []byte) error              { return wire.ErrorFrame(data) }
+func (f *jsonFrames) Share()                               { f.dec.Share() }
 
 // A typical streamed frame: one appended chunk of answer text (a2a-go's
 // 1.0 shape, ids as the SDK mints them).
@@ -58,8 +59,9 @@ func BenchmarkStreamChunks(b *testing.B) {
 	b.ReportAllocs()
 	open := func() *Stream {
 		c := New(Options{})
-		s := c.newStream(context.Background(), "SendStreamingMessage", jsonFrames{})
+		s := c.newStream(context.Background(), "SendStreamingMessage", &jsonFrames{})
 		s.attach(io.NopCloser(&socketReader{data: stream, max: 64 << 10}))
+		s.Share() // as a turn reads
 		return s
 	}
 	s := open()
@@ -73,6 +75,31 @@ func BenchmarkStreamChunks(b *testing.B) {
 		}
 		if err != nil || ev.Kind != a2a.EventArtifact {
 			b.Fatalf("event %d: %v", i, err)
+		}
+	}
+}
+
+// TestStreamShare: a stream told to share tells its frames, whose decoder
+// then reads a chunk into an artifact of its own; one not told gives each
+// event its own artifact.
+func TestStreamShare(t *testing.T) {
+	stream := benchSSEStream(benchArtifactFrame, 2)
+	for _, share := range []bool{false, true} {
+		s := New(Options{}).newStream(context.Background(), "SendStreamingMessage", &jsonFrames{})
+		s.attach(io.NopCloser(&socketReader{data: stream, max: 64 << 10}))
+		if share {
+			s.Share()
+		}
+		a, err := s.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := s.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (a.Artifact == b.Artifact) != share {
+			t.Errorf("shared %v: the two chunks' artifacts are one: %v", share, a.Artifact == b.Artifact)
 		}
 	}
 }

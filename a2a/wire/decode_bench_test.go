@@ -76,3 +76,25 @@ const benchArtifactFrame = `{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{
 // A working status announcing a tool call (tool-call-v1 on the status
 // message's metadata, protoagent-wire.md §2.4).
 const benchToolFrame = `{"jsonrpc":"2.0","id":"1","result":{"statusUpdate":{"taskId":"01a226ff-89a0-7dc8-99a1-a9373f28e621","contextId":"chat-zed-1790294944966-qkf93w","status":{"state":"TASK_STATE_WORKING","message":{"role":"ROLE_AGENT","messageId":"m-42","parts":[],"metadata":{"https://proto-labs.ai/a2a/ext/tool-call-v1":{"toolCallId":"c2","name":"read_file","phase":"started","args":"{\"project\": \"protoAgent\", \"path\": \"server/a2a.py\", \"offset\": 30, \"limit\": 20}"}}}}}}}`
+
+// BenchmarkDecoderFrame decodes the same frames as BenchmarkDecodeFrame
+// with one Decoder, as a stream does: its wire values are reused.
+func BenchmarkDecoderFrame(b *testing.B) {
+	for _, c := range []struct{ name, frame string }{
+		{"artifactUpdate", benchArtifactFrame},
+		{"statusUpdateToolCall", benchToolFrame},
+	} {
+		data := []byte(c.frame)
+		b.Run(c.name, func(b *testing.B) {
+			var d Decoder
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				ev, err := d.Frame(data)
+				if err != nil || ev.Kind == 0 {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,11 +1,14 @@
 // Package wire is A2A's JSON in both dialects, converted at the edge:
-// frames, results, tasks, cards and errors of 1.0 and 0.3 (camelCase or
+// frames, results, tasks and errors of 1.0 and 0.3 (camelCase or
 // snake_case, enum names or numbers, wrappers or kind-tagged objects)
 // decoded leniently into package a2a's one model, each extension's
 // payload read once as its message or artifact is decoded; and outgoing
 // messages built in the 1.0 shape, then spelled for the dialect by a table
 // (spellings). Every body is decoded by one decoder, segmentio/encoding's
 // json, in place for a body up to 64 KiB.
+//
+// The agent card's JSON is package agentcard's (it uses Flag, the
+// lenient flag).
 //
 // Files:
 //   - decode.go: the wire types, the decoder, frames, JSON-RPC responses,
@@ -18,9 +21,6 @@
 //   - encode.go: outgoing messages and their intents, the dialects'
 //     spellings, the whole-history length, request bodies with long texts
 //     spliced in.
-//   - card.go: the card's endpoint, dialect and binding among its
-//     interfaces; its skills, extensions and extended card.
-//   - security.go: the card's security schemes and requirements.
 //   - resterror.go: HTTP+JSON errors (google.rpc.Status, RFC 9457) as the
 //     JSON-RPC errors they stand for; HTTP+JSON frames.
 //   - proto03.go: the ProtoJSON of the A2A 0.3.0 proto, the bodies of 0.3's

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/shimdev/shim/a2a"
@@ -227,10 +228,12 @@ func (l *longText) MarshalJSON() ([]byte, error) { return []byte(`"` + l.id + `"
 var longSeq atomic.Int64
 
 func newLongText(s string) *longText {
-	return &longText{s: s, id: "shim-long-text-" + longNonce + "-" + strconv.FormatInt(longSeq.Add(1), 10)}
+	return &longText{s: s, id: "shim-long-text-" + longNonce() + "-" + strconv.FormatInt(longSeq.Add(1), 10)}
 }
 
-var longNonce = randid.Hex(8)
+// longNonce makes the markers of this process ones no text holds; drawn on
+// first use, not at every start.
+var longNonce = sync.OnceValue(func() string { return randid.Hex(8) })
 
 // collectLong finds the long texts of an encoded message.
 func collectLong(v any, out *[]*longText) {

@@ -79,11 +79,14 @@ func DecodeSendResultProto03(raw []byte) ([]a2a.Event, error) {
 	return w.sendResult(raw)
 }
 
-// DecodeRESTFrameProto03 decodes a frame of the 0.3 HTTP+JSON binding's
-// stream: a StreamResponse, or an {"error": …} object.
-func DecodeRESTFrameProto03(data []byte) (a2a.Event, error) {
-	var f restFrame
-	if err := unmarshal(data, &f); err != nil {
+// RESTFrameProto03 decodes a frame of the 0.3 HTTP+JSON binding's stream
+// (a StreamResponse, or an {"error": …} object) as RESTFrame does a 1.0
+// one.
+func (d *Decoder) RESTFrameProto03(data []byte) (a2a.Event, error) {
+	f := d.restFrame()
+	f.Error = nil
+	if err := unmarshal(data, f); err != nil {
+		f.result.clear()
 		return a2a.Event{}, a2a.NewDecodeError(err, data)
 	}
 	f.result.dataParts03()
@@ -96,23 +99,18 @@ func (w *result) dataParts03() {
 	w.Task.dataParts03()
 	w.Message.dataParts03()
 	w.Msg.dataParts03()
-	for _, u := range [...]*statusUpdate{w.StatusUpdate, w.StatusUpdate2} {
-		if u != nil {
-			u.Status.dataParts03()
-		}
+	for _, u := range [...]*statusUpdate{&w.StatusUpdate, &w.StatusUpdate2} {
+		u.Status.dataParts03()
 	}
-	for _, u := range [...]*artifactUpdate{w.ArtifactUpdate, w.ArtifactUpdate2} {
-		if u != nil {
-			u.Artifact.dataParts03()
-		}
+	for _, u := range [...]*artifactUpdate{&w.ArtifactUpdate, &w.ArtifactUpdate2} {
+		u.Artifact.dataParts03()
 	}
-	if o := w.Object; o != nil {
-		o.Status.dataParts03()
-		o.Artifact.dataParts03()
-		artifactsData03(o.Artifacts)
-		historyData03(o.History)
-		partsData03(o.Parts)
-	}
+	o := &w.Object
+	o.Status.dataParts03()
+	o.Artifact.dataParts03()
+	artifactsData03(o.Artifacts)
+	historyData03(o.History)
+	partsData03(o.Parts)
 }
 
 func (w *task) dataParts03() {
@@ -144,15 +142,15 @@ func (a *Artifact) dataParts03() {
 	}
 }
 
-func artifactsData03(as []Artifact) {
-	for i := range as {
-		as[i].dataParts03()
+func artifactsData03(as []*Artifact) {
+	for _, a := range as {
+		a.dataParts03()
 	}
 }
 
-func historyData03(ms []Message) {
-	for i := range ms {
-		ms[i].dataParts03()
+func historyData03(ms []*Message) {
+	for _, m := range ms {
+		m.dataParts03()
 	}
 }
 

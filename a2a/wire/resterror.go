@@ -223,22 +223,37 @@ type restFrame struct {
 	Error *wireStatusError `json:"error"`
 }
 
-// DecodeRESTFrame decodes an HTTP+JSON stream frame: a bare
-// StreamResponse, or an {"error": …} object.
-func DecodeRESTFrame(data []byte) (a2a.Event, error) {
-	var f restFrame
-	if err := unmarshal(data, &f); err != nil {
+// RESTFrame decodes an HTTP+JSON stream frame (a bare StreamResponse, or
+// an {"error": …} object) as Frame does a JSON-RPC one.
+func (d *Decoder) RESTFrame(data []byte) (a2a.Event, error) {
+	f := d.restFrame()
+	f.Error = nil
+	if err := unmarshal(data, f); err != nil {
+		f.result.clear()
 		return a2a.Event{}, a2a.NewDecodeError(err, data)
 	}
 	return f.event(data)
 }
 
+// restFrame is the decoder's HTTP+JSON frame, made on first use.
+func (d *Decoder) restFrame() *restFrame {
+	if d.rest == nil {
+		d.rest = new(restFrame)
+		if d.shared {
+			d.rest.art = &d.art
+		}
+	}
+	return d.rest
+}
+
 // event reads the frame of data: its error, else its StreamResponse.
 func (f *restFrame) event(data []byte) (a2a.Event, error) {
 	if f.Error != nil {
+		f.result.reset()
 		return a2a.Event{}, f.Error.rpcError(0, data)
 	}
-	ev, err := f.result.event()
+	ev, err := f.result.event(shareOf(data))
+	f.result.reset()
 	if err != nil {
 		return a2a.Event{}, a2a.NewDecodeError(err, data)
 	}

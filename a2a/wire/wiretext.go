@@ -1,29 +1,48 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/shimdev/shim/internal/jsontext"
 )
 
-// wireText is a part's text. encoding/json makes two copies of a string
-// with escapes (the unquoted bytes, then the string); a full replace of a
-// long answer is one such string, so this decodes it with one copy. It
-// gives what encoding/json gives, invalid UTF-8 replaced by U+FFFD
-// included (a fuzz test holds the two side by side).
-type wireText string
+// A part's text is kept as the JSON the decoder read (wirePart.Text) and
+// read here: no unmarshaler runs per part, and a text without escapes
+// costs no copy at all: its string shares the frame's bytes (a frame
+// past zeroCopyMax only when the text is most of it: shareOf). A text with escapes is unescaped with one copy
+// (encoding/json makes two: the unquoted bytes, then the string). Either
+// way it is what encoding/json gives, invalid UTF-8 replaced by U+FFFD
+// included (FuzzWireText holds the two side by side).
 
-func (t *wireText) UnmarshalJSON(b []byte) error {
-	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
-		if s, ok := jsontext.Unquote(b[1 : len(b)-1]); ok {
-			*t = wireText(s)
-			return nil
+// hasText reports whether a part's text is a JSON string (null, absent or
+// another type is no text, as a flag or an enum of the wrong type is
+// their zero value).
+func hasText(raw json.RawMessage) bool {
+	return len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"'
+}
+
+// partText is a part's text; "" when it has none. big is the length of
+// the body raw shares (shareOf): a text without escapes shares it only
+// when it is most of it.
+func partText(raw json.RawMessage, big int) string {
+	if !hasText(raw) {
+		return ""
+	}
+	in := raw[1 : len(raw)-1]
+	if len(in) == 0 {
+		return ""
+	}
+	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		// The decoder checked the string: no control byte, no bare quote.
+		// raw is never written again.
+		if big != 0 && 2*len(in) < big {
+			return string(in)
 		}
+		return unsafe.String(&in[0], len(in))
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	*t = wireText(s)
-	return nil
+	s, _ := jsontext.Unquote(in)
+	return s
 }

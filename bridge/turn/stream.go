@@ -162,9 +162,12 @@ func errString(err error) string {
 }
 
 // consume reads a stream until the turn's outcome is known or the stream
-// ends without one.
+// ends without one. Each event is done with before the next is read, so
+// the stream shares (Stream.Share): a streamed chunk's decode allocates
+// nothing.
 func (t *Turn) consume(s *transport.Stream) (outcome, consumeResult, error) {
 	t.lastSnap = nil
+	s.Share()
 	for {
 		ev, err := s.Next()
 		if err != nil {

@@ -62,6 +62,46 @@ func buildCommit(version string) string {
 	return "unknown"
 }
 
+// memoryLimit is the least soft limit of the Go runtime's memory (heap,
+// stacks, its own) that shim runs with unless GOMEMLIMIT says otherwise.
+// Each editor window runs a shim, so a burst of garbage (twenty sessions
+// each reading a 1 MiB frame at once) should not become the process's
+// peak: near the limit the collector runs sooner instead of letting the
+// heap double. The limit follows the live heap up (followLiveHeap,
+// limitFor), so a large live heap (a long thread's history being loaded)
+// is never collected in a loop. A stream of small chunks never comes near
+// it (BENCHMARKS.md).
+const memoryLimit = 16 << 20
+
+// softMemoryLimit sets memoryLimit, following the live heap, unless the
+// environment (lookup) sets GOMEMLIMIT; it returns the limit in force.
+func softMemoryLimit(lookup func(string) (string, bool)) int64 {
+	if _, set := lookup("GOMEMLIMIT"); set {
+		return debug.SetMemoryLimit(-1)
+	}
+	debug.SetMemoryLimit(memoryLimit)
+	followLiveHeap()
+	return memoryLimit
+}
+
+// gcMark is an object whose finalizer runs once per collection cycle
+// (a pointer field keeps it out of the tiny allocator, whose blocks are
+// freed together).
+type gcMark struct{ _ *int }
+
+// followLiveHeap sets the soft limit after each collection (limitFor).
+// The live heap is what is allocated right after the collection
+// (runtime/metrics would say it exactly, but its package init costs every
+// start ~0.08 ms).
+func followLiveHeap() {
+	runtime.SetFinalizer(&gcMark{}, func(*gcMark) {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		debug.SetMemoryLimit(limitFor(int64(m.HeapAlloc)))
+		followLiveHeap()
+	})
+}
+
 // exitError carries a process exit code with its message.
 type exitError struct {
 	code int
@@ -77,6 +117,7 @@ var (
 )
 
 func main() {
+	softMemoryLimit(os.LookupEnv)
 	app := newApp(processConsole)
 	app.Writer, app.ErrWriter = stdout, stderr
 	if err := app.Run(os.Args); err != nil {
@@ -186,7 +227,7 @@ func usageError(c *cli.Context, err error, isSubcommand bool) error {
 }
 
 func commonFlags() []cli.Flag {
-	return []cli.Flag{
+	return withNames([]cli.Flag{
 		&cli.StringFlag{Name: "url", EnvVars: []string{"SHIM_URL"}, Usage: "base `URL` of the remote agent (an instance or a hub); default: the URL of the last `shim login`"},
 		&cli.StringFlag{Name: "endpoint", EnvVars: []string{"SHIM_ENDPOINT"}, Usage: "JSON-RPC endpoint `URL`, skipping agent card discovery"},
 		&cli.StringFlag{Name: "card-url", EnvVars: []string{"SHIM_CARD_URL"}, Usage: "the agent card's full `URL` (default <url>/.well-known/agent-card.json), for a server hosting several agents " +
@@ -219,5 +260,58 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "oauth-client-secret-file", EnvVars: []string{"SHIM_OAUTH_CLIENT_SECRET_FILE"}, Usage: "`FILE` holding the OAuth client secret (trimmed, ~ expanded), for the client-credentials flow"},
 		&cli.StringFlag{Name: "oauth-scopes", EnvVars: []string{"SHIM_OAUTH_SCOPES"}, Usage: "space- or comma-separated OAuth `SCOPES` to ask for (default: those the agent card lists)"},
 		&cli.StringFlag{Name: "log-level", EnvVars: []string{"SHIM_LOG_LEVEL"}, Value: "info", Usage: "`LEVEL`: debug, info, warn or error (logs go to stderr only)"},
+	})
+}
+
+// Flags that know their names. urfave/cli v2 works a flag's names out
+// with a regular expression on every call of Names (FlagNames), and a run
+// looks every flag up by name for every flag (runFlagActions, IsSet): with
+// shim's flags that was some 500 regexp replacements at each start, 7% of
+// the CPU of a cold start (perf record of 200 starts, BENCHMARKS.md).
+// These wrappers give the names the library would give (a flag's name and
+// aliases, none of which holds a comma or a space), worked out once;
+// everything else is the library's own flag. Bool flags stay as they are:
+// the help text tells them apart by their type.
+type (
+	stringFlag struct {
+		*cli.StringFlag
+		names []string
 	}
+	stringSliceFlag struct {
+		*cli.StringSliceFlag
+		names []string
+	}
+	int64Flag struct {
+		*cli.Int64Flag
+		names []string
+	}
+)
+
+func (f stringFlag) Names() []string      { return f.names }
+func (f stringSliceFlag) Names() []string { return f.names }
+func (f int64Flag) Names() []string       { return f.names }
+
+// withNames wraps flags that take a value in flags that know their names.
+func withNames(flags []cli.Flag) []cli.Flag {
+	for i, f := range flags {
+		switch f := f.(type) {
+		case *cli.StringFlag:
+			flags[i] = stringFlag{f, append([]string{f.Name}, f.Aliases...)}
+		case *cli.StringSliceFlag:
+			flags[i] = stringSliceFlag{f, append([]string{f.Name}, f.Aliases...)}
+		case *cli.Int64Flag:
+			flags[i] = int64Flag{f, append([]string{f.Name}, f.Aliases...)}
+		}
+	}
+	return flags
+}
+
+// limitFor is the soft limit after a collection that left live bytes
+// live: memoryLimit, or half again the live heap plus room for the stacks
+// and the runtime. The collector then runs when the heap has grown by
+// half what is live (GOGC=100 waits for it to double): a burst of garbage
+// over a light heap waits for the collector, and a large live heap is
+// collected half again as often as without a limit, never in a loop.
+func limitFor(live int64) int64 {
+	return max(memoryLimit, live+live/2+4<<20)
 }

@@ -1,15 +1,17 @@
-package wire
+package agentcard
 
 // The agent card, in either dialect: its endpoint, dialect and binding
 // chosen among its interfaces, its skills, extensions and extended card.
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/wire"
 )
 
 // bindingOf reads a card's protocolBinding or transport name.
@@ -27,18 +29,18 @@ func bindingOf(name string) a2a.Binding {
 // skills, the extensions and the extended card's flag (either dialect).
 type wireCardExtras struct {
 	Capabilities struct {
-		Extended   wireBool        `json:"extendedAgentCard"`
-		Extended2  wireBool        `json:"extended_agent_card"`
+		Extended   wire.Flag       `json:"extendedAgentCard"`
+		Extended2  wire.Flag       `json:"extended_agent_card"`
 		Extensions []wireExtension `json:"extensions"`
 	} `json:"capabilities"`
-	Extended03  wireBool    `json:"supportsAuthenticatedExtendedCard"`
-	Extended03b wireBool    `json:"supports_authenticated_extended_card"`
+	Extended03  wire.Flag   `json:"supportsAuthenticatedExtendedCard"`
+	Extended03b wire.Flag   `json:"supports_authenticated_extended_card"`
 	Skills      []wireSkill `json:"skills"`
 }
 
 type wireExtension struct {
-	URI      string   `json:"uri"`
-	Required wireBool `json:"required"`
+	URI      string    `json:"uri"`
+	Required wire.Flag `json:"required"`
 }
 
 type wireSkill struct {
@@ -69,7 +71,7 @@ func cardExtras(body []byte, card *a2a.Card) {
 }
 
 func (i wireInterface) binding() a2a.Binding {
-	return bindingOf(first(first(i.Binding, i.Binding2), i.Transport))
+	return bindingOf(cmp.Or(cmp.Or(i.Binding, i.Binding2), i.Transport))
 }
 
 // pickInterface chooses among a 1.0 card's interfaces: forced binding
@@ -167,17 +169,17 @@ type wireInterface struct {
 }
 
 func (i wireInterface) dialect() a2a.Dialect {
-	if strings.HasPrefix(strings.TrimPrefix(first(i.Version, i.Version2), "v"), "0.") {
+	if strings.HasPrefix(strings.TrimPrefix(cmp.Or(i.Version, i.Version2), "v"), "0.") {
 		return a2a.V03
 	}
 	return a2a.V10
 }
 
-// ParseCard reads a card of either dialect. forced, when not zero, is the
+// Parse reads a card of either dialect. forced, when not zero, is the
 // dialect --a2a-version asks for; bind, when not zero, the binding
 // --binding asks for. A card with no usable interface is returned with
 // the error (its name, skills and capabilities read).
-func ParseCard(body []byte, forced a2a.Dialect, bind a2a.Binding) (*a2a.Card, error) {
+func Parse(body []byte, forced a2a.Dialect, bind a2a.Binding) (*a2a.Card, error) {
 	var w wireCard
 	if err := json.Unmarshal(body, &w); err != nil {
 		return nil, err
@@ -209,7 +211,7 @@ func ParseCard(body []byte, forced a2a.Dialect, bind a2a.Binding) (*a2a.Card, er
 	if len(additional) == 0 {
 		additional = w.Additional2
 	}
-	ep, b, err := pickURL03(w.URL, first(w.Preferred, w.Preferred2), additional, bind)
+	ep, b, err := pickURL03(w.URL, cmp.Or(w.Preferred, w.Preferred2), additional, bind)
 	if err != nil {
 		return card, err
 	}

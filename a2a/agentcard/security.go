@@ -1,9 +1,10 @@
-package wire
+package agentcard
 
 // A card's security schemes and requirements, in either dialect (SPEC
 // §12.1).
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -136,10 +137,10 @@ func (f *wireFlow) flow() *a2a.OAuthFlow {
 		return nil
 	}
 	out := &a2a.OAuthFlow{
-		AuthorizationURL:       first(f.AuthorizationURL, f.AuthorizationURL2),
-		DeviceAuthorizationURL: first(f.DeviceAuthorizationURL, f.DeviceAuthorizationURL2),
-		TokenURL:               first(f.TokenURL, f.TokenURL2),
-		RefreshURL:             first(f.RefreshURL, f.RefreshURL2),
+		AuthorizationURL:       cmp.Or(f.AuthorizationURL, f.AuthorizationURL2),
+		DeviceAuthorizationURL: cmp.Or(f.DeviceAuthorizationURL, f.DeviceAuthorizationURL2),
+		TokenURL:               cmp.Or(f.TokenURL, f.TokenURL2),
+		RefreshURL:             cmp.Or(f.RefreshURL, f.RefreshURL2),
 	}
 	for s := range f.Scopes {
 		out.Scopes = append(out.Scopes, s)
@@ -213,7 +214,7 @@ func parseScheme(name string, raw json.RawMessage) *a2a.Scheme {
 	}
 	switch kind {
 	case "apikey":
-		s.Kind, s.In, s.Param = a2a.SchemeAPIKey, strings.ToLower(first(body.Location, body.In)), body.Name
+		s.Kind, s.In, s.Param = a2a.SchemeAPIKey, strings.ToLower(cmp.Or(body.Location, body.In)), body.Name
 	case "http":
 		switch strings.ToLower(body.Scheme) {
 		case "bearer":
@@ -224,14 +225,14 @@ func parseScheme(name string, raw json.RawMessage) *a2a.Scheme {
 			s.HTTPScheme = "HTTP " + body.Scheme + " authentication"
 		}
 	case "oauth2":
-		s.Kind, s.MetadataURL = a2a.SchemeOAuth2, first(body.Metadata, body.Metadata2)
+		s.Kind, s.MetadataURL = a2a.SchemeOAuth2, cmp.Or(body.Metadata, body.Metadata2)
 		if f := body.Flows; f != nil {
 			s.AuthorizationCode = pickFlow(f.AuthorizationCode, f.AuthorizationCode2).flow()
 			s.ClientCredentials = pickFlow(f.ClientCredentials, f.ClientCredentials2).flow()
 			s.DeviceCode = pickFlow(f.DeviceCode, f.DeviceCode2).flow()
 		}
 	case "openidconnect":
-		s.Kind, s.MetadataURL = a2a.SchemeOpenIDConnect, first(body.OpenIDConn, body.OpenIDConn2)
+		s.Kind, s.MetadataURL = a2a.SchemeOpenIDConnect, cmp.Or(body.OpenIDConn, body.OpenIDConn2)
 	case "mutualtls":
 		s.Kind = a2a.SchemeMutualTLS
 	default:

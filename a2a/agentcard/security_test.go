@@ -1,4 +1,4 @@
-package wire
+package agentcard
 
 import (
 	"encoding/json"
