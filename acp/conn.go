@@ -27,6 +27,8 @@ type Conn struct {
 	callID atomic.Uint64 // the last id of shim's own calls to the client
 	done   <-chan struct{}
 	log    *slog.Logger
+	// running is the client's requests not answered yet (cancel.go).
+	running inflight
 }
 
 // NewConn returns a connection on in and out; Start starts reading.
@@ -78,9 +80,14 @@ func (c *Conn) Close() error {
 
 // Reply answers a request (a notification gets nothing): the result, or
 // the error when e is not nil. A reply never waits for room in the queue.
+// A request the client cancelled ($/cancel_request) that fails answers
+// -32800 "request cancelled", whatever the failure.
 func (c *Conn) Reply(req *Request, result any, e *Error) error {
 	if req.Notif {
 		return nil
+	}
+	if c.running.end(req) && e != nil {
+		e = Cancelled()
 	}
 	resp := &jsonrpc2.Response{ID: req.ID}
 	if e != nil {
@@ -112,15 +119,4 @@ func (c *Conn) Notify(sessionID string, u Update) error {
 		return err
 	}
 	return c.Pace()
-}
-
-// Call sends a request to the client and waits for its answer. Ids are
-// shim's own, counted from 1: jsonrpc2.Conn numbers from 0, and some
-// clients take id 0 for a missing id.
-func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
-	rpc := c.rpc.Load()
-	if rpc == nil {
-		return jsonrpc2.ErrClosed
-	}
-	return rpc.Call(ctx, method, params, result, jsonrpc2.PickID(jsonrpc2.ID{Num: c.callID.Add(1)}))
 }

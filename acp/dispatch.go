@@ -16,7 +16,9 @@ import (
 // notification, "$/…" and "_…" ones included, is ignored), and params that
 // do not decode as the method needs -32602. A session's call is refused
 // when it is served (SessionCall.Serve), so that its answer keeps its
-// place among that session's.
+// place among that session's. $/cancel_request is acp's own (cancel.go):
+// the ctx each request's method is given ends when the client cancels
+// the request (RequestCancelled then reports it) or once it is answered.
 type Handler interface {
 	Lifecycle
 	Sessions
@@ -110,6 +112,10 @@ type delivery struct {
 // goroutine). The request's params are decoded here and dropped from it:
 // a big prompt's JSON is not kept while its turn runs.
 func (c *Conn) dispatch(ctx context.Context, h Handler, req *Request) {
+	if req.Method == MethodCancelRequest {
+		c.cancelRequest(req)
+		return
+	}
 	r, ok := byMethod[req.Method]
 	if !ok {
 		if req.Notif {
@@ -121,6 +127,11 @@ func (c *Conn) dispatch(ctx context.Context, h Handler, req *Request) {
 	}
 	params := req.Params
 	req.Params = nil
+	if !req.Notif {
+		// The request's own context: ended when the client cancels it
+		// ($/cancel_request) or when it is answered.
+		ctx = c.running.begin(ctx, req)
+	}
 	r(delivery{c: c, ctx: ctx, h: h, req: req, params: params})
 }
 

@@ -32,7 +32,10 @@
 //	terminal.go    the terminal block and its _meta
 //	tags.go        the "type" and "sessionUpdate" discriminators as types
 //	errors.go      the codes and the error constructors
-//	conn.go        Conn: Start, Reply, Send, Notify, Pace, Call
+//	conn.go        Conn: Start, Reply, Send, Notify, Pace
+//	cancel.go      $/cancel_request both ways: each client request's own
+//	               context (ended when the client cancels it, -32800 when it
+//	               then fails); shim's calls (Ask, Call) withdrawn
 //	stream.go      the stdin line reader (64 MiB cap, -32700/-32600 answers),
 //	               a big request's params stashed out of jsonrpc2's sight
 //	queue.go       the bounded output queue and its one writer
@@ -58,9 +61,10 @@
 //	                                     order; the stashed params are its alone
 //	writer     NewConn (queue.writeLoop) the only writer to stdout: takes whatever has queued
 //	                                     and writes it with one write
-//	callers    the Handler's owner       any goroutine may Reply, Send, SendText, Notify, Pace
-//	                                     and Call; Call waits for the client's answer on the
-//	                                     caller's goroutine, never on the reader
+//	callers    the Handler's owner       any goroutine may Reply, Send, SendText, Notify, Pace,
+//	                                     NotifyClient, Ask and Call; Call (Outgoing.Wait) waits
+//	                                     for the client's answer on the caller's goroutine, never
+//	                                     on the reader
 //
 // The reader waits only when it answers a bad line and the queue is full
 // (an editor that sends bad lines and reads nothing is slowed down, not
@@ -77,6 +81,8 @@
 // (which lets queue.mu go while it waits). jsonrpc2 holds its send lock
 // around WriteObject (shim's calls to the client), which takes queue.mu
 // and may wait for room: jsonrpc2's send lock → queue.mu, and nothing
-// the other way. Conn's own state is atomic; the stream's stash and
-// nonce are the reader's.
+// the other way. inflight.mu guards the client's requests not answered
+// yet; it is taken alone (a context's cancel runs after it is let go).
+// Conn's own state is atomic; the stream's stash and nonce are the
+// reader's.
 package acp

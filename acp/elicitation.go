@@ -10,8 +10,16 @@ import (
 // MethodElicitationCreate asks the person to fill in a form.
 const MethodElicitationCreate = "elicitation/create"
 
-// ElicitationFormMode is the mode of a form elicitation.
-const ElicitationFormMode = "form"
+// ElicitationFormMode is the mode of a form elicitation;
+// ElicitationURLMode the mode of one that sends the person to a URL.
+const (
+	ElicitationFormMode = "form"
+	ElicitationURLMode  = "url"
+)
+
+// MethodElicitationComplete tells the client that what a URL elicitation
+// sent the person to do is done.
+const MethodElicitationComplete = "elicitation/complete"
 
 // The answers to an elicitation.
 const (
@@ -28,6 +36,22 @@ type CreateElicitationParams struct {
 	Mode            string     `json:"mode"`
 	Message         string     `json:"message"`
 	RequestedSchema FormSchema `json:"requestedSchema"`
+}
+
+// URLElicitationParams is elicitation/create's params for a page the
+// person opens (a sign-in), tied to a request of the client's outside any
+// session. A URL never carries a secret.
+type URLElicitationParams struct {
+	Mode          string `json:"mode"`
+	Message       string `json:"message"`
+	ElicitationID string `json:"elicitationId"`
+	URL           string `json:"url"`
+	RequestID     ID     `json:"requestId"`
+}
+
+// CompleteElicitationParams is elicitation/complete's params.
+type CompleteElicitationParams struct {
+	ElicitationID string `json:"elicitationId"`
 }
 
 // CreateElicitationResponse is the client's answer: the action, and the

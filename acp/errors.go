@@ -11,6 +11,9 @@ const (
 	CodeInternal       = -32603
 	CodeAuthRequired   = -32000
 	CodeNotFound       = -32002
+	// CodeRequestCancelled answers a request the client cancelled
+	// ($/cancel_request).
+	CodeRequestCancelled = -32800
 )
 
 // Error is a JSON-RPC error answer.
@@ -46,3 +49,7 @@ func AuthRequired(reason string) *Error {
 
 // NotFound is -32002 with optional data.
 func NotFound(msg string, data any) *Error { return NewError(CodeNotFound, msg, data) }
+
+// Cancelled is -32800 "request cancelled": the answer to a request the
+// client cancelled before it was done.
+func Cancelled() *Error { return NewError(CodeRequestCancelled, "request cancelled", nil) }

@@ -54,6 +54,18 @@ func (c ClientCapabilities) FormElicitation() bool {
 	return len(e.Form) > 0 && string(e.Form) != "null"
 }
 
+// URLElicitation reports whether the client advertised elicitation.url
+// (any value but null): it can send the person to a page.
+func (c ClientCapabilities) URLElicitation() bool {
+	var e struct {
+		URL json.RawMessage `json:"url"`
+	}
+	if json.Unmarshal(c.Elicitation, &e) != nil {
+		return false
+	}
+	return len(e.URL) > 0 && string(e.URL) != "null"
+}
+
 // TerminalOutput reports whether the client sent
 // _meta.terminal_output: true (it shows a tool call's terminal block from the
 // _meta of its updates, with no terminal/create).

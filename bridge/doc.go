@@ -21,6 +21,8 @@
 //	queue.go     a session's serial queue
 //	lifecycle.go initialize, authenticate, logout; the A2A client, built
 //	             lazily and probed once
+//	signin.go    signing in from the editor: the OAuth flow's page shown
+//	             as a URL elicitation, completed or withdrawn
 //	prompt.go    session/prompt (a turn of package turn, or a steer),
 //	             session/cancel; the turns' Host; ACP prompt content as an
 //	             A2A message; the editor-context preamble; context ids
@@ -30,6 +32,12 @@
 //	             (§11.2); session/set_model of older clients (§14)
 //	sessions.go  session/list, load, resume, close, delete; past turns
 //	             replayed through the renderer; the console hand-off
+//
+// Each call of the client's runs under its request's context (acp):
+// the client may cancel it ($/cancel_request). session/new, session/list,
+// session/load, session/resume and authenticate read the agent under it
+// and, cancelled, answer -32800 having opened no session and written no
+// index entry; a prompt cancelled so is given up (turn.Turn.Withdraw).
 //
 // The turn's state machine is package turn's (its transition table is
 // the variable transitions in bridge/turn/machine.go).
@@ -47,8 +55,8 @@
 //	                                                when idle and the id is no session
 //	turn                turn.Start                  one per prompt: its stream, renderer and dialogs (package turn)
 //	grace timer,        package turn                a cancelled turn's window; one CancelTask per given-up
-//	CancelTask, form                                task; a form's call ended when its prompt is cancelled
-//	watcher
+//	CancelTask, dialog                              task; a dialog's call withdrawn when its prompt is
+//	watchers                                        cancelled or its park answered elsewhere
 //	title fetchers      history.List                at most 4 at a time, waited for
 //
 // # Locks

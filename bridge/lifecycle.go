@@ -1,7 +1,8 @@
 package bridge
 
 // Initialization and sign-in: initialize, authenticate, logout, and the
-// lazily built, once-probed A2A client.
+// lazily built, once-probed A2A client. Signing in from the editor is
+// signin.go's.
 
 import (
 	"context"
@@ -20,6 +21,7 @@ func (s *Server) initialize(p *acp.InitializeParams) (any, error) {
 	}
 	s.termAuth = p.ClientCapabilities.Auth.Terminal
 	s.forms = p.ClientCapabilities.FormElicitation()
+	s.urlElicitation = p.ClientCapabilities.URLElicitation()
 	s.terminals = p.ClientCapabilities.TerminalOutput()
 	s.notices = p.ClientCapabilities.Notices()
 	if s.opts.ContextPrefix == "" {
@@ -49,6 +51,9 @@ func (s *Server) initialize(p *acp.InitializeParams) (any, error) {
 			Meta: &acp.AuthMeta{TerminalAuth: acp.TerminalAuth{
 				Label: "shim login", Command: s.opts.Executable, Args: []string{"login"}, Env: map[string]string{},
 			}}})
+	}
+	if m, ok := s.signInOffer(); ok {
+		res.AuthMethods = append(res.AuthMethods, m)
 	}
 	res.AgentInfo = acp.Implementation{Name: "shim", Title: s.agentName(), Version: s.opts.Version}
 	return res, nil
@@ -138,7 +143,7 @@ func (s *Server) probedClient(ctx context.Context) (*a2aclient.Client, error) {
 	return c, nil
 }
 
-func (s *Server) authenticate(ctx context.Context, p *acp.AuthenticateParams) (any, error) {
+func (s *Server) authenticate(ctx context.Context, req *acp.Request, p *acp.AuthenticateParams) (any, error) {
 	switch p.MethodID {
 	case "shim-credentials":
 		s.clientMu.Lock()
@@ -153,6 +158,8 @@ func (s *Server) authenticate(ctx context.Context, p *acp.AuthenticateParams) (a
 		return struct{}{}, nil
 	case "shim-login":
 		return nil, acp.AuthRequired("run `shim login` in a terminal to store the agent URL and token, then try again")
+	case signInMethod:
+		return s.signIn(ctx, req)
 	}
 	return nil, acp.NewError(acp.CodeInvalidParams, fmt.Sprintf("Invalid params: unknown auth method %q", p.MethodID), nil)
 }

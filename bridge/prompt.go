@@ -22,9 +22,17 @@ import (
 	"github.com/shimdev/shim/threads"
 )
 
-// prompt handles session/prompt; ctx is its request's (its trace context
-// goes on every A2A request of the turn).
+// prompt answers session/prompt: a turn of its own, or a steer of the
+// session's detached turn. ctx is its request's: its trace context goes on
+// every A2A request of the turn; cancelled by the client
+// ($/cancel_request) before the turn sent its message, the prompt answers
+// -32800 and nothing is sent; after, the turn is given up (turn.Withdraw).
 func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptParams) {
+	if ctx.Err() != nil {
+		// Cancelled while it waited behind the session's earlier calls.
+		s.reply(req, nil, acp.Cancelled())
+		return
+	}
 	call := callContext(ctx)
 	sess := s.session(p.SessionID)
 	if sess == nil {
@@ -48,6 +56,7 @@ func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPara
 		return
 	}
 	if s.trySteer(call, req, sess, parts) {
+		withdrawOnCancel(ctx, req, sess.Current())
 		return
 	}
 	msg := a2a.OutMessage{ContextID: sess.ID(), Parts: parts, SkillHint: s.skillHint(cmd)}
@@ -69,7 +78,21 @@ func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPara
 	if first {
 		title = past.TitleOf(userText)
 	}
-	turn.Start(s.turnContext(ctx), s.turnEnv(client, sess), sess, req, msg, title)
+	withdrawOnCancel(ctx, req, turn.Start(s.turnContext(ctx), s.turnEnv(client, sess), sess, req, msg, title))
+}
+
+// withdrawOnCancel gives the prompt req of t up when the client cancels
+// its request (ctx, the request's, also ends once it is answered: that
+// changes nothing).
+func withdrawOnCancel(ctx context.Context, req *acp.Request, t *turn.Turn) {
+	if t == nil {
+		return
+	}
+	context.AfterFunc(ctx, func() {
+		if acp.RequestCancelled(ctx) {
+			t.Withdraw(req)
+		}
+	})
 }
 
 // turnEnv is what a turn of sess needs of the server.

@@ -67,6 +67,8 @@ type Options struct {
 	// Models are the model ids the agent accepts (--models): offered as
 	// the model picker; none, no picker.
 	Models []string
+	// SignIn, when set, is signing in from the editor (signin.go).
+	SignIn *SignIn
 	// CredentialSource, when set, says where the token in use came from
 	// (never the token), for /status.
 	CredentialSource func() string
@@ -109,8 +111,10 @@ type Server struct {
 	forms     bool
 	terminals bool
 	notices   bool
-	prefix    string
-	mcpNoted  bool
+	// urlElicitation: the client opens a page shim asks it to (SPEC §14).
+	urlElicitation bool
+	prefix         string
+	mcpNoted       bool
 	// noReplayTold: the person was told a thread's history cannot be
 	// replayed (an agent whose card says NoReplay).
 	noReplayTold bool
@@ -215,10 +219,11 @@ func (r routes) Initialize(_ context.Context, req *acp.Request, p *acp.Initializ
 }
 
 // The calls that may wait make their A2A calls under their request's
-// context, with its trace context (callContext).
+// context, with its trace context (callContext): the client may cancel one
+// ($/cancel_request), and it then leaves nothing half done.
 
 func (r routes) Authenticate(ctx context.Context, req *acp.Request, p *acp.AuthenticateParams) {
-	go func() { res, err := r.authenticate(callContext(ctx), p); r.reply(req, res, err) }()
+	go func() { res, err := r.authenticate(callContext(ctx), req, p); r.reply(req, res, err) }()
 }
 
 func (r routes) Logout(_ context.Context, req *acp.Request) {
@@ -259,7 +264,8 @@ func (r routes) Session(ctx context.Context, c acp.SessionCall) {
 
 // work is the routes serving one call of a session's queue, with the
 // call's context: the calls that reach the agent make their A2A calls
-// under it.
+// under it, and those that may wait (a prompt, a load, a resume) end when
+// the client cancels them.
 type work struct {
 	routes
 	ctx context.Context
@@ -482,6 +488,9 @@ func (s *Server) reporter(id string) a2a.Reporter {
 // newSession handles session/new. after, when set, runs once the response
 // was written (updates for a session never precede the response that
 // introduced its id).
+//
+// A session/new the client cancels ($/cancel_request) before its session
+// exists answers -32800 and leaves no session and no index entry.
 func (s *Server) newSession(ctx context.Context, p *acp.NewSessionParams) (result any, after func(), err error) {
 	if err := checkCWD(acp.MethodSessionNew, p.CWD, true); err != nil {
 		return nil, nil, err
@@ -496,9 +505,14 @@ func (s *Server) newSession(ctx context.Context, p *acp.NewSessionParams) (resul
 	}
 	mcp := len(p.MCPServers)
 	if h := s.claimHandoff(ctx, c, p.CWD); h != nil {
+		// Claimed: the console handed the session over; it is opened
+		// even when the request was cancelled meanwhile.
 		sess, after := s.openHandoff(c, p.CWD, dirs, h)
 		told := s.mcpAfterReply(sess.ID(), mcp)
 		return s.newResult(sess), func() { after(); s.sendCommands(sess.ID()); told() }, nil
+	}
+	if ctx.Err() != nil {
+		return nil, nil, acp.Cancelled()
 	}
 	id := mintContextID(s.contextPrefix(), time.Now())
 	sess := turn.NewSession(id, p.CWD, true, false)

@@ -58,6 +58,9 @@ func (s *Server) deleteSession(p acp.SessionParams) (any, error) {
 	return struct{}{}, nil
 }
 
+// listSessions answers session/list; cancelled by the client
+// ($/cancel_request) while it reads the threads, it answers -32800 and
+// writes nothing to the index.
 func (s *Server) listSessions(ctx context.Context, p *acp.ListParams) (any, error) {
 	if err := checkCWD(acp.MethodSessionList, p.CWD, false); err != nil {
 		return nil, err
@@ -78,6 +81,9 @@ func (s *Server) listSessions(ctx context.Context, p *acp.ListParams) (any, erro
 	rows, err := history.List(ctx, l)
 	if err != nil {
 		return nil, s.callError(err, "")
+	}
+	if ctx.Err() != nil {
+		return nil, acp.Cancelled()
 	}
 	out := make([]acp.SessionInfo, 0, len(rows))
 	for _, r := range rows {
@@ -119,7 +125,9 @@ func (s *Server) contextPrefix() string {
 // loadSession answers session/load (replay true) and session/resume. It
 // runs on the session's queue, so the prompts that follow wait for it.
 // Its A2A calls are made under ctx (the request's, with its trace
-// context), and a renewed sign-in is told as a notice.
+// context), and a renewed sign-in is told as a notice. Cancelled by the
+// client ($/cancel_request) while it reads the thread, it answers -32800
+// and opens no session (nor writes the index).
 func (s *Server) loadSession(ctx context.Context, req *acp.Request, p acp.SessionParams, replay bool) (any, error) {
 	if p.SessionID == "" {
 		return nil, acp.InvalidParams(req.Method + " needs {sessionId, cwd}")
@@ -147,6 +155,9 @@ func (s *Server) loadSession(ctx context.Context, req *acp.Request, p acp.Sessio
 		replay, noReplay = false, true
 	}
 	turns, cut, err := s.readTurns(ctx, c, id)
+	if ctx.Err() != nil {
+		return nil, acp.Cancelled()
+	}
 	if err != nil {
 		if replay {
 			return nil, s.callError(err, "")

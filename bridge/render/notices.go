@@ -134,6 +134,13 @@ func NoSkipNotice() Notice {
 	return Notice{Severity: acp.NoticeWarning, Title: "This server does not let approvals be skipped", Detail: s, Else: ToldAsAnswer, Shown: s + "\n\n"}
 }
 
+// ElsewhereNotice: the park a dialog asked about was answered elsewhere
+// (another window or the agent's console); the turn follows the task.
+func ElsewhereNotice() Notice {
+	const s = "The agent's question was answered elsewhere (another window or the agent's console); following the task from here."
+	return Notice{Severity: acp.NoticeInfo, Title: "The agent's question was answered elsewhere", Detail: s, Else: ToldAsAnswer, Shown: s + "\n\n"}
+}
+
 // NoReplayNotice: the agent gives no thread history back.
 func NoReplayNotice(agent string) Notice {
 	s := agent + " does not give a thread's history back, so shim cannot show it here; new prompts go on in this thread."

@@ -8,8 +8,8 @@ package turn
 // closed: anything but an explicit allow is a denial.
 
 import (
-	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/shimdev/shim/a2a"
@@ -157,8 +157,16 @@ func (t *Turn) approval(h *a2a.Hitl) outcome {
 		}
 		t.env.Log.Info("auto-approved a command for this session", "task", taskID)
 	} else {
+		choice, elsewhere := t.askPermission(d)
+		if elsewhere {
+			if d.view != nil {
+				t.emit(render.ApprovalEnd(d.callID, false))
+			}
+			t.show(t.r.Say(render.ElsewhereNotice()))
+			return outcome{elsewhere: true}
+		}
 		var setMode bool
-		approved, always, setMode = d.answer(t.askPermission(d))
+		approved, always, setMode = d.answer(choice)
 		if setMode && t.sess.SetBypass(true) {
 			t.env.Log.Info("session mode set by the permission dialog", "session", t.sess.id, "mode", "allow-commands")
 			t.env.Host.ModeChanged(t.sess, t.emit)
@@ -176,27 +184,36 @@ func (t *Turn) approval(h *a2a.Hitl) outcome {
 
 // askPermission shows the editor's permission dialog and returns the
 // chosen option; any failure, dismissal or unknown answer is a denial.
-func (t *Turn) askPermission(d decision) string {
+// A dialog withdrawn because its prompt was cancelled is asked again of
+// the prompt that adopts the turn (Send Now), a denial when none does;
+// elsewhere reports that it was withdrawn because the park was answered
+// elsewhere.
+func (t *Turn) askPermission(d decision) (choice string, elsewhere bool) {
 	req := acp.RequestPermissionParams{SessionID: t.sess.id,
 		ToolCall: acp.PermissionToolCall{ToolCallID: d.callID, Title: d.title, RawInput: d.rawInput}, Options: d.options}
-	if !t.waitPhase() {
-		return optDeny
-	}
-	var resp acp.RequestPermissionResponse
-	ctx, cancel := context.WithCancel(t.ctx)
-	defer cancel()
-	if err := t.env.Conn.Call(ctx, acp.MethodRequestPermission, req, &resp); err != nil {
-		t.env.Log.Info("permission request failed; denying", "err", err)
-		return optDeny
-	}
-	if resp.Outcome.Outcome != acp.OutcomeSelected {
-		return optDeny
-	}
-	for _, o := range d.options {
-		if o.OptionID == resp.Outcome.OptionID {
-			return o.OptionID
+	for {
+		if !t.waitPhase() {
+			return optDeny, false
 		}
+		var resp acp.RequestPermissionResponse
+		withdrawn, err := t.dialog(acp.MethodRequestPermission, req, &resp)
+		switch {
+		case errors.Is(withdrawn, errPromptLeft):
+			continue
+		case errors.Is(withdrawn, errElsewhere):
+			return "", true
+		case err != nil:
+			t.env.Log.Info("permission request failed; denying", "err", err)
+			return optDeny, false
+		case resp.Outcome.Outcome != acp.OutcomeSelected:
+			return optDeny, false
+		}
+		for _, o := range d.options {
+			if o.OptionID == resp.Outcome.OptionID {
+				return o.OptionID, false
+			}
+		}
+		t.env.Log.Warn("the editor chose an option shim did not offer; denying", "option", resp.Outcome.OptionID)
+		return optDeny, false
 	}
-	t.env.Log.Warn("the editor chose an option shim did not offer; denying", "option", resp.Outcome.OptionID)
-	return optDeny
 }

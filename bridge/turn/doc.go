@@ -37,6 +37,9 @@
 //	            artifacts, snapshots, tool calls (and the roots they need)
 //	approval.go an approval: the decision and its driver
 //	park.go     questions and forms (as the editor's forms, else as text)
+//	dialog.go   a park's dialog in the editor, withdrawn ($/cancel_request)
+//	            once it is not needed: the prompt cancelled, the turn over,
+//	            the park answered elsewhere
 //	busy.go     the wait for a chat busy elsewhere; the park a turn answers
 //	steer.go    Send Now and _session/steering: steers posted, marked,
 //	            settled at the turn's end
@@ -51,9 +54,11 @@
 //	                               run on it (acp.Conn.Call)
 //	grace timer    Turn.apply      applies the window's expiry (its generation) under Turn.mu
 //	CancelTask     Turn.apply      one per given-up task (Abandon cancels in its caller)
-//	form watcher   Turn.elicit     ends a form's call when its prompt is cancelled
+//	dialog         Turn.dialog     two per open dialog (a permission request, a form):
+//	watchers                       one ends it when its prompt is cancelled, one reads the
+//	                               operator API's summary of the chat while it is open
 //
-// Cancel, Steer, NativeSteer and Abandon run on the caller's goroutine
+// Cancel, Withdraw, Steer, NativeSteer and Abandon run on the caller's goroutine
 // (the session's queue, or shutdown).
 //
 // # Locks

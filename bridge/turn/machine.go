@@ -33,18 +33,19 @@ func (p phase) String() string {
 type eventKind uint8
 
 const (
-	evCancel eventKind = iota // session/cancel (or close)
-	evSteer                   // a prompt arrived in the grace window with a steer
-	evAdopt                   // the server took the steer: the prompt adopts the turn
-	evRefuse                  // the server did not take the steer
-	evExpire                  // the grace window closed
-	evGiveUp                  // the turn is given up (shutdown, a refused steer)
-	evEnd                     // the stream is over
-	evOutput                  // an update of the turn (rendered from an A2A event)
+	evCancel   eventKind = iota // session/cancel (or close)
+	evSteer                     // a prompt arrived in the grace window with a steer
+	evAdopt                     // the server took the steer: the prompt adopts the turn
+	evRefuse                    // the server did not take the steer
+	evExpire                    // the grace window closed
+	evGiveUp                    // the turn is given up (shutdown, a refused steer)
+	evEnd                       // the stream is over
+	evWithdraw                  // the client cancelled the prompt's request ($/cancel_request)
+	evOutput                    // an update of the turn (rendered from an A2A event)
 )
 
 func (e eventKind) String() string {
-	return [...]string{"cancel", "steer", "adopt", "refuse", "expire", "give up", "end", "output"}[e]
+	return [...]string{"cancel", "steer", "adopt", "refuse", "expire", "give up", "end", "withdraw", "output"}[e]
 }
 
 // transition is one row of the machine: on the event, from the phase, to
@@ -64,6 +65,7 @@ var transitions = []transition{
 	{from: attached, on: evCancel, to: detached, guard: (*machine).hasGrace},
 	{from: attached, on: evCancel, to: orphaned},
 	{from: attached, on: evGiveUp, to: orphaned},
+	{from: attached, on: evWithdraw, to: orphaned, guard: (*machine).answers},
 	{from: detached, on: evSteer, to: adopting, guard: (*machine).takesSteers},
 	{from: detached, on: evExpire, to: orphaned, guard: (*machine).thisWindow},
 	{from: detached, on: evGiveUp, to: orphaned},
@@ -89,7 +91,7 @@ func (m *machine) next(ev event) (phase, bool) {
 // event is what happened, with what it carries.
 type event struct {
 	kind  eventKind
-	req   *acp.Request  // evAdopt: the prompt that adopts the turn
+	req   *acp.Request  // evAdopt: the prompt that adopts the turn; evWithdraw: the prompt cancelled
 	steer *pendingSteer // evSteer: the steer
 	out   outcome       // evEnd: how the turn ended
 	gen   uint64        // evExpire: the window that closed
@@ -155,6 +157,10 @@ func (m *machine) takesSteers(event) bool { return !m.steersClosed }
 
 func (m *machine) thisWindow(ev event) bool { return ev.gen == m.gen }
 
+// answers reports that the event's request is the prompt the turn
+// answers now.
+func (m *machine) answers(ev event) bool { return m.prompt != nil && m.prompt == ev.req }
+
 // apply takes one event and returns its effects.
 func (m *machine) apply(ev event) effects {
 	if ev.kind == evOutput {
@@ -182,6 +188,12 @@ func (m *machine) apply(ev event) effects {
 			// Attached again; a turn given up meanwhile answers it as it
 			// ends.
 			m.prompt = ev.req
+		}
+	case evWithdraw:
+		if moves {
+			// The client gave the prompt up: it is answered at once
+			// (-32800) and the turn given up, whatever it was doing.
+			fx.answer, fx.with, m.prompt = m.prompt, &outcome{err: acp.Cancelled()}, nil
 		}
 	case evRefuse:
 		if n := len(m.steers); n > 0 {

@@ -76,15 +76,19 @@ func TestMachineTable(t *testing.T) {
 	for p := attached; p <= ended; p++ {
 		for e := evCancel; e <= evOutput; e++ {
 			for _, cfg := range []struct{ grace, closed bool }{{true, false}, {false, false}, {true, true}} {
-				m := machine{phase: p, grace: cfg.grace, steersClosed: cfg.closed}
+				// The turn answers the event's request (a withdrawn
+				// prompt is the one it answers).
+				req := &acp.Request{}
+				m := machine{phase: p, grace: cfg.grace, steersClosed: cfg.closed, prompt: req}
+				ev := event{kind: e, steer: &pendingSteer{}, req: req}
 				want, row := p, -1
 				for i, tr := range transitions {
-					if tr.from == p && tr.on == e && (tr.guard == nil || tr.guard(&m, event{})) {
+					if tr.from == p && tr.on == e && (tr.guard == nil || tr.guard(&m, ev)) {
 						want, row = tr.to, i
 						break
 					}
 				}
-				fx := m.apply(event{kind: e, steer: &pendingSteer{}, req: &acp.Request{}})
+				fx := m.apply(ev)
 				if m.phase != want || fx.changed != (row >= 0) {
 					t.Errorf("%s on %s (grace %v, steers closed %v): %s, want %s", p, e, cfg.grace, cfg.closed, m.phase, want)
 				}
@@ -178,5 +182,29 @@ func TestMachineNativeSteer(t *testing.T) {
 	detached.apply(event{kind: evCancel})
 	if detached.nativeSteer(&pendingSteer{id: "e"}) {
 		t.Error("a detached turn (its prompt cancelled) takes no native steer")
+	}
+}
+
+// TestMachineWithdraw: the client's cancel of the prompt the turn answers
+// answers it at once with -32800 and gives the turn up; the cancel of any
+// other request, or of a prompt already answered (a cancel detached the
+// turn), changes nothing.
+func TestMachineWithdraw(t *testing.T) {
+	prompt := &acp.Request{}
+	m := newMachine(prompt, true, 1<<10)
+	if fx := m.apply(event{kind: evWithdraw, req: &acp.Request{}}); fx.changed || fx.answer != nil || m.phase != attached {
+		t.Fatalf("another request withdrawn: %s %+v", m.phase, fx)
+	}
+	fx := m.apply(event{kind: evWithdraw, req: prompt})
+	if m.phase != orphaned || fx.answer != prompt || fx.with == nil || fx.with.err == nil || fx.with.err.Code != acp.CodeRequestCancelled || !fx.giveUp {
+		t.Fatalf("withdrawn: %s %+v", m.phase, fx)
+	}
+	if fx := m.apply(event{kind: evWithdraw, req: prompt}); fx.changed || fx.answer != nil {
+		t.Fatalf("withdrawn twice: %+v", fx)
+	}
+	d := newMachine(prompt, true, 1<<10)
+	d.apply(event{kind: evCancel})
+	if fx := d.apply(event{kind: evWithdraw, req: prompt}); fx.changed || fx.answer != nil || d.phase != detached {
+		t.Fatalf("a cancelled prompt withdrawn: %s %+v", d.phase, fx)
 	}
 }

@@ -7,8 +7,8 @@ package turn
 // and answered by the next prompt.
 
 import (
-	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
@@ -59,7 +59,11 @@ func (t *Turn) askForms(m *a2a.Message, callID string) (outcome, bool) {
 	merged := map[string]json.RawMessage{}
 	var answer string
 	for _, st := range steps {
-		content, ok := t.elicit(st, callID)
+		content, ok, elsewhere := t.elicit(st, callID)
+		if elsewhere {
+			t.show(t.r.Say(render.ElsewhereNotice()))
+			return outcome{elsewhere: true}, true
+		}
 		if !ok {
 			return outcome{}, false
 		}
@@ -95,33 +99,29 @@ func (t *Turn) askForms(m *a2a.Message, callID string) (outcome, bool) {
 }
 
 // elicit asks one form of the editor and returns the accepted values. It
-// waits until the person answers, the prompt is cancelled or the editor is
-// gone; any answer but accept (decline, cancel, an error) is false.
-func (t *Turn) elicit(st render.FormStep, callID string) (map[string]json.RawMessage, bool) {
+// waits until the person answers, the prompt is cancelled, the park is
+// answered elsewhere (elsewhere) or the editor is gone; the form is
+// withdrawn when it is no longer needed (dialog); any answer but accept
+// (decline, cancel, an error) is false.
+func (t *Turn) elicit(st render.FormStep, callID string) (content map[string]json.RawMessage, ok, elsewhere bool) {
 	if !t.waitPhase() {
-		return nil, false
+		return nil, false, false
 	}
-	ctx, cancel := context.WithCancel(t.ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-t.left(): // the prompt was cancelled
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	req := acp.CreateElicitationParams{SessionID: t.sess.id, ToolCallID: callID, Mode: acp.ElicitationFormMode, Message: st.Message, RequestedSchema: st.Schema}
 	var resp acp.CreateElicitationResponse
-	if err := t.env.Conn.Call(ctx, acp.MethodElicitationCreate, req, &resp); err != nil {
+	withdrawn, err := t.dialog(acp.MethodElicitationCreate, req, &resp)
+	switch {
+	case errors.Is(withdrawn, errElsewhere):
+		return nil, false, true
+	case err != nil:
 		t.env.Log.Info("the form was not answered; asking in words", "session", t.sess.id, "err", err)
-		return nil, false
-	}
-	if resp.Action != acp.ElicitationAccept {
+		return nil, false, false
+	case resp.Action != acp.ElicitationAccept:
 		t.env.Log.Info("the form was not accepted; asking in words", "session", t.sess.id, "action", resp.Action)
-		return nil, false
+		return nil, false, false
 	}
 	if resp.Content == nil {
 		resp.Content = map[string]json.RawMessage{}
 	}
-	return resp.Content, true
+	return resp.Content, true, false
 }

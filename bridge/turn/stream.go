@@ -50,6 +50,14 @@ func (t *Turn) drive() outcome {
 			return outcome{err: t.env.Host.CallError(err, t.task())}
 		}
 		out := t.follow(s)
+		for n := 0; out.elsewhere; n++ {
+			if n >= elsewhereMax {
+				t.env.Log.Info("the park keeps being answered elsewhere; ending the turn", "task", t.task())
+				out = outcome{stop: acp.StopEndTurn}
+				break
+			}
+			out = t.rejoin()
+		}
 		for {
 			if out.resume == nil && out.err == nil && out.stop == acp.StopEndTurn {
 				out.resume = t.settleSteers()
@@ -107,6 +115,25 @@ func (t *Turn) follow(s *transport.Stream) outcome {
 		}
 	}
 	return t.readBack()
+}
+
+// elsewhereMax bounds the times one turn follows a task whose park was
+// answered elsewhere (a server whose summary and task disagree).
+const elsewhereMax = 3
+
+// rejoin follows the task after its park was answered elsewhere: a new
+// stream of it, else what it is now (read back).
+func (t *Turn) rejoin() outcome {
+	if t.isCancelled() {
+		return outcome{stop: acp.StopCancelled}
+	}
+	s, err := t.env.Client.Resubscribe(t.ctx, t.task())
+	if err != nil {
+		t.env.Log.Info("reattach refused; reading the task back", "task", t.task(), "err", err)
+		return t.readBack()
+	}
+	t.staleFirst = false // a reattach's first frame is the task now
+	return t.follow(s)
 }
 
 // lost is the outcome of a stream lost before the turn's end when there

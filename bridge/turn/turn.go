@@ -102,6 +102,9 @@ type outcome struct {
 	stop   acp.StopReason
 	err    *acp.Error
 	resume *a2a.OutMessage
+	// elsewhere: the park the turn asked about was answered elsewhere;
+	// the turn follows the task from there (reattaching).
+	elsewhere bool
 }
 
 // bufferMax bounds a detached turn's buffered output.
@@ -366,6 +369,13 @@ func (t *Turn) finish(out outcome) { t.apply(event{kind: evEnd, out: out}) }
 // "cancelled" at once; the turn detaches into its grace window (a prompt
 // arriving within it steers the turn), or, with no grace, is given up.
 func (t *Turn) Cancel() { t.apply(event{kind: evCancel}) }
+
+// Withdraw handles the client's cancel of the prompt req
+// ($/cancel_request): when req is the prompt the turn answers now, it
+// answers -32800 at once and the turn is given up: a turn that has not
+// sent its message yet (waiting for a busy chat, or for the session's
+// previous turn) sends nothing, one that has is cancelled on the server.
+func (t *Turn) Withdraw(req *acp.Request) { t.apply(event{kind: evWithdraw, req: req}) }
 
 // Abandon is the shutdown path: the turn's output is dropped, its context
 // cancelled and its task cancelled (with the A2A client's own timeout and

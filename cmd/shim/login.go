@@ -178,13 +178,13 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 	// The card says how the agent signs in (login_oauth.go); on a
 	// managed platform the platform does.
 	sctx, scancel := context.WithTimeout(c.Context, 40*time.Second)
-	sec := s.loginSecurity(sctx, url, card)
+	sec, agent := s.loginSecurity(sctx, url, card)
 	scancel()
 	switch {
 	case sec != nil && sec.Unmet != "":
 		return &exitError{code: 1, msg: fmt.Sprintf("the agent card at %s asks for a sign-in shim cannot do: %s; nothing was stored", key, sec.Unmet)}
 	case sec != nil && sec.Scheme.OAuth():
-		return s.oauthLogin(c, out, url, card, key, sec.Scheme)
+		return s.oauthLogin(c, out, url, card, key, sec.Scheme, agent)
 	}
 	label := secretLabel(sec)
 	token, err := askToken(con, key, label)

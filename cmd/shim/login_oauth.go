@@ -28,34 +28,35 @@ import (
 )
 
 // loginSecurity reads the card (without a credential) to learn how the
-// agent signs in; nil when it cannot be read (then a bearer token is
-// asked for, as the card names no scheme). On a managed platform the
-// platform says it, whatever its card says (and the card is not read
-// without its credential): its own sign-in (Foundry: Entra's device
-// code), else the secret it takes (nil: a bearer token).
-func (s *settings) loginSecurity(ctx context.Context, url, cardURL string) *a2a.Security {
+// agent signs in, and its name (agent, "" unknown); nil when it cannot be
+// read (then a bearer token is asked for, as the card names no scheme).
+// On a managed platform the platform says it, whatever its card says (and
+// the card is not read without its credential): its own sign-in
+// (Foundry: Entra's device code), else the secret it takes (nil: a bearer
+// token).
+func (s *settings) loginSecurity(ctx context.Context, url, cardURL string) (sec *a2a.Security, agent string) {
 	if plat := s.agent(); plat != nil {
 		switch {
 		case plat.Login != nil:
-			return &a2a.Security{Scheme: plat.Login}
+			return &a2a.Security{Scheme: plat.Login}, ""
 		case plat.Scheme != nil:
-			return &a2a.Security{Scheme: plat.Scheme}
+			return &a2a.Security{Scheme: plat.Scheme}, ""
 		}
-		return nil
+		return nil, ""
 	}
 	if s.endpoint != "" {
-		return nil
+		return nil, ""
 	}
 	client, err := a2aclient.New(s.clientConfig(url, cardURL, 10*time.Second)) // reached only without --endpoint
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	card, err := client.Discover(ctx)
 	if err != nil {
 		s.log.Debug("could not read the agent card to learn its security scheme; asking for a bearer token", "err", err)
-		return nil
+		return nil, ""
 	}
-	return card.Security
+	return card.Security, card.Name
 }
 
 // secretLabel names what the scheme takes, for the prompt.
@@ -102,13 +103,10 @@ func readSecretFile(path string) (string, error) {
 }
 
 // oauthLogin runs the OAuth flow the card offers and stores the tokens.
-func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key string, scheme *a2a.Scheme) error {
-	secret, err := readSecretFile(flagString(c, "oauth-client-secret-file"))
+func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key string, scheme *a2a.Scheme, agent string) error {
+	secret, err := s.clientSecret(c)
 	if err != nil {
 		return &exitError{code: 2, msg: err.Error()}
-	}
-	if secret != "" && utf8.RuneCountInString(secret) < redact.MinLen {
-		s.log.Warn(fmt.Sprintf("the client secret has fewer than %d characters: too short to redact from logs and output without mangling other text", redact.MinLen))
 	}
 	clientID := strings.TrimSpace(flagString(c, "oauth-client-id"))
 	if plat := s.agent(); clientID == "" && plat != nil {
@@ -139,36 +137,9 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 		return &exitError{code: 1, msg: fmt.Sprintf("cannot sign in to %s: %v; nothing was stored", key, err)}
 	}
 	fmt.Fprintf(out, "The agent at %s signs in with OAuth 2.0 (%s flow).\n", termsafe.String(key), plan.Flow)
-	tok, err := l.Run(ctx, plan)
-	if err != nil {
-		if errors.Is(err, auth.ErrNoClientID) {
-			return &exitError{code: 2, msg: err.Error()}
-		}
-		return &exitError{code: 1, msg: fmt.Sprintf("the sign-in to %s failed: %v; nothing was stored", key, err)}
-	}
-	cfg := s.clientConfig(url, card, 10*time.Second)
-	// The check may renew the token (a 401, or one that expires within
-	// the renewal margin): then what the renewal gave is what is stored,
-	// the issued refresh token being spent (SPEC §12.1).
-	var renewed sync.Mutex
-	cfg.OAuth = &auth.OAuth{Token: tok, ClientSecret: secret, OnRefresh: func(t auth.OAuthToken) {
-		renewed.Lock()
-		tok = t
-		renewed.Unlock()
-	}}
-	client, err := a2aclient.New(cfg)
+	tok, where, err := s.completeOAuth(ctx, out, oauthTarget{url: url, card: card, key: key, agent: agent}, l, plan)
 	if err != nil {
 		return err
-	}
-	err = checkSignIn(c.Context, out, client, key, oauthCheck)
-	renewed.Lock()
-	defer renewed.Unlock()
-	if err != nil {
-		return err
-	}
-	where, err := s.store.SaveOAuth(key, tok.AccessToken, recordOf(tok))
-	if err != nil {
-		return fmt.Errorf("storing the sign-in: %s", strings.TrimPrefix(err.Error(), "credentials: "))
 	}
 	switch where {
 	case credentials.SourceKeyring:
@@ -185,6 +156,64 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 	}
 	fmt.Fprintf(out, "Editors can now start `shim` without --url: it defaults to %s.\n", termsafe.String(key))
 	return nil
+}
+
+// clientSecret reads --oauth-client-secret-file ("" without one), warning
+// about a secret too short to redact.
+func (s *settings) clientSecret(c *cli.Context) (string, error) {
+	secret, err := readSecretFile(flagString(c, "oauth-client-secret-file"))
+	if err != nil {
+		return "", err
+	}
+	if secret != "" && utf8.RuneCountInString(secret) < redact.MinLen {
+		s.log.Warn(fmt.Sprintf("the client secret has fewer than %d characters: too short to redact from logs and output without mangling other text", redact.MinLen))
+	}
+	return secret, nil
+}
+
+// oauthTarget is the agent an OAuth sign-in is for: its URL, card URL,
+// key and name (the card's).
+type oauthTarget struct{ url, card, key, agent string }
+
+// completeOAuth runs the plan's flow, checks the token it gives against
+// the agent and stores what passed (SPEC §12.1), with the agent's name:
+// `shim login` and the editor's sign-in both end here. out hears the
+// check.
+func (s *settings) completeOAuth(ctx context.Context, out io.Writer, to oauthTarget, l *auth.OAuthLogin, plan *auth.OAuthPlan) (auth.OAuthToken, string, error) {
+	tok, err := l.Run(ctx, plan)
+	if err != nil {
+		if errors.Is(err, auth.ErrNoClientID) {
+			return tok, "", &exitError{code: 2, msg: err.Error()}
+		}
+		return tok, "", &exitError{code: 1, msg: fmt.Sprintf("the sign-in to %s failed: %v; nothing was stored", to.key, err)}
+	}
+	cfg := s.clientConfig(to.url, to.card, 10*time.Second)
+	// The check may renew the token (a 401, or one that expires within
+	// the renewal margin): then what the renewal gave is what is stored,
+	// the issued refresh token being spent (SPEC §12.1).
+	var renewed sync.Mutex
+	cfg.OAuth = &auth.OAuth{Token: tok, ClientSecret: l.ClientSecret, OnRefresh: func(t auth.OAuthToken) {
+		renewed.Lock()
+		tok = t
+		renewed.Unlock()
+	}}
+	client, err := a2aclient.New(cfg)
+	if err != nil {
+		return tok, "", err
+	}
+	err = checkSignIn(ctx, out, client, to.key, oauthCheck)
+	renewed.Lock()
+	defer renewed.Unlock()
+	if err != nil {
+		return tok, "", err
+	}
+	rec := recordOf(tok)
+	rec.Agent = to.agent
+	where, err := s.store.SaveOAuth(to.key, tok.AccessToken, rec)
+	if err != nil {
+		return tok, "", fmt.Errorf("storing the sign-in: %s", strings.TrimPrefix(err.Error(), "credentials: "))
+	}
+	return tok, where, nil
 }
 
 func recordOf(t auth.OAuthToken) credentials.OAuthRecord {

@@ -187,6 +187,7 @@ type storedFile struct {
 		Expiry       string `json:"expiry"`
 		TokenURL     string `json:"tokenUrl"`
 		ClientID     string `json:"clientId"`
+		Agent        string `json:"agent"`
 	} `json:"oauth"`
 }
 
@@ -238,6 +239,9 @@ func TestOAuthDeviceLoginAndDoctor(t *testing.T) {
 	rec := f.OAuth[a.srv.URL]
 	if !o.Valid(f.Tokens[a.srv.URL]) || rec.TokenURL != o.Issuer+"/oauth/token" || rec.Expiry == "" || rec.ClientID != oidctest.DeviceClient {
 		t.Fatalf("stored %+v", f)
+	}
+	if rec.Agent != "Secured Agent" {
+		t.Errorf("the agent's name stored with the sign-in: %q", rec.Agent)
 	}
 	if strings.Contains(p.logs(), f.Tokens[a.srv.URL]) || strings.Contains(p.logs(), oidctest.DeviceSecret) {
 		t.Fatalf("a secret in the output:\n%s", p.logs())

@@ -410,6 +410,7 @@ func serveAction(c *cli.Context) error {
 		Log:              s.log,
 		Connect:          func() (*a2aclient.Client, error) { return s.reload(c) },
 		Logout:           s.forget,
+		SignIn:           s.editorSignIn(c),
 		RefusedAdvice:    s.refusedNow,
 		CredentialSource: s.credentialNow,
 	}

@@ -227,13 +227,25 @@ export function whenCancelled(turn) {
 }
 
 /**
+/**
  * Starts a scripted agent on 127.0.0.1 and a random port. With binding
  * "http+json" it is served by the SDK's HTTP+JSON handler at /rest (and,
  * for 0.3, its legacy REST router) instead of JSON-RPC at /a2a; each REST
  * request is recorded with method "REST", its path and body.
- * @param {{dialect?: "1.0"|"0.3", binding?: "jsonrpc"|"http+json", name?: string, script: (turn: Turn) => Promise<void>}} opts
+ * @param {object} opts
+ * @param {"1.0"|"0.3"} [opts.dialect]
+ * @param {"jsonrpc"|"http+json"} [opts.binding]
+ * @param {string} [opts.name]
+ * @param {(turn: Turn) => Promise<void>} opts.script
+ * @param {{schemes: object, requirements: object[], check: (req) => Promise<boolean>}} [opts.security]
+ *   the card's securitySchemes and securityRequirements (as the 1.0 card writes them); check
+ *   admits a JSON-RPC request (else 401)
+ * @param {(ctx: string) => object|undefined} [opts.busy] the operator API's summary of a
+ *   chat (GET /api/chat/sessions/:ctx; undefined: 404)
+ * @param {(method: string) => boolean} [opts.hold] JSON-RPC methods held until the
+ *   caller gives the request up (agent.aborted) or agent.release() is called
  */
-export async function startAgent({ dialect = "1.0", binding = "jsonrpc", name = "E2E Agent", script, skills = [], steer = false }) {
+export async function startAgent({ dialect = "1.0", binding = "jsonrpc", name = "E2E Agent", script, skills = [], steer = false, security, busy, hold }) {
   const legacy = dialect === "0.3";
   const agent = {
     dialect,
@@ -248,6 +260,9 @@ export async function startAgent({ dialect = "1.0", binding = "jsonrpc", name = 
     steers: [],
     steerWaiters: [],
     unsteered: [],
+    /** JSON-RPC methods of held requests whose caller went away */
+    aborted: [],
+    held: [],
   };
   const card = {
     name,
@@ -256,8 +271,8 @@ export async function startAgent({ dialect = "1.0", binding = "jsonrpc", name = 
     provider: undefined,
     version: "1.0.0",
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
-    securitySchemes: {},
-    securityRequirements: [],
+    securitySchemes: security?.schemes ?? {},
+    securityRequirements: security?.requirements ?? [],
     defaultInputModes: ["text/plain"],
     defaultOutputModes: ["text/plain"],
     skills,
@@ -277,6 +292,33 @@ export async function startAgent({ dialect = "1.0", binding = "jsonrpc", name = 
     });
     next();
   });
+  if (security) {
+    app.use("/a2a", async (req, res, next) => {
+      if (await security.check(req)) return next();
+      res.status(401).json({ error: "unauthorized" });
+    });
+  }
+  let release;
+  const released = new Promise((r) => (release = r));
+  agent.release = () => release();
+  if (hold) {
+    app.use("/a2a", (req, res, next) => {
+      const method = req.body?.method;
+      if (!hold(method)) return next();
+      agent.held.push(method);
+      let done = false;
+      res.on("close", () => {
+        if (!done && !res.writableEnded) agent.aborted.push(method);
+        done = true;
+      });
+      released.then(() => {
+        if (!done) {
+          done = true;
+          next();
+        }
+      });
+    });
+  }
   app.use(
     "/a2a",
     jsonRpcHandler({
@@ -308,6 +350,14 @@ export async function startAgent({ dialect = "1.0", binding = "jsonrpc", name = 
     app.delete("/api/chat/sessions/:ctx/steer/:id", (req, res) => {
       agent.unsteered.push(req.params.id);
       res.json({ removed: false, pending: 0 });
+    });
+  }
+  if (busy) {
+    // The operator API's summary of a chat (the busy signal, SPEC §4.3).
+    app.get("/api/chat/sessions/:ctx", (req, res) => {
+      const summary = busy(req.params.ctx);
+      if (!summary) return res.status(404).json({ detail: "not found" });
+      res.json({ session_id: req.params.ctx, turn_count: 1, last_updated: new Date().toISOString(), ...summary });
     });
   }
   /** Resolves with the next steer posted (or one already posted and not taken). */

@@ -3,6 +3,7 @@
 // schema annotates them (x-method, x-side):
 //   a request the agent sends       → x-side "client", x-method M, "…Request"
 //   a notification the agent sends  → x-side "client", x-method M, "…Notification"
+//                                     ($/cancel_request: x-side "protocol")
 //   a response to the client's M    → x-side "agent",  x-method M, "…Response"
 //   an error response               → Error
 
@@ -83,7 +84,8 @@ export function validateAgentMessage(msg, methodOf) {
   const hasId = Object.hasOwn(msg, "id");
   if (typeof msg.method === "string") {
     const kind = hasId && msg.id !== null ? "Request" : "Notification";
-    const def = defFor("client", msg.method, kind);
+    // $/cancel_request is either side's (x-side "protocol").
+    const def = defFor("client", msg.method, kind) ?? defFor("protocol", msg.method, kind);
     if (!def) return `agent sent ${kind.toLowerCase()} ${msg.method} that the schema does not define`;
     return validateDef(def, msg.params ?? null);
   }

@@ -10,7 +10,7 @@
 // and the id-null answers to malformed input) stay out of the SDK.
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { Readable } from "node:stream";
@@ -104,8 +104,12 @@ export class Shim {
     this.problems = [];
     this.sentMethods = new Map();
     this.stderr = "";
+    // The answers of the editor's dialogs: (params, ctx) → answer; ctx.signal
+    // aborts when shim withdraws the request ($/cancel_request).
     this.permissionAnswer = () => ({ outcome: { outcome: "cancelled" } });
     this.elicitationAnswer = () => ({ action: "decline" });
+    /** the elicitation/complete notifications shim sent: their params */
+    this.completed = [];
     this.listeners = new Set();
 
     const env = { ...process.env };
@@ -155,9 +159,12 @@ export class Shim {
 
     this.app = client({ name: "shim-e2e" })
       .onNotification("session/update", () => {})
-      .onRequest("session/request_permission", async ({ params }) => this.permissionAnswer(params))
-      .onRequest("elicitation/create", async ({ params }) => {
-        const answer = await this.elicitationAnswer(params);
+      .onNotification("elicitation/complete", ({ params }) => {
+        this.completed.push(params);
+      })
+      .onRequest("session/request_permission", async (ctx) => this.permissionAnswer(ctx.params, ctx))
+      .onRequest("elicitation/create", async (ctx) => {
+        const answer = await this.elicitationAnswer(ctx.params, ctx);
         // The test's own answer must be one a real client can give.
         const why = validateDef("CreateElicitationResponse", answer);
         if (why) this.problems.push(`the test's elicitation answer: ${why}`);
@@ -224,6 +231,20 @@ export class Shim {
   responseTo(method) {
     const ids = [...this.sentMethods].filter(([, m]) => m === method).map(([k]) => k);
     return this.received.filter((r) => r.msg && !("method" in r.msg) && ids.includes(idKey(r.msg.id)));
+  }
+
+  /** The request ids shim withdrew ($/cancel_request), in order. */
+  withdrawn() {
+    return this.received.filter((r) => r.msg?.method === "$/cancel_request").map((r) => r.msg.params?.requestId);
+  }
+
+  /** The credentials file shim stored sign-ins in (--config-dir), or null. */
+  credentials() {
+    try {
+      return JSON.parse(readFileSync(join(this.configDir, "credentials.json"), "utf8"));
+    } catch {
+      return null;
+    }
   }
 
   /** Requests shim sent to the client with this method. */

@@ -162,6 +162,10 @@ func (v *Validator) AgentLine(line []byte, methodOf func(id string) string) erro
 	case m.Method != "":
 		def, ok := v.Def("client", m.Method, "Notification")
 		if !ok {
+			// $/cancel_request is either side's ("protocol").
+			def, ok = v.Def("protocol", m.Method, "Notification")
+		}
+		if !ok {
 			return fmt.Errorf("agent sent notification %q that the schema does not define", m.Method)
 		}
 		return v.ValidateDef(def, orNull(m.Params))

@@ -101,3 +101,32 @@ func TestValidatorCatchesNative(t *testing.T) {
 		t.Error("a malformed permission answer passed")
 	}
 }
+
+// TestValidatorCatchesCancelAndURL proves that $/cancel_request (the
+// schema's "protocol" side), URL elicitations and elicitation/complete
+// are checked by their own definitions.
+func TestValidatorCatchesCancelAndURL(t *testing.T) {
+	v, err := Schema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		line string
+		ok   bool
+	}{
+		{`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":3}}`, true},
+		{`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"p1"}}`, true},
+		{`{"jsonrpc":"2.0","method":"$/cancel_request","params":{}}`, false},
+		{`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":1.5}}`, false},
+		{`{"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{"mode":"url","message":"Sign in","elicitationId":"e1","url":"https://id.example/device","requestId":2}}`, true},
+		{`{"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{"mode":"url","message":"Sign in","url":"https://id.example/device","requestId":2}}`, false},
+		{`{"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{"mode":"url","message":"Sign in","elicitationId":"e1","requestId":2}}`, false},
+		{`{"jsonrpc":"2.0","method":"elicitation/complete","params":{"elicitationId":"e1"}}`, true},
+		{`{"jsonrpc":"2.0","method":"elicitation/complete","params":{}}`, false},
+	} {
+		err := v.AgentLine([]byte(tt.line), func(string) string { return "" })
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: ok=%v, err=%v", tt.line, tt.ok, err)
+		}
+	}
+}

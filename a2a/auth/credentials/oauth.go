@@ -3,9 +3,13 @@ package credentials
 // What an OAuth sign-in stores (SPEC §12.1), under the normalized URL like
 // a token: the access token is the URL's token (so everything that reads
 // a token reads it), and the renewal half (refresh token, expiry, token
-// URL, client id) sits beside it: in the OS keyring under the account
-// "<url>#oauth", or in the credentials file's "oauth" object (the file
-// stays version 1; an older shim keeps the field as an unknown one).
+// URL, client id, the agent's name) sits beside it: in the OS keyring
+// under the account "<url>#oauth", or in the credentials file's "oauth"
+// object (the file stays version 1; an older shim keeps the field as an
+// unknown one). Wherever the record went, the file's "signIns" object
+// says that the URL's credential is an OAuth sign-in and names the agent
+// (no secret), so that initialize learns it without the keyring (SPEC
+// §14).
 
 import (
 	"encoding/json"
@@ -25,6 +29,8 @@ type OAuthRecord struct {
 	Expiry   string `json:"expiry,omitempty"`
 	TokenURL string `json:"tokenUrl"`
 	ClientID string `json:"clientId,omitempty"`
+	// Agent is the agent card's name at the sign-in ("" unknown).
+	Agent string `json:"agent,omitempty"`
 }
 
 // ExpiryTime returns the expiry, zero when unknown.
@@ -39,8 +45,9 @@ func (r *OAuthRecord) ExpiryTime() time.Time {
 // oauthSuffix makes the keyring account of the renewal half; a
 // normalized URL never holds '#'.
 const (
-	oauthSuffix = "#oauth"
-	oauthField  = "oauth"
+	oauthSuffix  = "#oauth"
+	oauthField   = "oauth"
+	signInsField = "signIns"
 )
 
 // SaveOAuth stores an OAuth sign-in for url (normalized): the access
@@ -61,7 +68,10 @@ func (s *Store) SaveOAuth(url, access string, rec OAuthRecord) (where string, er
 			if err := kr.Set(Service, url+oauthSuffix, string(data)); err == nil {
 				s.mu.Lock()
 				defer s.mu.Unlock()
-				return where, scrub(s.write(func(d *document) { setOAuth(d, url, nil) }), rec.RefreshToken)
+				return where, scrub(s.write(func(d *document) {
+					setOAuth(d, url, nil)
+					setSignIn(d, url, &rec)
+				}), rec.RefreshToken)
 			}
 		}
 		s.log().Warn("the OS keyring took the access token but not the refresh token; storing that in the credentials file",
@@ -69,10 +79,46 @@ func (s *Store) SaveOAuth(url, access string, rec OAuthRecord) (where string, er
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.write(func(d *document) { setOAuth(d, url, data) }); err != nil {
+	if err := s.write(func(d *document) {
+		setOAuth(d, url, data)
+		setSignIn(d, url, &rec)
+	}); err != nil {
 		return "", scrub(err, rec.RefreshToken)
 	}
 	return where, nil
+}
+
+// signIn is what the file's "signIns" object says of a URL.
+type signIn struct {
+	Agent string `json:"agent,omitempty"`
+}
+
+// SignIn reports whether the credential stored for url is an OAuth
+// sign-in, and the agent's name stored with it ("" unknown). It reads the
+// credentials file only, never the OS keyring: initialize asks it (SPEC
+// §14).
+func (s *Store) SignIn(url string) (agent string, ok bool, err error) {
+	if err := checkNormalized(url); err != nil {
+		return "", false, err
+	}
+	s.mu.Lock()
+	d, err := s.read()
+	s.mu.Unlock()
+	if err != nil {
+		return "", false, err
+	}
+	if raw, ok := objectOf(d, signInsField)[url]; ok {
+		var si signIn
+		_ = json.Unmarshal(raw, &si)
+		return si.Agent, true, nil
+	}
+	if raw, ok := oauthOf(d)[url]; ok {
+		// Stored by a shim that kept no "signIns".
+		var rec OAuthRecord
+		_ = json.Unmarshal(raw, &rec)
+		return rec.Agent, true, nil
+	}
+	return "", false, nil
 }
 
 // renewalName is the file whose lock (renewalName + ".lock" in the config
@@ -158,17 +204,24 @@ func (s *Store) ForgetOAuth(url string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, err := s.read()
-	if err != nil || oauthOf(d)[url] == nil {
+	if err != nil || (oauthOf(d)[url] == nil && objectOf(d, signInsField)[url] == nil) {
 		return nil
 	}
-	return s.write(func(d *document) { setOAuth(d, url, nil) })
+	return s.write(func(d *document) {
+		setOAuth(d, url, nil)
+		setSignIn(d, url, nil)
+	})
 }
 
 // oauthOf reads the file's "oauth" object (kept among the unknown
 // fields).
-func oauthOf(d *document) map[string]json.RawMessage {
+func oauthOf(d *document) map[string]json.RawMessage { return objectOf(d, oauthField) }
+
+// objectOf reads one of the file's objects by URL kept among the unknown
+// fields.
+func objectOf(d *document, field string) map[string]json.RawMessage {
 	var m map[string]json.RawMessage
-	if raw, ok := d.extra[oauthField]; ok {
+	if raw, ok := d.extra[field]; ok {
 		_ = json.Unmarshal(raw, &m)
 	}
 	return m
@@ -176,9 +229,24 @@ func oauthOf(d *document) map[string]json.RawMessage {
 
 // setOAuth sets (nil: removes) the record of url in the file's "oauth"
 // object.
-func setOAuth(d *document, url string, rec json.RawMessage) {
-	m := oauthOf(d)
+func setOAuth(d *document, url string, rec json.RawMessage) { setObject(d, oauthField, url, rec) }
+
+// setSignIn sets (nil: removes) what the file's "signIns" object says of
+// url.
+func setSignIn(d *document, url string, rec *OAuthRecord) {
 	if rec == nil {
+		setObject(d, signInsField, url, nil)
+		return
+	}
+	b, _ := json.Marshal(signIn{Agent: rec.Agent})
+	setObject(d, signInsField, url, b)
+}
+
+// setObject sets (nil: removes) the member url of one of the file's
+// objects; an empty object is dropped.
+func setObject(d *document, field, url string, v json.RawMessage) {
+	m := objectOf(d, field)
+	if v == nil {
 		if _, ok := m[url]; !ok {
 			return
 		}
@@ -187,15 +255,15 @@ func setOAuth(d *document, url string, rec json.RawMessage) {
 		if m == nil {
 			m = map[string]json.RawMessage{}
 		}
-		m[url] = rec
+		m[url] = v
 	}
 	if d.extra == nil {
 		d.extra = map[string]json.RawMessage{}
 	}
 	if len(m) == 0 {
-		delete(d.extra, oauthField)
+		delete(d.extra, field)
 		return
 	}
 	b, _ := json.Marshal(m)
-	d.extra[oauthField] = b
+	d.extra[field] = b
 }

@@ -147,3 +147,69 @@ func TestRenewalLock(t *testing.T) {
 	}
 	checkMode(t, filepath.Join(dir, renewalName+".lock"))
 }
+
+// TestSignInMarker: an OAuth sign-in stored for a URL is known from the
+// credentials file alone (SignIn never reads the keyring), with the
+// agent's name, whether the record went to the keyring or the file; a
+// plain token stored over it, and a logout, forget it. A record an older
+// shim stored in the file counts too.
+func TestSignInMarker(t *testing.T) {
+	rec := OAuthRecord{RefreshToken: "refresh-0123456789", TokenURL: "https://id.example/token", ClientID: "shim", Agent: "Corp Agent"}
+	for _, tc := range []struct {
+		name string
+		kr   Keyring
+		mode Mode
+	}{{"file", nil, ModeOff}, {"keyring", newMemKeyring(), ModeAuto}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := NewStore(dir, tc.kr, tc.mode, nil)
+			if agent, ok, err := s.SignIn(urlA); ok || agent != "" || err != nil {
+				t.Fatalf("nothing stored: %q %v %v", agent, ok, err)
+			}
+			if _, err := s.SaveOAuth(urlA, "access-0123456789", rec); err != nil {
+				t.Fatal(err)
+			}
+			// A store whose keyring must not be touched reads it.
+			fileOnly := NewStore(dir, forbiddenKeyring{t}, ModeAuto, nil)
+			if agent, ok, err := fileOnly.SignIn(urlA); !ok || agent != "Corp Agent" || err != nil {
+				t.Fatalf("after the sign-in: %q %v %v", agent, ok, err)
+			}
+			if _, ok, _ := fileOnly.SignIn(urlB); ok {
+				t.Fatal("another URL reads as signed in")
+			}
+			data, _ := os.ReadFile(s.Path())
+			if !strings.Contains(string(data), `"signIns"`) || (tc.kr != nil && strings.Contains(string(data), "refresh-0123456789")) {
+				t.Fatalf("file %s", data)
+			}
+			if _, err := s.Save(urlA, "plain-token-0123456789"); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.ForgetOAuth(urlA); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok, _ := s.SignIn(urlA); ok {
+				t.Fatal("a plain token stored over the sign-in still reads as one")
+			}
+			if _, err := s.SaveOAuth(urlA, "access-0123456789", rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Forget(urlA); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok, _ := s.SignIn(urlA); ok {
+				t.Fatal("a forgotten sign-in still reads as one")
+			}
+		})
+	}
+	s := NewStore(t.TempDir(), nil, ModeOff, nil)
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := `{"version":1,"tokens":{"` + urlA + `":"access-0123456789"},"oauth":{"` + urlA + `":{"tokenUrl":"https://id.example/token"}}}`
+	if err := os.WriteFile(s.Path(), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if agent, ok, err := s.SignIn(urlA); !ok || agent != "" || err != nil {
+		t.Fatalf("an older shim's record: %q %v %v", agent, ok, err)
+	}
+}
