@@ -28,8 +28,8 @@ async function startGeminiServer(model, home) {
   const onData = (d) => { log += d; };
   child.stdout.on("data", onData);
   child.stderr.on("data", onData);
-  const port = await within(waitFor(() => /Agent Server started on http:\/\/localhost:(\d+)/.exec(log)?.[1], 30000,
-    "the Gemini CLI A2A server to start"), 31000, "the server").catch((e) => { e.message += `\n${log}`; throw e; });
+  const port = await within(waitFor(() => /Agent Server started on http:\/\/localhost:(\d+)/.exec(log)?.[1], 90000,
+    "the Gemini CLI A2A server to start"), 91000, "the server").catch((e) => { e.message += `\n${log}`; throw e; });
   return { url: `http://127.0.0.1:${port}`, log: () => log,
     close: async () => {
       if (child.exitCode === null && child.signalCode === null) {
@@ -45,7 +45,7 @@ async function startGeminiServer(model, home) {
 // E2E_REPEAT=N runs the scenario N times in a row (the issue's bar: 10 of 10).
 const REPEAT = Math.max(1, Number.parseInt(process.env.E2E_REPEAT ?? "1", 10) || 1);
 
-for (let run = 1; run <= REPEAT; run++) test(`Gemini CLI A2A server: thought, answer, read approved (its location followed), shell denied, cancel, second prompt on the same task${REPEAT > 1 ? ` (run ${run} of ${REPEAT})` : ""}`, { timeout: 60000 }, async () => {
+for (let run = 1; run <= REPEAT; run++) test(`Gemini CLI A2A server: thought, answer, read approved (its location followed), shell denied, cancel, second prompt on the same task${REPEAT > 1 ? ` (run ${run} of ${REPEAT})` : ""}`, { timeout: 150000 }, async () => {
   const ws = tempDir("shim-gemini-ws-");
   const home = tempDir("shim-gemini-home-");
   writeFileSync(join(ws, "hello.txt"), "Hello from the workspace.\n");
