@@ -1,6 +1,6 @@
 // Command shim-platform is shim's credential helper for the managed agent
 // platforms (SPEC §12.7): it loads a credential with the platform's own
-// library and prints it as one JSON object (platform.HelperAnswer) on
+// library and prints it as one JSON object (helperwire.Answer) on
 // stdout, for shim alone to read on the pipe between them; shim runs it
 // when a request needs the credential. It lives apart from shim because
 // the libraries cost every start of a program that links them (their
@@ -35,7 +35,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 
-	"github.com/shimdev/shim/a2a/auth/platform"
+	"github.com/shimdev/shim/a2a/auth/platform/helperwire"
 	"github.com/shimdev/shim/internal/redact"
 )
 
@@ -51,7 +51,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("shim-platform "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var ans *platform.HelperAnswer
+	var ans *helperwire.Answer
 	var err error
 	switch args[0] {
 	case "aws":
@@ -77,9 +77,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	status := 0
 	if err != nil {
-		ans, status = &platform.HelperAnswer{Error: err.Error()}, 1
+		ans, status = &helperwire.Answer{Error: err.Error()}, 1
 	}
-	ans.V = platform.HelperVersion
+	ans.V = helperwire.Version
 	if err := json.NewEncoder(stdout).Encode(ans); err != nil {
 		return 1
 	}
@@ -96,7 +96,7 @@ func libError(msg string, err error) error {
 }
 
 // awsCredentials loads aws-sdk-go-v2's default chain.
-func awsCredentials(ctx context.Context, region, profile string) (*platform.HelperAnswer, error) {
+func awsCredentials(ctx context.Context, region, profile string) (*helperwire.Answer, error) {
 	var opts []func(*config.LoadOptions) error
 	if region != "" {
 		opts = append(opts, config.WithRegion(region))
@@ -116,7 +116,7 @@ func awsCredentials(ctx context.Context, region, profile string) (*platform.Help
 		return nil, libError("no AWS credentials for the AgentCore runtime: run `aws sso login` "+
 			"(or `aws configure`), or set AWS_PROFILE to a profile that has them", err)
 	}
-	ans := &platform.HelperAnswer{AccessKeyID: creds.AccessKeyID, SecretAccessKey: creds.SecretAccessKey,
+	ans := &helperwire.Answer{AccessKeyID: creds.AccessKeyID, SecretAccessKey: creds.SecretAccessKey,
 		SessionToken: creds.SessionToken, Region: cfg.Region, From: awsFrom(&cfg)}
 	if creds.CanExpire {
 		ans.Expires = creds.Expires
@@ -211,9 +211,9 @@ var azureNames = map[string]string{
 
 // azureToken gets a token for scope from azidentity's default chain, with
 // instance discovery off for an authority host that is not Microsoft's.
-func azureToken(ctx context.Context, scope string) (*platform.HelperAnswer, error) {
+func azureToken(ctx context.Context, scope string) (*helperwire.Answer, error) {
 	listenAzure()
-	opts := &azidentity.DefaultAzureCredentialOptions{DisableInstanceDiscovery: !platform.MicrosoftAuthority(platform.AuthorityHost())}
+	opts := &azidentity.DefaultAzureCredentialOptions{DisableInstanceDiscovery: !helperwire.MicrosoftAuthority(helperwire.AuthorityHost())}
 	cred, err := azidentity.NewDefaultAzureCredential(opts)
 	if err != nil {
 		return nil, libError("the Azure credential chain could not be set up", err)
@@ -235,5 +235,5 @@ func azureToken(ctx context.Context, scope string) (*platform.HelperAnswer, erro
 	case name != "":
 		from = "Azure " + name
 	}
-	return &platform.HelperAnswer{Token: tok.Token, Expires: tok.ExpiresOn, From: from}, nil
+	return &helperwire.Answer{Token: tok.Token, Expires: tok.ExpiresOn, From: from}, nil
 }

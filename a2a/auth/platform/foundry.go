@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/auth/platform/helperwire"
 	"github.com/shimdev/shim/internal/redact"
 )
 
@@ -24,9 +25,6 @@ const FoundryScope = "https://ai.azure.com/.default"
 
 // foundryPath is the tail of a Foundry agent's A2A endpoint.
 const foundryPath = "/endpoint/protocols/a2a"
-
-// defaultAuthority is Microsoft Entra ID's public cloud.
-const defaultAuthority = "https://login.microsoftonline.com"
 
 // azureCLIClientID is the public client azidentity's device-code and
 // interactive credentials sign in with when given none (the Azure CLI's).
@@ -68,15 +66,6 @@ func foundry(raw string, opts Options) (*Agent, error) {
 	return a, nil
 }
 
-// AuthorityHost is the Entra authority azidentity uses:
-// AZURE_AUTHORITY_HOST, else the public cloud's.
-func AuthorityHost() string {
-	if h := strings.TrimRight(os.Getenv("AZURE_AUTHORITY_HOST"), "/"); h != "" {
-		return h
-	}
-	return defaultAuthority
-}
-
 // entraDeviceCode is the device-code sign-in against Entra for Foundry:
 // the tenant of AZURE_TENANT_ID, else organizations (any work account).
 func entraDeviceCode() *a2a.Scheme {
@@ -84,33 +73,10 @@ func entraDeviceCode() *a2a.Scheme {
 	if tenant == "" {
 		tenant = "organizations"
 	}
-	base := AuthorityHost() + "/" + url.PathEscape(tenant) + "/oauth2/v2.0/"
+	base := helperwire.AuthorityHost() + "/" + url.PathEscape(tenant) + "/oauth2/v2.0/"
 	return &a2a.Scheme{Name: "entra", Kind: a2a.SchemeOAuth2, Scopes: []string{FoundryScope, "offline_access"},
 		DeviceCode: &a2a.OAuthFlow{DeviceAuthorizationURL: base + "devicecode", TokenURL: base + "token",
 			Scopes: []string{FoundryScope, "offline_access"}}}
-}
-
-// microsoftHosts are the authority hosts MSAL knows without asking
-// login.microsoftonline.com (its instance discovery).
-var microsoftHosts = []string{"login.microsoftonline.com", "login.microsoftonline.us", "login.chinacloudapi.cn",
-	"login.microsoftonline.de", "login-us.microsoftonline.com", "login.windows.net", "sts.windows.net",
-	"login.partner.microsoftonline.cn"}
-
-// MicrosoftAuthority reports whether host is one of Microsoft's: for
-// another (a private cloud, a stand-in on this machine) the helper turns
-// instance discovery off, or MSAL would ask Microsoft about it.
-func MicrosoftAuthority(host string) bool {
-	u, err := url.Parse(host)
-	if err != nil {
-		return false
-	}
-	h := strings.ToLower(u.Hostname())
-	for _, m := range microsoftHosts {
-		if h == m {
-			return true
-		}
-	}
-	return false
 }
 
 // azureCredential is an Entra token from azidentity's default chain

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/auth/platform/helperwire"
 	"github.com/shimdev/shim/internal/privfile"
 	"github.com/shimdev/shim/internal/redact"
 	"github.com/shimdev/shim/internal/termsafe"
@@ -37,29 +38,6 @@ import (
 
 // HelperName is the credential helper's executable name.
 const HelperName = "shim-platform"
-
-// HelperVersion is the version of the helper's answer this shim reads.
-const HelperVersion = 1
-
-// HelperAnswer is what the helper prints on stdout: one JSON object, with
-// Error set (and exit status 1) when it has no credential.
-type HelperAnswer struct {
-	V     int    `json:"v"`
-	Error string `json:"error,omitempty"`
-	// From says where the credential came from, never the credential.
-	From string `json:"from,omitempty"`
-	// Expires is when it expires (zero: it does not).
-	Expires time.Time `json:"expires,omitzero"`
-
-	// AWS (`shim-platform aws`): the keys and the region they sign for.
-	AccessKeyID     string `json:"accessKeyId,omitempty"`
-	SecretAccessKey string `json:"secretAccessKey,omitempty"`
-	SessionToken    string `json:"sessionToken,omitempty"`
-	Region          string `json:"region,omitempty"`
-
-	// Token is an access token (`shim-platform azure`).
-	Token string `json:"token,omitempty"`
-}
 
 // Locate finds the helper's executable (and checks it) before each run.
 type Locate func() (string, error)
@@ -197,7 +175,7 @@ func helperText(s string) string {
 // runHelper runs the helper with args and reads its answer. Every error
 // is an *a2a.SignInError saying what to do; none quotes the helper's
 // stdout (it may hold a credential).
-func runHelper(ctx context.Context, locate Locate, args ...string) (*HelperAnswer, error) {
+func runHelper(ctx context.Context, locate Locate, args ...string) (*helperwire.Answer, error) {
 	if locate == nil {
 		locate = Beside
 	}
@@ -236,7 +214,7 @@ func runHelper(ctx context.Context, locate Locate, args ...string) (*HelperAnswe
 	case rerr != nil:
 		return nil, &a2a.SignInError{Msg: "the platform credential helper's answer could not be read: " + helperText(rerr.Error())}
 	}
-	var ans HelperAnswer
+	var ans helperwire.Answer
 	if jerr := json.Unmarshal(data, &ans); jerr != nil || ans.V == 0 {
 		msg := "the platform credential helper " + helperText(path)
 		if werr != nil {
@@ -252,9 +230,9 @@ func runHelper(ctx context.Context, locate Locate, args ...string) (*HelperAnswe
 	switch {
 	case ans.Error != "":
 		return nil, &a2a.SignInError{Msg: helperText(ans.Error)}
-	case ans.V != HelperVersion:
+	case ans.V != helperwire.Version:
 		return nil, &a2a.SignInError{Msg: fmt.Sprintf("the platform credential helper %s answers in version %d, this shim reads version %d: rebuild shim with `make build`",
-			helperText(path), ans.V, HelperVersion)}
+			helperText(path), ans.V, helperwire.Version)}
 	case werr != nil:
 		return nil, &a2a.SignInError{Msg: "the platform credential helper failed: " + helperText(werr.Error())}
 	}

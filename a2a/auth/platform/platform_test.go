@@ -15,6 +15,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/auth"
+	"github.com/shimdev/shim/a2a/auth/platform/helperwire"
 	"github.com/shimdev/shim/internal/platformtest"
 )
 
@@ -385,7 +386,7 @@ func TestAzureCredential(t *testing.T) {
 	}
 	for host, want := range map[string]bool{"https://login.microsoftonline.com": true, "https://login.microsoftonline.us/": true,
 		e.URL: false, "https://login.example.com": false} {
-		if MicrosoftAuthority(host) != want {
+		if helperwire.MicrosoftAuthority(host) != want {
 			t.Errorf("MicrosoftAuthority(%s) = %v", host, !want)
 		}
 	}
