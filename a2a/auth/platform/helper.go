@@ -83,6 +83,7 @@ func exeSuffix() string {
 // whose uncompressed SHA-256 is sum in hex), written to dir under a name
 // keyed by its hash; the file there is hashed first, and written again
 // (0700, atomically) when it is missing or is not what shim carries.
+// Writing it removes the helpers other versions of shim wrote there.
 func Extract(dir string, gz []byte, sum string) (string, error) {
 	sum = strings.TrimSpace(sum)
 	if len(sum) != sha256.Size*2 {
@@ -117,7 +118,21 @@ func Extract(dir string, gz []byte, sum string) (string, error) {
 	if fileSum(path) != sum {
 		return "", fmt.Errorf("the platform credential helper written to %s does not match its hash", path)
 	}
+	removeOthers(dir, path)
 	return path, nil
+}
+
+// removeOthers deletes the helpers of other versions of shim in dir (a
+// shim of another version still running writes its own again when it
+// needs it), so the cache holds one.
+func removeOthers(dir, keep string) {
+	others, _ := filepath.Glob(filepath.Join(dir, HelperName+"-*"))
+	for _, o := range others {
+		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(o), HelperName+"-"), exeSuffix())
+		if o != keep && len(name) == 32 && strings.Trim(name, "0123456789abcdef") == "" {
+			_ = os.Remove(o)
+		}
+	}
 }
 
 // gunzip decompresses gz, at most 512 MiB.

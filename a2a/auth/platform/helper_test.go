@@ -77,9 +77,25 @@ func TestExtract(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cache", "shim")
 	locate := func() (string, error) { return Extract(dir, gz(t, helper), sum) }
 
+	// Another version's helper, and a file of someone else's.
+	stale, mine := filepath.Join(dir, HelperName+"-0123456789abcdef0123456789abcdef"), filepath.Join(dir, HelperName+"-notes")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{stale, mine} {
+		if err := os.WriteFile(p, []byte("old"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ans, err := runHelper(context.Background(), locate, "azure")
 	if err != nil || ans.Token != "tok-0123456789abcdef" || ans.From != "carried" {
 		t.Fatalf("%+v %v", ans, err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("another version's helper is still there: %v", err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("a file that is no helper was removed: %v", err)
 	}
 	path := filepath.Join(dir, HelperName+"-"+sum[:32])
 	fi, err := os.Stat(path)
