@@ -196,6 +196,12 @@ func TestHelperFails(t *testing.T) {
 	if _, err := runHelper(context.Background(), at(filepath.Join(t.TempDir(), "missing")), "aws"); err == nil || !strings.Contains(err.Error(), "could not be run") {
 		t.Errorf("missing helper: %v", err)
 	}
+	// A helper that hangs ends with the request.
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := runHelper(ctx, at(script(t, "sleep 30")), "aws"); err == nil || !strings.Contains(err.Error(), "gave no answer") {
+		t.Errorf("a hanging helper: %v", err)
+	}
 }
 
 // TestHelperBeside: a shim built without the helper inside says where it
@@ -227,6 +233,7 @@ func TestCredentialKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := script(t, `echo run >> `+count+`
+echo "$@" >> `+dir+`/args
 if [ -e `+dir+`/fail ]; then printf '{"v":1,"error":"no token"}'; exit 1; fi
 printf '{"v":1,"token":"tok-%s","expires":"%s","from":"Azure CLI (az login)","accessKeyId":"AKIDKEPT","secretAccessKey":"kept-secret","region":"us-east-1"}' $(wc -l < `+count+`) $(cat `+expires+`)`)
 	runs := func() int {
@@ -253,6 +260,10 @@ printf '{"v":1,"token":"tok-%s","expires":"%s","from":"Azure CLI (az login)","ac
 	}
 	if fd.Ambient().Loaded() != "Azure CLI (az login)" || ac.Ambient().Loaded() != "Azure CLI (az login), region us-east-1" {
 		t.Errorf("%q %q", fd.Ambient().Loaded(), ac.Ambient().Loaded())
+	}
+	// Only what to load is in the arguments: no credential, ever.
+	if b, _ := os.ReadFile(filepath.Join(dir, "args")); string(b) != "azure --scope https://ai.azure.com/.default\naws --region us-west-2\n" {
+		t.Errorf("the helper's arguments: %q", b)
 	}
 	// About to expire: asked again.
 	if err := os.WriteFile(expires, []byte(time.Now().Add(time.Minute).UTC().Format(time.RFC3339)), 0o600); err != nil {
