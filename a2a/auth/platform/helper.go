@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -213,7 +214,11 @@ func runHelper(ctx context.Context, locate Locate, args ...string) (*helperwire.
 		return nil, &a2a.SignInError{Msg: "the platform credential helper could not be run: " + helperText(err.Error())}
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, &a2a.SignInError{Msg: "the platform credential helper " + helperText(path) + " could not be run: " + helperText(err.Error())}
+		msg := "the platform credential helper " + helperText(path) + " could not be run: " + helperText(err.Error())
+		if errors.Is(err, fs.ErrPermission) {
+			msg += " (is its directory on a file system mounted noexec? shim writes it under XDG_CACHE_HOME: point that at another)"
+		}
+		return nil, &a2a.SignInError{Msg: msg}
 	}
 	data, rerr := io.ReadAll(io.LimitReader(out, helperMaxOut+1))
 	if len(data) > helperMaxOut {

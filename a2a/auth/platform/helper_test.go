@@ -196,6 +196,14 @@ func TestHelperFails(t *testing.T) {
 	if _, err := runHelper(context.Background(), at(filepath.Join(t.TempDir(), "missing")), "aws"); err == nil || !strings.Contains(err.Error(), "could not be run") {
 		t.Errorf("missing helper: %v", err)
 	}
+	// One that may not be run says why it might be.
+	noexec := filepath.Join(t.TempDir(), "noexec")
+	if err := os.WriteFile(noexec, []byte("#!/bin/sh\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runHelper(context.Background(), at(noexec), "aws"); err == nil || !strings.Contains(err.Error(), "noexec") {
+		t.Errorf("a helper that may not be run: %v", err)
+	}
 	// A helper that hangs ends with the request.
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
