@@ -32,6 +32,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building shim: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	// The platform credential helper beside it: a shim built without the
+	// helper inside runs the one beside its executable.
+	out, err = exec.Command("go", "build", "-o", filepath.Join(dir, "shim-platform"), "../shim-platform").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building shim-platform: %v\n%s", err, out)
+		os.Exit(1)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

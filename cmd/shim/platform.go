@@ -22,7 +22,7 @@ func (s *settings) place(u string) (string, *platform.Agent, error) {
 	if u == "" || isCardURL(u) {
 		return u, nil, nil
 	}
-	plat, err := platform.Resolve(s.platform, u, platform.Options{Version: s.a2aVersion})
+	plat, err := platform.Resolve(s.platform, u, platform.Options{Version: s.a2aVersion, Helper: locateHelper})
 	if err != nil || plat == nil {
 		return u, nil, err
 	}

@@ -1,11 +1,15 @@
 package platformtest
 
 import (
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -45,6 +49,7 @@ type Entra struct {
 	devices map[string]*deviceGrant
 	refresh map[string]*EntraToken
 	tokens  map[string]*EntraToken
+	cert    *x509.Certificate
 	recorder
 }
 
@@ -71,8 +76,20 @@ func StartEntra(t testing.TB) *Entra {
 		devices: map[string]*deviceGrant{}, refresh: map[string]*EntraToken{}, tokens: map[string]*EntraToken{}}
 	srv := httptest.NewTLSServer(e)
 	t.Cleanup(srv.Close)
-	e.URL, e.Client = srv.URL, srv.Client()
+	e.URL, e.Client, e.cert = srv.URL, srv.Client(), srv.Certificate()
 	return e
+}
+
+// CertFile writes the server's certificate as PEM to a file of the test's
+// and returns its path: SSL_CERT_FILE for a process (shim, its credential
+// helper) that must trust the authority and nothing else.
+func (e *Entra) CertFile(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "entra.pem")
+	if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: e.cert.Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // AddApp registers a confidential client (an app registration with a

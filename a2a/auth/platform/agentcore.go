@@ -20,7 +20,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	"github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/internal/randid"
@@ -106,7 +105,7 @@ func agentCore(raw string, opts Options) (*Agent, error) {
 	inv := base + "/runtimes/" + escapeAll(runtime) + "/invocations"
 	a := &Agent{URL: inv, Endpoint: inv + "/" + query,
 		Cards: []Card{{URL: inv + "/.well-known/agent-card.json" + query}}}
-	a.ambient, a.signs = &awsCredential{region: region, transport: opts.Transport}, "AWS Signature Version 4 (service bedrock-agentcore)"
+	a.ambient, a.signs = &awsCredential{region: region, locate: opts.Helper}, "AWS Signature Version 4 (service bedrock-agentcore)"
 	a.decorate = newSessionIDs().set
 	return a, nil
 }
@@ -150,16 +149,18 @@ func (s *sessionIDs) set(req *http.Request) {
 
 // awsCredential signs requests with SigV4, its credentials from
 // aws-sdk-go-v2's default chain (environment, shared config and profile,
-// SSO, assume-role, process, container and instance roles), loaded by the
-// first request.
+// SSO, assume-role, process, container and instance roles) as the
+// credential helper (shim-platform aws) loads it at the first request;
+// they are kept until shortly before they expire.
 type awsCredential struct {
-	region    string // the host's or the ARN's; "" for the SDK's
-	transport http.RoundTripper
+	region string // the host's or the ARN's; "" for the SDK's
+	locate Locate
 
-	mu     sync.Mutex
-	cfg    *aws.Config
-	signer *v4.Signer
-	from   string
+	mu          sync.Mutex
+	creds       aws.Credentials
+	credsRegion string // the region they sign for
+	from        string
+	signer      *v4.Signer
 }
 
 var _ Credential = (*awsCredential)(nil)
@@ -167,55 +168,42 @@ var _ Credential = (*awsCredential)(nil)
 func (a *awsCredential) Check() error { return nil }
 func (a *awsCredential) Empty() bool  { return false }
 
-// load reads the SDK's configuration once it succeeds (a failure is tried
+// retrieve returns the credentials and the region, kept until shortly
+// before they expire; the helper runs again then (a failure is tried
 // again by the next request: the user may have run `aws sso login`).
-func (a *awsCredential) load(ctx context.Context) (*aws.Config, error) {
+func (a *awsCredential) retrieve(ctx context.Context) (aws.Credentials, string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.cfg != nil {
-		return a.cfg, nil
+	if a.creds.HasKeys() && (!a.creds.CanExpire || time.Until(a.creds.Expires) > refreshMargin) {
+		return a.creds, a.credsRegion, nil
 	}
-	var opts []func(*config.LoadOptions) error
+	args := []string{"aws"}
 	if a.region != "" {
-		opts = append(opts, config.WithRegion(a.region))
+		args = append(args, "--region", a.region)
 	}
-	if a.transport != nil {
-		opts = append(opts, config.WithHTTPClient(&http.Client{Transport: a.transport}))
-	}
-	cfg, err := config.LoadDefaultConfig(context.WithoutCancel(ctx), opts...)
+	ans, err := runHelper(ctx, a.locate, args...)
 	if err != nil {
-		return nil, signInError("the AWS configuration could not be read; check AWS_PROFILE and ~/.aws/config", err)
+		return aws.Credentials{}, "", err
 	}
-	if cfg.Region == "" {
-		return nil, signInError("no AWS region for the AgentCore runtime: give its ARN or its regional URL, or set AWS_REGION", nil)
-	}
-	a.cfg, a.signer = &cfg, v4.NewSigner()
-	return a.cfg, nil
-}
-
-// retrieve returns the credentials, renewed by the SDK's cache as needed.
-func (a *awsCredential) retrieve(ctx context.Context) (*aws.Config, aws.Credentials, error) {
-	cfg, err := a.load(ctx)
-	if err != nil {
-		return nil, aws.Credentials{}, err
-	}
-	creds, err := cfg.Credentials.Retrieve(ctx)
-	if err != nil {
-		return nil, aws.Credentials{}, signInError("no AWS credentials for the AgentCore runtime: run `aws sso login` "+
-			"(or `aws configure`), or set AWS_PROFILE to a profile that has them", err)
-	}
+	creds := aws.Credentials{AccessKeyID: ans.AccessKeyID, SecretAccessKey: ans.SecretAccessKey, SessionToken: ans.SessionToken,
+		Source: "shim-platform", CanExpire: !ans.Expires.IsZero(), Expires: ans.Expires}
 	redact.Add(creds.SecretAccessKey)
 	redact.Add(creds.SessionToken)
-	a.mu.Lock()
-	a.from = awsFrom(cfg) + ", region " + cfg.Region
-	a.mu.Unlock()
-	return cfg, creds, nil
+	if !creds.HasKeys() || ans.Region == "" {
+		return aws.Credentials{}, "", &a2a.SignInError{Msg: "the platform credential helper gave no AWS keys or no region: rebuild shim with `make build`"}
+	}
+	if a.signer == nil {
+		a.signer = v4.NewSigner()
+	}
+	a.creds, a.credsRegion = creds, ans.Region
+	a.from = helperText(ans.From) + ", region " + helperText(ans.Region)
+	return creds, ans.Region, nil
 }
 
 // Apply implements auth.Source: it signs req as sent (its escaped path,
 // its headers, the hash of its body).
 func (a *awsCredential) Apply(req *http.Request) error {
-	cfg, creds, err := a.retrieve(req.Context())
+	creds, region, err := a.retrieve(req.Context())
 	if err != nil {
 		return err
 	}
@@ -223,7 +211,7 @@ func (a *awsCredential) Apply(req *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return a.signer.SignHTTP(req.Context(), creds, req, hash, AgentCoreService, cfg.Region, time.Now())
+	return a.signer.SignHTTP(req.Context(), creds, req, hash, AgentCoreService, region, time.Now())
 }
 
 // payloadHash is the hex SHA-256 of req's body (read again through
@@ -252,7 +240,7 @@ func payloadHash(req *http.Request) (string, error) {
 }
 
 func (a *awsCredential) Describe(ctx context.Context) (Info, error) {
-	_, creds, err := a.retrieve(ctx)
+	creds, _, err := a.retrieve(ctx)
 	if err != nil {
 		return Info{}, err
 	}
@@ -270,60 +258,4 @@ func (a *awsCredential) Loaded() string {
 		return a.from
 	}
 	return "the AWS default credential chain (AWS_PROFILE, ~/.aws, SSO, instance roles)"
-}
-
-// awsFrom says where the SDK found the credentials: the source the chain
-// took and the profile it read.
-func awsFrom(cfg *aws.Config) string {
-	var sources []aws.CredentialSource
-	if ps, ok := cfg.Credentials.(aws.CredentialProviderSource); ok {
-		sources = ps.ProviderSources()
-	}
-	profile := awsProfile(cfg.ConfigSources)
-	in := func(what string) string {
-		if profile == "" {
-			return "AWS " + what
-		}
-		return "AWS profile " + profile + " (" + what + ")"
-	}
-	for _, s := range sources {
-		switch s {
-		case aws.CredentialSourceEnvVars:
-			return "AWS environment variables (AWS_ACCESS_KEY_ID)"
-		case aws.CredentialSourceProfile:
-			return in("keys in the shared credentials file")
-		case aws.CredentialSourceProfileSSO, aws.CredentialSourceSSO, aws.CredentialSourceProfileSSOLegacy, aws.CredentialSourceSSOLegacy:
-			return in("IAM Identity Center: aws sso login")
-		case aws.CredentialSourceProfileLogin, aws.CredentialSourceLogin:
-			return in("aws login")
-		case aws.CredentialSourceProfileProcess, aws.CredentialSourceProcess:
-			return in("credential_process")
-		case aws.CredentialSourceEnvVarsSTSWebIDToken, aws.CredentialSourceProfileSTSWebIDToken, aws.CredentialSourceSTSAssumeRoleWebID:
-			return "AWS web identity (assumed role)"
-		case aws.CredentialSourceHTTP:
-			return "AWS container credentials"
-		case aws.CredentialSourceIMDS:
-			return "AWS instance role (EC2 instance metadata)"
-		case aws.CredentialSourceProfileSourceProfile, aws.CredentialSourceSTSAssumeRole:
-			return in("assumed role")
-		}
-	}
-	return in("default credential chain")
-}
-
-// awsProfile is the shared-config profile the SDK read.
-func awsProfile(sources []any) string {
-	for _, s := range sources {
-		var p string
-		switch c := s.(type) {
-		case config.SharedConfig:
-			p = c.Profile
-		case *config.SharedConfig:
-			p = c.Profile
-		}
-		if p != "" {
-			return p
-		}
-	}
-	return ""
 }

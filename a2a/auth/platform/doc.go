@@ -11,28 +11,40 @@
 //
 // The credential libraries load lazily: Resolve and Source construct
 // nothing of theirs and read no file; the first request that needs the
-// credential loads it (aws-sdk-go-v2's config.LoadDefaultConfig,
-// golang.org/x/oauth2/google's FindDefaultCredentials, azidentity's
-// NewDefaultAzureCredential), and a failure is tried again by the next
-// request. A stored token (`shim login`, --token) wins over the ambient
-// credential.
+// credential loads it, and a failure is tried again by the next request.
+// aws-sdk-go-v2's config.LoadDefaultConfig and azidentity's
+// NewDefaultAzureCredential (with MSAL) live in another executable, the
+// credential helper shim-platform (cmd/shim-platform): Go runs every linked
+// package's init at start, and theirs cost about a millisecond of every
+// start of shim, platform or not. shim runs the helper, reads the
+// credential from its stdout pipe (package helperwire) and keeps it until
+// shortly before it expires; it signs with aws-sdk-go-v2's aws/signer/v4
+// in process (its init costs nothing measurable). golang.org/x/oauth2/
+// google's FindDefaultCredentials stays in process (its init is about
+// 0.03 ms) and renews its own tokens. A stored token (`shim login`,
+// --token) wins over the ambient credential.
 //
 // Files:
 //   - platform.go: Name, Parse, Detect, Resolve, Agent, Credential, Info,
 //     the Source that puts the headers and the credential on.
+//   - helper.go: the credential helper: found beside shim's executable or
+//     written from inside shim to the cache directory (Extract, its hash
+//     checked before every run), run with a bounded answer.
 //   - agentcore.go: Amazon Bedrock AgentCore: the runtime ARN, the
 //     invocations URL, the runtime session header derived from the
-//     editor's session (a2a.SessionOf), SigV4 with aws-sdk-go-v2.
+//     editor's session (a2a.SessionOf), SigV4 with aws-sdk-go-v2's
+//     signer, the keys from the helper (shim-platform aws).
 //   - google.go: Vertex AI Agent Engine and Gemini Enterprise: the
 //     resource names, Application Default Credentials with
 //     golang.org/x/oauth2/google, the quota project header.
 //   - foundry.go: Microsoft Foundry: the agent's cards (1.0, then 0.3),
-//     an Entra token from azidentity's default chain, the device-code
-//     sign-in `shim login` runs.
+//     an Entra token from azidentity's default chain (shim-platform
+//     azure), the device-code sign-in `shim login` runs (shim's own OAuth
+//     client, in process).
 //   - servicenow.go: ServiceNow AI Agents: the agent's paths and cards,
 //     the API key header.
 //
-// Goroutines: none. Locks: each credential's mu (a leaf, held across its
-// library's load and token calls, which may reach the network); the
-// Azure log listener's azureChosenMu, a leaf.
+// Goroutines: none of its own (os/exec's for the helper's pipes). Locks:
+// each credential's mu (a leaf, held across the helper's run or its
+// library's load and token calls, which may reach the network).
 package platform

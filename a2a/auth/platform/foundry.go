@@ -15,12 +15,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	azlog "github.com/Azure/azure-sdk-for-go/sdk/azcore/log"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
-
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/auth/platform/helperwire"
 	"github.com/shimdev/shim/internal/redact"
 )
 
@@ -29,9 +25,6 @@ const FoundryScope = "https://ai.azure.com/.default"
 
 // foundryPath is the tail of a Foundry agent's A2A endpoint.
 const foundryPath = "/endpoint/protocols/a2a"
-
-// defaultAuthority is Microsoft Entra ID's public cloud.
-const defaultAuthority = "https://login.microsoftonline.com"
 
 // azureCLIClientID is the public client azidentity's device-code and
 // interactive credentials sign in with when given none (the Azure CLI's).
@@ -69,17 +62,8 @@ func foundry(raw string, opts Options) (*Agent, error) {
 		a.Cards = []Card{v03}
 	}
 	a.Login = entraDeviceCode()
-	a.ambient, a.signs = &azureCredential{transport: opts.Transport}, "bearer: a Microsoft Entra token for https://ai.azure.com"
+	a.ambient, a.signs = &azureCredential{locate: opts.Helper}, "bearer: a Microsoft Entra token for https://ai.azure.com"
 	return a, nil
-}
-
-// authorityHost is the Entra authority azidentity uses:
-// AZURE_AUTHORITY_HOST, else the public cloud's.
-func authorityHost() string {
-	if h := strings.TrimRight(os.Getenv("AZURE_AUTHORITY_HOST"), "/"); h != "" {
-		return h
-	}
-	return defaultAuthority
 }
 
 // entraDeviceCode is the device-code sign-in against Entra for Foundry:
@@ -89,46 +73,24 @@ func entraDeviceCode() *a2a.Scheme {
 	if tenant == "" {
 		tenant = "organizations"
 	}
-	base := authorityHost() + "/" + url.PathEscape(tenant) + "/oauth2/v2.0/"
+	base := helperwire.AuthorityHost() + "/" + url.PathEscape(tenant) + "/oauth2/v2.0/"
 	return &a2a.Scheme{Name: "entra", Kind: a2a.SchemeOAuth2, Scopes: []string{FoundryScope, "offline_access"},
 		DeviceCode: &a2a.OAuthFlow{DeviceAuthorizationURL: base + "devicecode", TokenURL: base + "token",
 			Scopes: []string{FoundryScope, "offline_access"}}}
 }
 
-// microsoftHosts are the authority hosts MSAL knows without asking
-// login.microsoftonline.com (its instance discovery).
-var microsoftHosts = []string{"login.microsoftonline.com", "login.microsoftonline.us", "login.chinacloudapi.cn",
-	"login.microsoftonline.de", "login-us.microsoftonline.com", "login.windows.net", "sts.windows.net",
-	"login.partner.microsoftonline.cn"}
-
-// microsoftAuthority reports whether host is one of Microsoft's: for
-// another (a private cloud, a stand-in on this machine) instance
-// discovery is turned off, or MSAL would ask Microsoft about it.
-func microsoftAuthority(host string) bool {
-	u, err := url.Parse(host)
-	if err != nil {
-		return false
-	}
-	h := strings.ToLower(u.Hostname())
-	for _, m := range microsoftHosts {
-		if h == m {
-			return true
-		}
-	}
-	return false
-}
-
 // azureCredential is an Entra token from azidentity's default chain
 // (environment, workload identity, managed identity, Azure CLI, Azure
-// Developer CLI, Azure PowerShell), loaded by the first request; the
-// token is kept until shortly before it expires (the CLI credentials do
-// not keep it themselves).
+// Developer CLI, Azure PowerShell), as the credential helper
+// (shim-platform azure) gets it at the first request; the token is kept
+// until shortly before it expires.
 type azureCredential struct {
-	transport http.RoundTripper
+	locate Locate
 
 	mu   sync.Mutex
-	cred azcore.TokenCredential
-	tok  azcore.AccessToken
+	tok  string
+	exp  time.Time
+	from string
 }
 
 var _ Credential = (*azureCredential)(nil)
@@ -136,101 +98,53 @@ var _ Credential = (*azureCredential)(nil)
 func (a *azureCredential) Check() error { return nil }
 func (a *azureCredential) Empty() bool  { return false }
 
-// azureChosen is the credential of the default chain that gave a token,
-// as azidentity's log says it ("DefaultAzureCredential authenticated with
-// AzureCLICredential"): the library says it nowhere else.
-var (
-	azureChosenMu sync.Mutex
-	azureChosen   string
-	azureListen   sync.Once
-)
-
-func listenAzure() {
-	azureListen.Do(func() {
-		azlog.SetEvents(azidentity.EventAuthentication)
-		azlog.SetListener(func(_ azlog.Event, msg string) {
-			if _, name, ok := strings.Cut(msg, "DefaultAzureCredential authenticated with "); ok {
-				azureChosenMu.Lock()
-				azureChosen = strings.TrimSpace(name)
-				azureChosenMu.Unlock()
-			}
-		})
-	})
-}
-
-// refreshMargin renews a kept token this long before it expires.
+// refreshMargin renews a kept credential this long before it expires.
 const refreshMargin = 5 * time.Minute
 
 // token returns a valid token for Foundry.
-func (a *azureCredential) token(ctx context.Context) (azcore.AccessToken, error) {
+func (a *azureCredential) token(ctx context.Context) (string, time.Time, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.tok.Token != "" && time.Until(a.tok.ExpiresOn) > refreshMargin {
-		return a.tok, nil
+	if a.tok != "" && time.Until(a.exp) > refreshMargin {
+		return a.tok, a.exp, nil
 	}
-	if a.cred == nil {
-		listenAzure()
-		opts := &azidentity.DefaultAzureCredentialOptions{DisableInstanceDiscovery: !microsoftAuthority(authorityHost())}
-		if a.transport != nil {
-			opts.ClientOptions.Transport = &http.Client{Transport: a.transport}
-		}
-		cred, err := azidentity.NewDefaultAzureCredential(opts)
-		if err != nil {
-			return azcore.AccessToken{}, signInError("the Azure credential chain could not be set up", err)
-		}
-		a.cred = cred
-	}
-	tok, err := a.cred.GetToken(ctx, policy.TokenRequestOptions{Scopes: []string{FoundryScope}})
+	ans, err := runHelper(ctx, a.locate, "azure", "--scope", FoundryScope)
 	if err != nil {
-		return azcore.AccessToken{}, signInError("no Microsoft Entra token for Foundry: run `az login`, "+
-			"or `shim login` to sign in with a device code", err)
+		return "", time.Time{}, err
 	}
-	redact.Add(tok.Token)
-	a.tok = tok
-	return tok, nil
+	redact.Add(ans.Token)
+	if ans.Token == "" {
+		return "", time.Time{}, &a2a.SignInError{Msg: "the platform credential helper gave no Microsoft Entra token: rebuild shim with `make build`"}
+	}
+	a.tok, a.exp, a.from = ans.Token, ans.Expires, helperText(ans.From)
+	return a.tok, a.exp, nil
 }
 
 func (a *azureCredential) Apply(req *http.Request) error {
-	tok, err := a.token(req.Context())
+	tok, _, err := a.token(req.Context())
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+tok.Token)
+	req.Header.Set("Authorization", "Bearer "+tok)
 	return nil
 }
 
 func (a *azureCredential) Describe(ctx context.Context) (Info, error) {
-	tok, err := a.token(ctx)
+	_, exp, err := a.token(ctx)
 	if err != nil {
 		return Info{}, err
 	}
-	return Info{From: a.Loaded(), Expiry: tok.ExpiresOn}, nil
-}
-
-// azureNames are the credentials of the default chain as people know them.
-var azureNames = map[string]string{
-	"EnvironmentCredential":       "Azure environment variables (AZURE_CLIENT_ID)",
-	"WorkloadIdentityCredential":  "Azure workload identity",
-	"ManagedIdentityCredential":   "Azure managed identity",
-	"AzureCLICredential":          "Azure CLI (az login)",
-	"AzureDeveloperCLICredential": "Azure Developer CLI (azd auth login)",
-	"AzurePowerShellCredential":   "Azure PowerShell (Connect-AzAccount)",
+	return Info{From: a.Loaded(), Expiry: exp}, nil
 }
 
 func (a *azureCredential) Loaded() string {
 	a.mu.Lock()
-	got := a.tok.Token != ""
-	a.mu.Unlock()
-	azureChosenMu.Lock()
-	name := azureChosen
-	azureChosenMu.Unlock()
+	defer a.mu.Unlock()
 	switch {
-	case !got:
+	case a.tok == "":
 		return "the Azure default credential chain (environment, managed identity, az login)"
-	case azureNames[name] != "":
-		return azureNames[name]
-	case name != "":
-		return "Azure " + name
+	case a.from != "":
+		return a.from
 	}
 	return "the Azure default credential chain"
 }

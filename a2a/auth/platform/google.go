@@ -14,7 +14,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"time"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
@@ -114,7 +113,7 @@ func vertex(raw string, opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.ambient, a.signs = &googleCredential{transport: opts.Transport}, "bearer: a Google OAuth access token (scope cloud-platform)"
+	a.ambient, a.signs = &googleCredential{}, "bearer: a Google OAuth access token (scope cloud-platform)"
 	return a, nil
 }
 
@@ -130,7 +129,7 @@ func geminiEnterprise(raw string, opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.ambient, a.signs = &googleCredential{transport: opts.Transport, quota: true}, "bearer: a Google OAuth access token (scope cloud-platform), with X-Goog-User-Project"
+	a.ambient, a.signs = &googleCredential{quota: true}, "bearer: a Google OAuth access token (scope cloud-platform), with X-Goog-User-Project"
 	// A stored token carries the quota project of the environment.
 	a.decorate = func(req *http.Request) {
 		if p := os.Getenv("GOOGLE_CLOUD_PROJECT"); p != "" && req.Header.Get(QuotaProjectHeader) == "" {
@@ -143,7 +142,6 @@ func geminiEnterprise(raw string, opts Options) (*Agent, error) {
 // googleCredential is an access token from Application Default
 // Credentials, found and renewed by golang.org/x/oauth2/google.
 type googleCredential struct {
-	transport http.RoundTripper
 	// quota: the requests carry X-Goog-User-Project (Gemini Enterprise).
 	quota bool
 
@@ -177,9 +175,6 @@ func (g *googleCredential) load() (oauth2.TokenSource, error) {
 	// The token source keeps this context for its renewals: not a
 	// request's, which ends with the request.
 	ctx := context.Background()
-	if g.transport != nil {
-		ctx = context.WithValue(ctx, oauth2.HTTPClient, &http.Client{Transport: g.transport, Timeout: 30 * time.Second})
-	}
 	creds, err := google.FindDefaultCredentials(ctx, CloudPlatformScope)
 	if err != nil {
 		return nil, signInError("no Google Application Default Credentials: run `gcloud auth application-default login`, "+

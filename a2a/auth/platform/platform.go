@@ -106,9 +106,9 @@ type Options struct {
 	// Version is --a2a-version ("auto", "1.0", "0.3"): which of Foundry's
 	// cards are read.
 	Version string
-	// Transport, when set, carries the credential libraries' own requests
-	// (token endpoints); nil leaves each library its default.
-	Transport http.RoundTripper
+	// Helper finds the credential helper (shim-platform) that loads the
+	// AWS and Azure credentials; nil looks beside shim's executable.
+	Helper Locate
 }
 
 // Card is one place the agent's card may be read, in order.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/auth"
+	"github.com/shimdev/shim/a2a/auth/platform/helperwire"
 	"github.com/shimdev/shim/internal/platformtest"
 )
 
@@ -362,11 +363,10 @@ func TestAzureCredential(t *testing.T) {
 	app := e.AddApp("shim-secret-0123456789")
 	for k, v := range map[string]string{"AZURE_TENANT_ID": "72f988bf-86f1-41af-91ab-2d7cd011db47", "AZURE_CLIENT_ID": app,
 		"AZURE_CLIENT_SECRET": "shim-secret-0123456789", "AZURE_AUTHORITY_HOST": e.URL, "AZURE_CONFIG_DIR": t.TempDir(),
-		"AZURE_TOKEN_CREDENTIALS": "EnvironmentCredential"} {
+		"AZURE_TOKEN_CREDENTIALS": "EnvironmentCredential", "SSL_CERT_FILE": e.CertFile(t)} {
 		t.Setenv(k, v)
 	}
-	a, _ := Resolve(Foundry, "https://acct.services.ai.azure.com/api/projects/p/agents/a/endpoint/protocols/a2a",
-		Options{Transport: e.Client.Transport})
+	a, _ := Resolve(Foundry, "https://acct.services.ai.azure.com/api/projects/p/agents/a/endpoint/protocols/a2a", Options{})
 	info, err := a.Ambient().Describe(context.Background())
 	if err != nil || info.From != "Azure environment variables (AZURE_CLIENT_ID)" || info.Expiry.IsZero() {
 		t.Fatalf("describe: %+v %v", info, err)
@@ -386,8 +386,8 @@ func TestAzureCredential(t *testing.T) {
 	}
 	for host, want := range map[string]bool{"https://login.microsoftonline.com": true, "https://login.microsoftonline.us/": true,
 		e.URL: false, "https://login.example.com": false} {
-		if microsoftAuthority(host) != want {
-			t.Errorf("microsoftAuthority(%s) = %v", host, !want)
+		if helperwire.MicrosoftAuthority(host) != want {
+			t.Errorf("MicrosoftAuthority(%s) = %v", host, !want)
 		}
 	}
 }
