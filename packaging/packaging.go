@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -446,4 +447,83 @@ func WriteFile(path string, data []byte, mode os.FileMode) error {
 		return err
 	}
 	return os.Chmod(path, mode) // WriteFile keeps the mode of an existing file
+}
+
+// HelperPackage is the platform credential helper's main package, which a
+// release binary carries inside it (cmd/shim's helper_embed.go).
+const HelperPackage = Module + "/cmd/shim-platform"
+
+// BuildBinary builds shim for p into out the way `make build` does on the
+// host: the credential helper first, for the same platform, gzipped with
+// its SHA-256 beside it, then shim with -tags shim_platform_embed and an
+// -overlay that puts those two files where helper_embed.go embeds them
+// (cmd/shim/embed/), so that the source tree is left alone. Each build is
+// reproducible: trimmed paths, no VCS stamp, a gzip without name or time.
+func BuildBinary(gobin string, p Platform, ldflags, tmp, out string) error {
+	env := append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.GOOS, "GOARCH="+p.GOARCH)
+	run := func(args ...string) error {
+		cmd := exec.Command(gobin, args...)
+		cmd.Env = env
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stderr, &stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("go %s for %s: %w\n%s", args[0], p, err, stderr.Bytes())
+		}
+		return nil
+	}
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return err
+	}
+	helper := filepath.Join(tmp, "shim-platform")
+	if err := run("build", "-trimpath", "-buildvcs=false", "-ldflags", "-s -w", "-o", helper, HelperPackage); err != nil {
+		return err
+	}
+	exe, err := os.ReadFile(helper)
+	if err != nil {
+		return err
+	}
+	var gz bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	if _, err := zw.Write(exe); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	dir, err := packageDir(gobin, MainPackage)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(exe)
+	files := map[string][]byte{"shim-platform.gz": gz.Bytes(), "shim-platform.sha256": []byte(hex.EncodeToString(sum[:]) + "\n")}
+	replace := map[string]string{}
+	for name, data := range files {
+		path := filepath.Join(tmp, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return err
+		}
+		replace[filepath.Join(dir, "embed", name)] = path
+	}
+	overlay, err := json.Marshal(map[string]any{"Replace": replace})
+	if err != nil {
+		return err
+	}
+	overlayPath := filepath.Join(tmp, "overlay.json")
+	if err := os.WriteFile(overlayPath, overlay, 0o644); err != nil {
+		return err
+	}
+	return run("build", "-trimpath", "-buildvcs=false", "-tags", "urfave_cli_no_docs,shim_platform_embed",
+		"-overlay", overlayPath, "-ldflags", ldflags, "-o", out, MainPackage)
+}
+
+// packageDir is the directory of a package of this module's source.
+func packageDir(gobin, pkg string) (string, error) {
+	out, err := exec.Command(gobin, "list", "-f", "{{.Dir}}", pkg).Output()
+	if err != nil {
+		return "", fmt.Errorf("go list %s: %w", pkg, err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"debug/buildinfo"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -268,11 +269,23 @@ func TestReleaseBinaryAnswersInitializeLikeRegistryCI(t *testing.T) {
 	const version, commit = "9.8.7", "0123456789ab"
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "build", p.Exe())
-	build := exec.Command("go", "build", "-trimpath", "-buildvcs=false",
-		"-ldflags", packaging.LDFlags(version, commit, testEpoch), "-o", bin, packaging.MainPackage)
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := packaging.BuildBinary("go", p, packaging.LDFlags(version, commit, testEpoch), filepath.Join(dir, "helper"), bin); err != nil {
+		t.Fatal(err)
+	}
+	// The release binary carries the platform credential helper inside it
+	// (without it, AgentCore and Foundry would fail with "build it").
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags := ""
+	for _, s := range info.Settings {
+		if s.Key == "-tags" {
+			tags = s.Value
+		}
+	}
+	if !slices.Contains(strings.Split(tags, ","), "shim_platform_embed") {
+		t.Errorf("the release binary was built with tags %q: its credential helper is not inside", tags)
 	}
 	data, err := os.ReadFile(bin)
 	if err != nil {

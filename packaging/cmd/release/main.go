@@ -22,7 +22,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -136,13 +135,11 @@ func buildArchives(o options, platforms []packaging.Platform) error {
 	}
 	ldflags := packaging.LDFlags(o.version, o.commit, o.epoch)
 	for _, p := range platforms {
-		bin := filepath.Join(tmp, p.GOOS+"_"+p.GOARCH, p.Exe())
-		cmd := exec.Command(o.gobin, "build", "-trimpath", "-buildvcs=false", "-tags", "urfave_cli_no_docs", "-ldflags", ldflags, "-o", bin, packaging.MainPackage)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.GOOS, "GOARCH="+p.GOARCH)
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		work := filepath.Join(tmp, p.GOOS+"_"+p.GOARCH)
+		bin := filepath.Join(work, p.Exe())
 		fmt.Printf("build %s\n", p)
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("go build for %s: %w", p, err)
+		if err := packaging.BuildBinary(o.gobin, p, ldflags, filepath.Join(work, "helper"), bin); err != nil {
+			return err
 		}
 		data, err := os.ReadFile(bin)
 		if err != nil {
