@@ -21,14 +21,29 @@ import (
 // another type is no text, as a flag or an enum of the wrong type is
 // their zero value).
 func hasText(raw json.RawMessage) bool {
+	raw = trimSpace(raw)
 	return len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"'
 }
+
+// trimSpace is raw without the JSON whitespace around its value (a
+// decoder's raw value usually has none: two byte tests).
+func trimSpace(raw json.RawMessage) json.RawMessage {
+	for len(raw) > 0 && isSpace(raw[0]) {
+		raw = raw[1:]
+	}
+	for len(raw) > 0 && isSpace(raw[len(raw)-1]) {
+		raw = raw[:len(raw)-1]
+	}
+	return raw
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // partText is a part's text; "" when it has none. big is the length of
 // the body raw shares (shareOf): a text without escapes shares it only
 // when it is most of it.
 func partText(raw json.RawMessage, big int) string {
-	if !hasText(raw) {
+	if raw = trimSpace(raw); !hasText(raw) {
 		return ""
 	}
 	in := raw[1 : len(raw)-1]
