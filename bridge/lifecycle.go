@@ -143,18 +143,26 @@ func (s *Server) probedClient(ctx context.Context) (*a2aclient.Client, error) {
 	return c, nil
 }
 
+// reprobe reads the stored sign-in again and checks it against the card;
+// the card may be another now (a login to another agent, a changed one,
+// more said to a signed-in client): the open sessions get its commands.
+func (s *Server) reprobe(ctx context.Context) error {
+	s.clientMu.Lock()
+	s.client, s.probed = nil, false
+	s.clientMu.Unlock()
+	if _, err := s.probedClient(ctx); err != nil {
+		return err
+	}
+	s.cardChanged()
+	return nil
+}
+
 func (s *Server) authenticate(ctx context.Context, req *acp.Request, p *acp.AuthenticateParams) (any, error) {
 	switch p.MethodID {
 	case "shim-credentials":
-		s.clientMu.Lock()
-		s.client, s.probed = nil, false
-		s.clientMu.Unlock()
-		if _, err := s.probedClient(ctx); err != nil {
+		if err := s.reprobe(ctx); err != nil {
 			return nil, err
 		}
-		// The card may be another now (a login to another agent, a
-		// changed one): the open sessions get its commands.
-		s.cardChanged()
 		return struct{}{}, nil
 	case "shim-login":
 		return nil, acp.AuthRequired("run `shim login` in a terminal to store the agent URL and token, then try again")

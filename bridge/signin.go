@@ -80,15 +80,9 @@ func (s *Server) signIn(ctx context.Context, req *acp.Request) (any, error) {
 	}
 	p.complete()
 	s.log.Info("signed in from the editor", "method", signInMethod)
-	// The stored sign-in is read again, checked, and the card's commands
-	// sent (the card may say more to a signed-in client).
-	s.clientMu.Lock()
-	s.client, s.probed = nil, false
-	s.clientMu.Unlock()
-	if _, err := s.probedClient(ctx); err != nil {
+	if err := s.reprobe(ctx); err != nil {
 		return nil, err
 	}
-	s.cardChanged()
 	return struct{}{}, nil
 }
 
