@@ -165,7 +165,7 @@ func (t *Turn) mine(ev a2a.Event) bool {
 		t.env.Log.Debug("ignoring a frame of another context", "context", ev.ContextID)
 		return false
 	}
-	if known := t.task(); known != "" && ev.TaskID != "" && ev.TaskID != known {
+	if known := t.ownTask; known != "" && ev.TaskID != "" && ev.TaskID != known {
 		t.env.Log.Debug("ignoring a frame of another task", "task", ev.TaskID, "turn task", known)
 		return false
 	}

@@ -88,6 +88,10 @@ type Turn struct {
 
 	// Only the turn's own goroutine touches the fields below.
 	r *render.Renderer // the turn's a2a values as updates
+	// ownTask is the turn goroutine's copy of m.taskID, which only that
+	// goroutine writes (setTask, resetTask): read without t.mu for each
+	// frame (task() is for the other goroutines).
+	ownTask string
 	stream
 	// sentBypass is set when the message the turn's stream answers asked
 	// to bypass approvals.
@@ -401,12 +405,16 @@ func (t *Turn) isCancelled() bool {
 
 // setTask records the task id the server gave the turn.
 func (t *Turn) setTask(id string) {
+	if t.ownTask != "" || id == "" {
+		return // what machine.task would say, without t.mu
+	}
 	t.mu.Lock()
 	first, cancel := t.m.task(id)
 	t.mu.Unlock()
 	if !first {
 		return
 	}
+	t.ownTask = id
 	t.env.Log.Debug("the agent started a task", "session", t.sess.id, "task", id)
 	t.env.Shown.Claim(id) // shown live: never replayed
 	if cancel {
@@ -421,7 +429,7 @@ func (t *Turn) setTask(id string) {
 func (t *Turn) resetTask() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.m.taskID = ""
+	t.m.taskID, t.ownTask = "", ""
 }
 
 func (t *Turn) task() string {
