@@ -11,7 +11,7 @@ import (
 )
 
 // frame maps one event; done reports that the turn's outcome is known.
-func (t *Turn) frame(ev a2a.Event) (outcome, bool) {
+func (t *Turn) frame(ev *a2a.Event) (outcome, bool) {
 	t.setTask(ev.TaskID)
 	first := t.r.FirstFrame(t.ownTask)
 	switch ev.Kind {

@@ -28,10 +28,10 @@ func BenchmarkFrameChunk(b *testing.B) {
 	ev := a2a.Event{Kind: a2a.EventArtifact, TaskID: "01a226ff-89a0-7dc8-99a1-a9373f28e621", ContextID: "s1", Artifact: art, Append: true}
 	b.ReportAllocs()
 	for b.Loop() {
-		if !t.mine(ev) {
+		if !t.mine(&ev) {
 			b.Fatal("the chunk is not the turn's")
 		}
-		if _, done := t.frame(ev); done {
+		if _, done := t.frame(&ev); done {
 			b.Fatal("a chunk ended the turn")
 		}
 	}

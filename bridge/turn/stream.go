@@ -146,10 +146,10 @@ func (t *Turn) consume(s *transport.Stream) (outcome, consumeResult, error) {
 		if err != nil {
 			return t.streamError(err)
 		}
-		if !t.mine(ev) {
+		if !t.mine(&ev) {
 			continue
 		}
-		out, done := t.frame(ev)
+		out, done := t.frame(&ev)
 		t.staleFirst = false
 		if done {
 			return out, consumedEnd, nil
@@ -160,7 +160,7 @@ func (t *Turn) consume(s *transport.Stream) (outcome, consumeResult, error) {
 // mine reports whether a frame is of the turn: of its session's context
 // and of its task, once the server named one (another client's turn on
 // the same thread is not).
-func (t *Turn) mine(ev a2a.Event) bool {
+func (t *Turn) mine(ev *a2a.Event) bool {
 	if ev.ContextID != "" && ev.ContextID != t.sess.id {
 		t.env.Log.Debug("ignoring a frame of another context", "context", ev.ContextID)
 		return false
