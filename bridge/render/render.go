@@ -275,7 +275,8 @@ func (r *Renderer) textOfArtifact(taskID, artifactID string) *answerText {
 func (r *Renderer) textOf(key string, id func() string) *answerText {
 	at := r.texts[key]
 	if at == nil {
-		at = &answerText{shownText: shownText{h: fnvOffset}, id: id()}
+		at = &answerText{id: id()}
+		at.h.SetSeed(textSeed)
 		r.texts[key] = at
 	}
 	return at
