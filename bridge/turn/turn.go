@@ -4,6 +4,7 @@ import (
 	"context"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -291,11 +292,14 @@ func (t *Turn) output(ev event) {
 
 // emitText sends answer text of one message, like emit, on the output
 // path where queued chunks of the same message merge (acp.Conn.SendText).
+// s may be a stream's frame, valid until the next is read
+// (transport.Stream.Share): it is copied into the output queue, and
+// copied for the buffer of a detached turn.
 func (t *Turn) emitText(messageID, s string) {
 	t.mu.Lock()
 	// Attached, the machine delivers without looking at the update; only
 	// otherwise is one built (and boxed) for the buffer.
-	sent := t.m.phase == attached || t.m.apply(event{kind: evOutput, item: bufferItem(render.AnswerChunk(messageID, s))}).deliver
+	sent := t.m.phase == attached || t.m.apply(event{kind: evOutput, item: bufferItem(render.AnswerChunk(messageID, strings.Clone(s)))}).deliver
 	if sent {
 		if err := t.env.Conn.SendText(t.sess.id, messageID, s); err != nil {
 			t.env.Log.Debug("update not delivered", "err", err)
