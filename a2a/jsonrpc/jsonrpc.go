@@ -177,5 +177,11 @@ var _ transport.SharedFrames = (*Frames)(nil)
 // Share implements transport.SharedFrames.
 func (f *Frames) Share() { f.dec.Share() }
 
+var _ transport.InPlaceFrames = (*Frames)(nil)
+
+// KeepsNothing implements transport.InPlaceFrames: a frame is decoded by
+// the stream's Decoder, which keeps nothing of it.
+func (*Frames) KeepsNothing() {}
+
 // Failure implements transport.Frames.
 func (*Frames) Failure(data []byte) error { return wire.ErrorFrame(data) }

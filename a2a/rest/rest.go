@@ -227,6 +227,12 @@ var _ transport.SharedFrames = (*frames)(nil)
 // Share implements transport.SharedFrames.
 func (f *frames) Share() { f.dec.Share() }
 
+var _ transport.InPlaceFrames = (*frames)(nil)
+
+// KeepsNothing implements transport.InPlaceFrames: a frame is decoded by
+// the stream's Decoder, which keeps nothing of it.
+func (*frames) KeepsNothing() {}
+
 // Failure implements transport.Frames.
 func (*frames) Failure(data []byte) error { return wire.RESTErrorFrame(data) }
 

@@ -14,7 +14,18 @@ import (
 // sseEvents reads r to its end. It fails if the reader yields more events
 // than there are bytes (it would be looping without progress).
 func sseEvents(t *testing.T, r io.Reader, size int) ([]Event, error) {
+	return readEvents(t, NewReader(r, maxEvent), size)
+}
+
+// sharedEvents is sseEvents through a reader that shares (Reader.Share),
+// each event copied before the next is read.
+func sharedEvents(t *testing.T, r io.Reader, size int) ([]Event, error) {
 	sr := NewReader(r, maxEvent)
+	sr.Share()
+	return readEvents(t, sr, size)
+}
+
+func readEvents(t *testing.T, sr *Reader, size int) ([]Event, error) {
 	var out []Event
 	for {
 		ev, err := sr.Next()
@@ -33,7 +44,8 @@ func sseEvents(t *testing.T, r io.Reader, size int) ([]Event, error) {
 // FuzzSSE feeds arbitrary bytes to the SSE reader: it must not panic or
 // loop, no event's data may hold a "\r" (every line end is normalized),
 // an event has data or a type, and reading byte by byte gives the same
-// events as reading at once.
+// events as reading at once, as does a reader that shares (its events
+// lent in place), at once and byte by byte.
 func FuzzSSE(f *testing.F) {
 	f.Add([]byte(sseStream))
 	f.Add([]byte("data: a\r\n\rdata: b\n\n"))
@@ -61,10 +73,46 @@ func FuzzSSE(f *testing.F) {
 		if len(split) != len(whole) {
 			t.Fatalf("byte by byte: %d events, at once: %d", len(split), len(whole))
 		}
-		for i := range whole {
-			if split[i].ID != whole[i].ID || split[i].Event != whole[i].Event || !bytes.Equal(split[i].Data, whole[i].Data) {
-				t.Fatalf("event %d differs: %+v vs %+v", i, split[i], whole[i])
-			}
+		sameEvents(t, "byte by byte", split, whole)
+		shared, err2 := sharedEvents(t, bytes.NewReader(in), len(in))
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("shared: %v, not shared: %v", err2, err)
+		}
+		sameEvents(t, "shared", shared, whole)
+		sharedSplit, _ := sharedEvents(t, iotest.OneByteReader(bytes.NewReader(in)), len(in))
+		sameEvents(t, "shared, byte by byte", sharedSplit, whole)
+		if len(in) > 0 {
+			// Reads that end anywhere, the buffer moving under an event
+			// being lent (reads of 1 to 32 bytes).
+			sharedCut, _ := sharedEvents(t, &cutReader{data: in, n: 1 + int(in[0])%32}, len(in))
+			sameEvents(t, "shared, in cut reads", sharedCut, whole)
 		}
 	})
+}
+
+// cutReader hands out its data n bytes per Read.
+type cutReader struct {
+	data []byte
+	n    int
+}
+
+func (r *cutReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), r.n)], r.data)
+	r.data = r.data[k:]
+	return k, nil
+}
+
+func sameEvents(t *testing.T, how string, got, want []Event) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d events, at once: %d", how, len(got), len(want))
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || got[i].Event != want[i].Event || !bytes.Equal(got[i].Data, want[i].Data) || (got[i].Data == nil) != (want[i].Data == nil) {
+			t.Fatalf("%s: event %d differs: %+v vs %+v", how, i, got[i], want[i])
+		}
+	}
 }

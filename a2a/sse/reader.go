@@ -54,7 +54,7 @@ func (s *Reader) tooLarge() error {
 }
 
 // Event is one server-sent event. Its Data is the caller's: the reader
-// never writes to it again.
+// never writes to it again, unless the reader lent it (Reader.Lent).
 type Event struct {
 	ID    string
 	Event string
@@ -70,7 +70,21 @@ type Reader struct {
 	br  *bufio.Reader
 	err error // a read error met inside a line, returned by the next read
 	max int   // the bound of one event
+	// share: an event of one data line may be read in place (Share);
+	// lent: the last event was.
+	share, lent bool
 }
+
+// Share lets the reader give an event in place, in its own buffer, and
+// valid until the next call of Next (Lent): an event of one data
+// line whose blank line is already read into the buffer, the usual frame
+// of a fast stream, then costs no copy. Any other event is copied as
+// before.
+func (s *Reader) Share() { s.share = true }
+
+// Lent reports whether the last event's Data is the reader's buffer,
+// valid until the next call of Next.
+func (s *Reader) Lent() bool { return s.lent }
 
 // NewReader returns a reader of r whose events are at most limit bytes.
 func NewReader(r io.Reader, limit int) *Reader {
@@ -212,6 +226,7 @@ func (c *Buffer) Bytes() []byte {
 // blocks (keep-alives) are skipped. An event whose fields add up to more
 // than s.max is an error that breaks the stream.
 func (s *Reader) Next() (Event, error) {
+	s.lent = false
 	var b building
 	for {
 		frag, more, err := s.fragment()
@@ -231,6 +246,10 @@ func (s *Reader) Next() (Event, error) {
 		if err := s.field(&b, frag, more); err != nil {
 			return Event{}, err
 		}
+		if b.borrowed != nil {
+			s.lent = true
+			return b.event(), nil
+		}
 	}
 }
 
@@ -240,6 +259,9 @@ type building struct {
 	data    Buffer
 	value   []byte // an event or id field's value
 	hasData bool
+	// borrowed is the event's data in the reader's buffer (Share); the
+	// event is then complete.
+	borrowed []byte
 }
 
 // ready reports whether the event has data or an event type.
@@ -247,6 +269,10 @@ func (b *building) ready() bool { return b.hasData || b.ev.Event != "" }
 
 // event is the event read; b is spent.
 func (b *building) event() Event {
+	if b.borrowed != nil {
+		b.ev.Data = b.borrowed
+		return b.ev
+	}
 	b.ev.Data = eventData(&b.data, b.hasData)
 	return b.ev
 }
@@ -306,15 +332,35 @@ func (s *Reader) dataField(b *building, first []byte, more bool) error {
 			return err
 		}
 	}
-	b.hasData = true
 	var sp leadingSpace
-	if err := b.data.Write(sp.trim(first), s.max, s.tooLarge); err != nil {
+	v := sp.trim(first)
+	if !b.hasData && !more && s.endsHere(v) {
+		b.hasData, b.borrowed = true, v
+		return nil
+	}
+	b.hasData = true
+	if err := b.data.Write(v, s.max, s.tooLarge); err != nil {
 		return err
 	}
 	if !more {
 		return nil
 	}
 	return s.rest(func(p []byte) error { return b.data.Write(sp.trim(p), s.max, s.tooLarge) })
+}
+
+// endsHere reports, for a reader that shares, whether the event's first
+// data line v, read whole, is its last: its blank line is in the buffer
+// already (reading it moves nothing: v stays valid). The blank line is
+// then read.
+func (s *Reader) endsHere(v []byte) bool {
+	if !s.share || len(v) == 0 || len(v) > s.max || s.err != nil || s.br.Buffered() == 0 {
+		return false
+	}
+	if next, _ := s.br.Peek(1); next[0] != '\n' {
+		return false
+	}
+	_, _ = s.br.Discard(1)
+	return true
 }
 
 // valueField reads an event or id field; its value counts against what

@@ -62,6 +62,33 @@ func BenchmarkSSEReader(b *testing.B) {
 	}
 }
 
+// BenchmarkSSEReaderShared is BenchmarkSSEReader through a reader that
+// shares (Reader.Share): an event lent in place costs no copy.
+func BenchmarkSSEReaderShared(b *testing.B) {
+	const frames = 4096
+	stream := benchSSEStream(benchArtifactFrame, frames)
+	b.SetBytes(int64(len(stream) / frames))
+	b.ReportAllocs()
+	open := func() *Reader {
+		r := NewReader(&socketReader{data: stream, max: 64 << 10}, maxEvent)
+		r.Share()
+		return r
+	}
+	r := open()
+	for i := 0; i < b.N; i++ {
+		ev, err := r.Next()
+		if err == io.EOF {
+			b.StopTimer()
+			r = open()
+			b.StartTimer()
+			ev, err = r.Next()
+		}
+		if err != nil || len(ev.Data) == 0 {
+			b.Fatalf("event %d: %v", i, err)
+		}
+	}
+}
+
 // BenchmarkSSELinesRaw is the floor the reader is compared with: the same
 // stream split into lines by bufio, nothing parsed.
 func BenchmarkSSELinesRaw(b *testing.B) {

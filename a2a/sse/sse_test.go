@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -128,4 +129,52 @@ func TestSSEReaderNoSmallLimit(t *testing.T) {
 	if len(got) != 2 || string(got[0].Data) != big || string(got[1].Data) != "after" {
 		t.Fatalf("got %d events", len(got))
 	}
+}
+
+// TestSharedReaderLends: a reader that shares lends an event of one data
+// line whose blank line was read with it, and copies one whose blank line
+// comes in a later read (reading it may move the buffer); the events are
+// those of a reader that does not share.
+func TestSharedReaderLends(t *testing.T) {
+	reads := []string{"data: one\n\ndata: two\n", "\ndata: three\nid: 3\n\n", "event: e\ndata: four\n\n"}
+	want := []struct {
+		data, id, event string
+		lent            bool
+	}{{"one", "", "", true}, {"two", "", "", false}, {"three", "3", "", false}, {"four", "", "e", true}}
+	r := NewReader(&readsOf{reads: slices.Clone(reads)}, maxEvent)
+	r.Share()
+	for i, w := range want {
+		ev, err := r.Next()
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if string(ev.Data) != w.data || ev.ID != w.id || ev.Event != w.event || r.Lent() != w.lent {
+			t.Errorf("event %d: %q id %q event %q lent %v, want %+v", i, ev.Data, ev.ID, ev.Event, r.Lent(), w)
+		}
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Fatalf("after the events: %v", err)
+	}
+	// Not shared: nothing is lent.
+	r = NewReader(&readsOf{reads: slices.Clone(reads)}, maxEvent)
+	for range want {
+		if _, err := r.Next(); err != nil || r.Lent() {
+			t.Fatalf("a reader that does not share lent an event (%v)", err)
+		}
+	}
+}
+
+// readsOf hands out one string per Read.
+type readsOf struct{ reads []string }
+
+func (r *readsOf) Read(p []byte) (int, error) {
+	if len(r.reads) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.reads[0])
+	r.reads[0] = r.reads[0][n:]
+	if r.reads[0] == "" {
+		r.reads = r.reads[1:]
+	}
+	return n, nil
 }

@@ -11,7 +11,8 @@
 //   - conn.go: Conn (Options, requests with shim's headers and the
 //     credential, Call: one unary call's tail, ReadBody, errors, the
 //     dedicated connection of a task).
-//   - stream.go: Stream, Frames, Open (the open-stream tail), Next.
+//   - stream.go: Stream, Frames, Open (the open-stream tail), Next; a
+//     stream that shares reads a plain chunk of answer text in place.
 //   - stall.go: the silence timer of a stream.
 //   - poll.go: a non-streaming agent's task polled as a stream.
 //   - trace.go: the frame trace, secrets redacted.

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -30,6 +32,15 @@ type Frames interface {
 type SharedFrames interface {
 	Frames
 	Share()
+}
+
+// InPlaceFrames is a SharedFrames whose Event keeps nothing of the frame
+// it is given once it returns (what its decoder reads a frame into is
+// written over by the next): a stream that shares may hand it a frame in
+// place, in the SSE reader's buffer (sse.Reader.Share).
+type InPlaceFrames interface {
+	SharedFrames
+	KeepsNothing()
 }
 
 // FinalFrames is a Frames that knows which frame is a stream's last: the
@@ -130,6 +141,21 @@ type Stream struct {
 	decoded bool
 	skipped int
 	notJSON *a2a.DecodeError
+	// inPlace: frames are read in the SSE reader's buffer (Share); ids
+	// are the stream's copies of the last chunk's ids.
+	inPlace bool
+	ids     struct{ task, context, artifact, name keptString }
+}
+
+// keptString is a stream's own copy of the last string it was given.
+type keptString struct{ s string }
+
+// of returns v, as the copy kept while v repeats.
+func (k *keptString) of(v string) string {
+	if v != k.s {
+		k.s = strings.Clone(v)
+	}
+	return k.s
 }
 
 // Context is the context the stream was opened with.
@@ -138,11 +164,42 @@ func (s *Stream) Context() context.Context { return s.parent }
 // Share tells the stream that its reader is done with each event before
 // it reads the next: an artifact event's Artifact may then be the
 // binding's decoder's, valid until the next call of Next, so that a
-// streamed chunk's decode allocates nothing (SharedFrames).
+// streamed chunk's decode allocates nothing (SharedFrames). With frames
+// that keep nothing of a frame (InPlaceFrames), a frame is also read in
+// the SSE reader's buffer, no copy of it made: a plain chunk of answer
+// text (plainChunk) is given as read, its text valid until the next call
+// of Next and its ids the stream's own copies; any other frame is read
+// again from a copy of its own, as a stream that does not share reads it.
 func (s *Stream) Share() {
-	if f, ok := s.frames.(SharedFrames); ok {
-		f.Share()
+	f, ok := s.frames.(SharedFrames)
+	if !ok {
+		return
 	}
+	f.Share()
+	if _, ok := f.(InPlaceFrames); ok && s.sse != nil {
+		s.sse.Share()
+		s.inPlace = true
+	}
+}
+
+// plainChunk reports whether ev is a chunk of answer text and nothing
+// else: an artifact event of one text part, with no metadata and nothing
+// an extension read (TestPlainChunkFields lists the fields it looks at).
+// Its ids are then made the stream's (kept while they repeat): whatever
+// keeps one keeps no frame, nor a buffer that the next read writes over.
+func (s *Stream) plainChunk(ev *a2a.Event) bool {
+	a := ev.Artifact
+	if ev.Kind != a2a.EventArtifact || a == nil || ev.Task != nil || ev.Message != nil || ev.Metadata != nil ||
+		ev.Status != (a2a.Status{}) || len(a.Parts) != 1 || a.Metadata != nil || a.Cost != nil || a.Window != nil {
+		return false
+	}
+	if p := &a.Parts[0]; p.Kind != a2a.PartText || p.URL != "" || p.Raw != nil || p.MediaType != "" ||
+		p.Filename != "" || p.Data != nil || p.MimeType != "" || p.Metadata != nil {
+		return false
+	}
+	ev.TaskID, ev.ContextID = s.ids.task.of(ev.TaskID), s.ids.context.of(ev.ContextID)
+	a.ID, a.Name = s.ids.artifact.of(a.ID), s.ids.name.of(a.Name)
+	return true
 }
 
 // Next returns the next event. It returns io.EOF at the end of the stream,
@@ -163,11 +220,20 @@ func (s *Stream) Next() (a2a.Event, error) {
 			continue
 		}
 		s.trace.frame("recv", s.method, raw.Data)
+		lent := s.inPlace && s.sse.Lent()
 		if raw.Event == "error" {
 			s.decoded = true
+			if lent {
+				raw.Data = bytes.Clone(raw.Data)
+			}
 			return a2a.Event{}, s.frames.Failure(raw.Data)
 		}
 		ev, err := s.frames.Event(raw.Data)
+		if lent && (err != nil || !s.plainChunk(&ev)) {
+			// Kept (a task, a status, metadata, an error with its frame):
+			// read from a copy of its own.
+			ev, err = s.frames.Event(bytes.Clone(raw.Data))
+		}
 		if err == nil {
 			s.decoded = true
 			if f, ok := s.frames.(FinalFrames); ok && f.Final(ev) {

@@ -17,6 +17,7 @@ type jsonFrames struct{ dec wire.Decoder }
 func (f *jsonFrames) Event(data []byte) (a2a.Event, error) { return f.dec.Frame(data) }
 func (*jsonFrames) Failure(data []byte) error              { return wire.ErrorFrame(data) }
 func (f *jsonFrames) Share()                               { f.dec.Share() }
+func (*jsonFrames) KeepsNothing()                          {}
 
 // A typical streamed frame: one appended chunk of answer text (a2a-go's
 // 1.0 shape, ids as the SDK mints them).

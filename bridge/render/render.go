@@ -144,11 +144,15 @@ type Renderer struct {
 	// of the task noteTask (a progress note or a snapshot streamer's
 	// answer, snapshot.go); notes are the status messages shown as notes
 	// (a hash of their text); framed are the tasks a frame of the turn
-	// was about.
-	held     *a2a.Message
-	noteTask string
-	notes    map[string]uint64
-	framed   map[string]bool
+	// was about, lastFramed the one the last frame was about once
+	// anyFramed (a stream's frames are of one task: no map lookup while
+	// it repeats).
+	held       *a2a.Message
+	noteTask   string
+	notes      map[string]uint64
+	framed     map[string]bool
+	lastFramed string
+	anyFramed  bool
 	// parsed is the arguments Unknown parsed, for the call's rendering.
 	parsed parsedArgs
 }
@@ -271,7 +275,8 @@ func (r *Renderer) textOfArtifact(taskID, artifactID string) *answerText {
 func (r *Renderer) textOf(key string, id func() string) *answerText {
 	at := r.texts[key]
 	if at == nil {
-		at = &answerText{shownText: shownText{h: fnvOffset}, id: id()}
+		at = &answerText{id: id()}
+		at.h.SetSeed(textSeed)
 		r.texts[key] = at
 	}
 	return at

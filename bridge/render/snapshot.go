@@ -149,6 +149,10 @@ func (r *Renderer) holdNote(taskID string, m *a2a.Message) {
 // FirstFrame records a frame about taskID and reports whether it is the
 // turn's first about that task.
 func (r *Renderer) FirstFrame(taskID string) bool {
+	if r.anyFramed && taskID == r.lastFramed {
+		return false
+	}
+	r.lastFramed, r.anyFramed = taskID, true
 	if r.framed[taskID] {
 		return false
 	}

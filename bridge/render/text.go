@@ -1,10 +1,13 @@
 package render
 
-import "strings"
+import (
+	"hash/maphash"
+	"strings"
+)
 
 // shownText remembers what was shown of one artifact's text as a length
-// and a running FNV-1a hash, never as a copy, so that a later replace adds
-// only the part not yet shown and memory stays flat in the answer's length.
+// and a running hash, never as a copy, so that a later replace adds only
+// the part not yet shown and memory stays flat in the answer's length.
 //
 // The server's idea of the artifact (S) changes by append (S += t) or
 // replace (S = t); what was shown (V) only ever grows. While S is known to
@@ -12,12 +15,17 @@ import "strings"
 // restarts the artifact, as a resumed task does) is followed until it
 // catches up with V; a replace or catch-up that does not match V diverges,
 // and nothing more is shown until a replace matches V again.
+//
+// The running hashes are hash/maphash's, whose value depends on the bytes
+// written and not on how they were split among writes: a chunk costs a
+// copy into the hash's buffer (FNV-1a, byte by byte, was a fifth of a
+// streamed chunk's rendering; BenchmarkFrameChunk).
 type shownText struct {
-	n     int    // len(V) in bytes
-	h     uint64 // hash of V
+	n     int          // len(V) in bytes
+	h     maphash.Hash // hash of V
 	state textState
-	sn    int    // len(S) while catching up
-	sh    uint64 // hash of S while catching up
+	sn    int          // len(S) while catching up
+	sh    maphash.Hash // hash of S while catching up
 	// started is set once non-blank text arrived: blank lines before it
 	// are dropped from S.
 	started bool
@@ -31,17 +39,35 @@ const (
 	diverged
 )
 
+// textSeed seeds every running hash of shown text: a hash of S and one
+// of V are compared.
+var textSeed = maphash.MakeSeed()
+
 const (
 	fnvOffset = 14695981039346656037
 	fnvPrime  = 1099511628211
 )
 
+// fnv is FNV-1a, for a text hashed whole (a note, a snapshot's parts).
 func fnv(h uint64, s string) uint64 {
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
 		h *= fnvPrime
 	}
 	return h
+}
+
+// hashOf starts h over, as the hash of s.
+func hashOf(h *maphash.Hash, s string) {
+	h.SetSeed(textSeed)
+	_, _ = h.WriteString(s)
+}
+
+// sameAs reports whether the text hashed by h followed by s is V.
+func (t *shownText) sameAs(h *maphash.Hash, s string) bool {
+	c := *h
+	_, _ = c.WriteString(s)
+	return c.Sum64() == t.h.Sum64()
 }
 
 // trimLead drops blank lines before the first text.
@@ -69,23 +95,23 @@ func (t *shownText) Append(s string) string {
 	switch t.state {
 	case inSync:
 		t.n += len(s)
-		t.h = fnv(t.h, s)
+		_, _ = t.h.WriteString(s)
 		return s
 	case catchingUp:
 		if t.sn+len(s) < t.n {
 			t.sn += len(s)
-			t.sh = fnv(t.sh, s)
+			_, _ = t.sh.WriteString(s)
 			return ""
 		}
 		k := t.n - t.sn
-		if fnv(t.sh, s[:k]) != t.h {
+		if !t.sameAs(&t.sh, s[:k]) {
 			t.state = diverged
 			return ""
 		}
 		t.state = inSync
 		rest := s[k:]
 		t.n += len(rest)
-		t.h = fnv(t.h, rest)
+		_, _ = t.h.WriteString(rest)
 		return rest
 	}
 	return ""
@@ -99,21 +125,24 @@ func (t *shownText) Replace(s string) string {
 	s = t.trimLeadReplace(s)
 	if t.n == 0 {
 		t.state = inSync
-		t.n, t.h = len(s), fnv(fnvOffset, s)
+		t.n = len(s)
+		hashOf(&t.h, s)
 		return s
 	}
 	if len(s) >= t.n {
-		if fnv(fnvOffset, s[:t.n]) != t.h {
+		if maphash.String(textSeed, s[:t.n]) != t.h.Sum64() {
 			t.state = diverged
 			return ""
 		}
 		t.state = inSync
 		rest := s[t.n:]
-		t.n, t.h = len(s), fnv(t.h, rest)
+		t.n = len(s)
+		_, _ = t.h.WriteString(rest)
 		return rest
 	}
 	t.state = catchingUp
-	t.sn, t.sh = len(s), fnv(fnvOffset, s)
+	t.sn = len(s)
+	hashOf(&t.sh, s)
 	return ""
 }
 
@@ -127,4 +156,8 @@ func (t *shownText) trimLeadReplace(s string) string {
 	return s
 }
 
-func newShownText() *shownText { return &shownText{h: fnvOffset} }
+func newShownText() *shownText {
+	t := &shownText{}
+	t.h.SetSeed(textSeed)
+	return t
+}

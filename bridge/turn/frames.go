@@ -11,9 +11,9 @@ import (
 )
 
 // frame maps one event; done reports that the turn's outcome is known.
-func (t *Turn) frame(ev a2a.Event) (outcome, bool) {
+func (t *Turn) frame(ev *a2a.Event) (outcome, bool) {
 	t.setTask(ev.TaskID)
-	first := t.r.FirstFrame(t.task())
+	first := t.r.FirstFrame(t.ownTask)
 	switch ev.Kind {
 	case a2a.EventTask:
 		// A snapshot's state never ends a turn.
@@ -115,7 +115,7 @@ func (t *Turn) artifact(a *a2a.Artifact, appendMode bool) {
 	if render.ArtifactShows(a) {
 		t.show(t.r.NoteBeforeAnswer())
 	}
-	t.show(t.r.Artifact(t.task(), a, appendMode))
+	t.show(t.r.Artifact(t.ownTask, a, appendMode))
 }
 
 // snapshot shows a task snapshot of a stream (SPEC §12.4) like replaced

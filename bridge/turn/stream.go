@@ -173,21 +173,30 @@ func (t *Turn) consume(s *transport.Stream) (outcome, consumeResult, error) {
 		if err != nil {
 			return t.streamError(err)
 		}
-		if ev.ContextID != "" && ev.ContextID != t.sess.id {
-			t.env.Log.Debug("ignoring a frame of another context", "context", ev.ContextID)
+		if !t.mine(&ev) {
 			continue
 		}
-		if known := t.task(); known != "" && ev.TaskID != "" && ev.TaskID != known {
-			// Another client's turn on the same thread.
-			t.env.Log.Debug("ignoring a frame of another task", "task", ev.TaskID, "turn task", known)
-			continue
-		}
-		out, done := t.frame(ev)
+		out, done := t.frame(&ev)
 		t.staleFirst = false
 		if done {
 			return out, consumedEnd, nil
 		}
 	}
+}
+
+// mine reports whether a frame is of the turn: of its session's context
+// and of its task, once the server named one (another client's turn on
+// the same thread is not).
+func (t *Turn) mine(ev *a2a.Event) bool {
+	if ev.ContextID != "" && ev.ContextID != t.sess.id {
+		t.env.Log.Debug("ignoring a frame of another context", "context", ev.ContextID)
+		return false
+	}
+	if known := t.ownTask; known != "" && ev.TaskID != "" && ev.TaskID != known {
+		t.env.Log.Debug("ignoring a frame of another task", "task", ev.TaskID, "turn task", known)
+		return false
+	}
+	return true
 }
 
 // streamError is what a stream's error means for the turn.

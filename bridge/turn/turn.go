@@ -4,6 +4,7 @@ import (
 	"context"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -88,6 +89,10 @@ type Turn struct {
 
 	// Only the turn's own goroutine touches the fields below.
 	r *render.Renderer // the turn's a2a values as updates
+	// ownTask is the turn goroutine's copy of m.taskID, which only that
+	// goroutine writes (setTask, resetTask): read without t.mu for each
+	// frame (task() is for the other goroutines).
+	ownTask string
 	stream
 	// sentBypass is set when the message the turn's stream answers asked
 	// to bypass approvals.
@@ -290,11 +295,14 @@ func (t *Turn) output(ev event) {
 
 // emitText sends answer text of one message, like emit, on the output
 // path where queued chunks of the same message merge (acp.Conn.SendText).
+// s may be a stream's frame, valid until the next is read
+// (transport.Stream.Share): it is copied into the output queue, and
+// copied for the buffer of a detached turn.
 func (t *Turn) emitText(messageID, s string) {
 	t.mu.Lock()
 	// Attached, the machine delivers without looking at the update; only
 	// otherwise is one built (and boxed) for the buffer.
-	sent := t.m.phase == attached || t.m.apply(event{kind: evOutput, item: bufferItem(render.AnswerChunk(messageID, s))}).deliver
+	sent := t.m.phase == attached || t.m.apply(event{kind: evOutput, item: bufferItem(render.AnswerChunk(messageID, strings.Clone(s)))}).deliver
 	if sent {
 		if err := t.env.Conn.SendText(t.sess.id, messageID, s); err != nil {
 			t.env.Log.Debug("update not delivered", "err", err)
@@ -411,12 +419,16 @@ func (t *Turn) isCancelled() bool {
 
 // setTask records the task id the server gave the turn.
 func (t *Turn) setTask(id string) {
+	if t.ownTask != "" || id == "" {
+		return // what machine.task would say, without t.mu
+	}
 	t.mu.Lock()
 	first, cancel := t.m.task(id)
 	t.mu.Unlock()
 	if !first {
 		return
 	}
+	t.ownTask = id
 	t.env.Log.Debug("the agent started a task", "session", t.sess.id, "task", id)
 	t.env.Shown.Claim(id) // shown live: never replayed
 	if cancel {
@@ -431,7 +443,7 @@ func (t *Turn) setTask(id string) {
 func (t *Turn) resetTask() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.m.taskID = ""
+	t.m.taskID, t.ownTask = "", ""
 }
 
 func (t *Turn) task() string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/steer"
@@ -200,4 +201,19 @@ func TestWindowLeft(t *testing.T) {
 	left = o.left()
 	o.Cancel()
 	<-left
+}
+
+// TestDetachedTextCopied: answer text a detached turn buffers is its own:
+// the text a stream gives may be its frame, valid until the next is read
+// (transport.Stream.Share), and the buffer is flushed later.
+func TestDetachedTextCopied(t *testing.T) {
+	tt, _, _ := testTurn(time.Minute)
+	tt.m.apply(event{kind: evCancel})
+	frame := []byte("chunk of a frame")
+	tt.emitText("m-1", unsafe.String(&frame[0], len(frame)))
+	copy(frame, "the next frame!!") // the stream reads its next frame
+	tt.m.apply(event{kind: evSteer, steer: &pendingSteer{}})
+	if got := texts(tt.m.apply(event{kind: evAdopt, req: &acp.Request{}}).flush); got != "[chunk of a frame]" {
+		t.Errorf("flushed %v", got)
+	}
 }
