@@ -631,7 +631,7 @@ func (a *Artifact) modelInto(big int, x *artifactOfOne) *a2a.Artifact {
 		out = &a2a.Artifact{Parts: parts(a.Parts, big)}
 	}
 	out.ID, out.Name, out.Metadata = first(a.ArtifactID, a.ArtifactID2), a.Name, ownMeta(a.Metadata, big)
-	readArtifactExt(out)
+	readArtifactExt(out, meta(a.Metadata))
 	return out
 }
 

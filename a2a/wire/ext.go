@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	fastjson "github.com/segmentio/encoding/json"
 
@@ -21,9 +22,12 @@ import (
 // readMessageExt fills in what m's extensions say; md is its metadata
 // object.
 func readMessageExt(m *a2a.Message, md json.RawMessage) {
-	keys := keysOf(md)
-	m.Tools = metadataToolCalls(keys)
-	m.Resume = isTrue(keys[metaResume])
+	if md != nil { // (keys is allocated here only: it escapes)
+		var keys messageMeta
+		readKeys(md, &keys)
+		m.Tools = metadataToolCalls(keys.ToolCall)
+		m.Resume = isTrue(keys.Resume)
+	}
 	adk := false             // an ADK part was read as a call
 	var noADK []a2a.ToolCall // the calls but those of ADK parts, once adk
 	plain := false           // a data part of no extension shim knows
@@ -59,8 +63,9 @@ func readMessageExt(m *a2a.Message, md json.RawMessage) {
 func readDataPart(m *a2a.Message, p *a2a.Part) (adk bool) {
 	switch p.MimeType {
 	case a2a.MimeToolCall:
-		if o := dataMembers(p); o != nil {
-			m.Tools = append(m.Tools, toolCall(o))
+		var o toolCallPayload
+		if p.Kind == a2a.PartData && readKeys(p.Data, &o) {
+			m.Tools = append(m.Tools, o.call())
 		}
 		return false
 	case a2a.MimeReasoning:
@@ -81,11 +86,16 @@ func readDataPart(m *a2a.Message, p *a2a.Part) (adk bool) {
 	return ok
 }
 
-// readArtifactExt fills in what a's extensions say.
-func readArtifactExt(a *a2a.Artifact) {
-	if o := object(keysOf(a.Metadata)[a2a.ExtCost]); o != nil {
-		u := usage(o)
-		a.Cost = &u
+// readArtifactExt fills in what a's extensions say; md is its metadata
+// object (read whatever its size: a.Metadata keeps a small one only).
+func readArtifactExt(a *a2a.Artifact, md json.RawMessage) {
+	if md != nil { // (keys is allocated here only: it escapes)
+		var keys artifactMeta
+		readKeys(md, &keys)
+		if o := object(keys.Cost); o != nil {
+			u := usage(o)
+			a.Cost = &u
+		}
 	}
 	window := false // a context-v1 part was read
 	for i := range a.Parts {
@@ -121,15 +131,67 @@ func dataObject(p *a2a.Part) map[string]any {
 	return m
 }
 
-// metadataToolCalls reads tool-call-v1 in message metadata (its members):
-// one object or a list.
-func metadataToolCalls(meta map[string]json.RawMessage) []a2a.ToolCall {
-	v := bytes.TrimSpace(meta[a2a.ExtToolCall])
+// The members of the objects shim reads a few keys of (metadata and
+// extension payloads), each value kept as its raw JSON, decoded by what
+// reads it. The keys are matched exactly, as a map's would be.
+type (
+	messageMeta struct {
+		ToolCall json.RawMessage `json:"https://proto-labs.ai/a2a/ext/tool-call-v1"` // a2a.ExtToolCall
+		Resume   json.RawMessage `json:"hitl_resume"`                                // metaResume
+	}
+	artifactMeta struct {
+		Cost json.RawMessage `json:"https://proto-labs.ai/a2a/ext/cost-v1"` // a2a.ExtCost
+	}
+	partMeta struct {
+		MimeType   json.RawMessage `json:"mimeType"`
+		MimeType2  json.RawMessage `json:"mime_type"`
+		ADKType    json.RawMessage `json:"adk_type"`
+		ADKThought json.RawMessage `json:"adk_thought"`
+	}
+	// toolCallPayload is a tool-call-v1 payload.
+	toolCallPayload struct {
+		ID      json.RawMessage `json:"toolCallId"`
+		ID2     json.RawMessage `json:"tool_call_id"`
+		Name    json.RawMessage `json:"name"`
+		Phase   json.RawMessage `json:"phase"`
+		Args    json.RawMessage `json:"args"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
+		Parent  json.RawMessage `json:"parentToolCallId"`
+		Parent2 json.RawMessage `json:"parent_tool_call_id"`
+	}
+	// adkPayload is the data of a Google ADK part, of any of its kinds.
+	adkPayload struct {
+		ID       json.RawMessage `json:"id"`
+		Name     json.RawMessage `json:"name"`
+		Args     json.RawMessage `json:"args"`
+		Response json.RawMessage `json:"response"`
+		Output   json.RawMessage `json:"output"`
+		Outcome  json.RawMessage `json:"outcome"`
+	}
+)
+
+// readKeys reads the members of the JSON object raw that v (one of the
+// types above) names into v, each value sharing raw; it reports whether
+// raw is an object (else v is left empty).
+func readKeys(raw json.RawMessage, v any) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	return parse(raw, v, fastjson.DontCopyRawMessage|fastjson.DontMatchCaseInsensitiveStructFields) == nil
+}
+
+// metadataToolCalls reads tool-call-v1 in message metadata (the raw value
+// of its key): one object or a list.
+func metadataToolCalls(v json.RawMessage) []a2a.ToolCall {
+	v = bytes.TrimSpace(v)
 	switch {
 	case len(v) == 0:
 	case v[0] == '{':
-		if o := keysOf(v); o != nil {
-			return []a2a.ToolCall{toolCall(o)}
+		var o toolCallPayload
+		if readKeys(v, &o) {
+			return []a2a.ToolCall{o.call()}
 		}
 	case v[0] == '[':
 		var list []json.RawMessage
@@ -138,8 +200,9 @@ func metadataToolCalls(meta map[string]json.RawMessage) []a2a.ToolCall {
 		}
 		var out []a2a.ToolCall
 		for _, e := range list {
-			if o := keysOf(e); o != nil {
-				out = append(out, toolCall(o))
+			var o toolCallPayload
+			if readKeys(e, &o) {
+				out = append(out, o.call())
 			}
 		}
 		return out
@@ -147,17 +210,17 @@ func metadataToolCalls(meta map[string]json.RawMessage) []a2a.ToolCall {
 	return nil
 }
 
-// toolCall reads a tool-call-v1 payload (its members); its args, result
-// and error are kept as their JSON text whatever their form (rawText).
-func toolCall(o map[string]json.RawMessage) a2a.ToolCall {
+// call reads a tool-call-v1 payload; its args, result and error are kept
+// as their JSON text whatever their form (rawText).
+func (o *toolCallPayload) call() a2a.ToolCall {
 	return a2a.ToolCall{
-		ID:       first(rawStr(o["toolCallId"]), rawStr(o["tool_call_id"])),
-		Name:     rawStr(o["name"]),
-		Phase:    a2a.Phase(strings.ToLower(rawStr(o["phase"]))),
-		Args:     rawText(o["args"]),
-		Result:   rawText(o["result"]),
-		Error:    rawText(o["error"]),
-		ParentID: first(rawStr(o["parentToolCallId"]), rawStr(o["parent_tool_call_id"])),
+		ID:       first(rawStr(o.ID), rawStr(o.ID2)),
+		Name:     rawStr(o.Name),
+		Phase:    a2a.Phase(strings.ToLower(rawStr(o.Phase))),
+		Args:     rawText(o.Args),
+		Result:   rawText(o.Result),
+		Error:    rawText(o.Error),
+		ParentID: first(rawStr(o.Parent), rawStr(o.Parent2)),
 	}
 }
 
@@ -168,16 +231,20 @@ func adkToolCall(p *a2a.Part) (a2a.ToolCall, bool) {
 	if !ok {
 		return a2a.ToolCall{}, false
 	}
-	return read(p, dataMembers(p)), true
+	var o adkPayload
+	object := p.Kind == a2a.PartData && readKeys(p.Data, &o)
+	return read(p, &o, object), true
 }
 
-var adkParts = map[string]func(p *a2a.Part, o map[string]json.RawMessage) a2a.ToolCall{
-	"function_call": func(_ *a2a.Part, o map[string]json.RawMessage) a2a.ToolCall {
-		return a2a.ToolCall{ID: rawStr(o["id"]), Name: rawStr(o["name"]), Phase: a2a.PhaseStarted, Args: rawText(o["args"])}
+// adkParts read an ADK part of each kind; object reports whether its data
+// is an object (o is empty otherwise).
+var adkParts = map[string]func(p *a2a.Part, o *adkPayload, object bool) a2a.ToolCall{
+	"function_call": func(_ *a2a.Part, o *adkPayload, _ bool) a2a.ToolCall {
+		return a2a.ToolCall{ID: rawStr(o.ID), Name: rawStr(o.Name), Phase: a2a.PhaseStarted, Args: rawText(o.Args)}
 	},
-	"function_response": func(_ *a2a.Part, o map[string]json.RawMessage) a2a.ToolCall {
-		tc := a2a.ToolCall{ID: rawStr(o["id"]), Name: rawStr(o["name"]), Phase: a2a.PhaseCompleted}
-		resp := o["response"]
+	"function_response": func(_ *a2a.Part, o *adkPayload, _ bool) a2a.ToolCall {
+		tc := a2a.ToolCall{ID: rawStr(o.ID), Name: rawStr(o.Name), Phase: a2a.PhaseCompleted}
+		resp := o.Response
 		if r := keysOf(resp); r != nil {
 			if e, ok := r["error"]; ok && !isNull(e) {
 				tc.Phase, tc.Error = a2a.PhaseFailed, rawText(e)
@@ -189,16 +256,16 @@ var adkParts = map[string]func(p *a2a.Part, o map[string]json.RawMessage) a2a.To
 		tc.Result = rawText(resp)
 		return tc
 	},
-	"executable_code": func(p *a2a.Part, o map[string]json.RawMessage) a2a.ToolCall {
-		tc := a2a.ToolCall{ID: rawStr(o["id"]), Name: a2a.ToolCodeExecution, Phase: a2a.PhaseStarted, Args: "null"}
-		if o != nil {
+	"executable_code": func(p *a2a.Part, o *adkPayload, object bool) a2a.ToolCall {
+		tc := a2a.ToolCall{ID: rawStr(o.ID), Name: a2a.ToolCodeExecution, Phase: a2a.PhaseStarted, Args: "null"}
+		if object {
 			tc.Args = rawText(p.Data)
 		}
 		return tc
 	},
-	"code_execution_result": func(_ *a2a.Part, o map[string]json.RawMessage) a2a.ToolCall {
-		tc := a2a.ToolCall{ID: rawStr(o["id"]), Name: a2a.ToolCodeExecution, Phase: a2a.PhaseCompleted, Result: rawStr(o["output"])}
-		switch outcome := rawStr(o["outcome"]); strings.ToUpper(outcome) {
+	"code_execution_result": func(_ *a2a.Part, o *adkPayload, _ bool) a2a.ToolCall {
+		tc := a2a.ToolCall{ID: rawStr(o.ID), Name: a2a.ToolCodeExecution, Phase: a2a.PhaseCompleted, Result: rawStr(o.Output)}
+		switch outcome := rawStr(o.Outcome); strings.ToUpper(outcome) {
 		case "OUTCOME_FAILED", "OUTCOME_DEADLINE_EXCEEDED":
 			tc.Phase, tc.Error = a2a.PhaseFailed, outcome
 		}
@@ -376,16 +443,16 @@ func num(o map[string]any, keys ...string) int64 { return int64(float(o, keys...
 // readPartMeta reads what shim reads of a part's metadata object m: its
 // mime type and its ADK keys.
 func readPartMeta(out *a2a.Part, m json.RawMessage) {
-	keys := keysOf(m)
-	if s, ok := rawString(keys["mimeType"]); ok {
+	var keys partMeta
+	readKeys(m, &keys)
+	if s, ok := rawString(keys.MimeType); ok {
 		out.MimeType = s
-	} else if s, ok := rawString(keys["mime_type"]); ok {
+	} else if s, ok := rawString(keys.MimeType2); ok {
 		out.MimeType = s
 	}
-	var kind json.RawMessage
-	kind, out.ADK = keys["adk_type"]
-	out.ADKType = rawStr(kind)
-	out.ADKThought = isTrue(keys["adk_thought"])
+	out.ADK = keys.ADKType != nil // given, null included
+	out.ADKType = rawStr(keys.ADKType)
+	out.ADKThought = isTrue(keys.ADKThought)
 }
 
 // ownMeta is a wire value's metadata as the model keeps it: nil when it
@@ -427,14 +494,6 @@ func Member(raw json.RawMessage, key string) json.RawMessage { return keysOf(raw
 // String is a raw value as a string: empty for anything but a string.
 func String(raw json.RawMessage) string { return rawStr(raw) }
 
-// dataMembers are a data part's members; nil for anything but an object.
-func dataMembers(p *a2a.Part) map[string]json.RawMessage {
-	if p.Kind != a2a.PartData {
-		return nil
-	}
-	return keysOf(p.Data)
-}
-
 // object is a raw value decoded generically when it is an object (a small
 // payload of its own: cost-v1's); nil otherwise.
 func object(raw json.RawMessage) map[string]any {
@@ -460,11 +519,27 @@ func rawString(raw json.RawMessage) (string, bool) {
 	if len(raw) == 0 || raw[0] != '"' {
 		return "", false
 	}
+	if n := len(raw); n >= 2 && raw[n-1] == '"' && bytes.IndexByte(raw, '\\') < 0 && plain(raw[1:n-1]) {
+		// No escape: the text between the quotes (a copy).
+		return string(raw[1 : n-1]), true
+	}
 	var s string
 	if fastjson.Unmarshal(raw, &s) != nil {
 		return "", false
 	}
 	return s, true
+}
+
+// plain reports whether s may be read as a JSON string's text as it is:
+// no quote, no control character and valid UTF-8 (the decoder replaces an
+// invalid sequence with U+FFFD).
+func plain(s []byte) bool {
+	for _, c := range s {
+		if c < 0x20 || c == '"' {
+			return false
+		}
+	}
+	return utf8.Valid(s)
 }
 
 // rawStr is rawString's string: empty for anything but a string.

@@ -423,6 +423,30 @@ func TestSteersConsumedAndResume(t *testing.T) {
 	}
 }
 
+// TestBigMetadataReadNotKept: a metadata object past 64 KiB is read as a
+// small one is (tool calls, hitl_resume, cost-v1, a part's mime type and
+// ADK keys) but not kept as Metadata, so that no model value holds the
+// frame.
+func TestBigMetadataReadNotKept(t *testing.T) {
+	pad := `"pad":"` + strings.Repeat("x", 70<<10) + `"`
+	m := statusMessage(t, `{"data":{"id":"f","name":"n","args":{}},"metadata":{`+pad+`,"adk_type":"function_call","mimeType":"x/y"}}`,
+		`{`+pad+`,"hitl_resume":true,"https://proto-labs.ai/a2a/ext/tool-call-v1":{"toolCallId":"c","name":"run","args":{"a":1}}}`)
+	if !m.HitlResume() || m.Metadata != nil || m.Parts[0].Metadata != nil {
+		t.Errorf("resume %v, metadata kept: %d and %d bytes", m.HitlResume(), len(m.Metadata), len(m.Parts[0].Metadata))
+	}
+	if p := m.Parts[0]; !p.ADK || p.ADKType != "function_call" || p.MimeType != "x/y" {
+		t.Errorf("part %+v", p)
+	}
+	want := []a2a.ToolCall{{ID: "c", Name: "run", Args: `{"a":1}`}, {ID: "f", Name: "n", Phase: a2a.PhaseStarted, Args: `{}`}}
+	if got := m.ToolCalls(); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v", got)
+	}
+	ev := decodeOK(t, rpc(`{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","metadata":{`+pad+`,"https://proto-labs.ai/a2a/ext/cost-v1":{"usage":{"input_tokens":3}}}}}}`))
+	if u, ok := ev.Artifact.Usage(); !ok || u.InputTokens != 3 || ev.Artifact.Metadata != nil {
+		t.Errorf("usage %+v %v, metadata kept: %d bytes", u, ok, len(ev.Artifact.Metadata))
+	}
+}
+
 func TestUsage(t *testing.T) {
 	artifact := func(t *testing.T, body string) *a2a.Artifact {
 		t.Helper()
