@@ -81,7 +81,8 @@ type Part struct {
 	ADKType    string
 	ADKThought bool
 	// Metadata is the part's metadata object as its raw JSON (nil when it
-	// had none); the keys shim reads are the fields above.
+	// had none, or one past 64 KiB: what shim reads of it is read as it is
+	// decoded); the keys shim reads are the fields above.
 	Metadata json.RawMessage
 }
 
@@ -92,8 +93,9 @@ type Message struct {
 	TaskID    string
 	ContextID string
 	Parts     []Part
-	// Metadata is the message's metadata object as its raw JSON; what
-	// shim reads of it is below.
+	// Metadata is the message's metadata object as its raw JSON (nil past
+	// 64 KiB: no message keeps a big frame); what shim reads of it is
+	// below, read as it is decoded whatever its size.
 	Metadata json.RawMessage
 
 	// What the extensions shim understands say, read once when the
@@ -125,7 +127,8 @@ type Artifact struct {
 	ID    string
 	Name  string
 	Parts []Part
-	// Metadata is the artifact's metadata object as its raw JSON.
+	// Metadata is the artifact's metadata object as its raw JSON (nil
+	// past 64 KiB, as a message's).
 	Metadata json.RawMessage
 	// Cost is its cost-v1 usage (Usage) and Window its context-v1
 	// payload (Context), read once when it is decoded.
@@ -198,7 +201,8 @@ type Event struct {
 	Message *Message
 
 	// Metadata is a status or artifact update's own metadata (an agent
-	// profile reads its protocol there), as its raw JSON.
+	// profile reads its protocol there), as its raw JSON (nil past
+	// 64 KiB, as a message's).
 	Metadata json.RawMessage
 }
 
