@@ -173,8 +173,7 @@ func (p *Part) Known() bool {
 	if p.Vendor() {
 		return true
 	}
-	_, adk := p.Metadata["adk_type"]
-	return adk
+	return p.ADK
 }
 
 // Vendor reports whether p is a part of an extension of shim's own vendor
@@ -183,8 +182,7 @@ func (p *Part) Vendor() bool { return strings.HasPrefix(p.MimeType, mimeVendorPr
 
 // Thought reports whether p is a Google ADK thought text.
 func (p *Part) Thought() bool {
-	b, _ := p.Metadata["adk_thought"].(bool)
-	return p.Kind == PartText && b
+	return p.Kind == PartText && p.ADKThought
 }
 
 // DataJSON returns the data of a data part as indented-free JSON text.

@@ -75,7 +75,15 @@ type Part struct {
 	Data []byte
 	// MimeType is metadata.mimeType: how extension data parts are told apart.
 	MimeType string
-	Metadata map[string]any
+	// ADK is set when metadata.adk_type is (a Google ADK part), ADKType
+	// is its name and ADKThought metadata.adk_thought (an ADK thought).
+	ADK        bool
+	ADKType    string
+	ADKThought bool
+	// Metadata is the part's metadata object as its raw JSON (nil when it
+	// had none, or one past 64 KiB: what shim reads of it is read as it is
+	// decoded); the keys shim reads are the fields above.
+	Metadata json.RawMessage
 }
 
 // Message is an A2A message.
@@ -85,7 +93,10 @@ type Message struct {
 	TaskID    string
 	ContextID string
 	Parts     []Part
-	Metadata  map[string]any
+	// Metadata is the message's metadata object as its raw JSON (nil past
+	// 64 KiB: no message keeps a big frame); what shim reads of it is
+	// below, read as it is decoded whatever its size.
+	Metadata json.RawMessage
 
 	// What the extensions shim understands say, read once when the
 	// message is decoded (package wire), or by an agent profile; the
@@ -113,10 +124,12 @@ func (m *Message) FromUser() bool { return m != nil && m.Role == "user" }
 
 // Artifact is an output of a task.
 type Artifact struct {
-	ID       string
-	Name     string
-	Parts    []Part
-	Metadata map[string]any
+	ID    string
+	Name  string
+	Parts []Part
+	// Metadata is the artifact's metadata object as its raw JSON (nil
+	// past 64 KiB, as a message's).
+	Metadata json.RawMessage
 	// Cost is its cost-v1 usage (Usage) and Window its context-v1
 	// payload (Context), read once when it is decoded.
 	Cost   *Usage
@@ -188,8 +201,9 @@ type Event struct {
 	Message *Message
 
 	// Metadata is a status or artifact update's own metadata (an agent
-	// profile reads its protocol there).
-	Metadata map[string]any
+	// profile reads its protocol there), as its raw JSON (nil past
+	// 64 KiB, as a message's).
+	Metadata json.RawMessage
 }
 
 // OutMessage is a user message shim sends. Its intents are typed; the

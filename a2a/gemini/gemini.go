@@ -222,8 +222,7 @@ func (f *geminiFrames) status(ev a2a.Event) a2a.Event {
 // text, a tool call update is the calls it names.
 func (s *geminiSession) coder(ev a2a.Event) a2a.Event {
 	m := ev.Status.Message
-	coder, _ := ev.Metadata["coderAgent"].(map[string]any)
-	kind, _ := coder["kind"].(string)
+	kind := wire.String(wire.Member(wire.Member(ev.Metadata, "coderAgent"), "kind"))
 	switch kind {
 	case "text-content", "citation":
 		if ev.Final {
@@ -233,7 +232,7 @@ func (s *geminiSession) coder(ev a2a.Event) a2a.Event {
 				Status: a2a.Status{State: a2a.StateInputRequired}}
 		}
 		id := "gemini-text"
-		if tr, _ := ev.Metadata["traceId"].(string); tr != "" {
+		if tr := wire.String(wire.Member(ev.Metadata, "traceId")); tr != "" {
 			id += "-" + tr
 		}
 		return a2a.Event{Kind: a2a.EventArtifact, TaskID: ev.TaskID, ContextID: ev.ContextID, Append: true,

@@ -133,7 +133,7 @@ func messageKey(m *a2a.Message) string {
 	return "#" + strconv.FormatUint(hashOf(m.Parts, m.Metadata), 16)
 }
 
-func hashOf(parts []a2a.Part, meta map[string]any) uint64 {
+func hashOf(parts []a2a.Part, meta json.RawMessage) uint64 {
 	h := fnv.New64a()
 	for _, p := range parts {
 		h.Write([]byte{byte(p.Kind), 0})
@@ -143,9 +143,6 @@ func hashOf(parts []a2a.Part, meta map[string]any) uint64 {
 		h.Write(p.Raw)
 		h.Write([]byte{0})
 	}
-	if len(meta) > 0 {
-		b, _ := json.Marshal(meta)
-		h.Write(b)
-	}
+	h.Write(meta)
 	return h.Sum64()
 }

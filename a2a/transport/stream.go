@@ -194,7 +194,7 @@ func (s *Stream) plainChunk(ev *a2a.Event) bool {
 		return false
 	}
 	if p := &a.Parts[0]; p.Kind != a2a.PartText || p.URL != "" || p.Raw != nil || p.MediaType != "" ||
-		p.Filename != "" || p.Data != nil || p.MimeType != "" || p.Metadata != nil {
+		p.Filename != "" || p.Data != nil || p.MimeType != "" || p.ADK || p.ADKType != "" || p.ADKThought || p.Metadata != nil {
 		return false
 	}
 	ev.TaskID, ev.ContextID = s.ids.task.of(ev.TaskID), s.ids.context.of(ev.ContextID)

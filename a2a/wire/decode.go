@@ -175,20 +175,23 @@ func on(b json.RawMessage) bool {
 	return bytes.EqualFold(s, []byte("true")) || string(s) == "1"
 }
 
-// wireMeta is a metadata object; anything but an object reads as nil.
-type wireMeta map[string]any
+// wireMeta is a metadata object kept as its raw JSON: no unmarshaler
+// runs for it and nothing in it is decoded with the frame; what shim reads
+// of it (a few keys) is read after, each value kept raw (members). Only
+// an object counts (meta): anything else reads as none.
+type wireMeta = json.RawMessage
 
-func (m *wireMeta) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '{' {
-		*m = nil
+// meta is m when it is an object, else nil.
+func meta(m wireMeta) json.RawMessage {
+	for i, c := range m {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{':
+			return m[i:]
+		}
 		return nil
 	}
-	v := map[string]any{}
-	if err := fastjson.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	*m = v
 	return nil
 }
 
@@ -244,7 +247,7 @@ type Artifact struct {
 
 // set reports whether the artifact was given: one of its members was read.
 func (a *Artifact) set() bool {
-	return a.ArtifactID != "" || a.ArtifactID2 != "" || a.Name != "" || len(a.Parts) > 0 || a.Metadata != nil
+	return a.ArtifactID != "" || a.ArtifactID2 != "" || a.Name != "" || len(a.Parts) > 0 || meta(a.Metadata) != nil
 }
 
 // resetParts empties ps, keeping its array and the parts it points to,
@@ -316,7 +319,7 @@ type statusUpdate struct {
 
 // set reports whether the update was given: one of its members was read.
 func (u *statusUpdate) set() bool {
-	return u.ids.set() || u.Status.State != "" || u.Status.Message != nil || u.Status.Update != nil || u.Status.Timestamp != "" || u.Final != nil || u.Metadata != nil
+	return u.ids.set() || u.Status.State != "" || u.Status.Message != nil || u.Status.Update != nil || u.Status.Timestamp != "" || u.Final != nil || meta(u.Metadata) != nil
 }
 
 // artifactUpdate is a 1.0 artifact update.
@@ -333,7 +336,7 @@ type artifactUpdate struct {
 
 // set reports whether the update was given: one of its members was read.
 func (u *artifactUpdate) set() bool {
-	return u.ids.set() || u.Artifact.set() || u.Append != nil || u.LastChunk != nil || u.LastChunk2 != nil || u.Metadata != nil
+	return u.ids.set() || u.Artifact.set() || u.Append != nil || u.LastChunk != nil || u.LastChunk2 != nil || meta(u.Metadata) != nil
 }
 
 // reset empties u for the next frame, keeping its parts' array (whole:
@@ -368,7 +371,7 @@ type Object struct {
 func (w *Object) set() bool {
 	return w.Kind != "" || w.ids.set() || w.MessageID != "" || w.MessageID2 != "" || w.Status != nil ||
 		len(w.Artifacts) > 0 || len(w.History) > 0 || w.Artifact.set() || w.Append != nil || w.LastChunk != nil ||
-		w.LastChunk2 != nil || w.Final != nil || w.Role != "" || len(w.Parts) > 0 || w.Metadata != nil
+		w.LastChunk2 != nil || w.Final != nil || w.Role != "" || len(w.Parts) > 0 || meta(w.Metadata) != nil
 }
 
 // reset empties w for the next frame, keeping its parts' arrays (whole:
@@ -418,6 +421,11 @@ func (w *result) reset() {
 	if w.Object.set() {
 		w.Object.reset(false)
 	}
+	// A metadata that is no object leaves its member unset; dropped all
+	// the same, so that no raw value holds on to the frame.
+	w.StatusUpdate.Metadata, w.StatusUpdate2.Metadata, w.Object.Metadata = nil, nil, nil
+	w.ArtifactUpdate.Metadata, w.ArtifactUpdate2.Metadata = nil, nil
+	w.ArtifactUpdate.Artifact.Metadata, w.ArtifactUpdate2.Artifact.Metadata, w.Object.Artifact.Metadata = nil, nil, nil
 }
 
 // clear empties w whatever the last frame left in it (a decode that
@@ -457,7 +465,7 @@ func (p *wirePart) partTo(out *a2a.Part, big int) {
 	if p == nil { // a null part: what a zero one reads as
 		p = &wirePart{}
 	}
-	if p.Kind == "" && p.Content == nil && p.Metadata == nil && hasText(p.Text) && p.MediaType == "" && p.MediaType2 == "" && p.Filename == "" {
+	if p.Kind == "" && p.Content == nil && meta(p.Metadata) == nil && hasText(p.Text) && p.MediaType == "" && p.MediaType2 == "" && p.Filename == "" {
 		// The usual part: text and nothing else.
 		out.Kind, out.Text = a2a.PartText, partText(p.Text, big)
 		return
@@ -468,13 +476,9 @@ func (p *wirePart) partTo(out *a2a.Part, big int) {
 // anyPart reads a part of any kind.
 func (p *wirePart) anyPart(big int) a2a.Part {
 	out := a2a.Part{MediaType: first(p.MediaType, p.MediaType2), Filename: p.Filename}
-	if p.Metadata != nil {
-		out.Metadata = p.Metadata
-		if s, ok := p.Metadata["mimeType"].(string); ok {
-			out.MimeType = s
-		} else if s, ok := p.Metadata["mime_type"].(string); ok {
-			out.MimeType = s
-		}
+	if m := meta(p.Metadata); m != nil {
+		out.Metadata = ownMeta(m, big)
+		readPartMeta(&out, m)
 	}
 	if c := p.Content; c != nil && c.Case != "" {
 		return contentPart(out, c.Case, c.Value, big)
@@ -572,9 +576,9 @@ func (w *Message) message(big int) *a2a.Message {
 		TaskID:    w.taskID(),
 		ContextID: w.contextID(),
 		Parts:     parts(ps, big),
-		Metadata:  w.Metadata,
 	}
-	readMessageExt(m)
+	readMessageExt(m, meta(w.Metadata))
+	m.Metadata = ownMeta(w.Metadata, big)
 	return m
 }
 
@@ -626,8 +630,8 @@ func (a *Artifact) modelInto(big int, x *artifactOfOne) *a2a.Artifact {
 	} else {
 		out = &a2a.Artifact{Parts: parts(a.Parts, big)}
 	}
-	out.ID, out.Name, out.Metadata = first(a.ArtifactID, a.ArtifactID2), a.Name, a.Metadata
-	readArtifactExt(out)
+	out.ID, out.Name, out.Metadata = first(a.ArtifactID, a.ArtifactID2), a.Name, ownMeta(a.Metadata, big)
+	readArtifactExt(out, meta(a.Metadata))
 	return out
 }
 
@@ -650,13 +654,13 @@ func (w *task) model(big int) *a2a.Task {
 // event reads the update; no status is an unknown state.
 func (w *statusUpdate) event(big int) a2a.Event {
 	return a2a.Event{Kind: a2a.EventStatus, TaskID: first(w.taskID(), w.ID), ContextID: w.contextID(),
-		Status: w.Status.model(big), Final: on(w.Final), Metadata: w.Metadata}
+		Status: w.Status.model(big), Final: on(w.Final), Metadata: ownMeta(w.Metadata, big)}
 }
 
 // event reads the update; no artifact is an empty one.
 func (w *artifactUpdate) event(big int, into *artifactOfOne) a2a.Event {
 	return a2a.Event{Kind: a2a.EventArtifact, TaskID: first(w.taskID(), w.ID), ContextID: w.contextID(),
-		Artifact: w.Artifact.modelInto(big, into), Append: on(w.Append), LastChunk: on(w.LastChunk) || on(w.LastChunk2), Metadata: w.Metadata}
+		Artifact: w.Artifact.modelInto(big, into), Append: on(w.Append), LastChunk: on(w.LastChunk) || on(w.LastChunk2), Metadata: ownMeta(w.Metadata, big)}
 }
 
 func taskEvent(t *a2a.Task) a2a.Event {

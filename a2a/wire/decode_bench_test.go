@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -96,5 +97,54 @@ func BenchmarkDecoderFrame(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkHistoryTurns reads 1,000 turns of a thread's history as the
+// operator API gives them (bench/server.go's shape: a user question, a
+// tool call started and completed in message metadata, the answer), as
+// operator.Turns does: decoded, then each message and artifact modelled.
+func BenchmarkHistoryTurns(b *testing.B) {
+	var body strings.Builder
+	body.WriteString(`{"turns":[`)
+	for i := range 1000 {
+		if i > 0 {
+			body.WriteByte(',')
+		}
+		fmt.Fprintf(&body, `{"task_id":"t%d","state":"TASK_STATE_COMPLETED","last_updated":"2026-09-24T10:00:00","text":"Turn %d.","status":{"state":"TASK_STATE_COMPLETED"},`+
+			`"artifacts":[{"artifactId":"t%d-answer","parts":[{"text":"Turn %d: the README says hello."}]}],"history":[`+
+			`{"role":"ROLE_USER","parts":[{"text":"Question %d: what does the README say about building?"}]},`+
+			`{"role":"ROLE_AGENT","parts":[],"metadata":{"https://proto-labs.ai/a2a/ext/tool-call-v1":{"toolCallId":"c%d","name":"read_file","phase":"started","args":"{\"project\": \"p\", \"path\": \"README.md\", \"offset\": 3}"}}},`+
+			`{"role":"ROLE_AGENT","parts":[],"metadata":{"https://proto-labs.ai/a2a/ext/tool-call-v1":{"toolCallId":"c%d","name":"read_file","phase":"completed","result":"# Project\nhello\n"}}}]}`,
+			i, i, i, i, i, i, i)
+	}
+	body.WriteString(`]}`)
+	data := []byte(body.String())
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var r struct {
+			Turns []struct {
+				Status    *Status     `json:"status"`
+				Artifacts []*Artifact `json:"artifacts"`
+				History   []*Message  `json:"history"`
+			} `json:"turns"`
+		}
+		if err := Unmarshal(data, &r); err != nil {
+			b.Fatal(err)
+		}
+		calls := 0
+		for _, t := range r.Turns {
+			_ = t.Status.Model()
+			for _, a := range t.Artifacts {
+				_ = a.Model()
+			}
+			for _, m := range t.History {
+				calls += len(m.AsMessage().ToolCalls())
+			}
+		}
+		if calls != 2000 {
+			b.Fatalf("%d tool calls", calls)
+		}
 	}
 }

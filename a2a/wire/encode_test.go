@@ -76,7 +76,7 @@ func TestMessageSpelledPerDialect(t *testing.T) {
 		{Kind: a2a.PartText, Text: "hi"},
 		{Kind: a2a.PartData, Data: []byte(`{"a":1}`)},
 		{Kind: a2a.PartFile, URL: "https://x.example/f.png", MediaType: "image/png", Filename: "f.png"},
-		{Kind: a2a.PartFile, Raw: []byte("raw"), Metadata: map[string]any{"k": "v"}},
+		{Kind: a2a.PartFile, Raw: []byte("raw"), Metadata: json.RawMessage(`{"k":"v"}`)},
 	}}
 	want := map[a2a.Dialect]string{
 		a2a.V10: `{"contextId":"c","parts":[{"text":"hi"},{"data":{"a":1}},{"filename":"f.png","mediaType":"image/png","url":"https://x.example/f.png"},{"metadata":{"k":"v"},"raw":"cmF3"}],"role":"ROLE_USER","taskId":"t"}`,

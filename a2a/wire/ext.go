@@ -7,22 +7,30 @@ package wire
 // cost-v1 and context-v1; and the plain data parts of a park (park.go).
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	fastjson "github.com/segmentio/encoding/json"
 
 	"github.com/shimdev/shim/a2a"
 )
 
-// readMessageExt fills in what m's extensions say.
-func readMessageExt(m *a2a.Message) {
-	m.Tools = metadataToolCalls(m.Metadata)
-	adk := false // an ADK part was read as a call
-	m.Resume, _ = m.Metadata[metaResume].(bool)
-	plain := false // a data part of no extension shim knows
+// readMessageExt fills in what m's extensions say; md is its metadata
+// object.
+func readMessageExt(m *a2a.Message, md json.RawMessage) {
+	if md != nil { // (keys is allocated here only: it escapes)
+		var keys messageMeta
+		readKeys(md, &keys)
+		m.Tools = metadataToolCalls(keys.ToolCall)
+		m.Resume = isTrue(keys.Resume)
+	}
+	adk := false             // an ADK part was read as a call
+	var noADK []a2a.ToolCall // the calls but those of ADK parts, once adk
+	plain := false           // a data part of no extension shim knows
 	for i := range m.Parts {
 		p := &m.Parts[i]
 		if p.Thought() {
@@ -31,30 +39,23 @@ func readMessageExt(m *a2a.Message) {
 		if p.Kind != a2a.PartData {
 			continue
 		}
-		adk = readDataPart(m, p) || adk
+		n := len(m.Tools)
+		switch isADK := readDataPart(m, p); {
+		case isADK && !adk:
+			adk, noADK = true, append(noADK, m.Tools[:n]...)
+		case !isADK && adk:
+			noADK = append(noADK, m.Tools[n:]...)
+		}
 		plain = plain || !p.Vendor()
 	}
 	m.NoADKTools = m.Tools
 	if adk {
-		m.NoADKTools = noADKTools(m)
+		// In a park, an ADK part is the park's data (Status.ToolCalls).
+		m.NoADKTools = noADK
 	}
 	if plain {
 		m.Data = parkData(m.Parts)
 	}
-}
-
-// noADKTools are m's tool events but those of its ADK parts: its metadata's
-// and its tool-call-v1 data parts'.
-func noADKTools(m *a2a.Message) []a2a.ToolCall {
-	out := metadataToolCalls(m.Metadata)
-	for i := range m.Parts {
-		if p := &m.Parts[i]; p.Kind == a2a.PartData && p.MimeType == a2a.MimeToolCall {
-			if o := dataObject(p); o != nil {
-				out = append(out, toolCall(o))
-			}
-		}
-	}
-	return out
 }
 
 // readDataPart reads what one data part of m says; adk reports an ADK
@@ -62,8 +63,9 @@ func noADKTools(m *a2a.Message) []a2a.ToolCall {
 func readDataPart(m *a2a.Message, p *a2a.Part) (adk bool) {
 	switch p.MimeType {
 	case a2a.MimeToolCall:
-		if o := dataObject(p); o != nil {
-			m.Tools = append(m.Tools, toolCall(o))
+		var o toolCallPayload
+		if p.Kind == a2a.PartData && readKeys(p.Data, &o) {
+			m.Tools = append(m.Tools, o.call())
 		}
 		return false
 	case a2a.MimeReasoning:
@@ -84,11 +86,16 @@ func readDataPart(m *a2a.Message, p *a2a.Part) (adk bool) {
 	return ok
 }
 
-// readArtifactExt fills in what a's extensions say.
-func readArtifactExt(a *a2a.Artifact) {
-	if o, ok := a.Metadata[a2a.ExtCost].(map[string]any); ok {
-		u := usage(o)
-		a.Cost = &u
+// readArtifactExt fills in what a's extensions say; md is its metadata
+// object (read whatever its size: a.Metadata keeps a small one only).
+func readArtifactExt(a *a2a.Artifact, md json.RawMessage) {
+	if md != nil { // (keys is allocated here only: it escapes)
+		var keys artifactMeta
+		readKeys(md, &keys)
+		if o := object(keys.Cost); o != nil {
+			u := usage(o)
+			a.Cost = &u
+		}
 	}
 	window := false // a context-v1 part was read
 	for i := range a.Parts {
@@ -124,17 +131,78 @@ func dataObject(p *a2a.Part) map[string]any {
 	return m
 }
 
-// metadataToolCalls reads tool-call-v1 in message metadata: one object or
-// a list.
-func metadataToolCalls(meta map[string]any) []a2a.ToolCall {
-	switch v := meta[a2a.ExtToolCall].(type) {
-	case map[string]any:
-		return []a2a.ToolCall{toolCall(v)}
-	case []any:
+// The members of the objects shim reads a few keys of (metadata and
+// extension payloads), each value kept as its raw JSON, decoded by what
+// reads it. The keys are matched exactly, as a map's would be.
+type (
+	messageMeta struct {
+		ToolCall json.RawMessage `json:"https://proto-labs.ai/a2a/ext/tool-call-v1"` // a2a.ExtToolCall
+		Resume   json.RawMessage `json:"hitl_resume"`                                // metaResume
+	}
+	artifactMeta struct {
+		Cost json.RawMessage `json:"https://proto-labs.ai/a2a/ext/cost-v1"` // a2a.ExtCost
+	}
+	partMeta struct {
+		MimeType   json.RawMessage `json:"mimeType"`
+		MimeType2  json.RawMessage `json:"mime_type"`
+		ADKType    json.RawMessage `json:"adk_type"`
+		ADKThought json.RawMessage `json:"adk_thought"`
+	}
+	// toolCallPayload is a tool-call-v1 payload.
+	toolCallPayload struct {
+		ID      json.RawMessage `json:"toolCallId"`
+		ID2     json.RawMessage `json:"tool_call_id"`
+		Name    json.RawMessage `json:"name"`
+		Phase   json.RawMessage `json:"phase"`
+		Args    json.RawMessage `json:"args"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
+		Parent  json.RawMessage `json:"parentToolCallId"`
+		Parent2 json.RawMessage `json:"parent_tool_call_id"`
+	}
+	// adkPayload is the data of a Google ADK part, of any of its kinds.
+	adkPayload struct {
+		ID       json.RawMessage `json:"id"`
+		Name     json.RawMessage `json:"name"`
+		Args     json.RawMessage `json:"args"`
+		Response json.RawMessage `json:"response"`
+		Output   json.RawMessage `json:"output"`
+		Outcome  json.RawMessage `json:"outcome"`
+	}
+)
+
+// readKeys reads the members of the JSON object raw that v (one of the
+// types above) names into v, each value sharing raw; it reports whether
+// raw is an object (else v is left empty).
+func readKeys(raw json.RawMessage, v any) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	return parse(raw, v, fastjson.DontCopyRawMessage|fastjson.DontMatchCaseInsensitiveStructFields) == nil
+}
+
+// metadataToolCalls reads tool-call-v1 in message metadata (the raw value
+// of its key): one object or a list.
+func metadataToolCalls(v json.RawMessage) []a2a.ToolCall {
+	v = bytes.TrimSpace(v)
+	switch {
+	case len(v) == 0:
+	case v[0] == '{':
+		var o toolCallPayload
+		if readKeys(v, &o) {
+			return []a2a.ToolCall{o.call()}
+		}
+	case v[0] == '[':
+		var list []json.RawMessage
+		if parseRaw(v, &list) != nil {
+			return nil
+		}
 		var out []a2a.ToolCall
-		for _, e := range v {
-			if o, ok := e.(map[string]any); ok {
-				out = append(out, toolCall(o))
+		for _, e := range list {
+			var o toolCallPayload
+			if readKeys(e, &o) {
+				out = append(out, o.call())
 			}
 		}
 		return out
@@ -142,55 +210,64 @@ func metadataToolCalls(meta map[string]any) []a2a.ToolCall {
 	return nil
 }
 
-func toolCall(o map[string]any) a2a.ToolCall {
+// call reads a tool-call-v1 payload; its args, result and error are kept
+// as their JSON text whatever their form (rawText).
+func (o *toolCallPayload) call() a2a.ToolCall {
 	return a2a.ToolCall{
-		ID:       first(str(o, "toolCallId"), str(o, "tool_call_id")),
-		Name:     str(o, "name"),
-		Phase:    a2a.Phase(strings.ToLower(str(o, "phase"))),
-		Args:     jsonText(o["args"]),
-		Result:   jsonText(o["result"]),
-		Error:    jsonText(o["error"]),
-		ParentID: first(str(o, "parentToolCallId"), str(o, "parent_tool_call_id")),
+		ID:       first(rawStr(o.ID), rawStr(o.ID2)),
+		Name:     rawStr(o.Name),
+		Phase:    a2a.Phase(strings.ToLower(rawStr(o.Phase))),
+		Args:     rawText(o.Args),
+		Result:   rawText(o.Result),
+		Error:    rawText(o.Error),
+		ParentID: first(rawStr(o.Parent), rawStr(o.Parent2)),
 	}
 }
 
 // adkToolCall reads a Google ADK part: function_call,
 // function_response, executable_code or code_execution_result.
 func adkToolCall(p *a2a.Part) (a2a.ToolCall, bool) {
-	kind, _ := p.Metadata["adk_type"].(string)
-	read, ok := adkParts[kind]
+	read, ok := adkParts[p.ADKType]
 	if !ok {
 		return a2a.ToolCall{}, false
 	}
-	return read(dataObject(p)), true
+	var o adkPayload
+	object := p.Kind == a2a.PartData && readKeys(p.Data, &o)
+	return read(p, &o, object), true
 }
 
-var adkParts = map[string]func(o map[string]any) a2a.ToolCall{
-	"function_call": func(o map[string]any) a2a.ToolCall {
-		return a2a.ToolCall{ID: str(o, "id"), Name: str(o, "name"), Phase: a2a.PhaseStarted, Args: jsonText(o["args"])}
+// adkParts read an ADK part of each kind; object reports whether its data
+// is an object (o is empty otherwise).
+var adkParts = map[string]func(p *a2a.Part, o *adkPayload, object bool) a2a.ToolCall{
+	"function_call": func(_ *a2a.Part, o *adkPayload, _ bool) a2a.ToolCall {
+		return a2a.ToolCall{ID: rawStr(o.ID), Name: rawStr(o.Name), Phase: a2a.PhaseStarted, Args: rawText(o.Args)}
 	},
-	"function_response": func(o map[string]any) a2a.ToolCall {
-		tc := a2a.ToolCall{ID: str(o, "id"), Name: str(o, "name"), Phase: a2a.PhaseCompleted}
-		resp := o["response"]
-		if r, ok := resp.(map[string]any); ok {
-			if e, ok := r["error"]; ok && e != nil {
-				tc.Phase, tc.Error = a2a.PhaseFailed, jsonText(e)
+	"function_response": func(_ *a2a.Part, o *adkPayload, _ bool) a2a.ToolCall {
+		tc := a2a.ToolCall{ID: rawStr(o.ID), Name: rawStr(o.Name), Phase: a2a.PhaseCompleted}
+		resp := o.Response
+		if r := keysOf(resp); r != nil {
+			if e, ok := r["error"]; ok && !isNull(e) {
+				tc.Phase, tc.Error = a2a.PhaseFailed, rawText(e)
 			}
 			if res, ok := r["result"]; ok && len(r) == 1 {
 				resp = res
 			}
 		}
-		tc.Result = jsonText(resp)
+		tc.Result = rawText(resp)
 		return tc
 	},
-	"executable_code": func(o map[string]any) a2a.ToolCall {
-		return a2a.ToolCall{ID: str(o, "id"), Name: a2a.ToolCodeExecution, Phase: a2a.PhaseStarted, Args: jsonText(o)}
+	"executable_code": func(p *a2a.Part, o *adkPayload, object bool) a2a.ToolCall {
+		tc := a2a.ToolCall{ID: rawStr(o.ID), Name: a2a.ToolCodeExecution, Phase: a2a.PhaseStarted, Args: "null"}
+		if object {
+			tc.Args = rawText(p.Data)
+		}
+		return tc
 	},
-	"code_execution_result": func(o map[string]any) a2a.ToolCall {
-		tc := a2a.ToolCall{ID: str(o, "id"), Name: a2a.ToolCodeExecution, Phase: a2a.PhaseCompleted, Result: str(o, "output")}
-		switch strings.ToUpper(str(o, "outcome")) {
+	"code_execution_result": func(_ *a2a.Part, o *adkPayload, _ bool) a2a.ToolCall {
+		tc := a2a.ToolCall{ID: rawStr(o.ID), Name: a2a.ToolCodeExecution, Phase: a2a.PhaseCompleted, Result: rawStr(o.Output)}
+		switch outcome := rawStr(o.Outcome); strings.ToUpper(outcome) {
 		case "OUTCOME_FAILED", "OUTCOME_DEADLINE_EXCEEDED":
-			tc.Phase, tc.Error = a2a.PhaseFailed, str(o, "outcome")
+			tc.Phase, tc.Error = a2a.PhaseFailed, outcome
 		}
 		return tc
 	},
@@ -363,17 +440,179 @@ func float(o map[string]any, keys ...string) float64 {
 
 func num(o map[string]any, keys ...string) int64 { return int64(float(o, keys...)) }
 
-// jsonText returns a string as is and any other value as JSON text.
-func jsonText(v any) string {
-	switch v := v.(type) {
-	case nil:
+// readPartMeta reads what shim reads of a part's metadata object m: its
+// mime type and its ADK keys.
+func readPartMeta(out *a2a.Part, m json.RawMessage) {
+	var keys partMeta
+	readKeys(m, &keys)
+	if s, ok := rawString(keys.MimeType); ok {
+		out.MimeType = s
+	} else if s, ok := rawString(keys.MimeType2); ok {
+		out.MimeType = s
+	}
+	out.ADK = keys.ADKType != nil // given, null included
+	out.ADKType = rawStr(keys.ADKType)
+	out.ADKThought = isTrue(keys.ADKThought)
+}
+
+// ownMeta is a wire value's metadata as the model keeps it: nil when it
+// is no object, or larger than keptMetaMax.
+func ownMeta(m wireMeta, big int) json.RawMessage {
+	if m = meta(m); m == nil || len(m) > keptMetaMax {
+		return nil
+	}
+	return own(m, big)
+}
+
+// keptMetaMax is the largest metadata object a message, an artifact or a
+// part keeps as its raw JSON (Metadata) once decoded: what shim reads of a
+// larger one is read as it is decoded, and the object is not kept, so that
+// no model value holds on to a big frame (a tool call's 40 MiB args in a
+// message's metadata: the frame is let go once the args are read).
+const keptMetaMax = 64 << 10
+
+// keysOf are the members of a JSON object, each value kept as its raw
+// JSON (sharing raw): nil for anything but an object. A key given twice
+// reads as its last value, as encoding/json reads it into a map.
+func keysOf(raw json.RawMessage) map[string]json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if parseRaw(raw, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// Member is the raw value of key in the JSON object raw: nil when raw is
+// no object or has no such key (an agent profile reads its own metadata
+// keys with it).
+func Member(raw json.RawMessage, key string) json.RawMessage { return keysOf(raw)[key] }
+
+// String is a raw value as a string: empty for anything but a string.
+func String(raw json.RawMessage) string { return rawStr(raw) }
+
+// object is a raw value decoded generically when it is an object (a small
+// payload of its own: cost-v1's); nil otherwise.
+func object(raw json.RawMessage) map[string]any {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil
+	}
+	var m map[string]any
+	if fastjson.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// parseRaw decodes raw into v, the raw values v holds sharing raw.
+func parseRaw(raw []byte, v any) error {
+	return parse(raw, v, fastjson.DontCopyRawMessage)
+}
+
+// rawString is a raw value as a string when it is one.
+func rawString(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	if n := len(raw); n >= 2 && raw[n-1] == '"' && bytes.IndexByte(raw, '\\') < 0 && plain(raw[1:n-1]) {
+		// No escape: the text between the quotes (a copy).
+		return string(raw[1 : n-1]), true
+	}
+	var s string
+	if fastjson.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// plain reports whether s may be read as a JSON string's text as it is:
+// no quote, no control character and valid UTF-8 (the decoder replaces an
+// invalid sequence with U+FFFD).
+func plain(s []byte) bool {
+	for _, c := range s {
+		if c < 0x20 || c == '"' {
+			return false
+		}
+	}
+	return utf8.Valid(s)
+}
+
+// rawStr is rawString's string: empty for anything but a string.
+func rawStr(raw json.RawMessage) string {
+	s, _ := rawString(raw)
+	return s
+}
+
+// isTrue reports whether a raw value is the JSON literal true.
+func isTrue(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "true" }
+
+// isNull reports whether a raw value is absent or null.
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+// rawText is a raw value as text: a string as is, null or nothing as "",
+// any other value as its JSON text without the whitespace between its
+// tokens (one copy, none made to find out whether it has any).
+func rawText(raw json.RawMessage) string {
+	if isNull(raw) {
 		return ""
-	case string:
-		return v
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
+	raw = bytes.TrimSpace(raw)
+	if raw[0] == '"' {
+		if s, ok := rawString(raw); ok {
+			return s
+		}
 	}
-	return string(b)
+	return compactText(raw)
+}
+
+// compactText is the JSON value raw (valid JSON: it was decoded) as text
+// with the whitespace outside its strings dropped.
+func compactText(raw []byte) string {
+	if !spaced(raw) {
+		return string(raw)
+	}
+	var b strings.Builder
+	b.Grow(len(raw))
+	in, esc := false, false
+	for _, c := range raw {
+		switch {
+		case esc:
+			esc = false
+		case in:
+			esc, in = c == '\\', c != '"'
+		case c == '"':
+			in = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// spaced reports whether the JSON value raw has whitespace outside its
+// strings.
+func spaced(raw []byte) bool {
+	in, esc := false, false
+	for _, c := range raw {
+		switch {
+		case esc:
+			esc = false
+		case in:
+			esc, in = c == '\\', c != '"'
+		case c == '"':
+			in = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -189,9 +190,9 @@ func TestPartEncodings(t *testing.T) {
 		{"1.0 url", `{"url":"https://x/y.png","mediaType":"image/png"}`, a2a.Part{Kind: a2a.PartFile, URL: "https://x/y.png", MediaType: "image/png"}},
 		{"1.0 data", `{"data":{"a":1},"mediaType":"application/json","metadata":{"mimeType":"application/vnd.protolabs.reasoning-v1+json"}}`,
 			a2a.Part{Kind: a2a.PartData, Data: []byte(`{"a":1}`), MediaType: "application/json", MimeType: a2a.MimeReasoning,
-				Metadata: map[string]any{"mimeType": a2a.MimeReasoning}}},
+				Metadata: json.RawMessage(`{"mimeType":"application/vnd.protolabs.reasoning-v1+json"}`)}},
 		{"snake mime_type in metadata", `{"data":[1],"metadata":{"mime_type":"x/y"}}`,
-			a2a.Part{Kind: a2a.PartData, Data: []byte(`[1]`), MimeType: "x/y", Metadata: map[string]any{"mime_type": "x/y"}}},
+			a2a.Part{Kind: a2a.PartData, Data: []byte(`[1]`), MimeType: "x/y", Metadata: json.RawMessage(`{"mime_type":"x/y"}`)}},
 		// 0.3 kind-tagged.
 		{"0.3 text", `{"kind":"text","text":"hi"}`, a2a.Part{Kind: a2a.PartText, Text: "hi"}},
 		{"0.3 data", `{"kind":"data","data":{"a":1}}`, a2a.Part{Kind: a2a.PartData, Data: []byte(`{"a":1}`)}},
@@ -201,7 +202,7 @@ func TestPartEncodings(t *testing.T) {
 			a2a.Part{Kind: a2a.PartFile, URL: "https://x/y.pdf", MediaType: "application/pdf"}},
 		// Member-discriminated.
 		{"$case data", `{"content":{"$case":"data","value":{"k":"v"}},"metadata":{"mimeType":"application/vnd.protolabs.hitl-v1+json"}}`,
-			a2a.Part{Kind: a2a.PartData, Data: []byte(`{"k":"v"}`), MimeType: a2a.MimeHitl, Metadata: map[string]any{"mimeType": a2a.MimeHitl}}},
+			a2a.Part{Kind: a2a.PartData, Data: []byte(`{"k":"v"}`), MimeType: a2a.MimeHitl, Metadata: json.RawMessage(`{"mimeType":"application/vnd.protolabs.hitl-v1+json"}`)}},
 		{"$case text", `{"content":{"$case":"text","value":"hi"}}`, a2a.Part{Kind: a2a.PartText, Text: "hi"}},
 		{"$case url", `{"content":{"$case":"url","value":"https://x"}}`, a2a.Part{Kind: a2a.PartFile, URL: "https://x"}},
 		{"$case raw", `{"content":{"$case":"raw","value":"aGk="}}`, a2a.Part{Kind: a2a.PartFile, Raw: []byte("hi")}},
@@ -247,6 +248,17 @@ func TestToolCalls(t *testing.T) {
 			t.Errorf("got %+v", got)
 		}
 	})
+	t.Run("object args as the server wrote them", func(t *testing.T) {
+		// Whitespace between tokens dropped, none inside strings; key order,
+		// numbers and characters as written (not re-encoded: no sorting,
+		// no float64 rounding, no \u003c).
+		m := statusMessage(t, ``, `{"https://proto-labs.ai/a2a/ext/tool-call-v1":{"toolCallId":"tc1","name":"run","args":{ "cmd" : "ls -la \"my dir\\\" x",
+			"n": 12345678901234567890, "f": 1.50, "h": "<b> & \u00e9", "a": [ 1, { } ] }}}`)
+		want := `{"cmd":"ls -la \"my dir\\\" x","n":12345678901234567890,"f":1.50,"h":"<b> & \u00e9","a":[1,{}]}`
+		if got := m.ToolCalls(); len(got) != 1 || got[0].Args != want {
+			t.Errorf("got %+v\nwant args %s", got, want)
+		}
+	})
 	t.Run("metadata list, snake case, string args", func(t *testing.T) {
 		m := statusMessage(t, ``, `{"https://proto-labs.ai/a2a/ext/tool-call-v1":[
 			{"tool_call_id":"a","name":"read","phase":"completed","args":"{\"path\":\"/x","result":"ok"},
@@ -281,7 +293,7 @@ func TestToolCalls(t *testing.T) {
 			{ID: "f1", Name: "search", Phase: "started", Args: `{"q":"go"}`},
 			{ID: "f1", Name: "search", Phase: "completed", Result: "found"},
 			{ID: "f2", Name: "fetch", Phase: "failed", Error: "404", Result: `{"error":"404"}`},
-			{ID: "f3", Name: "calc", Phase: "completed", Result: `{"unit":"m","value":2}`},
+			{ID: "f3", Name: "calc", Phase: "completed", Result: `{"value":2,"unit":"m"}`}, // as the server wrote it
 		}
 		if !reflect.DeepEqual(got, wantTC) {
 			t.Errorf("got  %+v\nwant %+v", got, wantTC)
@@ -408,6 +420,30 @@ func TestSteersConsumedAndResume(t *testing.T) {
 	}
 	if m2 := statusMessage(t, `{"text":"x"}`, `{"hitl_resume":"yes"}`); m2.HitlResume() || m2.SteersConsumed() != nil {
 		t.Error("plain message")
+	}
+}
+
+// TestBigMetadataReadNotKept: a metadata object past 64 KiB is read as a
+// small one is (tool calls, hitl_resume, cost-v1, a part's mime type and
+// ADK keys) but not kept as Metadata, so that no model value holds the
+// frame.
+func TestBigMetadataReadNotKept(t *testing.T) {
+	pad := `"pad":"` + strings.Repeat("x", 70<<10) + `"`
+	m := statusMessage(t, `{"data":{"id":"f","name":"n","args":{}},"metadata":{`+pad+`,"adk_type":"function_call","mimeType":"x/y"}}`,
+		`{`+pad+`,"hitl_resume":true,"https://proto-labs.ai/a2a/ext/tool-call-v1":{"toolCallId":"c","name":"run","args":{"a":1}}}`)
+	if !m.HitlResume() || m.Metadata != nil || m.Parts[0].Metadata != nil {
+		t.Errorf("resume %v, metadata kept: %d and %d bytes", m.HitlResume(), len(m.Metadata), len(m.Parts[0].Metadata))
+	}
+	if p := m.Parts[0]; !p.ADK || p.ADKType != "function_call" || p.MimeType != "x/y" {
+		t.Errorf("part %+v", p)
+	}
+	want := []a2a.ToolCall{{ID: "c", Name: "run", Args: `{"a":1}`}, {ID: "f", Name: "n", Phase: a2a.PhaseStarted, Args: `{}`}}
+	if got := m.ToolCalls(); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v", got)
+	}
+	ev := decodeOK(t, rpc(`{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","metadata":{`+pad+`,"https://proto-labs.ai/a2a/ext/cost-v1":{"usage":{"input_tokens":3}}}}}}`))
+	if u, ok := ev.Artifact.Usage(); !ok || u.InputTokens != 3 || ev.Artifact.Metadata != nil {
+		t.Errorf("usage %+v %v, metadata kept: %d bytes", u, ok, len(ev.Artifact.Metadata))
 	}
 }
 

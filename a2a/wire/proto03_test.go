@@ -245,7 +245,7 @@ func TestMessageSpelledProto03(t *testing.T) {
 		{Kind: a2a.PartText, Text: "hi"},
 		{Kind: a2a.PartData, Data: []byte(`{"a":1}`)},
 		{Kind: a2a.PartFile, URL: "https://x.example/f.png", MediaType: "image/png", Filename: "f.png"},
-		{Kind: a2a.PartFile, Raw: []byte("raw"), Metadata: map[string]any{"k": "v"}},
+		{Kind: a2a.PartFile, Raw: []byte("raw"), Metadata: json.RawMessage(`{"k":"v"}`)},
 	}}
 	msg := EncodeMessageProto03(m)
 	delete(msg, "messageId")

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -105,5 +106,34 @@ func TestDecoderChunkAllocatesNothing(t *testing.T) {
 	next, _ := d.Frame(frame)
 	if next.Artifact != first.Artifact || next.Artifact.Parts[0].Text != "the quick brown fox " {
 		t.Errorf("the chunk's artifact is not the Decoder's: %p, %p", first.Artifact, next.Artifact)
+	}
+}
+
+// TestDecoderKeepsNoMetadata: a metadata that is no object (read as none)
+// is not kept by a Decoder past its frame either: a raw value of a frame
+// left in the decoder would keep the whole frame until the next.
+func TestDecoderKeepsNoMetadata(t *testing.T) {
+	// Each result is one event, with beside it a member given nothing but
+	// a metadata that is no object.
+	su := `"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}`
+	for _, result := range []string{
+		`{` + su + `,"status_update":{"metadata":"x"}}`,
+		`{` + su + `,"artifactUpdate":{"metadata":[1],"artifact":{"metadata":7}}}`,
+		`{` + su + `,"artifact_update":{"metadata":true,"artifact":{"metadata":"x"}}}`,
+		`{` + su + `,"metadata":"y","artifact":{"metadata":"x"}}`,
+		`{"status_update":{"taskId":"t","status":{"state":"working"}},"statusUpdate":{"metadata":"x"}}`,
+	} {
+		var d Decoder
+		if _, err := d.Frame([]byte(`{"jsonrpc":"2.0","id":1,"result":` + result + `}`)); err != nil {
+			t.Fatalf("%s: %v", result, err)
+		}
+		r := &d.r.Result
+		for _, m := range []json.RawMessage{r.StatusUpdate.Metadata, r.StatusUpdate2.Metadata, r.ArtifactUpdate.Metadata,
+			r.ArtifactUpdate2.Metadata, r.ArtifactUpdate.Artifact.Metadata, r.ArtifactUpdate2.Artifact.Metadata,
+			r.Object.Metadata, r.Object.Artifact.Metadata} {
+			if m != nil {
+				t.Errorf("%s: the decoder keeps the metadata %s", result, m)
+			}
+		}
 	}
 }

@@ -97,7 +97,7 @@ func TestGolden(t *testing.T) {
 			add(r.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text(", world")}}, true))
 			add(r.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("Hello, world. Again")}}, false))
 			add(r.Artifact("t1", &a2a.Artifact{ID: "a2", Parts: []a2a.Part{
-				{Kind: a2a.PartText, Text: "thinking", Metadata: map[string]any{"adk_thought": true}},
+				{Kind: a2a.PartText, Text: "thinking", ADKThought: true},
 				text("Second artifact."),
 				{Kind: a2a.PartFile, URL: "https://example.com/files/report.pdf", MediaType: "application/pdf"},
 				{Kind: a2a.PartFile, Raw: []byte{0x89, 'P', 'N', 'G'}, MediaType: "image/png"},

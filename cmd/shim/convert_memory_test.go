@@ -15,12 +15,17 @@ import (
 // turning it into ACP messages costs in peak resident memory (SPEC §13
 // amended), and what the editor gets of it.
 //
-// Reading and decoding one event of S bytes already peaks near 4×S (the
-// SSE reader's pieces and the joined event, then encoding/json's two
-// copies of a long escaped string). So each test runs the event twice: as
-// a reference that shim reads and ignores (its tool-call extension
-// renamed), then for real, and bounds what the conversion adds to the
-// reference's peak: at most the one line the event becomes, plus slack.
+// Each test runs the event twice: as a reference that shim reads and
+// ignores (its tool-call extension renamed), then for real, and bounds
+// the real turn's peak growth, which is what a user pays for the event.
+// The reference is logged beside it: reading an event of S bytes peaks
+// near 2×S (the SSE reader's pieces and the joined event; the ignored
+// extension's payload stays raw, undecoded). The bound was once the
+// reference's peak plus the one line the event becomes: that held while
+// reading decoded every metadata value generically (4–5×S for a long
+// string), and broke when reading stopped doing so, the real turn's peak
+// unchanged (197 MiB for the 50 MiB plan event before and after; 309 and
+// 308 MiB for the 60 MiB command output).
 
 const toolCallExt = "https://proto-labs.ai/a2a/ext/tool-call-v1"
 
@@ -138,22 +143,21 @@ func bigTurn(t *testing.T, url, text string, terminal bool) (msgs []map[string]a
 
 // conversionCost runs the events at url as a reference and for real and
 // returns the real turn's messages and longest line; it fails the test
-// when the conversion's peak memory goes over the reference's by more
-// than the event's line plus a quarter of it.
-func conversionCost(t *testing.T, url string, size int64, terminal bool) ([]map[string]any, int) {
+// when the real turn's peak memory grew by more than limit.
+func conversionCost(t *testing.T, url string, size, limit int64, terminal bool) ([]map[string]any, int) {
 	t.Helper()
 	_, _, ref := bigTurn(t, url, "reference", terminal)
 	msgs, longest, grew := bigTurn(t, url, "go", terminal)
 	t.Logf("a %d MiB event: peak RSS +%d MiB (+%d MiB read and ignored), longest line %d MiB", size/mib, grew/mib, ref/mib, longest/mib)
-	if over := grew - ref; over > size+size/4 {
-		t.Errorf("turning the event into ACP messages cost %d MiB over reading it, more than its %d MiB line", over/mib, size/mib)
+	if grew > limit {
+		t.Errorf("reading the %d MiB event and turning it into ACP messages grew the peak RSS by %d MiB, more than %d MiB", size/mib, grew/mib, limit/mib)
 	}
 	return msgs, longest
 }
 
 // TestPlanMemory: a todo call of 10^6 items (its args a 40 MiB JSON
-// string) shows a plan of 1,000 entries and one "… 999000 more"; the
-// conversion costs at most the card's one line (its raw input).
+// string) shows a plan of 1,000 entries and one "… 999000 more"; reading
+// and converting the event costs at most 5× its size (planMemory).
 func TestPlanMemory(t *testing.T) {
 	linuxOnly(t)
 	const items = 1_000_000
@@ -166,7 +170,39 @@ func TestPlanMemory(t *testing.T) {
 		fmt.Fprintf(&todos, `{"content":"task %d","status":"pending"}`, i)
 	}
 	todos.WriteString(`]}`)
-	args, _ := json.Marshal(todos.String())
+	planMemory(t, todos.String(), true)
+}
+
+// TestPlanMemoryObjectArgs: the same todo call with its args sent as a
+// JSON object, not a string (tool-call-v1 allows both), costs no more than
+// the string: its args are kept as the server wrote them, never decoded
+// into maps (+1,087 MiB for this 42 MiB event when they were).
+func TestPlanMemoryObjectArgs(t *testing.T) {
+	linuxOnly(t)
+	const items = 1_000_000
+	var todos strings.Builder
+	todos.WriteString(`{"todos":[`)
+	for i := range items {
+		if i > 0 {
+			todos.WriteByte(',')
+		}
+		fmt.Fprintf(&todos, `{"content":"task %d","status":"pending"}`, i)
+	}
+	todos.WriteString(`]}`)
+	planMemory(t, todos.String(), false)
+}
+
+// planMemory sends one write_todos call whose args are todos (as a JSON
+// string when quoted, else as the object itself) and checks the plan and
+// the peak: at most 5× the event. Measured: +197 MiB for the 50 MiB
+// string form, +174 MiB for the 42 MiB object form (the args' text, one
+// copy; the card's raw input, one line; the plan's entries parsed from
+// it; the event read). 5× leaves a fifth of margin to both.
+func planMemory(t *testing.T, todos string, quoted bool) {
+	args := []byte(todos)
+	if quoted {
+		args, _ = json.Marshal(todos)
+	}
 	call := func(ctx string) string {
 		return toolFrame(ctx, `{"toolCallId":"c1","name":"write_todos","phase":"started","args":`+string(args)+`}`)
 	}
@@ -174,7 +210,7 @@ func TestPlanMemory(t *testing.T) {
 	url := oneEventA2A(t, func(ctx string) []string {
 		return []string{call(ctx), statusFrame(ctx, "TASK_STATE_COMPLETED", "")}
 	})
-	msgs, _ := conversionCost(t, url, size, false)
+	msgs, _ := conversionCost(t, url, size, 5*size, false)
 	var plan []any
 	for _, m := range msgs {
 		if u := updateOf(m); u["sessionUpdate"] == "plan" {
@@ -191,8 +227,12 @@ func TestPlanMemory(t *testing.T) {
 
 // TestCommandOutputMemory: 60 MiB of command output reaches an editor
 // that draws terminals once, as the terminal's output, on a line no
-// longer than the event (no rawOutput repeating it); the conversion costs
-// at most that line.
+// longer than the event (no rawOutput repeating it). Reading and
+// converting the event costs at most 5.5× its size: measured +306–309 MiB
+// for these 60 MiB, the same before and after metadata stayed raw (the
+// output's escaped string is unescaped into a growing buffer, 120 MiB
+// allocated for its 60, then the terminal's line is written); 5.5× is
+// 330 MiB, and the peak never moved by more than 3 MiB between runs.
 func TestCommandOutputMemory(t *testing.T) {
 	linuxOnly(t)
 	line := strings.Repeat("o", 63) + "\n"
@@ -207,7 +247,7 @@ func TestCommandOutputMemory(t *testing.T) {
 			toolFrame(ctx, `{"toolCallId":"c1","name":"run_command","phase":"started","args":"{\"command\": \"cat big.log\"}"}`),
 			done(ctx), statusFrame(ctx, "TASK_STATE_COMPLETED", "")}
 	})
-	msgs, longest := conversionCost(t, url, size, true)
+	msgs, longest := conversionCost(t, url, size, 11*size/2, true)
 	var end map[string]any
 	for _, m := range msgs {
 		if u := updateOf(m); u["sessionUpdate"] == "tool_call_update" && u["status"] == "completed" {
