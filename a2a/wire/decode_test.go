@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -55,7 +56,7 @@ func describeMessage(b *strings.Builder, m *a2a.Message) {
 		fmt.Fprintf(b, " thought=%q", t)
 	}
 	for _, tc := range m.ToolCalls() {
-		fmt.Fprintf(b, " tool=%s/%s/%s args=%q", tc.ID, tc.Name, tc.Phase, tc.Args)
+		fmt.Fprintf(b, " tool=%s/%s/%s args=%q", tc.ID, tc.Name, tc.Phase, sameJSON(string(tc.Args)))
 	}
 	if h := m.Hitl(); h != nil {
 		fmt.Fprintf(b, " hitl=%s/%q/%q", h.Kind, h.Title, h.Detail)
@@ -209,4 +210,21 @@ func TestCaptureBodies(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("go-errors.txt: code=%d message=%q", rpc.Code, rpc.Message))
 	}
 	checkGolden(t, "bodies", strings.Join(lines, "\n")+"\n")
+}
+
+// sameJSON is a JSON text with its objects' keys in order (encoding/json's
+// writing of its reading), so that two decodings of one value written in
+// two key orders describe alike: a tool call's args are kept as the
+// server wrote them, and protojson writes a Struct's keys sorted. A text
+// that is not JSON is returned as it is.
+func sameJSON(s string) string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return s
+	}
+	return string(b)
 }
