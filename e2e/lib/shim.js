@@ -24,8 +24,17 @@ export const SHIM_BIN = process.env.SHIM_BIN ? resolve(process.env.SHIM_BIN) : r
 
 export const CLIENT_INFO = { name: "zed", title: "Zed", version: "0.210.0" };
 
+// The scratch directories a test file made, removed when its process exits
+// (a run left a state or home directory behind for each test).
+const madeDirs = [];
+process.on("exit", () => {
+  for (const d of madeDirs) rmSync(d, { recursive: true, force: true });
+});
+
 export function tempDir(prefix = "shim-e2e-") {
-  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const d = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  madeDirs.push(d);
+  return d;
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
