@@ -80,12 +80,14 @@ func clean(m []byte) bool {
 	if len(m) == 0 {
 		return false
 	}
+	var or byte
 	for _, c := range m {
 		if c < 0x20 || c == '"' || c == '\\' {
 			return false
 		}
+		or |= c
 	}
-	return utf8.Valid(m)
+	return or < utf8.RuneSelf || utf8.Valid(m)
 }
 
 // repeated reports whether the frame f, in the SSE reader's buffer, repeats
@@ -115,7 +117,7 @@ func (r *repeat) repeated(f []byte, ev *a2a.Event) bool {
 func (r *repeat) saw(f []byte, ev *a2a.Event) {
 	text := ev.Artifact.Parts[0].Text
 	if m, ok := r.middle(f); ok {
-		if r.state == repeatSeen && clean(m) && string(m) != string(r.frame[r.at:r.end]) {
+		if r.state == repeatSeen && string(m) != string(r.frame[r.at:r.end]) && clean(m) {
 			if text == string(m) && r.same(ev) {
 				r.state = repeatProven
 			} else {
