@@ -43,6 +43,12 @@ const (
 	repeatRefused        // the proof failed: the shape is decoded, never learned again
 )
 
+// The learning of a stream whose chunks do not repeat their frames.
+const (
+	missesMax   = 4
+	missesEvery = 32
+)
+
 // textKey is what precedes a part's text in a frame.
 const textKey = `"text":"`
 
@@ -50,7 +56,12 @@ const textKey = `"text":"`
 // frame[at:end]) and its event (the stream's kept ids, the artifact and
 // the part as values, their text and parts left out).
 type repeat struct {
-	state   int
+	state int
+	// misses counts the shapes learned in a row that never came again;
+	// past missesMax only every missesEvery-th new shape is learned (a
+	// stream whose chunks never repeat their frames pays for looking at
+	// a few of them, not for each).
+	misses  int
 	frame   []byte
 	at, end int
 	ev      a2a.Event
@@ -113,20 +124,24 @@ func (r *repeat) repeated(f []byte, ev *a2a.Event) bool {
 
 // saw tells r of a plain chunk ev (plainChunk) decoded from the frame f:
 // a frame of the learned shape proves it or refuses it; a frame of another
-// shape is learned, when its text's place is found.
+// shape is learned, when its text's place is found (and, in a stream whose
+// shapes do not repeat, only now and then).
 func (r *repeat) saw(f []byte, ev *a2a.Event) {
 	text := ev.Artifact.Parts[0].Text
 	if m, ok := r.middle(f); ok {
 		if r.state == repeatSeen && string(m) != string(r.frame[r.at:r.end]) && clean(m) {
 			if text == string(m) && r.same(ev) {
-				r.state = repeatProven
+				r.state, r.misses = repeatProven, 0
 			} else {
 				r.state = repeatRefused
 			}
 		}
 		return
 	}
-	if len(f) > repeatMax || text == "" {
+	if r.state == repeatSeen {
+		r.misses++ // the shape learned last never came again
+	}
+	if len(f) > repeatMax || text == "" || (r.misses > missesMax && r.misses%missesEvery != 0) {
 		return
 	}
 	at := -1

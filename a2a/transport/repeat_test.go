@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -293,6 +294,47 @@ func TestRepeatProbeComparesFields(t *testing.T) {
 			ev.Artifact.ID == "answer" && ev.Artifact.Name == "answer" && ev.Artifact.Parts[0].Kind == a2a.PartText; (r.state == repeatProven) != unchanged {
 			t.Errorf("%+v %+v: state %d", ev, ev.Artifact, r.state)
 		}
+	}
+}
+
+// TestRepeatBacksOff: in a stream whose chunks never repeat their frames
+// (a context id of its own in each), only a few frames are learned; a
+// shape that then repeats is still learned, and proven; and the next new
+// shapes after it are learned at once.
+func TestRepeatBacksOff(t *testing.T) {
+	var r repeat
+	learned := 0
+	see := func(f []byte) {
+		ev, err := new(wire.Decoder).Frame(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.saw(f, &ev)
+		if bytes.Equal(r.frame, f) {
+			learned++
+		}
+	}
+	const n = 320
+	for i := range n {
+		see(chunkFrames(strings.Replace(rpcChunk, "ctx-1", fmt.Sprintf("ctx-%d", 1000+i), 1), "text")[0])
+	}
+	if max := missesMax + 1 + n/missesEvery; learned > max {
+		t.Errorf("%d of %d frames learned, want at most %d", learned, n, max)
+	}
+	for i := range missesEvery + 1 {
+		see(chunkFrames(rpcChunk, fmt.Sprintf("text %d", i))[0])
+	}
+	if r.state != repeatProven {
+		t.Errorf("a shape that repeats %d times after them: state %d", missesEvery+1, r.state)
+	}
+	// Proven, it counts as a stream whose shapes repeat: the next new
+	// shapes are learned at once.
+	learned = 0
+	for i := range missesMax {
+		see(chunkFrames(strings.Replace(rpcChunk, "task-1", fmt.Sprintf("task-%d", 2+i), 1), "text")[0])
+	}
+	if learned != missesMax {
+		t.Errorf("%d of the %d new shapes after a proven one learned", learned, missesMax)
 	}
 }
 

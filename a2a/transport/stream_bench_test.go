@@ -81,6 +81,19 @@ func BenchmarkStreamChunksVaried(b *testing.B) {
 	benchStreamChunks(b, benchChunkStream(4096))
 }
 
+// BenchmarkStreamChunksNewShapes reads chunks that never repeat their
+// frames (a context id of its own in each): what the shortcut costs a
+// stream it never serves.
+func BenchmarkStreamChunksNewShapes(b *testing.B) {
+	var stream bytes.Buffer
+	for i := range 4096 {
+		stream.WriteString("data: ")
+		stream.WriteString(strings.Replace(benchArtifactFrame, "qkf93w", strconv.Itoa(100000+i), 1))
+		stream.WriteString("\n\n")
+	}
+	benchStreamChunks(b, stream.Bytes())
+}
+
 func benchStreamChunks(b *testing.B, stream []byte) {
 	const frames = 4096
 	b.SetBytes(int64(len(stream) / frames))
