@@ -40,7 +40,7 @@ const (
 	repeatNone    = iota // nothing learned
 	repeatSeen           // learned, not yet proven
 	repeatProven         // proven: a frame of the shape is not decoded
-	repeatRefused        // the proof failed: the shape is decoded, never learned again
+	repeatRefused        // the proof failed: the shape is decoded, not learned again while it lasts
 )
 
 // The learning of a stream whose chunks do not repeat their frames.
