@@ -13,6 +13,11 @@
 //     dedicated connection of a task).
 //   - stream.go: Stream, Frames, Open (the open-stream tail), Next; a
 //     stream that shares reads a plain chunk of answer text in place.
+//   - repeat.go: a plain chunk whose frame repeats the last one's bytes
+//     but for its text, given without a decode. Still one decode path:
+//     the shortcut is proven (the text's place found, then checked by the
+//     decoder on the next frame of the shape) and gives what the decoder
+//     gives (FuzzStreamRepeat holds the two side by side).
 //   - stall.go: the silence timer of a stream.
 //   - poll.go: a non-streaming agent's task polled as a stream.
 //   - trace.go: the frame trace, secrets redacted.

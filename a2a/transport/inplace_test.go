@@ -94,8 +94,8 @@ func TestStreamInPlaceNotJSON(t *testing.T) {
 
 // TestPlainChunkFields: plainChunk looks at every field of an event, an
 // artifact and a part; a field added to one of them must be weighed
-// there (does a plain chunk of text carry it? may a reader keep it?) and
-// listed here.
+// there (does a plain chunk of text carry it? may a reader keep it?), in
+// repeat.same when a plain chunk may carry it, and listed here.
 func TestPlainChunkFields(t *testing.T) {
 	known := map[reflect.Type][]string{
 		reflect.TypeFor[a2a.Event]():    {"Kind", "TaskID", "ContextID", "Task", "Status", "Final", "Artifact", "Append", "LastChunk", "Message", "Metadata"},

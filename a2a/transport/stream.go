@@ -145,6 +145,9 @@ type Stream struct {
 	// are the stream's copies of the last chunk's ids.
 	inPlace bool
 	ids     struct{ task, context, artifact, name keptString }
+	// rep is the last plain chunk read in place, whose repeats are not
+	// decoded again (repeat.go).
+	rep repeat
 }
 
 // keptString is a stream's own copy of the last string it was given.
@@ -168,8 +171,10 @@ func (s *Stream) Context() context.Context { return s.parent }
 // that keep nothing of a frame (InPlaceFrames), a frame is also read in
 // the SSE reader's buffer, no copy of it made: a plain chunk of answer
 // text (plainChunk) is given as read, its text valid until the next call
-// of Next and its ids the stream's own copies; any other frame is read
-// again from a copy of its own, as a stream that does not share reads it.
+// of Next and its ids the stream's own copies (and a chunk that repeats
+// the last one's frame but for its text is not decoded again: repeat.go);
+// any other frame is read again from a copy of its own, as a stream that
+// does not share reads it.
 func (s *Stream) Share() {
 	f, ok := s.frames.(SharedFrames)
 	if !ok {
@@ -228,11 +233,17 @@ func (s *Stream) Next() (a2a.Event, error) {
 			}
 			return a2a.Event{}, s.frames.Failure(raw.Data)
 		}
-		ev, err := s.frames.Event(raw.Data)
-		if lent && (err != nil || !s.plainChunk(&ev)) {
-			// Kept (a task, a status, metadata, an error with its frame):
-			// read from a copy of its own.
-			ev, err = s.frames.Event(bytes.Clone(raw.Data))
+		var ev a2a.Event
+		if !lent || !s.rep.repeated(raw.Data, &ev) {
+			ev, err = s.frames.Event(raw.Data)
+			switch {
+			case lent && err == nil && s.plainChunk(&ev):
+				s.rep.saw(raw.Data, &ev)
+			case lent:
+				// Kept (a task, a status, metadata, an error with its
+				// frame): read from a copy of its own.
+				ev, err = s.frames.Event(bytes.Clone(raw.Data))
+			}
 		}
 		if err == nil {
 			s.decoded = true

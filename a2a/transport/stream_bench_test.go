@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/shimdev/shim/a2a"
@@ -50,12 +52,50 @@ func (r *socketReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// benchChunkStream is n appended answer chunks of benchArtifactFrame's
+// shape, each with a text of its own, as SSE events.
+func benchChunkStream(n int) []byte {
+	words := strings.Fields("the quick brown fox jumps over a lazy dog , and then it runs back home again .")
+	var b bytes.Buffer
+	for i := range n {
+		b.WriteString("data: ")
+		b.WriteString(strings.Replace(benchArtifactFrame, "the quick brown fox ", words[i%len(words)]+" "+strconv.Itoa(i)+" ", 1))
+		b.WriteString("\n\n")
+	}
+	return b.Bytes()
+}
+
 // BenchmarkStreamChunks reads a stream of appended answer chunks the way a
 // turn does (one op = one event): the SSE reader, then the frame's decode
-// into an event.
+// into an event. Its chunks are one frame repeated (which proves no
+// shortcut: each is decoded); BenchmarkStreamChunksVaried's each have a
+// text of their own, as a model's.
 func BenchmarkStreamChunks(b *testing.B) {
+	benchStreamChunks(b, benchSSEStream(benchArtifactFrame, 4096))
+}
+
+// BenchmarkStreamChunksVaried reads chunks of one shape, each with a text
+// of its own: after the second, each is given without a decode
+// (repeat.go).
+func BenchmarkStreamChunksVaried(b *testing.B) {
+	benchStreamChunks(b, benchChunkStream(4096))
+}
+
+// BenchmarkStreamChunksNewShapes reads chunks that never repeat their
+// frames (a context id of its own in each): what the shortcut costs a
+// stream it never serves.
+func BenchmarkStreamChunksNewShapes(b *testing.B) {
+	var stream bytes.Buffer
+	for i := range 4096 {
+		stream.WriteString("data: ")
+		stream.WriteString(strings.Replace(benchArtifactFrame, "qkf93w", strconv.Itoa(100000+i), 1))
+		stream.WriteString("\n\n")
+	}
+	benchStreamChunks(b, stream.Bytes())
+}
+
+func benchStreamChunks(b *testing.B, stream []byte) {
 	const frames = 4096
-	stream := benchSSEStream(benchArtifactFrame, frames)
 	b.SetBytes(int64(len(stream) / frames))
 	b.ReportAllocs()
 	open := func() *Stream {
