@@ -367,19 +367,40 @@ func (o *API) Turns(ctx context.Context, id string) ([]Turn, error) {
 		} else {
 			t.Status = a2a.Status{State: t.State}
 		}
-		for _, a := range w.Artifacts {
-			if a != nil {
-				t.Artifacts = append(t.Artifacts, *a.Model())
+		// Each artifact and message is read where the turn keeps it
+		// (a null one is left out).
+		if n := len(w.Artifacts) - nulls(w.Artifacts); n > 0 {
+			t.Artifacts = make([]a2a.Artifact, 0, n)
+			for _, a := range w.Artifacts {
+				if a != nil {
+					t.Artifacts = t.Artifacts[:len(t.Artifacts)+1]
+					a.ModelTo(&t.Artifacts[len(t.Artifacts)-1])
+				}
 			}
 		}
-		for _, m := range w.History {
-			if m != nil {
-				t.History = append(t.History, *m.AsMessage())
+		if n := len(w.History) - nulls(w.History); n > 0 {
+			t.History = make([]a2a.Message, 0, n)
+			for _, m := range w.History {
+				if m != nil {
+					t.History = t.History[:len(t.History)+1]
+					m.MessageTo(&t.History[len(t.History)-1])
+				}
 			}
 		}
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// nulls counts the null elements of a list.
+func nulls[T any](ps []*T) int {
+	n := 0
+	for _, p := range ps {
+		if p == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // Steer queues text for the running turn of a session. It reports true
