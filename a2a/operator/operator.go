@@ -227,12 +227,32 @@ func ParseTime(s string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
+	// No text parses in two of the layouts (a zone, or none; a T, or a
+	// space): the one the text looks like is tried first, so that a
+	// thread's naive timestamps cost no failed parse (and its error) each.
+	layouts := timeLayouts[:]
+	if naive(s) {
+		layouts = naiveFirst[:]
+	}
+	for _, layout := range layouts {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t
 		}
 	}
 	return time.Time{}
+}
+
+// The layouts of ParseTime, RFC 3339 first or last.
+var (
+	timeLayouts = [...]string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"}
+	naiveFirst  = [...]string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", time.RFC3339Nano}
+)
+
+// naive reports whether a timestamp looks zoneless: no Z and no offset
+// after its date.
+func naive(s string) bool {
+	const date = len("2006-01-02")
+	return len(s) > date && !strings.ContainsAny(s[date:], "Zz+-")
 }
 
 // FracDigits is the number of fractional-second digits of a timestamp
