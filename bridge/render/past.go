@@ -177,6 +177,6 @@ func artifactAnswer(a *a2a.Artifact) string {
 }
 
 func trimLeadingBlankLines(s string) string {
-	st := newShownText()
+	var st shownText // trimLead reads no hash: none is seeded
 	return st.trimLead(s)
 }
