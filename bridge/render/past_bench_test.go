@@ -46,15 +46,16 @@ func benchTurns(n int) []past.Turn {
 }
 
 // BenchmarkPast renders 1,000 past turns as session/load does: each
-// through a renderer of its own, every update taken.
+// through a renderer of its own (one renewed), every update taken.
 func BenchmarkPast(b *testing.B) {
 	ts := benchTurns(1000)
 	b.ReportAllocs()
 	for b.Loop() {
 		w := benchWalk{msgs: map[string]bool{}}
 		n := 0
+		r := New("Agent", Roots{cwd: "/home/u"}, Options{Own: "shim-bench"})
 		for i := range ts {
-			r := New("Agent", Roots{cwd: "/home/u"}, Options{Own: "shim-bench"})
+			r.Renew("Agent", Roots{cwd: "/home/u"}, Options{Own: "shim-bench"})
 			for _, o := range r.Past(&ts[i], w) {
 				_ = o.Update()
 				n++
