@@ -155,6 +155,8 @@ type Renderer struct {
 	anyFramed  bool
 	// parsed is the arguments Unknown parsed, for the call's rendering.
 	parsed parsedArgs
+	// past is the list Past returned last (its room kept by Renew).
+	past []Out
 }
 
 // answerText is an answer's text shown so far (an artifact's, a task's
@@ -197,7 +199,7 @@ func (r *Renderer) Renew(agent string, roots Roots, opts Options) {
 	clear(r.framed)
 	*r = Renderer{agent: agent, roots: roots, opts: opts, buf: r.buf[:0], texts: r.texts,
 		statusText: st, calls: calls{open: r.calls.open, order: r.calls.order[:0]},
-		msgs: r.msgs, snapArts: r.snapArts, notes: r.notes, framed: r.framed}
+		msgs: r.msgs, snapArts: r.snapArts, notes: r.notes, framed: r.framed, past: r.past[:0]}
 }
 
 // SetRoots gives the renderer a newer roots snapshot (after a reload, or
