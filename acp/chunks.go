@@ -38,6 +38,32 @@ const (
 	chunkEnd     = `"}}}}` + "\n"
 )
 
+// The other chunks of text written the same way (textChunk).
+const (
+	userChunkUpdate    = `,"update":{"sessionUpdate":"user_message_chunk"`
+	thoughtChunkUpdate = `,"update":{"sessionUpdate":"agent_thought_chunk"`
+)
+
+// textChunk is the text and message id of a chunk of text u is, and the
+// start of its update object; ok is false for any other update. Such a
+// chunk is written by appendChunk, byte for byte as appendNotification
+// writes it, without reflection (a replay writes ten thousand).
+func textChunk(u Update) (update, messageID, text string, ok bool) {
+	var c ContentBlock
+	switch m := u.(type) {
+	case AgentMessageChunk:
+		update, messageID, c = chunkUpdate, m.MessageID, m.Content
+	case UserMessageChunk:
+		update, messageID, c = userChunkUpdate, m.MessageID, m.Content
+	case AgentThoughtChunk:
+		update, messageID, c = thoughtChunkUpdate, m.MessageID, m.Content
+	default:
+		return "", "", "", false
+	}
+	t, ok := c.(TextContent)
+	return update, messageID, t.Text, ok
+}
+
 // SendText queues answer text (an agent_message_chunk of text, of the
 // message messageID) like Send, without waiting; the text merges into the
 // chunk at the end of the queue when that one is of the same session and
@@ -63,9 +89,30 @@ func (q *queue) appendText(sessionID, key, text string) error {
 		q.buf = append(q.buf, chunkEnd...)
 		return nil
 	}
+	end := q.appendChunkLine(sessionID, chunkUpdate, key, text)
+	q.tail = mergeTail{ok: valid && len(text) <= mergeMax, session: sessionID, key: key, end: end, n: len(text)}
+	return nil
+}
+
+// appendChunk queues a chunk of text (textChunk) as its own update, as
+// appendNotification does: nothing merges into it.
+func (q *queue) appendChunk(sessionID, update, key, text string) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if err := q.usable(); err != nil {
+		return err
+	}
+	q.appendChunkLine(sessionID, update, key, text)
+	q.tail.ok = false
+	return nil
+}
+
+// appendChunkLine appends the line of a chunk of text and returns the
+// offset of its closing `"}}}}`; q.mu is held.
+func (q *queue) appendChunkLine(sessionID, update, key, text string) int {
 	b := append(q.buf, chunkHead...)
 	b = appendJSONString(b, sessionID)
-	b = append(b, chunkUpdate...)
+	b = append(b, update...)
 	if key != "" {
 		b = append(b, chunkID...)
 		b = appendJSONString(b, key)
@@ -74,9 +121,8 @@ func (q *queue) appendText(sessionID, key, text string) error {
 	b = appendJSONText(b, text)
 	end := len(b)
 	q.buf = append(b, chunkEnd...)
-	q.tail = mergeTail{ok: valid && len(text) <= mergeMax, session: sessionID, key: key, end: end, n: len(text)}
 	q.cond.Broadcast()
-	return nil
+	return end
 }
 
 // appendJSONString appends s as a JSON string, as encoding/json writes it

@@ -250,3 +250,93 @@ func TestTextChunkLineLikeNotify(t *testing.T) {
 		}
 	}
 }
+
+// genericLine is the line the encoder writes for u (what Send wrote for
+// every update before chunks of text had a path of their own).
+func genericLine(t testing.TB, sessionID string, u Update) string {
+	q := &queue{}
+	q.cond = sync.NewCond(&q.mu)
+	var sp spiller
+	u = sp.spill(u)
+	if err := q.appendNotification(MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: u}, sp.fields); err != nil {
+		t.Fatal(err)
+	}
+	return string(q.buf)
+}
+
+// sentLine is the line Send writes for u.
+func sentLine(t testing.TB, sessionID string, u Update) string {
+	var out bytes.Buffer
+	c := &Conn{s: newStream(bytes.NewReader(nil), &out, slog.New(slog.DiscardHandler), lineMaxBytes)}
+	if err := c.Send(sessionID, u); err != nil {
+		t.Fatal(err)
+	}
+	c.s.flushClose()
+	return out.String()
+}
+
+// chunkUpdates are the chunks of text of every kind, of the message id,
+// with the text.
+func chunkUpdates(id, text string) []Update {
+	return []Update{AgentMessageChunk{MessageID: id, Content: Text(text)}, UserMessageChunk{MessageID: id, Content: Text(text)},
+		AgentThoughtChunk{MessageID: id, Content: Text(text)}}
+}
+
+// TestSendTextChunkLikeEncoder: Send writes a chunk of text of any kind
+// byte for byte as the encoder writes it (a long text, an empty message
+// id, any bytes included).
+func TestSendTextChunkLikeEncoder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	texts := append([]string{strings.Repeat("<long & \"text\"> é\n", 5000)}, jsonTextCases...)
+	for range 200 {
+		texts = append(texts, randomText(rng, rng.IntN(40), rng.IntN(2) == 0))
+	}
+	for _, id := range []string{"a", "task-1/artifact \"2\" <é>", ""} {
+		for _, text := range texts {
+			for _, u := range chunkUpdates(id, text) {
+				if got, want := sentLine(t, "chat-\"zed\"-1", u), genericLine(t, "chat-\"zed\"-1", u); got != want {
+					t.Fatalf("%T %q %q: Send wrote\n%s\nthe encoder writes\n%s", u, id, text, got, want)
+				}
+			}
+		}
+	}
+	// Anything else still goes through the encoder.
+	img := AgentMessageChunk{MessageID: "m", Content: ImageContent{Data: "AAAA", MimeType: "image/png"}}
+	if got, want := sentLine(t, "s", img), genericLine(t, "s", img); got != want {
+		t.Fatalf("image chunk: Send wrote\n%s\nthe encoder writes\n%s", got, want)
+	}
+}
+
+// TestSendTextChunkNeverMerged: a chunk Send queued takes no text of a
+// SendText after it (as no update the encoder wrote did).
+func TestSendTextChunkNeverMerged(t *testing.T) {
+	q := &queue{}
+	q.cond = sync.NewCond(&q.mu)
+	if err := q.appendText("s1", "m1", "zero"); err != nil {
+		t.Fatal(err)
+	}
+	update, id, text, _ := textChunk(AgentMessageChunk{MessageID: "m1", Content: Text("one")})
+	if err := q.appendChunk("s1", update, id, text); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.appendText("s1", "m1", "two"); err != nil {
+		t.Fatal(err)
+	}
+	want := notifyLine(t, "s1", "m1", "zero") + notifyLine(t, "s1", "m1", "one") + notifyLine(t, "s1", "m1", "two")
+	if string(q.buf) != want {
+		t.Fatalf("queued\n%s\nwant\n%s", q.buf, want)
+	}
+}
+
+func FuzzSendTextChunk(f *testing.F) {
+	for _, s := range jsonTextCases {
+		f.Add("m1", s)
+	}
+	f.Fuzz(func(t *testing.T, id, text string) {
+		for _, u := range chunkUpdates(id, text) {
+			if got, want := sentLine(t, "s1", u), genericLine(t, "s1", u); got != want {
+				t.Fatalf("%T %q %q: Send wrote\n%s\nthe encoder writes\n%s", u, id, text, got, want)
+			}
+		}
+	})
+}
