@@ -100,9 +100,12 @@ func (e *Enum) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if b[0] == '"' {
-		var s string
-		if err := fastjson.Unmarshal(b, &s); err != nil {
-			return err
+		// A string without escapes is its text (no decoder run per enum).
+		s, ok := rawString(b)
+		if !ok {
+			if err := fastjson.Unmarshal(b, &s); err != nil {
+				return err
+			}
 		}
 		*e = Enum(s)
 		return nil
@@ -146,6 +149,12 @@ func (e Enum) role() string {
 			return "agent"
 		}
 		return ""
+	}
+	switch e { // the names as servers write them: no lowered copy
+	case "ROLE_USER", "user":
+		return "user"
+	case "ROLE_AGENT", "agent":
+		return "agent"
 	}
 	s := strings.ToLower(string(e))
 	s = strings.TrimPrefix(s, "role_")
