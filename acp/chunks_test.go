@@ -340,3 +340,12 @@ func FuzzSendTextChunk(f *testing.F) {
 		}
 	})
 }
+
+// TestRawJSONOfText: a text's raw JSON is what the encoder writes for it.
+func TestRawJSONOfText(t *testing.T) {
+	for _, s := range append([]string{strings.Repeat("<long & \"text\">\n", 5000)}, jsonTextCases...) {
+		if got, want := string(RawJSON(s)), encodingJSON(t, s); got != want {
+			t.Fatalf("%q: RawJSON %s, encoding/json %s", s, got, want)
+		}
+	}
+}
