@@ -1,6 +1,9 @@
 package acp
 
 import (
+	"bytes"
+	"encoding/json"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/shimdev/shim/internal/jsontext"
@@ -133,3 +136,100 @@ func appendJSONString(b []byte, s string) []byte { return jsontext.AppendString(
 // what encoding/json writes with SetEscapeHTML(false)
 // (TestAppendJSONTextLikeEncodingJSON).
 func appendJSONText(b []byte, s string) []byte { return jsontext.AppendText(b, s) }
+
+// The session/update line of a tool_call, around its fields: the bytes
+// appendNotification writes for it.
+const (
+	toolCallUpdate = `,"update":{"sessionUpdate":"tool_call","toolCallId":`
+	toolTextItem   = `{"type":"content","content":{"type":"text","text":`
+)
+
+// plainToolCall reports whether u is a tool_call appendToolCall writes:
+// no _meta, content of text blocks only, no long field (long.go).
+func plainToolCall(u Update) (ToolCall, bool) {
+	tc, ok := u.(ToolCall)
+	if !ok || tc.Meta != nil || len(tc.RawInput) >= longMin || len(tc.RawOutput) >= longMin {
+		return ToolCall{}, false
+	}
+	for _, c := range tc.Content {
+		if cc, ok := c.(Content); !ok {
+			return ToolCall{}, false
+		} else if _, ok := cc.Content.(TextContent); !ok {
+			return ToolCall{}, false
+		}
+	}
+	return tc, true
+}
+
+// appendToolCall queues a plain tool_call (plainToolCall) byte for byte
+// as appendNotification writes it, without reflection (a replay writes
+// one a call); its raw input and output compacted as the encoder
+// compacts them. false: a raw value is no JSON, nothing was queued.
+func (q *queue) appendToolCall(sessionID string, tc ToolCall) (bool, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if err := q.usable(); err != nil {
+		return true, err
+	}
+	start := len(q.buf)
+	b := append(q.buf, chunkHead...)
+	b = appendJSONString(b, sessionID)
+	b = append(b, toolCallUpdate...)
+	b = appendJSONString(b, tc.ToolCallID)
+	b = append(b, `,"title":`...)
+	b = appendJSONString(b, tc.Title)
+	if tc.Kind != "" {
+		b = append(b, `,"kind":`...)
+		b = appendJSONString(b, tc.Kind)
+	}
+	if tc.Status != "" {
+		b = append(b, `,"status":`...)
+		b = appendJSONString(b, string(tc.Status))
+	}
+	if len(tc.Content) > 0 {
+		b = append(b, `,"content":[`...)
+		for i, c := range tc.Content {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, toolTextItem...)
+			b = appendJSONString(b, c.(Content).Content.(TextContent).Text)
+			b = append(b, "}}"...)
+		}
+		b = append(b, ']')
+	}
+	if len(tc.Locations) > 0 {
+		b = append(b, `,"locations":[`...)
+		for i, l := range tc.Locations {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"path":`...)
+			b = appendJSONString(b, l.Path)
+			if l.Line != 0 {
+				b = append(b, `,"line":`...)
+				b = strconv.AppendInt(b, int64(l.Line), 10)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	for _, f := range []struct {
+		key string
+		raw json.RawMessage
+	}{{`,"rawInput":`, tc.RawInput}, {`,"rawOutput":`, tc.RawOutput}} {
+		if len(f.raw) == 0 {
+			continue
+		}
+		buf := bytes.NewBuffer(append(b, f.key...))
+		if json.Compact(buf, f.raw) != nil {
+			q.buf = q.buf[:start] // the encoder says what is wrong
+			return false, nil
+		}
+		b = buf.Bytes()
+	}
+	q.buf = append(b, "}}}\n"...)
+	q.tail.ok = false
+	q.cond.Broadcast()
+	return true, nil
+}
