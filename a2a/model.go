@@ -26,6 +26,14 @@ const (
 // ParseState normalizes a state name: it strips TASK_STATE_, lowercases and
 // turns underscores into dashes. Unknown names give StateUnknown.
 func ParseState(s string) State {
+	if st, ok := statesAsSpelled[s]; ok {
+		return st // no lowered copy for the names as servers write them
+	}
+	return parseState(s)
+}
+
+// parseState is ParseState of any spelling.
+func parseState(s string) State {
 	s = strings.ToLower(strings.TrimSpace(s))
 	s = strings.TrimPrefix(s, "task_state_")
 	s = strings.ReplaceAll(s, "_", "-")
@@ -38,6 +46,18 @@ func ParseState(s string) State {
 	}
 	return StateUnknown
 }
+
+// statesAsSpelled are the states by the names the dialects give them
+// (1.0's TASK_STATE_COMPLETED, 0.3's completed).
+var statesAsSpelled = func() map[string]State {
+	m := map[string]State{}
+	for _, st := range []State{StateSubmitted, StateWorking, StateInputRequired, StateAuthRequired,
+		StateCompleted, StateFailed, StateCanceled, StateRejected} {
+		m[string(st)] = st
+		m["TASK_STATE_"+strings.ToUpper(strings.ReplaceAll(string(st), "-", "_"))] = st
+	}
+	return m
+}()
 
 // Terminal reports whether the task can no longer change.
 func (s State) Terminal() bool {

@@ -250,3 +250,189 @@ func TestTextChunkLineLikeNotify(t *testing.T) {
 		}
 	}
 }
+
+// genericLine is the line the encoder writes for u (what Send wrote for
+// every update before chunks of text had a path of their own).
+func genericLine(t testing.TB, sessionID string, u Update) string {
+	q := &queue{}
+	q.cond = sync.NewCond(&q.mu)
+	var sp spiller
+	u = sp.spill(u)
+	if err := q.appendNotification(MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: u}, sp.fields); err != nil {
+		t.Fatal(err)
+	}
+	return string(q.buf)
+}
+
+// sentLine is the line Send writes for u.
+func sentLine(t testing.TB, sessionID string, u Update) string {
+	var out bytes.Buffer
+	c := &Conn{s: newStream(bytes.NewReader(nil), &out, slog.New(slog.DiscardHandler), lineMaxBytes)}
+	if err := c.Send(sessionID, u); err != nil {
+		t.Fatal(err)
+	}
+	c.s.flushClose()
+	return out.String()
+}
+
+// chunkUpdates are the chunks of text of every kind, of the message id,
+// with the text.
+func chunkUpdates(id, text string) []Update {
+	return []Update{AgentMessageChunk{MessageID: id, Content: Text(text)}, UserMessageChunk{MessageID: id, Content: Text(text)},
+		AgentThoughtChunk{MessageID: id, Content: Text(text)}}
+}
+
+// TestSendTextChunkLikeEncoder: Send writes a chunk of text of any kind
+// byte for byte as the encoder writes it (a long text, an empty message
+// id, any bytes included).
+func TestSendTextChunkLikeEncoder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	texts := append([]string{strings.Repeat("<long & \"text\"> é\n", 5000)}, jsonTextCases...)
+	for range 200 {
+		texts = append(texts, randomText(rng, rng.IntN(40), rng.IntN(2) == 0))
+	}
+	for _, id := range []string{"a", "task-1/artifact \"2\" <é>", ""} {
+		for _, text := range texts {
+			for _, u := range chunkUpdates(id, text) {
+				if got, want := sentLine(t, "chat-\"zed\"-1", u), genericLine(t, "chat-\"zed\"-1", u); got != want {
+					t.Fatalf("%T %q %q: Send wrote\n%s\nthe encoder writes\n%s", u, id, text, got, want)
+				}
+			}
+		}
+	}
+	// Anything else still goes through the encoder.
+	img := AgentMessageChunk{MessageID: "m", Content: ImageContent{Data: "AAAA", MimeType: "image/png"}}
+	if got, want := sentLine(t, "s", img), genericLine(t, "s", img); got != want {
+		t.Fatalf("image chunk: Send wrote\n%s\nthe encoder writes\n%s", got, want)
+	}
+}
+
+// TestSendTextChunkNeverMerged: a chunk Send queued takes no text of a
+// SendText after it (as no update the encoder wrote did).
+func TestSendTextChunkNeverMerged(t *testing.T) {
+	q := &queue{}
+	q.cond = sync.NewCond(&q.mu)
+	if err := q.appendText("s1", "m1", "zero"); err != nil {
+		t.Fatal(err)
+	}
+	update, id, text, _ := textChunk(AgentMessageChunk{MessageID: "m1", Content: Text("one")})
+	if err := q.appendChunk("s1", update, id, text); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.appendText("s1", "m1", "two"); err != nil {
+		t.Fatal(err)
+	}
+	want := notifyLine(t, "s1", "m1", "zero") + notifyLine(t, "s1", "m1", "one") + notifyLine(t, "s1", "m1", "two")
+	if string(q.buf) != want {
+		t.Fatalf("queued\n%s\nwant\n%s", q.buf, want)
+	}
+}
+
+func FuzzSendTextChunk(f *testing.F) {
+	for _, s := range jsonTextCases {
+		f.Add("m1", s)
+	}
+	f.Fuzz(func(t *testing.T, id, text string) {
+		for _, u := range chunkUpdates(id, text) {
+			if got, want := sentLine(t, "s1", u), genericLine(t, "s1", u); got != want {
+				t.Fatalf("%T %q %q: Send wrote\n%s\nthe encoder writes\n%s", u, id, text, got, want)
+			}
+		}
+	})
+}
+
+// TestRawJSONOfText: a text's raw JSON is what the encoder writes for it.
+func TestRawJSONOfText(t *testing.T) {
+	for _, s := range append([]string{strings.Repeat("<long & \"text\">\n", 5000)}, jsonTextCases...) {
+		if got, want := string(RawJSON(s)), encodingJSON(t, s); got != want {
+			t.Fatalf("%q: RawJSON %s, encoding/json %s", s, got, want)
+		}
+	}
+}
+
+// lines are the lines Send writes for u and the encoder writes for it,
+// and whether each failed.
+func lines(t testing.TB, sessionID string, u Update) (sent, encoded string, sentErr, encErr bool) {
+	var out bytes.Buffer
+	c := &Conn{s: newStream(bytes.NewReader(nil), &out, slog.New(slog.DiscardHandler), lineMaxBytes)}
+	sentErr = c.Send(sessionID, u) != nil
+	c.s.flushClose()
+	q := &queue{}
+	q.cond = sync.NewCond(&q.mu)
+	var sp spiller
+	u = sp.spill(u)
+	encErr = q.appendNotification(MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: u}, sp.fields) != nil
+	return out.String(), string(q.buf), sentErr, encErr
+}
+
+// toolCallCases are tool_call updates of every shape the fast path
+// writes, and some it leaves to the encoder.
+func toolCallCases(texts []string) []ToolCall {
+	var out []ToolCall
+	raws := []json.RawMessage{nil, json.RawMessage(`{"project": "p", "path": "README.md", "offset": 3}`),
+		json.RawMessage(" [ 1 , \"a <b> \\u2028\" , {\"x\" :\n null} ] "), json.RawMessage(`"# Project\nhello\n"`),
+		json.RawMessage(`{"bad": }`), json.RawMessage(`"é` + "\xff" + `"`), json.RawMessage(strings.Repeat(" ", 10) + "12.50")}
+	old := "old"
+	for i, s := range texts {
+		tc := ToolCall{ToolCallID: "replay-c" + s, Title: "Read " + s, RawInput: raws[i%len(raws)], RawOutput: raws[(i/2)%len(raws)]}
+		if i%3 != 0 {
+			tc.Kind, tc.Status = ToolKindRead, ToolCompleted
+		}
+		if i%4 != 0 {
+			tc.Content = []ToolCallContent{Content{Content: Text(s)}}
+		}
+		if i%5 == 1 {
+			tc.Content = append(tc.Content, Content{Content: Text("second")})
+		}
+		if i%2 == 0 {
+			tc.Locations = []Location{{Path: "/w/" + s, Line: i - 3}, {Path: "/w/b"}}
+		}
+		switch i % 11 { // what the encoder writes itself
+		case 5:
+			tc.Meta = &ToolMeta{TerminalInfo: &TerminalInfo{TerminalID: "t"}}
+		case 7:
+			tc.Content = append(tc.Content, Diff{Path: "/w/a", OldText: &old, NewText: s})
+		case 9:
+			tc.RawInput = json.RawMessage(`"` + strings.Repeat("x", longMin) + `"`)
+		}
+		out = append(out, tc)
+	}
+	return out
+}
+
+// TestSendToolCallLikeEncoder: Send writes a tool_call byte for byte as
+// the encoder writes it, and fails where the encoder fails (raw input
+// that is no JSON), queuing nothing then.
+func TestSendToolCallLikeEncoder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	texts := append([]string(nil), jsonTextCases...)
+	for range 300 {
+		texts = append(texts, randomText(rng, rng.IntN(30), rng.IntN(2) == 0))
+	}
+	fails := 0
+	for _, tc := range toolCallCases(texts) {
+		sent, encoded, sentErr, encErr := lines(t, "chat-\"zed\"-1", tc)
+		if sent != encoded || sentErr != encErr {
+			t.Fatalf("%+v: Send wrote (failed %v)\n%s\nthe encoder writes (failed %v)\n%s", tc, sentErr, sent, encErr, encoded)
+		}
+		if encErr {
+			fails++
+		}
+	}
+	if fails == 0 {
+		t.Fatal("no case failed to encode")
+	}
+}
+
+func FuzzSendToolCall(f *testing.F) {
+	f.Add("c1", "/w/a.go", 3, []byte(`{"path": "a.go"}`), []byte(`"x\n"`))
+	f.Add("", "\xff<&>", -1, []byte(` [1, 2 ] `), []byte(`{`))
+	f.Fuzz(func(t *testing.T, s, path string, line int, in, out []byte) {
+		tc := ToolCall{ToolCallID: s, Title: s, Kind: s, Status: ToolStatus(s), Content: []ToolCallContent{Content{Content: Text(s)}},
+			Locations: []Location{{Path: path, Line: line}}, RawInput: in, RawOutput: out}
+		sent, encoded, sentErr, encErr := lines(t, s, tc)
+		if sent != encoded || sentErr != encErr {
+			t.Fatalf("%+v: Send wrote (failed %v)\n%s\nthe encoder writes (failed %v)\n%s", tc, sentErr, sent, encErr, encoded)
+		}
+	})
+}

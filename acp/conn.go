@@ -105,6 +105,14 @@ func (c *Conn) Reply(req *Request, result any, e *Error) error {
 // Send queues one session/update without waiting; a caller that holds a
 // lock sends, lets go, then calls Pace.
 func (c *Conn) Send(sessionID string, u Update) error {
+	if update, id, text, ok := textChunk(u); ok {
+		return c.s.out.appendChunk(sessionID, update, id, text)
+	}
+	if tc, ok := plainToolCall(u); ok {
+		if done, err := c.s.out.appendToolCall(sessionID, tc); done {
+			return err
+		}
+	}
 	var sp spiller
 	u = sp.spill(u)
 	return c.s.out.appendNotification(MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: u}, sp.fields)

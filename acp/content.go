@@ -71,6 +71,9 @@ func RawJSON(v any) json.RawMessage {
 	if v == nil {
 		return nil
 	}
+	if s, ok := v.(string); ok { // a result's text: no encoder (the same bytes)
+		return appendJSONString(make([]byte, 0, len(s)+2), s)
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

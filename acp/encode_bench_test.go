@@ -132,3 +132,30 @@ func BenchmarkTextChunk(b *testing.B) {
 		})
 	}
 }
+
+// replayUpdates are the three updates a replayed turn of make bench's
+// thread shows: the user's text, a tool call in its final state, the
+// answer.
+var replayUpdates = []Update{
+	UserMessageChunk{MessageID: "t1/user-0", Content: Text("Question 1: what does the README say about building?")},
+	ToolCall{ToolCallID: "c1", Title: "Read README.md", Kind: ToolKindRead, Status: ToolCompleted,
+		Content:   []ToolCallContent{Content{Content: Text("# Project\nhello\n")}},
+		Locations: []Location{{Path: "/home/p/README.md"}}, RawInput: json.RawMessage(`{"project": "p", "path": "README.md", "offset": 3}`),
+		RawOutput: json.RawMessage(`"# Project\nhello\n"`)},
+	AgentMessageChunk{MessageID: "t1/t1-answer", Content: Text("Turn 1: the README says hello. It explains how to build the project, run its tests and " +
+		"where the configuration lives; the function you asked about is in src/main.go line 2.")},
+}
+
+// BenchmarkSendReplay is what a replayed turn's updates cost to queue
+// (Conn.Send then Pace, as session/load does), to io.Discard.
+func BenchmarkSendReplay(b *testing.B) {
+	c := NewConn(bytes.NewReader(nil), io.Discard, slog.New(slog.DiscardHandler))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, u := range replayUpdates {
+			if err := c.Notify("chat-zed-1790294944966-qkf93w", u); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

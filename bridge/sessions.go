@@ -303,12 +303,17 @@ func (s *Server) showTurns(ctx context.Context, sess *turn.Session, turns []past
 	rp := history.NewReplay(s.shown.Of(sess.ID()), len(turns))
 	agent, opts := s.agentName(), render.Options{Terminals: s.clientTerminals(), Notices: s.clientNotices(), Own: "shim-" + randid.Hex(6)}
 	snap := render.Snapshot(s.roots(), sess.CWD(), sess.Dirs())
+	var r *render.Renderer
 	for i := range turns {
 		p := &turns[i]
 		if !rp.Claim(p) {
 			continue
 		}
-		r := render.New(agent, snap, opts)
+		if r == nil {
+			r = render.New(agent, snap, opts)
+		} else {
+			r.Renew(agent, snap, opts) // what it rendered was sent
+		}
 		snap = s.needRoots(ctx, r, p, snap, sess)
 		for _, o := range r.Past(p, rp) {
 			emit(o.Update())

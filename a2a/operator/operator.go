@@ -227,12 +227,32 @@ func ParseTime(s string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
+	// No text parses in two of the layouts (a zone, or none; a T, or a
+	// space): the one the text looks like is tried first, so that a
+	// thread's naive timestamps cost no failed parse (and its error) each.
+	layouts := timeLayouts[:]
+	if naive(s) {
+		layouts = naiveFirst[:]
+	}
+	for _, layout := range layouts {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t
 		}
 	}
 	return time.Time{}
+}
+
+// The layouts of ParseTime, RFC 3339 first or last.
+var (
+	timeLayouts = [...]string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"}
+	naiveFirst  = [...]string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", time.RFC3339Nano}
+)
+
+// naive reports whether a timestamp looks zoneless: no Z and no offset
+// after its date.
+func naive(s string) bool {
+	const date = len("2006-01-02")
+	return len(s) > date && !strings.ContainsAny(s[date:], "Zz+-")
 }
 
 // FracDigits is the number of fractional-second digits of a timestamp
@@ -367,19 +387,40 @@ func (o *API) Turns(ctx context.Context, id string) ([]Turn, error) {
 		} else {
 			t.Status = a2a.Status{State: t.State}
 		}
-		for _, a := range w.Artifacts {
-			if a != nil {
-				t.Artifacts = append(t.Artifacts, *a.Model())
+		// Each artifact and message is read where the turn keeps it
+		// (a null one is left out).
+		if n := len(w.Artifacts) - nulls(w.Artifacts); n > 0 {
+			t.Artifacts = make([]a2a.Artifact, 0, n)
+			for _, a := range w.Artifacts {
+				if a != nil {
+					t.Artifacts = t.Artifacts[:len(t.Artifacts)+1]
+					a.ModelTo(&t.Artifacts[len(t.Artifacts)-1])
+				}
 			}
 		}
-		for _, m := range w.History {
-			if m != nil {
-				t.History = append(t.History, *m.AsMessage())
+		if n := len(w.History) - nulls(w.History); n > 0 {
+			t.History = make([]a2a.Message, 0, n)
+			for _, m := range w.History {
+				if m != nil {
+					t.History = t.History[:len(t.History)+1]
+					m.MessageTo(&t.History[len(t.History)-1])
+				}
 			}
 		}
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// nulls counts the null elements of a list.
+func nulls[T any](ps []*T) int {
+	n := 0
+	for _, p := range ps {
+		if p == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // Steer queues text for the running turn of a session. It reports true

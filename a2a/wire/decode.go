@@ -100,9 +100,12 @@ func (e *Enum) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if b[0] == '"' {
-		var s string
-		if err := fastjson.Unmarshal(b, &s); err != nil {
-			return err
+		// A string without escapes is its text (no decoder run per enum).
+		s, ok := rawString(b)
+		if !ok {
+			if err := fastjson.Unmarshal(b, &s); err != nil {
+				return err
+			}
 		}
 		*e = Enum(s)
 		return nil
@@ -146,6 +149,12 @@ func (e Enum) role() string {
 			return "agent"
 		}
 		return ""
+	}
+	switch e { // the names as servers write them: no lowered copy
+	case "ROLE_USER", "user":
+		return "user"
+	case "ROLE_AGENT", "agent":
+		return "agent"
 	}
 	s := strings.ToLower(string(e))
 	s = strings.TrimPrefix(s, "role_")
@@ -566,20 +575,26 @@ func (w *Message) message(big int) *a2a.Message {
 	if w == nil {
 		return nil
 	}
+	m := new(a2a.Message)
+	w.messageTo(m, big)
+	return m
+}
+
+// MessageTo reads the message as AsMessage does into *m, which is zero
+// (an element of a list sized for the messages it will hold: no message
+// is allocated to be copied there).
+func (w *Message) MessageTo(m *a2a.Message) { orEmpty(w).messageTo(m, 0) }
+
+// messageTo is MessageTo of a body of length big (shareOf); w is not nil.
+func (w *Message) messageTo(m *a2a.Message, big int) {
 	ps := w.Parts
 	if len(ps) == 0 {
 		ps = w.Content
 	}
-	m := &a2a.Message{
-		ID:        first(w.MessageID, w.MessageID2),
-		Role:      w.Role.role(),
-		TaskID:    w.taskID(),
-		ContextID: w.contextID(),
-		Parts:     parts(ps, big),
-	}
+	m.ID, m.Role, m.TaskID, m.ContextID = first(w.MessageID, w.MessageID2), w.Role.role(), w.taskID(), w.contextID()
+	m.Parts = parts(ps, big)
 	readMessageExt(m, meta(w.Metadata))
 	m.Metadata = ownMeta(w.Metadata, big)
-	return m
 }
 
 // Model reads the status; nil is an unknown state.
@@ -609,6 +624,17 @@ func (a *Artifact) Model() *a2a.Artifact { return a.model(0) }
 
 // model is Model of a body of length big (shareOf).
 func (a *Artifact) model(big int) *a2a.Artifact { return a.modelInto(big, nil) }
+
+// ModelTo reads the artifact as Model does into *out, which is zero (an
+// element of a list sized for the artifacts it will hold).
+func (a *Artifact) ModelTo(out *a2a.Artifact) { orEmpty(a).modelTo(out, 0) }
+
+// modelTo is ModelTo of a body of length big (shareOf); a is not nil.
+func (a *Artifact) modelTo(out *a2a.Artifact, big int) {
+	out.Parts = parts(a.Parts, big)
+	out.ID, out.Name, out.Metadata = first(a.ArtifactID, a.ArtifactID2), a.Name, ownMeta(a.Metadata, big)
+	readArtifactExt(out, meta(a.Metadata))
+}
 
 // modelInto is model, an artifact of one part read into x when x is set.
 func (a *Artifact) modelInto(big int, x *artifactOfOne) *a2a.Artifact {
@@ -642,11 +668,17 @@ type artifactOfOne struct {
 
 func (w *task) model(big int) *a2a.Task {
 	t := &a2a.Task{ID: first(w.ID, w.taskID()), ContextID: w.contextID(), Status: w.Status.model(big)}
-	for i := range w.Artifacts {
-		t.Artifacts = append(t.Artifacts, *orEmpty(w.Artifacts[i]).model(big))
+	if len(w.Artifacts) > 0 {
+		t.Artifacts = make([]a2a.Artifact, len(w.Artifacts))
+		for i := range w.Artifacts {
+			orEmpty(w.Artifacts[i]).modelTo(&t.Artifacts[i], big)
+		}
 	}
-	for i := range w.History {
-		t.History = append(t.History, *orEmpty(w.History[i]).message(big))
+	if len(w.History) > 0 {
+		t.History = make([]a2a.Message, len(w.History))
+		for i := range w.History {
+			orEmpty(w.History[i]).messageTo(&t.History[i], big)
+		}
 	}
 	return t
 }

@@ -228,3 +228,22 @@ func sameJSON(s string) string {
 	}
 	return string(b)
 }
+
+// TestEnumRole: a message's role, as the dialects and the lenient
+// spellings give it.
+func TestEnumRole(t *testing.T) {
+	for raw, want := range map[string]string{`"ROLE_USER"`: "user", `"ROLE_AGENT"`: "agent", `"user"`: "user", `"agent"`: "agent",
+		`"Role_User"`: "user", `"AGENT"`: "agent", `1`: "user", `2`: "agent", `3`: "", `"ROLE_\u0055SER"`: "user", `"ROLE_UNSPECIFIED"`: "unspecified"} {
+		var e Enum
+		if err := e.UnmarshalJSON([]byte(raw)); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		if got := e.role(); got != want {
+			t.Errorf("%s: role %q, want %q", raw, got, want)
+		}
+	}
+	var e Enum
+	if err := e.UnmarshalJSON([]byte(`"bad \x01"`)); err == nil {
+		t.Errorf("a control byte in an enum's string read as %q", e)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	fastjson "github.com/segmentio/encoding/json"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/internal/jsontext"
 )
 
 // readMessageExt fills in what m's extensions say; md is its metadata
@@ -519,15 +520,17 @@ func rawString(raw json.RawMessage) (string, bool) {
 	if len(raw) == 0 || raw[0] != '"' {
 		return "", false
 	}
-	if n := len(raw); n >= 2 && raw[n-1] == '"' && bytes.IndexByte(raw, '\\') < 0 && plain(raw[1:n-1]) {
+	n := len(raw)
+	if n < 2 || raw[n-1] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 && plain(raw[1:n-1]) {
 		// No escape: the text between the quotes (a copy).
 		return string(raw[1 : n-1]), true
 	}
-	var s string
-	if fastjson.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
+	// Unescaped as encoding/json does (no decoder run: a tool call's
+	// args and result are such strings).
+	return jsontext.Unquote(raw[1 : n-1])
 }
 
 // plain reports whether s may be read as a JSON string's text as it is:

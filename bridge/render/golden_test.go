@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,11 +88,34 @@ func TestGolden(t *testing.T) {
 		outs []Out
 	}
 	add := func(r *run, o []Out) { r.outs = append(r.outs, o...) }
-	cases := []struct {
-		name      string
-		terminals bool
-		steps     func(r *Renderer, add func([]Out))
-	}{
+	for _, c := range goldenCases() {
+		t.Run(c.name, func(t *testing.T) {
+			r := &run{r: New("Agent", cwdRoots(), c.options())}
+			c.steps(r.r, func(o []Out) { add(r, o) })
+			ups := make([]acp.Update, len(r.outs))
+			for i, o := range r.outs {
+				ups[i] = o.Update()
+			}
+			golden(t, c.name, updateLines(t, ups))
+		})
+	}
+}
+
+// goldenCase is one case of TestGolden: a file of testdata.
+type goldenCase struct {
+	name      string
+	terminals bool
+	steps     func(r *Renderer, add func([]Out))
+}
+
+// options are the renderer's options of the case.
+func (c goldenCase) options() Options {
+	return Options{Terminals: c.terminals, Notices: c.name == "notices", Own: "own"}
+}
+
+// goldenCases are TestGolden's cases.
+func goldenCases() []goldenCase {
+	return []goldenCase{
 		{"answer", false, func(r *Renderer, add func([]Out)) {
 			add(r.StatusAnswer("m0", "\n\n"))
 			add(r.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("\n\nHello")}}, false))
@@ -194,17 +219,6 @@ func TestGolden(t *testing.T) {
 		{"said", false, saySteps},
 		{"notices", false, saySteps},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := &run{r: New("Agent", cwdRoots(), Options{Terminals: c.terminals, Notices: c.name == "notices", Own: "own"})}
-			c.steps(r.r, func(o []Out) { add(r, o) })
-			ups := make([]acp.Update, len(r.outs))
-			for i, o := range r.outs {
-				ups[i] = o.Update()
-			}
-			golden(t, c.name, updateLines(t, ups))
-		})
-	}
 }
 
 // saySteps are what shim says about itself in a turn.
@@ -265,4 +279,68 @@ func TestGoldenErrors(t *testing.T) {
 		lines = append(lines, b)
 	}
 	golden(t, "errors", lines)
+}
+
+// TestRenewIsNew: a renderer renewed after any case renders every case
+// as a new one does: TestGolden's cases, and probes of the state a turn
+// keeps (each run after itself shows what a renewal left of it).
+func TestRenewIsNew(t *testing.T) {
+	type probe struct {
+		name string
+		opts Options
+		run  func(r *Renderer) []string
+	}
+	var probes []probe
+	for _, c := range goldenCases() {
+		probes = append(probes, probe{c.name, c.options(), func(r *Renderer) []string {
+			var out []string
+			c.steps(r, func(os []Out) {
+				for _, o := range os {
+					b, err := json.Marshal(o.Update())
+					if err != nil {
+						t.Fatal(err)
+					}
+					out = append(out, string(b))
+				}
+			})
+			return out
+		}})
+	}
+	art := &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("x")}}
+	note := agentMsg("n1", text("Searching…"))
+	probes = append(probes,
+		probe{"snapshot artifact", Options{Own: "own"}, func(r *Renderer) []string {
+			return []string{fmt.Sprint(r.SnapArtifact("t1", art))}
+		}},
+		probe{"first frame", Options{Own: "own"}, func(r *Renderer) []string {
+			return []string{fmt.Sprint(r.FirstFrame("t1"), r.FirstFrame("t2"))}
+		}},
+		probe{"note", Options{Own: "own"}, func(r *Renderer) []string {
+			seen := r.noted("t1", note)
+			r.noteShown("t1", note)
+			return []string{fmt.Sprint(seen)}
+		}},
+		probe{"status answer", Options{Own: "own"}, func(r *Renderer) []string {
+			var out []string
+			for _, s := range []string{"\n\nHello", "\n\nWorld"} {
+				for _, o := range r.StatusAnswer("m1", s) {
+					b, _ := json.Marshal(o.Update())
+					out = append(out, string(b))
+				}
+				r.texts, r.last = map[string]*answerText{}, nil // no text shown: the status text's own rule
+			}
+			return out
+		}},
+	)
+	for _, c := range probes {
+		want := c.run(New("Agent", cwdRoots(), c.opts))
+		for _, before := range probes {
+			r := New("Other", Roots{}, before.opts)
+			before.run(r)
+			r.Renew("Agent", cwdRoots(), c.opts)
+			if got := c.run(r); !slices.Equal(got, want) {
+				t.Errorf("%s after %s:\n got:\n%s\nwant:\n%s", c.name, before.name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		}
+	}
 }

@@ -24,9 +24,13 @@ type Walk interface {
 // Past shows one past turn of the replay rp in the order it happened:
 // the user's text, steers and tool calls where they happened, the calls
 // that never ended, the answer and how the turn ended.
+//
+// As what each rendering method returns, the slice is valid until the
+// next call of one (the list is kept for the next turn of a replay).
 func (r *Renderer) Past(p *past.Turn, rp Walk) []Out {
 	callID := func(id string) string { return rp.ToolID(p.TaskID, id) }
-	var outs []Out
+	outs := r.past[:0]
+	defer func() { r.past = outs }()
 	add := func(o []Out) { outs = append(outs, o...) }
 	for i := range p.History {
 		m := &p.History[i]
@@ -168,15 +172,26 @@ func (r *Renderer) AuthRequired(taskID string, m *a2a.Message) []Out {
 // leading blank lines.
 func artifactAnswer(a *a2a.Artifact) string {
 	var b strings.Builder
+	one, n := "", 0 // the text of the only text part is not copied
 	for j := range a.Parts {
 		if p := &a.Parts[j]; p.Kind == a2a.PartText && !p.Thought() {
+			if n++; n == 1 {
+				one = p.Text
+				continue
+			}
+			if n == 2 {
+				b.WriteString(one)
+			}
 			b.WriteString(p.Text)
 		}
 	}
-	return trimLeadingBlankLines(b.String())
+	if n > 1 {
+		one = b.String()
+	}
+	return trimLeadingBlankLines(one)
 }
 
 func trimLeadingBlankLines(s string) string {
-	st := newShownText()
+	var st shownText // trimLead reads no hash: none is seeded
 	return st.trimLead(s)
 }

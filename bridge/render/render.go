@@ -155,6 +155,8 @@ type Renderer struct {
 	anyFramed  bool
 	// parsed is the arguments Unknown parsed, for the call's rendering.
 	parsed parsedArgs
+	// past is the list Past returned last (its room kept by Renew).
+	past []Out
 }
 
 // answerText is an answer's text shown so far (an artifact's, a task's
@@ -179,6 +181,25 @@ func New(agent string, roots Roots, opts Options) *Renderer {
 	return &Renderer{agent: agent, roots: roots, opts: opts, texts: map[string]*answerText{},
 		statusText: newShownText(), calls: calls{open: map[string]*call{}},
 		msgs: map[string]uint8{}, snapArts: map[string]uint64{}, notes: map[string]uint64{}, framed: map[string]bool{}}
+}
+
+// Renew makes r what New(agent, roots, opts) returns, keeping the room
+// of its maps and lists: a replay renders each past turn through a
+// renderer of its own, and ten thousand new ones were a fifth of what it
+// allocated. What r rendered before must have been taken and used.
+func (r *Renderer) Renew(agent string, roots Roots, opts Options) {
+	st := r.statusText
+	*st = shownText{}
+	st.h.SetSeed(textSeed)
+	clear(r.texts)
+	clear(r.calls.open)
+	clear(r.msgs)
+	clear(r.snapArts)
+	clear(r.notes)
+	clear(r.framed)
+	*r = Renderer{agent: agent, roots: roots, opts: opts, buf: r.buf[:0], texts: r.texts,
+		statusText: st, calls: calls{open: r.calls.open, order: r.calls.order[:0]},
+		msgs: r.msgs, snapArts: r.snapArts, notes: r.notes, framed: r.framed, past: r.past[:0]}
 }
 
 // SetRoots gives the renderer a newer roots snapshot (after a reload, or

@@ -85,7 +85,7 @@ func FuzzParseArgs(f *testing.F) {
 			return
 		}
 		// A whole object: the scanner agrees with encoding/json.
-		ms, cut, _ := scanObject(raw)
+		ms, cut, _ := scanObjectInto(nil, raw)
 		scanned := map[string]any{}
 		count := map[string]int{}
 		for _, m := range ms {
