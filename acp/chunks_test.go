@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -435,4 +436,29 @@ func FuzzSendToolCall(f *testing.F) {
 			t.Fatalf("%+v: Send wrote (failed %v)\n%s\nthe encoder writes (failed %v)\n%s", tc, sentErr, sent, encErr, encoded)
 		}
 	})
+}
+
+// TestToolCallFieldsWritten: appendToolCall writes each field of a
+// tool_call, a location, a content item and a text block by hand; a field
+// added to one of them must be written there too (or make plainToolCall
+// refuse the call), and this list then changed.
+func TestToolCallFieldsWritten(t *testing.T) {
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{ToolCall{}, "SessionUpdate ToolCallID Title Kind Status Content Locations RawInput RawOutput Meta"},
+		{Location{}, "Path Line"},
+		{Content{}, "Type Content"},
+		{TextContent{}, "Type Text"},
+	} {
+		typ := reflect.TypeOf(tc.v)
+		var names []string
+		for i := range typ.NumField() {
+			names = append(names, typ.Field(i).Name)
+		}
+		if got := strings.Join(names, " "); got != tc.want {
+			t.Errorf("%s has fields %q; appendToolCall writes %q", typ, got, tc.want)
+		}
+	}
 }
