@@ -438,10 +438,11 @@ func FuzzSendToolCall(f *testing.F) {
 	})
 }
 
-// TestToolCallFieldsWritten: appendToolCall writes each field of a
-// tool_call, a location, a content item and a text block by hand; a field
-// added to one of them must be written there too (or make plainToolCall
-// refuse the call), and this list then changed.
+// TestToolCallFieldsWritten: appendToolCall and appendChunkLine write each
+// field of a tool_call, a location, a content item, a text block and a
+// chunk of text by hand; a field added to one of them must be written
+// there too (or make plainToolCall or textChunk refuse the update), and
+// this list then changed.
 func TestToolCallFieldsWritten(t *testing.T) {
 	for _, tc := range []struct {
 		v    any
@@ -451,6 +452,9 @@ func TestToolCallFieldsWritten(t *testing.T) {
 		{Location{}, "Path Line"},
 		{Content{}, "Type Content"},
 		{TextContent{}, "Type Text"},
+		{AgentMessageChunk{}, "SessionUpdate MessageID Content"},
+		{AgentThoughtChunk{}, "SessionUpdate MessageID Content"},
+		{UserMessageChunk{}, "SessionUpdate MessageID Content"},
 	} {
 		typ := reflect.TypeOf(tc.v)
 		var names []string
