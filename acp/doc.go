@@ -41,7 +41,9 @@
 //	queue.go       the bounded output queue and its one writer
 //	long.go        a tool update's long fields written into its line in place
 //	chunks.go      text chunks of one message (messageId) merged while
-//	               they wait
+//	               they wait; a chunk of text and a plain tool_call written
+//	               without reflection, byte for byte as the encoder writes
+//	               them (held to it by tests and fuzzing)
 //
 // # Adding a method
 //
