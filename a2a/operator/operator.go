@@ -389,24 +389,8 @@ func (o *API) Turns(ctx context.Context, id string) ([]Turn, error) {
 		}
 		// Each artifact and message is read where the turn keeps it
 		// (a null one is left out).
-		if n := len(w.Artifacts) - nulls(w.Artifacts); n > 0 {
-			t.Artifacts = make([]a2a.Artifact, 0, n)
-			for _, a := range w.Artifacts {
-				if a != nil {
-					t.Artifacts = t.Artifacts[:len(t.Artifacts)+1]
-					a.ModelTo(&t.Artifacts[len(t.Artifacts)-1])
-				}
-			}
-		}
-		if n := len(w.History) - nulls(w.History); n > 0 {
-			t.History = make([]a2a.Message, 0, n)
-			for _, m := range w.History {
-				if m != nil {
-					t.History = t.History[:len(t.History)+1]
-					m.MessageTo(&t.History[len(t.History)-1])
-				}
-			}
-		}
+		t.Artifacts = modelsOf(w.Artifacts, (*wire.Artifact).ModelTo)
+		t.History = modelsOf(w.History, (*wire.Message).MessageTo)
 		out = append(out, t)
 	}
 	return out, nil
@@ -421,6 +405,24 @@ func nulls[T any](ps []*T) int {
 		}
 	}
 	return n
+}
+
+// modelsOf reads each wire value of ws that is not null into a list sized
+// for them (nil when there is none): to reads one in place.
+func modelsOf[W, M any](ws []*W, to func(*W, *M)) []M {
+	n := len(ws) - nulls(ws)
+	if n == 0 {
+		return nil
+	}
+	out := make([]M, n)
+	i := 0
+	for _, w := range ws {
+		if w != nil {
+			to(w, &out[i])
+			i++
+		}
+	}
+	return out
 }
 
 // Steer queues text for the running turn of a session. It reports true
