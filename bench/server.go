@@ -8,7 +8,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -19,6 +18,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/shimdev/shim/internal/turnsbody"
 )
 
 // streamSpec is what one SendStreamingMessage streams. The prompt carries
@@ -296,7 +297,7 @@ func (s *a2aServer) setTurns(n int, honourLimit bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.turnCount != n || s.turnsAll == nil {
-		s.turnsAll = buildTurnsFrom(0, n)
+		s.turnsAll = turnsbody.Body(0, n)
 		s.turnCount = n
 	}
 	s.honour = honourLimit
@@ -314,33 +315,9 @@ func (s *a2aServer) turns(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	if honour {
 		if limit, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil && limit > 0 && limit < n {
-			w.Write(buildTurnsFrom(n-limit, n))
+			w.Write(turnsbody.Body(n-limit, n))
 			return
 		}
 	}
 	w.Write(all)
-}
-
-// buildTurnsFrom renders turns [from, to) of a thread in the shape of
-// protoagent-wire.md §3.3: the user's text, a tool call started and
-// completed, the answer as an artifact and as text.
-func buildTurnsFrom(from, to int) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"turns":[`)
-	for i := from; i < to; i++ {
-		if i > from {
-			b.WriteByte(',')
-		}
-		answer := fmt.Sprintf("Turn %d: the README says hello. It explains how to build the project, run its tests and "+
-			"where the configuration lives; the function you asked about is in src/main.go line %d.", i, i%400+1)
-		fmt.Fprintf(&b, `{"task_id":"t%d","state":"TASK_STATE_COMPLETED","last_updated":"2026-09-24T10:00:00",`+
-			`"text":%q,"status":{"state":"TASK_STATE_COMPLETED"},`+
-			`"artifacts":[{"artifactId":"t%d-answer","parts":[{"text":%q}]}],"history":[`+
-			`{"role":"ROLE_USER","parts":[{"text":"Question %d: what does the README say about building?"}]},`+
-			`{"role":"ROLE_AGENT","parts":[],"metadata":{"https://proto-labs.ai/a2a/ext/tool-call-v1":{"toolCallId":"c%d","name":"read_file","phase":"started","args":"{\"project\": \"p\", \"path\": \"README.md\", \"offset\": 3}"}}},`+
-			`{"role":"ROLE_AGENT","parts":[],"metadata":{"https://proto-labs.ai/a2a/ext/tool-call-v1":{"toolCallId":"c%d","name":"read_file","phase":"completed","result":"# Project\nhello\n"}}}`+
-			`]}`, i, answer, i, answer, i, i, i)
-	}
-	b.WriteString(`]}`)
-	return b.Bytes()
 }

@@ -1,41 +1,15 @@
 package operator
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/transport"
+	"github.com/shimdev/shim/internal/turnsbody"
 )
-
-// turnsBody renders n turns of a thread as bench/server.go's /turns
-// does (protoagent-wire.md §3.3's shape): the user's text, a tool call
-// started and completed in message metadata, the answer as an artifact
-// and as text.
-func turnsBody(n int) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"turns":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		answer := fmt.Sprintf("Turn %d: the README says hello. It explains how to build the project, run its tests and "+
-			"where the configuration lives; the function you asked about is in src/main.go line %d.", i, i%400+1)
-		fmt.Fprintf(&b, `{"task_id":"t%d","state":"TASK_STATE_COMPLETED","last_updated":"2026-09-24T10:00:00",`+
-			`"text":%q,"status":{"state":"TASK_STATE_COMPLETED"},`+
-			`"artifacts":[{"artifactId":"t%d-answer","parts":[{"text":%q}]}],"history":[`+
-			`{"role":"ROLE_USER","parts":[{"text":"Question %d: what does the README say about building?"}]},`+
-			`{"role":"ROLE_AGENT","parts":[],"metadata":{"https://proto-labs.ai/a2a/ext/tool-call-v1":{"toolCallId":"c%d","name":"read_file","phase":"started","args":"{\"project\": \"p\", \"path\": \"README.md\", \"offset\": 3}"}}},`+
-			`{"role":"ROLE_AGENT","parts":[],"metadata":{"https://proto-labs.ai/a2a/ext/tool-call-v1":{"toolCallId":"c%d","name":"read_file","phase":"completed","result":"# Project\nhello\n"}}}`+
-			`]}`, i, answer, i, answer, i, i, i)
-	}
-	b.WriteString(`]}`)
-	return b.Bytes()
-}
 
 // serveTurns is an operator API whose /turns answers body.
 func serveTurns(tb testing.TB, body []byte) *API {
@@ -82,7 +56,7 @@ func TestTurnsModel(t *testing.T) {
 // BenchmarkTurns reads the 10,000 turns of make bench's replay (10 MiB)
 // from a local server, as session/load does.
 func BenchmarkTurns(b *testing.B) {
-	body := turnsBody(10000)
+	body := turnsbody.Body(0, 10000)
 	api := serveTurns(b, body)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
