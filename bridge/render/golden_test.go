@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -342,5 +343,21 @@ func TestRenewIsNew(t *testing.T) {
 				t.Errorf("%s after %s:\n got:\n%s\nwant:\n%s", c.name, before.name, strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 		}
+	}
+}
+
+// TestRenewKnowsEveryField: Renew rebuilds a Renderer field by field,
+// keeping the room of some; a field added to Renderer fails here until
+// Renew is made to reset it (or keep its room) and this list is changed.
+func TestRenewKnowsEveryField(t *testing.T) {
+	const want = "agent roots opts buf own blocks texts last lastTask lastArtifact statusText artifactText calls " +
+		"msgs snapArts statusShown held noteTask notes framed lastFramed anyFramed parsed past"
+	typ := reflect.TypeOf(Renderer{})
+	var names []string
+	for i := range typ.NumField() {
+		names = append(names, typ.Field(i).Name)
+	}
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("Renderer has fields\n%s\nRenew was written for\n%s", got, want)
 	}
 }
