@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/internal/acptest"
 	"github.com/shimdev/shim/threads"
 )
@@ -207,41 +206,16 @@ func TestCancelNewSession(t *testing.T) {
 // ended by $/cancel_request with -32800 and sends nothing (no message, no
 // CancelTask), with or without a grace window; the next prompt runs.
 func TestCancelBusyPrompt(t *testing.T) {
-	for _, grace := range []time.Duration{0, 10 * time.Second} {
-		t.Run(grace.String(), func(t *testing.T) {
-			api := newOpAPI()
-			api.summary = busyFor(-1, "TASK_STATE_WORKING")
-			f := withOperator(t, api)
-			answering(f, "answer")
-			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.SteerGrace, o.BusyPoll = grace, fastPoll }, nil)
-			s.init(t)
-			id := s.newSession(t, "/w")
-			ch, reqID := s.Start("session/prompt", promptArgs(id, "first"))
-			s.WaitFor("the busy notice", func(ms []acptest.Message) bool {
-				return slices.ContainsFunc(ms, func(m acptest.Message) bool { return strings.Contains(string(m.Raw), "busy elsewhere") })
-			})
-			s.cancelRequest(t, reqID)
-			wantCancelled(t, "the cancelled prompt", s.Wait(ch, "the cancelled prompt"))
-			tr := s.server().session(id).Current()
-			select {
-			case <-tr.Done():
-			case <-time.After(10 * time.Second):
-				t.Fatal("the cancelled prompt's turn still waits")
-			}
-			api.mu.Lock()
-			api.summary = busyFor(0, "TASK_STATE_COMPLETED")
-			api.mu.Unlock()
-			if got := stopReason(t, s.prompt(t, id, "second")); got != "end_turn" {
-				t.Fatalf("stop %q", got)
-			}
-			if calls := f.callsOf("SendStreamingMessage"); len(calls) != 1 || calls[0].text() != "second" {
-				t.Errorf("sends: %v", calls)
-			}
-			if n := len(f.callsOf("CancelTask")); n != 0 {
-				t.Errorf("%d CancelTask", n)
-			}
-		})
-	}
+	busyCancel(t, func(s *testShim, id string, ch chan acptest.Message, reqID string) {
+		s.cancelRequest(t, reqID)
+		wantCancelled(t, "the cancelled prompt", s.Wait(ch, "the cancelled prompt"))
+		tr := s.server().session(id).Current()
+		select {
+		case <-tr.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatal("the cancelled prompt's turn still waits")
+		}
+	})
 }
 
 // TestCancelRunningPrompt: a prompt whose message was sent, cancelled by

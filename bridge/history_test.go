@@ -788,6 +788,19 @@ func TestBusyTimeout(t *testing.T) {
 // TestBusyCancel: a cancel while waiting answers cancelled and sends
 // nothing (no message, no CancelTask), with or without a grace window.
 func TestBusyCancel(t *testing.T) {
+	busyCancel(t, func(s *testShim, id string, ch chan acptest.Message, _ string) {
+		s.Notify("session/cancel", map[string]any{"sessionId": id})
+		if got := stopReason(t, s.Wait(ch, "the cancelled prompt")); got != "cancelled" {
+			t.Fatalf("stop %q", got)
+		}
+	})
+}
+
+// busyCancel runs, with no grace window and with one, a prompt that waits
+// for a chat busy elsewhere, ends it with cancel (which checks its answer),
+// frees the chat, and checks that the next prompt runs and that nothing
+// but it was sent (no message of the first, no CancelTask).
+func busyCancel(t *testing.T, cancel func(s *testShim, id string, ch chan acptest.Message, reqID string)) {
 	for _, grace := range []time.Duration{0, 10 * time.Second} {
 		t.Run(grace.String(), func(t *testing.T) {
 			api := newOpAPI()
@@ -797,22 +810,18 @@ func TestBusyCancel(t *testing.T) {
 			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.SteerGrace, o.BusyPoll = grace, fastPoll }, nil)
 			s.init(t)
 			id := s.newSession(t, "/w")
-			ch, _ := s.Start("session/prompt", promptArgs(id, "first"))
+			ch, reqID := s.Start("session/prompt", promptArgs(id, "first"))
 			s.WaitFor("the busy notice", func(ms []acptest.Message) bool {
 				return slices.ContainsFunc(ms, func(m acptest.Message) bool { return strings.Contains(string(m.Raw), "busy elsewhere") })
 			})
-			s.Notify("session/cancel", map[string]any{"sessionId": id})
-			if got := stopReason(t, s.Wait(ch, "the cancelled prompt")); got != "cancelled" {
-				t.Fatalf("stop %q", got)
-			}
+			cancel(s, id, ch, reqID)
 			api.mu.Lock()
 			api.summary = busyFor(0, "TASK_STATE_COMPLETED")
 			api.mu.Unlock()
 			if got := stopReason(t, s.prompt(t, id, "second")); got != "end_turn" {
 				t.Fatalf("stop %q", got)
 			}
-			calls := f.callsOf("SendStreamingMessage")
-			if len(calls) != 1 || calls[0].text() != "second" {
+			if calls := f.callsOf("SendStreamingMessage"); len(calls) != 1 || calls[0].text() != "second" {
 				t.Errorf("sends: %v", calls)
 			}
 			if n := len(f.callsOf("CancelTask")); n != 0 {
