@@ -31,6 +31,8 @@ func (b *bench) throughput() error {
 		shims := make([][]float64, len(agents))
 		cpus := make([][]float64, len(agents))
 		lines := make([]int, len(agents))
+		wakes := make([]procWake, len(agents))
+		peers := make([][]float64, len(agents))
 		for range reps {
 			raw, err := b.rawRate(spec)
 			if err != nil {
@@ -46,14 +48,15 @@ func (b *bench) throughput() error {
 					b.note("throughput: %s delivered %d of %d chunks", a.name, r.chunks, spec.n)
 				}
 				shims[i], cpus[i] = append(shims[i], r.rate), append(cpus[i], r.cpuPerChunk)
-				lines[i] = r.lines
+				peers[i] = append(peers[i], r.peerPerChunk)
+				lines[i], wakes[i] = r.lines, r.wakes
 			}
 		}
 		raw := median(raws)
 		b.add("throughput", fmt.Sprintf("raw SSE reader, %d appends; %s", spec.n, how),
 			fmt.Sprintf("%.0f chunks/s (median of %d)", raw, reps), "", "")
 		for i, a := range agents {
-			r, cpu := median(shims[i]), median(cpus[i])
+			r, cpu, peer := median(shims[i]), median(cpus[i]), median(peers[i])
 			what, cpuWhat := "shim → ACP session/update lines, same stream", "shim CPU (user + system) per chunk, same runs"
 			cpuMax := 1.0 // issue 25's target for the stream that measures shim (batching)
 			if flush {
@@ -65,9 +68,10 @@ func (b *bench) throughput() error {
 				rateTarget, cpuTarget, rateOK, cpuOK = "", "", "", ""
 			}
 			b.add("throughput", what,
-				fmt.Sprintf("%.0f chunks/s (median of %d) = %.3f× raw; %d lines for %d chunks (last run)", r, reps, r/raw, lines[i], spec.n),
+				fmt.Sprintf("%.0f chunks/s (median of %d) = %.3f× raw; %d lines, %d read calls, %d context switches for %d chunks (last run)",
+					r, reps, r/raw, lines[i], wakes[i].reads, wakes[i].switches, spec.n),
 				rateTarget, rateOK)
-			b.add("throughput", cpuWhat, fmt.Sprintf("%.2f µs (median of %d)", cpu, reps), cpuTarget, cpuOK)
+			b.add("throughput", cpuWhat, fmt.Sprintf("%.2f µs (median of %d); the bench's server and reader %.2f µs", cpu, reps, peer), cpuTarget, cpuOK)
 		}
 	}
 	return nil
@@ -104,6 +108,28 @@ func procCPU(pid int) (time.Duration, error) {
 	return time.Duration(ut+st) * time.Second / clkTck, nil
 }
 
+// procWake is what a process did that makes it wait or wake: its read
+// calls (shim's are on the stream's socket, and a few on its stdin) and
+// the voluntary context switches of all its threads.
+type procWake struct{ reads, switches int64 }
+
+func procWakes(pid int) procWake {
+	var w procWake
+	dir := "/proc/" + strconv.Itoa(pid)
+	w.reads, _ = procStatusFile(dir+"/io", "syscr")
+	tasks, _ := os.ReadDir(dir + "/task")
+	for _, t := range tasks {
+		if n, err := procStatusFile(dir+"/task/"+t.Name()+"/status", "voluntary_ctxt_switches"); err == nil {
+			w.switches += n
+		}
+	}
+	return w
+}
+
+func (w procWake) minus(v procWake) procWake {
+	return procWake{w.reads - v.reads, w.switches - v.switches}
+}
+
 // rawArgv runs the raw reader in a process of its own.
 func (b *bench) rawArgv(ctxID, mode string, spec streamSpec) []string {
 	exe, _ := os.Executable()
@@ -135,6 +161,11 @@ type rateResult struct {
 	chunks      int     // chunks delivered
 	lines       int     // agent_message_chunk lines that carried them
 	cpuPerChunk float64 // µs of the agent's CPU per chunk, over the prompt
+	// peerPerChunk is the bench process's CPU per chunk over the prompt:
+	// the server writing the stream and the reader of the agent's lines.
+	peerPerChunk float64
+	// wakes is what the agent did over the prompt (procWake).
+	wakes procWake
 }
 
 // shimRate streams spec through an agent and returns chunks/s between the
@@ -163,11 +194,17 @@ func (b *bench) shimRate(argv []string, spec streamSpec) (rateResult, error) {
 		}
 	}
 	cpu0, _ := procCPU(p.pid())
+	peer0, _ := procCPU(os.Getpid())
+	w0 := procWakes(p.pid())
 	if _, err := p.call("session/prompt", promptParams(ids[0], spec), 5*time.Minute); err != nil {
 		return r, err
 	}
+	r.wakes = procWakes(p.pid()).minus(w0)
 	if cpu1, err := procCPU(p.pid()); err == nil && r.chunks > 0 {
 		r.cpuPerChunk = float64(cpu1-cpu0) / float64(time.Microsecond) / float64(r.chunks)
+	}
+	if peer1, err := procCPU(os.Getpid()); err == nil && r.chunks > 0 {
+		r.peerPerChunk = float64(peer1-peer0) / float64(time.Microsecond) / float64(r.chunks)
 	}
 	if r.chunks-inFirst < 1 || last <= first {
 		return r, fmt.Errorf("shim delivered %d chunks in %d lines", r.chunks, r.lines)
