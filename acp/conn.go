@@ -89,17 +89,46 @@ func (c *Conn) Reply(req *Request, result any, e *Error) error {
 	if c.running.end(req) && e != nil {
 		e = Cancelled()
 	}
-	resp := &jsonrpc2.Response{ID: req.ID}
+	var b []byte
+	var err error
 	if e != nil {
-		resp.Error = e
-	} else if err := resp.SetResult(result); err != nil {
-		return err
+		b, err = json.Marshal(&jsonrpc2.Response{ID: req.ID, Error: e})
+	} else {
+		b, err = resultLine(req.ID, result)
 	}
-	b, err := json.Marshal(resp)
 	if err != nil {
 		return err
 	}
 	return c.s.out.post(b, false)
+}
+
+// jsonAppender is a result that writes its own JSON.
+type jsonAppender interface{ appendJSON(b []byte) []byte }
+
+// resultLine is the answer of a request that succeeded, byte for byte as
+// jsonrpc2.Response marshals it ({"id":…,"result":…,"jsonrpc":"2.0"}),
+// without a second pass of the encoder over the result (its JSON is
+// already compact and escaped) or the envelope's reflection at a start.
+// A result that writes itself (initialize's) is written as acp writes its
+// lines, without escaping <, > and &.
+func resultLine(id jsonrpc2.ID, result any) ([]byte, error) {
+	var res []byte
+	if a, ok := result.(jsonAppender); ok {
+		res = a.appendJSON(nil)
+	} else {
+		var err error
+		if res, err = json.Marshal(result); err != nil {
+			return nil, err
+		}
+	}
+	idJSON, err := id.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	const head, mid, tail = `{"id":`, `,"result":`, `,"jsonrpc":"2.0"}`
+	b := make([]byte, 0, len(head)+len(idJSON)+len(mid)+len(res)+len(tail))
+	b = append(append(append(append(append(b, head...), idJSON...), mid...), res...), tail...)
+	return b, nil
 }
 
 // Send queues one session/update without waiting; a caller that holds a

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -241,6 +242,29 @@ func TestMalformedInput(t *testing.T) {
 // TestExitOnStdinClose: after stdin closes the process cancels its running
 // task (CancelTask) and exits within a second.
 func TestExitOnStdinClose(t *testing.T) {
+	exitCancelsTask(t, func(p *proc) { p.stdin.Close() })
+}
+
+// TestExitOnSignal: SIGTERM or SIGINT (the editor quitting, Ctrl-C) ends
+// the process as a closed stdin does: the running task is cancelled
+// (CancelTask) and the exit status is 0, not death by the signal.
+func TestExitOnSignal(t *testing.T) {
+	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
+		t.Run(sig.String(), func(t *testing.T) {
+			exitCancelsTask(t, func(p *proc) {
+				if err := p.cmd.Process.Signal(sig); err != nil {
+					t.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+// exitCancelsTask starts a turn whose task never ends, ends the process
+// with end, and checks that the task was cancelled and the exit was prompt
+// and clean.
+func exitCancelsTask(t *testing.T, end func(p *proc)) {
+	t.Helper()
 	var mu sync.Mutex
 	var cancelled []string
 	block := make(chan struct{})
@@ -292,13 +316,16 @@ func TestExitOnStdinClose(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	closed := time.Now()
-	p.stdin.Close()
+	end(p)
 	done := make(chan error, 1)
 	go func() { done <- p.cmd.Wait() }()
 	select {
-	case <-done:
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit: %v", err)
+		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("shim did not exit after stdin closed")
+		t.Fatal("shim did not exit")
 	}
 	// The exit itself must be prompt; the bound is generous for a loaded
 	// machine but far below any network timeout.

@@ -415,7 +415,7 @@ func serveAction(c *cli.Context) error {
 		CredentialSource: s.credentialNow,
 	}
 	opts.RootOverrides, opts.Home = overrides, homeDir()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	s.log.Debug("serving ACP on stdio", "url", key)
 	if term.IsTerminal(int(os.Stdin.Fd())) {
@@ -423,7 +423,38 @@ func serveAction(c *cli.Context) error {
 	}
 	// ACP messages quote server errors and answers: a server that echoes
 	// the token must not get it onto stdout (editors log this stream).
-	return bridge.Serve(ctx, os.Stdin, newJSONRedactor(os.Stdout), opts)
+	out := &afterFirstWrite{w: newJSONRedactor(os.Stdout), then: func() { go cancelOnSignal(ctx, stop) }}
+	return bridge.Serve(ctx, os.Stdin, out, opts)
+}
+
+// cancelOnSignal calls cancel on SIGINT or SIGTERM, until ctx ends.
+func cancelOnSignal(ctx context.Context, cancel func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(ch)
+	select {
+	case <-ch:
+		cancel()
+	case <-ctx.Done():
+	}
+}
+
+// afterFirstWrite calls then once its first write is done. Serving
+// watches SIGINT and SIGTERM from then on: the first signal.Notify of a
+// process starts the runtime's signal thread (~0.2 ms here), which the
+// editor's initialize answer need not wait for. Before that answer a
+// signal ends the process as it ends any program that has nothing to
+// clean up.
+type afterFirstWrite struct {
+	w    io.Writer
+	once sync.Once
+	then func()
+}
+
+func (a *afterFirstWrite) Write(p []byte) (int, error) {
+	n, err := a.w.Write(p)
+	a.once.Do(a.then)
+	return n, err
 }
 
 // modelList reads --models: comma-separated ids, trimmed, empty ones and
