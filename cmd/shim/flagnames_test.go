@@ -11,11 +11,12 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// TestFlagsKnowTheirNames: every flag that takes a value knows its names
-// without urfave/cli's regular expression, and they are the names the
-// library gives (a bool flag is the library's own).
+// TestFlagsKnowTheirNames: every flag, the library's --help and --version
+// included, knows its names without urfave/cli's regular expression, and
+// they are the names the library gives.
 func TestFlagsKnowTheirNames(t *testing.T) {
-	for _, f := range commonFlags() {
+	newApp(processConsole, nil)
+	for _, f := range append(commonFlags(), cli.HelpFlag, cli.VersionFlag) {
 		var lib []string
 		switch f := f.(type) {
 		case stringFlag:
@@ -24,8 +25,8 @@ func TestFlagsKnowTheirNames(t *testing.T) {
 			lib = f.StringSliceFlag.Names()
 		case int64Flag:
 			lib = f.Int64Flag.Names()
-		case *cli.BoolFlag:
-			continue
+		case *boolFlag:
+			lib = f.BoolFlag.Names()
 		default:
 			t.Fatalf("flag %v is a %T: its names go through a regexp at each lookup", f.Names(), f)
 		}
@@ -62,4 +63,33 @@ func TestSoftMemoryLimit(t *testing.T) {
 		runtime.GC()
 	}
 	runtime.KeepAlive(live)
+}
+
+// TestCommandFlagsOnlyWhenNamed: a command's flags are built when the
+// command line names the command, and not for a plain start (they were a
+// fifth of shim's own work before the initialize answer).
+func TestCommandFlagsOnlyWhenNamed(t *testing.T) {
+	flagsOf := func(args ...string) map[string]int {
+		out := map[string]int{}
+		for _, c := range newApp(processConsole, append([]string{"shim"}, args...)).Commands {
+			out[c.Name] = len(c.Flags)
+		}
+		return out
+	}
+	for name, n := range flagsOf("--url", "https://agent") {
+		if n != 0 {
+			t.Errorf("a plain start built %d flags of %s", n, name)
+		}
+	}
+	for _, name := range []string{"acp", "login", "logout", "threads", "doctor"} {
+		got := flagsOf("--url", "https://agent", name, "--help")
+		if got[name] == 0 {
+			t.Errorf("%s: no flags built", name)
+		}
+		for other, n := range got {
+			if other != name && n != 0 {
+				t.Errorf("%s named: %d flags of %s built", name, n, other)
+			}
+		}
+	}
 }

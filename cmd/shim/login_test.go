@@ -150,10 +150,11 @@ func runInProcess(t *testing.T, con *console, args ...string) (stdout, stderr st
 	for _, v := range []string{"SHIM_URL", "SHIM_TOKEN", "SHIM_TOKEN_FILE", "SHIM_KEYRING", "SHIM_SLUG", "SHIM_ENDPOINT"} {
 		t.Setenv(v, "")
 	}
-	app := newApp(func(prompt io.Writer) *console { con.prompt = io.MultiWriter(con.prompt, prompt); return con })
+	args = append([]string{"shim"}, args...)
+	app := newApp(func(prompt io.Writer) *console { con.prompt = io.MultiWriter(con.prompt, prompt); return con }, args)
 	var out, errb bytes.Buffer
 	app.Writer, app.ErrWriter = &out, &errb
-	err = app.Run(append([]string{"shim"}, args...))
+	err = app.Run(args)
 	return out.String(), errb.String(), err
 }
 

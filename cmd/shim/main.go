@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -36,7 +37,7 @@ func versionString() string {
 	if c == "" {
 		c = buildCommit(v)
 	}
-	s := fmt.Sprintf("shim %s (commit %s, %s", v, c, runtime.Version())
+	s := "shim " + v + " (commit " + c + ", " + runtime.Version()
 	if date != "" {
 		s += ", built " + date
 	}
@@ -118,7 +119,7 @@ var (
 
 func main() {
 	softMemoryLimit(os.LookupEnv)
-	app := newApp(processConsole)
+	app := newApp(processConsole, os.Args)
 	app.Writer, app.ErrWriter = stdout, stderr
 	if err := app.Run(os.Args); err != nil {
 		var ee *exitError
@@ -134,10 +135,26 @@ func main() {
 	}
 }
 
-// newApp is the CLI; newConsole gives `shim login` its console.
-func newApp(newConsole func(prompt io.Writer) *console) *cli.App {
+// newApp is the CLI for the command line args; newConsole gives `shim
+// login` its console. A command's flags are built only when args name the
+// command (urfave/cli reads them only to run the command or show its
+// help, and both need its name on the command line): building the five
+// commands' lists of up to 35 flags was a fifth of shim's own work before
+// it answers initialize (bench/analysis.md).
+func newApp(newConsole func(prompt io.Writer) *console, args []string) *cli.App {
 	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, versionString()) }
+	named := withNames([]cli.Flag{cli.HelpFlag, cli.VersionFlag})
+	cli.HelpFlag, cli.VersionFlag = named[0], named[1]
 	flags := commonFlags()
+	flagsOf := func(command string, names ...string) []cli.Flag {
+		if !slices.Contains(args, command) {
+			return nil
+		}
+		if names == nil {
+			return commonFlags()
+		}
+		return flagsNamed(names...)
+	}
 	return &cli.App{
 		Name:  "shim",
 		Usage: "drive a remote A2A agent from any ACP editor (Zed, JetBrains, Neovim, Emacs)",
@@ -149,13 +166,14 @@ func newApp(newConsole func(prompt io.Writer) *console) *cli.App {
 			"`shim login` stored for the URL. Flags may also come after the command name: those the\n" +
 			"command uses (`shim <command> --help` lists them).",
 		Version:              versionString(),
+		Compiled:             time.Unix(0, 0), // never shown; set, Setup does not stat the executable
 		HideVersion:          false,
 		Flags:                flags,
 		Action:               serveAction,
 		OnUsageError:         usageError,
 		EnableBashCompletion: false,
 		Commands: []*cli.Command{
-			{Name: "acp", Usage: "serve ACP on stdin/stdout (the same as no command)", Flags: commonFlags(), Action: serveAction, OnUsageError: usageError},
+			{Name: "acp", Usage: "serve ACP on stdin/stdout (the same as no command)", Flags: flagsOf("acp"), Action: serveAction, OnUsageError: usageError},
 			{Name: "login", Usage: "sign in to an agent URL: store its bearer token, API key or user:password (prompts on a terminal; else reads it from stdin), or run its OAuth flow",
 				UsageText: "shim login [--url URL | --card-url URL] [--slug SLUG] [--keyring auto|on|off]\n" +
 					"echo \"$TOKEN\" | shim login --url URL",
@@ -169,19 +187,19 @@ func newApp(newConsole func(prompt io.Writer) *console) *cli.App {
 					"OAuth 2.0 / OpenID Connect: then shim runs the device-code flow (prints a URL and a code), else\n" +
 					"authorization code with PKCE (prints a URL to open; the browser comes back to 127.0.0.1), else\n" +
 					"client credentials (--oauth-client-secret-file). --oauth-client-id is needed for those.",
-				Flags: flagsNamed(loginFlags...), Action: func(c *cli.Context) error { return loginAction(c, newConsole) }, OnUsageError: usageError},
+				Flags: flagsOf("login", loginFlags...), Action: func(c *cli.Context) error { return loginAction(c, newConsole) }, OnUsageError: usageError},
 			{Name: "logout", Usage: "forget the stored token for an agent URL",
 				UsageText:   "shim logout [--url URL | --card-url URL] [--slug SLUG]",
 				Description: "Removes the token stored by `shim login` for URL (default: the URL of the last login) from\nthe OS keyring and from the credentials file.",
-				Flags:       flagsNamed(logoutFlags...), Action: logoutAction, OnUsageError: usageError},
+				Flags:       flagsOf("logout", logoutFlags...), Action: logoutAction, OnUsageError: usageError},
 			{Name: "threads", Usage: "list the local thread index (id, cwd, title, updated), newest first",
-				Flags: flagsNamed(threadsFlags...), Action: threadsAction, OnUsageError: usageError},
+				Flags: flagsOf("threads", threadsFlags...), Action: threadsAction, OnUsageError: usageError},
 			{Name: "doctor", Usage: "check the agent card, dialect, endpoint, token, optional server APIs and state-dir permissions",
 				UsageText: "shim doctor [--url URL | --card-url URL] [--slug SLUG] [--token-file FILE]",
 				Description: "Prints one row per check with its verdict: ok, absent (an optional server API the server\n" +
 					"does not offer; not a problem), warn, skip, or FAIL. Exits 1 when a check a session needs\n" +
 					"fails, and the FAIL row says what to do.",
-				Flags: flagsNamed(doctorFlags...), Action: doctorAction, OnUsageError: usageError},
+				Flags: flagsOf("doctor", doctorFlags...), Action: doctorAction, OnUsageError: usageError},
 			{Name: "version", Usage: "print the version, commit and Go version", Action: func(c *cli.Context) error {
 				fmt.Fprintln(c.App.Writer, versionString())
 				return nil
@@ -270,9 +288,14 @@ func commonFlags() []cli.Flag {
 // the CPU of a cold start (perf record of 200 starts, BENCHMARKS.md).
 // These wrappers give the names the library would give (a flag's name and
 // aliases, none of which holds a comma or a space), worked out once;
-// everything else is the library's own flag. Bool flags stay as they are:
-// the help text tells them apart by their type.
+// everything else is the library's own flag. Bool flags, the library's
+// --help and --version among them, are wrapped by pointer: the library
+// compares those flags with ==.
 type (
+	boolFlag struct {
+		*cli.BoolFlag
+		names []string
+	}
 	stringFlag struct {
 		*cli.StringFlag
 		names []string
@@ -287,14 +310,17 @@ type (
 	}
 )
 
+func (f *boolFlag) Names() []string       { return f.names }
 func (f stringFlag) Names() []string      { return f.names }
 func (f stringSliceFlag) Names() []string { return f.names }
 func (f int64Flag) Names() []string       { return f.names }
 
-// withNames wraps flags that take a value in flags that know their names.
+// withNames wraps flags in flags that know their names.
 func withNames(flags []cli.Flag) []cli.Flag {
 	for i, f := range flags {
 		switch f := f.(type) {
+		case *cli.BoolFlag:
+			flags[i] = &boolFlag{f, append([]string{f.Name}, f.Aliases...)}
 		case *cli.StringFlag:
 			flags[i] = stringFlag{f, append([]string{f.Name}, f.Aliases...)}
 		case *cli.StringSliceFlag:
