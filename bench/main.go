@@ -294,7 +294,7 @@ func verdictIf(applies, ok bool) string {
 // runs them: installed, i.e. written out by an unpacker (tar, npm, cp).
 // A binary as the Go linker leaves it was written through a memory
 // mapping, and its pages sit in the page cache in a way that makes every
-// start of a 17 MB binary 0.6–0.8 ms slower on this machine than a copy
+// start of a 17 MB binary 0.6–0.9 ms slower on this machine than a copy
 // of the same bytes (bench/analysis.md); the npm peers are measured as
 // npm unpacked them.
 func installAll(c *config, dir string) error {

@@ -166,7 +166,7 @@ func newApp(newConsole func(prompt io.Writer) *console, args []string) *cli.App 
 			"`shim login` stored for the URL. Flags may also come after the command name: those the\n" +
 			"command uses (`shim <command> --help` lists them).",
 		Version:              versionString(),
-		Compiled:             time.Unix(0, 0), // never shown; set, Setup does not stat the executable
+		Compiled:             time.Unix(0, 0), // never shown; a set value keeps Setup from statting the executable
 		HideVersion:          false,
 		Flags:                flags,
 		Action:               serveAction,
