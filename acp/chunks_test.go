@@ -14,12 +14,12 @@ import (
 	"unicode/utf8"
 )
 
-// encodingJSON is how encoding/json writes s with HTML escaping off.
-func encodingJSON(t testing.TB, s string) string {
+// encodingJSON is how encoding/json writes v with HTML escaping off.
+func encodingJSON(t testing.TB, v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
+	if err := enc.Encode(v); err != nil {
 		t.Fatal(err)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
@@ -438,6 +438,16 @@ func FuzzSendToolCall(f *testing.F) {
 	})
 }
 
+// fieldNames is the names of the fields of struct v, in order.
+func fieldNames(v any) string {
+	typ := reflect.TypeOf(v)
+	var names []string
+	for i := range typ.NumField() {
+		names = append(names, typ.Field(i).Name)
+	}
+	return strings.Join(names, " ")
+}
+
 // TestToolCallFieldsWritten: appendToolCall and appendChunkLine write each
 // field of a tool_call, a location, a content item, a text block and a
 // chunk of text by hand; a field added to one of them must be written
@@ -456,13 +466,8 @@ func TestToolCallFieldsWritten(t *testing.T) {
 		{AgentThoughtChunk{}, "SessionUpdate MessageID Content"},
 		{UserMessageChunk{}, "SessionUpdate MessageID Content"},
 	} {
-		typ := reflect.TypeOf(tc.v)
-		var names []string
-		for i := range typ.NumField() {
-			names = append(names, typ.Field(i).Name)
-		}
-		if got := strings.Join(names, " "); got != tc.want {
-			t.Errorf("%s has fields %q; appendToolCall writes %q", typ, got, tc.want)
+		if got := fieldNames(tc.v); got != tc.want {
+			t.Errorf("%T has fields %q; appendToolCall writes %q", tc.v, got, tc.want)
 		}
 	}
 }

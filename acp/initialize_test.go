@@ -1,10 +1,7 @@
 package acp
 
 import (
-	"bytes"
 	"encoding/json"
-	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -30,17 +27,6 @@ func TestNoticesCapability(t *testing.T) {
 			t.Errorf("%s: notices %v, want %v", caps, got, want)
 		}
 	}
-}
-
-// encoded is v as encoding/json writes it with SetEscapeHTML(false).
-func encoded(t testing.TB, v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // initializeCase is an InitializeResult built from a few values, each
@@ -108,7 +94,7 @@ func TestInitializeResultJSON(t *testing.T) {
 	for _, on := range cases {
 		for _, s := range []string{"shim", "", "<b>&\"é\u2028\xff"} {
 			r := initializeCase(s, int(on%5), on)
-			if got, want := string(r.appendJSON(nil)), encoded(t, r); got != want {
+			if got, want := string(r.appendJSON(nil)), encodingJSON(t, r); got != want {
 				t.Fatalf("case %b %q:\n got %s\nwant %s", on, s, got, want)
 			}
 		}
@@ -121,7 +107,7 @@ func FuzzInitializeResultJSON(f *testing.F) {
 	f.Add("\x00<&>\"\\\u2029", -7, uint32(0x15555))
 	f.Fuzz(func(t *testing.T, s string, n int, on uint32) {
 		r := initializeCase(s, n, on)
-		if got, want := string(r.appendJSON(nil)), encoded(t, r); got != want {
+		if got, want := string(r.appendJSON(nil)), encodingJSON(t, r); got != want {
 			t.Fatalf("case %b %q:\n got %s\nwant %s", on, s, got, want)
 		}
 	})
@@ -150,13 +136,8 @@ func TestInitializeFieldsWritten(t *testing.T) {
 		{TerminalAuth{}, "Label Command Args Env"},
 		{Implementation{}, "Name Title Version"},
 	} {
-		typ := reflect.TypeOf(tc.v)
-		var names []string
-		for i := range typ.NumField() {
-			names = append(names, typ.Field(i).Name)
-		}
-		if got := strings.Join(names, " "); got != tc.want {
-			t.Errorf("%s has fields %q; appendJSON writes %q", typ, got, tc.want)
+		if got := fieldNames(tc.v); got != tc.want {
+			t.Errorf("%T has fields %q; appendJSON writes %q", tc.v, got, tc.want)
 		}
 	}
 }
