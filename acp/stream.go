@@ -10,9 +10,9 @@ import (
 	"log/slog"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 
+	"github.com/shimdev/shim/internal/jsontext"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -219,85 +219,13 @@ func (p stashHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *json
 // paramsSpan finds the value of the top-level "params" key (the last one,
 // as encoding/json keeps) of a valid JSON object.
 func paramsSpan(b []byte) (start, end int, ok bool) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return 0, 0, false
-	}
-	i++
-	for {
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] != '"' {
-			return start, end, ok
-		}
-		k := i
-		i = skipString(b, i)
-		key := b[k:i]
-		i = skipSpace(b, i) + 1 // the colon
-		i = skipSpace(b, i)
-		v := i
-		i = skipValue(b, i)
+	jsontext.Members(b, func(key []byte, s, e int) bool {
 		if string(key) == `"params"` {
-			start, end, ok = v, i, true
+			start, end, ok = s, e, true
 		}
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] != ',' {
-			return start, end, ok
-		}
-		i++
-	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the string starting at b[i].
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-// skipValue returns the index after the value starting at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for i < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[i])) {
-		i++
-	}
-	return i
+		return true
+	})
+	return start, end, ok
 }
 
 // headMax is how much of a line too large to read is kept to find its id.
@@ -306,41 +234,17 @@ const headMax = 64 << 10
 // idInHead finds the id of the request a line too large to read begins
 // with head: the value of a top-level "id" member (the last one) that
 // head holds whole, when it is a valid id; nil otherwise.
-func idInHead(head []byte) json.RawMessage {
-	i := skipSpace(head, 0)
-	if i >= len(head) || head[i] != '{' {
-		return nil
-	}
-	i++
-	var id json.RawMessage
-	for {
-		i = skipSpace(head, i)
-		if i >= len(head) || head[i] != '"' {
-			return id
-		}
-		k := i
-		if i = skipString(head, i); i >= len(head) {
-			return id // the key runs past the head
-		}
-		key := head[k:i]
-		if i = skipSpace(head, i); i >= len(head) || head[i] != ':' {
-			return id
-		}
-		v := skipSpace(head, i+1)
-		if i = skipValue(head, v); i >= len(head) {
-			return id // the value runs past the head, or may have been cut
-		}
+func idInHead(head []byte) (id json.RawMessage) {
+	jsontext.Members(head, func(key []byte, s, e int) bool {
 		if string(key) == `"id"` {
 			id = nil
-			if got, ok := validID(head[v:i]); ok && json.Valid(got) {
+			if got, ok := validID(head[s:e]); ok && json.Valid(got) {
 				id = got
 			}
 		}
-		if i = skipSpace(head, i); i >= len(head) || head[i] != ',' {
-			return id
-		}
-		i++
-	}
+		return true
+	})
+	return id
 }
 
 // validID accepts what jsonrpc2 can echo back unchanged: absent, null, a

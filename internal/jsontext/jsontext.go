@@ -2,7 +2,8 @@
 // does (HTML escaping off), without reflection and with one copy: the one
 // escaper of the ACP output's text chunks and of the A2A request bodies
 // that carry long text, and the one unescaper of prompt text and of A2A
-// part text. Both directions read one escape table.
+// part text. Both directions read one escape table. Members walks an
+// object's top-level members without decoding it.
 package jsontext
 
 import (
