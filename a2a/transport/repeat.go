@@ -129,13 +129,7 @@ func (r *repeat) repeated(f []byte, ev *a2a.Event) bool {
 func (r *repeat) saw(f []byte, ev *a2a.Event) {
 	text := ev.Artifact.Parts[0].Text
 	if m, ok := r.middle(f); ok {
-		if r.state == repeatSeen && string(m) != string(r.frame[r.at:r.end]) && clean(m) {
-			if text == string(m) && r.same(ev) {
-				r.state, r.misses = repeatProven, 0
-			} else {
-				r.state = repeatRefused
-			}
-		}
+		r.prove(m, text, ev)
 		return
 	}
 	if r.state == repeatSeen {
@@ -144,7 +138,41 @@ func (r *repeat) saw(f []byte, ev *a2a.Event) {
 	if len(f) > repeatMax || text == "" || (r.misses > missesMax && r.misses%missesEvery != 0) {
 		return
 	}
-	at := -1
+	at, ok := textPlace(f, text)
+	if !ok {
+		return
+	}
+	r.frame = append(r.frame[:0], f...)
+	r.at, r.end = at, at+len(text)
+	r.ev = *ev
+	r.ev.Artifact = nil
+	r.art = *ev.Artifact
+	r.art.Parts = nil
+	r.part = ev.Artifact.Parts[0]
+	r.part.Text = ""
+	r.state = repeatSeen
+}
+
+// prove settles a learned shape on the next frame of that shape with
+// another text m: proven when the decoder read m as the text and the same
+// other fields (same), refused otherwise.
+func (r *repeat) prove(m []byte, text string, ev *a2a.Event) {
+	if r.state != repeatSeen || string(m) == string(r.frame[r.at:r.end]) || !clean(m) {
+		return
+	}
+	if text == string(m) && r.same(ev) {
+		r.state, r.misses = repeatProven, 0
+	} else {
+		r.state = repeatRefused
+	}
+}
+
+// textPlace is where text stands in the frame f: the start of the value of
+// the one "text" key whose value is text as it is, written after '{' or
+// ','. ok is false when there is none, when there are two, when the key
+// follows anything else, or when the text needs escapes.
+func textPlace(f []byte, text string) (at int, ok bool) {
+	at = -1
 	for from := 0; ; {
 		i := bytes.Index(f[from:], []byte(textKey))
 		if i < 0 {
@@ -157,22 +185,14 @@ func (r *repeat) saw(f []byte, ev *a2a.Event) {
 			continue
 		}
 		if at >= 0 || i == 0 || (f[i-1] != '{' && f[i-1] != ',') {
-			return // twice, or not after '{' or ',': not learned
+			return 0, false // twice, or not after '{' or ','
 		}
 		at = i + len(textKey)
 	}
 	if at < 0 || !clean(f[at:at+len(text)]) {
-		return
+		return 0, false
 	}
-	r.frame = append(r.frame[:0], f...)
-	r.at, r.end = at, at+len(text)
-	r.ev = *ev
-	r.ev.Artifact = nil
-	r.art = *ev.Artifact
-	r.art.Parts = nil
-	r.part = ev.Artifact.Parts[0]
-	r.part.Text = ""
-	r.state = repeatSeen
+	return at, true
 }
 
 // same reports whether the plain chunk ev is the learned one but for its

@@ -193,18 +193,28 @@ func (s *Stream) Share() {
 // Its ids are then made the stream's (kept while they repeat): whatever
 // keeps one keeps no frame, nor a buffer that the next read writes over.
 func (s *Stream) plainChunk(ev *a2a.Event) bool {
+	if !oneArtifactPart(ev) || !textOnly(&ev.Artifact.Parts[0]) {
+		return false
+	}
 	a := ev.Artifact
-	if ev.Kind != a2a.EventArtifact || a == nil || ev.Task != nil || ev.Message != nil || ev.Metadata != nil ||
-		ev.Status != (a2a.Status{}) || len(a.Parts) != 1 || a.Metadata != nil || a.Cost != nil || a.Window != nil {
-		return false
-	}
-	if p := &a.Parts[0]; p.Kind != a2a.PartText || p.URL != "" || p.Raw != nil || p.MediaType != "" ||
-		p.Filename != "" || p.Data != nil || p.MimeType != "" || p.ADK || p.ADKType != "" || p.ADKThought || p.Metadata != nil {
-		return false
-	}
 	ev.TaskID, ev.ContextID = s.ids.task.of(ev.TaskID), s.ids.context.of(ev.ContextID)
 	a.ID, a.Name = s.ids.artifact.of(a.ID), s.ids.name.of(a.Name)
 	return true
+}
+
+// oneArtifactPart reports whether ev is an artifact event of one part,
+// with nothing else set (plainChunk).
+func oneArtifactPart(ev *a2a.Event) bool {
+	a := ev.Artifact
+	return ev.Kind == a2a.EventArtifact && a != nil && ev.Task == nil && ev.Message == nil && ev.Metadata == nil &&
+		ev.Status == (a2a.Status{}) && len(a.Parts) == 1 && a.Metadata == nil && a.Cost == nil && a.Window == nil
+}
+
+// textOnly reports whether p is a text part with nothing else set
+// (plainChunk).
+func textOnly(p *a2a.Part) bool {
+	return p.Kind == a2a.PartText && p.URL == "" && p.Raw == nil && p.MediaType == "" &&
+		p.Filename == "" && p.Data == nil && p.MimeType == "" && !p.ADK && p.ADKType == "" && !p.ADKThought && p.Metadata == nil
 }
 
 // Next returns the next event. It returns io.EOF at the end of the stream,
@@ -235,15 +245,7 @@ func (s *Stream) Next() (a2a.Event, error) {
 		}
 		var ev a2a.Event
 		if !lent || !s.rep.repeated(raw.Data, &ev) {
-			ev, err = s.frames.Event(raw.Data)
-			switch {
-			case lent && err == nil && s.plainChunk(&ev):
-				s.rep.saw(raw.Data, &ev)
-			case lent:
-				// Kept (a task, a status, metadata, an error with its
-				// frame): read from a copy of its own.
-				ev, err = s.frames.Event(bytes.Clone(raw.Data))
-			}
+			ev, err = s.decode(raw.Data, lent)
 		}
 		if err == nil {
 			s.decoded = true
@@ -267,6 +269,21 @@ func (s *Stream) Next() (a2a.Event, error) {
 		}
 		return ev, err
 	}
+}
+
+// decode decodes the frame data. A frame the SSE reader lent (lent) is
+// read in place when it is a plain chunk, and shown to the repeat
+// shortcut; anything else in it (a task, a status, metadata, an error
+// with its frame) is kept, so it is read from a copy of its own.
+func (s *Stream) decode(data []byte, lent bool) (a2a.Event, error) {
+	ev, err := s.frames.Event(data)
+	switch {
+	case lent && err == nil && s.plainChunk(&ev):
+		s.rep.saw(data, &ev)
+	case lent:
+		ev, err = s.frames.Event(bytes.Clone(data))
+	}
+	return ev, err
 }
 
 // nextQueued gives the queued events, then those pull gives.
