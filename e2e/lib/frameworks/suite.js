@@ -5,13 +5,14 @@
 // JSON). Where a framework departs from the spec in a way SPEC §16 says shim
 // reads and shim does not read yet, the check is written as §16 says and
 // marked `todo: "SPEC §16: …"` (it runs and reports, and does not fail the
-// suite until the reading lands and the mark is removed). The framework serves one agent "helper" on loopback,
-// driven offline by a scripted model (lib/frameworks/). shim is pointed at it
-// the way a user would: at the agent's card (`--card-url`, a `--url` that is
-// the card URL, or the base URL when the card is at the base's well-known
-// path, §1.2), or at the JSON-RPC endpoint alone (`--endpoint`, the index
-// then keyed by the endpoint, §12.8). Per way: a streamed answer, a second
-// prompt on the same context, a cancel, a failure, an approval, and history
+// suite until the reading lands and the mark is removed). The framework
+// serves one agent "helper" on loopback, driven offline by a scripted model
+// (lib/frameworks/). shim is pointed at it the way a user would: at the
+// agent's card (`--card-url`, a `--url` that is the card URL, or the base URL
+// when the card is at the base's well-known path, §1.2), or at the JSON-RPC
+// endpoint alone (`--endpoint`, the index then keyed by the endpoint, §12.8).
+// Per way: a streamed answer, a second prompt on the same context, a cancel,
+// a failure, an approval (where the framework has one), and history
 // (session/list, then session/load by a second process). Every ACP line shim
 // writes is schema-checked (lib/shim.js); every HTTP exchange goes through a
 // recording proxy (lib/frameworks/launch.js).
@@ -19,7 +20,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
-import { startFramework } from "./launch.js";
+import { FRAMEWORKS, startFramework } from "./launch.js";
 import { Shim, countOf, initialize, tempDir, textOf, textPrompt, waitFor, within } from "../shim.js";
 
 export const WHO = { mastra: "Mastra", voltagent: "VoltAgent", adk: "ADK", strands: "Strands", beeai: "BeeAI" };
@@ -101,9 +102,6 @@ function firstTaskId(fw, from, n = 0) {
   return r?.kind === "task" ? r.id : r?.taskId;
 }
 
-/** What shim's log says about a prompt that failed. */
-const failedLine = (shim) => shim.stderr.split("\n").filter((l) => /request failed.*session\/prompt/.test(l)).at(-1);
-
 /** @param {"mastra"|"adk"|"strands"|"beeai"} name */
 export function frameworkSuite(name) {
   describe(`${WHO[name] ?? name}'s own A2A server`, () => {
@@ -122,7 +120,7 @@ export function frameworkSuite(name) {
 
     for (const way of Object.keys(WAYS)) {
       // BeeAI's ToolCallingAgent answers whole, at the end: nothing streams in pieces.
-      const streamsText = name !== "beeai";
+      const streamsText = FRAMEWORKS[name].streamsText !== false;
       const answerTitle = streamsText
         ? "streamed answer, shown as it streams, the progress note never as answer text"
         : "the answer (sent whole at the end), its progress frames under another task id never shown";
@@ -254,7 +252,6 @@ export function frameworkSuite(name) {
             const { err, mark } = await failed(acp, shim);
             assert.equal(err.data?.taskId, firstTaskId(fw, mark), "data.taskId names the task the turn knew");
             assert.equal(err.data?.state, "failed");
-            assert.match(failedLine(shim), /state=failed/, "shim's log says the turn failed");
           });
         });
       }
@@ -525,7 +522,6 @@ function sdk03StrandsApproval(way, getFw, getCwd) {
         (err) => ({ err }),
       );
       reply.shown = textOf(shim.updates(sessionId, between), "agent_message_chunk");
-      reply.log = failedLine(shim);
       assert.ok(!fw.events.slice(from).some((e) => e.event === "tool"), "the tool ran on an answer Strands cannot take");
     });
     await t.test("the answer fails under a placeholder task id (Strands: the agent is interrupted): shown as that failure", { todo: "SPEC §16: a failure under a task id nobody knows" }, () => {
