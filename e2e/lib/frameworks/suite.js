@@ -429,7 +429,7 @@ export function frameworkSuite(name) {
  * Cancel on a framework built on @a2a-js/sdk 0.3.14's DefaultRequestHandler.
  * Strands' executor refuses every cancel (-32004 UnsupportedOperation) and
  * runs on; its agent per context then holds the next prompt on that context
- * until the cancelled run ends (about 9 s of the slow answer here). BeeAI's
+ * until the cancelled run ends (the rest of the 3 s slow answer here). BeeAI's
  * task snapshot names an id of BeeAI's own, not the SDK's, so the SDK finds
  * no run under the id shim cancels: it marks the stored task canceled
  * without telling BeeAI, whose run goes on to `completed`.
