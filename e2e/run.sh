@@ -5,7 +5,8 @@
 #   e2e/run.sh                      # after `make build` (uses bin/shim)
 #   SHIM_BIN=path/to/shim e2e/run.sh   # relative to the current directory
 #
-# Installs the exact packages of package-lock.json (npm ci), then runs
+# Installs the exact packages of package-lock.json (npm ci), and of the
+# frameworks' own projects under lib/frameworks/, then runs
 # `npm test` (node --test). Offline-tolerant: a node_modules already installed
 # from this lockfile is kept as is, and npm ci prefers the local npm cache.
 set -euo pipefail
@@ -31,12 +32,17 @@ if [ ! -x "$SHIM_BIN" ]; then
   exit 1
 fi
 
-stamp=node_modules/.e2e-package-lock.json
-if [ -f "$stamp" ] && cmp -s package-lock.json "$stamp"; then
-  echo "e2e: node_modules already matches package-lock.json"
-else
-  npm ci --prefer-offline --no-audit --no-fund
-  cp package-lock.json "$stamp"
-fi
+# The suite's packages, then the frameworks that are npm projects of their own
+# (lib/frameworks/<name>/: they take @a2a-js/sdk 0.3.x as a peer, and the
+# suite's own is 1.x).
+for dir in . lib/frameworks/strands lib/frameworks/beeai; do
+  stamp=$dir/node_modules/.e2e-package-lock.json
+  if [ -f "$stamp" ] && cmp -s "$dir/package-lock.json" "$stamp"; then
+    echo "e2e: $dir/node_modules already matches its package-lock.json"
+  else
+    (cd "$dir" && npm ci --prefer-offline --no-audit --no-fund)
+    cp "$dir/package-lock.json" "$stamp"
+  fi
+done
 
 npm test

@@ -11,7 +11,7 @@
 // of each). Ids and timestamps are the server's own, as sent.
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { startFramework } from "./launch.js";
+import { FRAMEWORKS, startFramework } from "./launch.js";
 
 const out = resolve(process.argv[2] ?? "captures");
 const only = process.argv[3];
@@ -51,29 +51,36 @@ class Recorder {
   }
 
   /** One HTTP exchange; `onChunk(textSoFar)` sees a stream as it arrives. */
-  async exchange(name, { method = "POST", path, headers = {}, body, onChunk }) {
+  async exchange(name, { method = "POST", path, headers = {}, body, onChunk, signal }) {
     const n = ++this.n;
     const reqHeaders = { ...(body ? { "Content-Type": "application/json" } : {}), ...headers };
     const req = { method, path, headers: reqHeaders, ...(body ? { body } : {}) };
     writeFileSync(join(this.dir, Recorder.file(n, name, "request.json")), JSON.stringify(req, null, 2) + "\n");
-    const res = await fetch(this.fw.url + path, { method, headers: reqHeaders, body: body ? JSON.stringify(body) : undefined });
+    const started = Date.now();
+    const res = await fetch(this.fw.url + path, { method, headers: reqHeaders, body: body ? JSON.stringify(body) : undefined, signal });
     const type = res.headers.get("content-type") ?? "";
     let text = "";
     const dec = new TextDecoder();
-    for await (const chunk of res.body) {
-      text += dec.decode(chunk, { stream: true });
-      if (onChunk) await onChunk(text);
+    try {
+      for await (const chunk of res.body) {
+        text += dec.decode(chunk, { stream: true });
+        if (onChunk) await onChunk(text);
+      }
+    } catch (e) {
+      // The client gave the stream up (`signal`, as shim drops a cancelled turn's stream): what came is kept.
+      if (!signal?.aborted) throw e;
     }
     text += dec.decode();
     const ext = type.startsWith("text/event-stream") ? "response.sse" : "response.json";
     writeFileSync(join(this.dir, Recorder.file(n, name, ext)), text);
-    this.index.push({ n, name, method, path, a2aVersion: reqHeaders["A2A-Version"] ?? null, rpc: body?.method ?? null, status: res.status, contentType: type, response: Recorder.file(n, name, ext) });
+    // ms: from the request to the response's last byte (a prompt that waited for an earlier run shows here).
+    this.index.push({ n, name, method, path, a2aVersion: reqHeaders["A2A-Version"] ?? null, rpc: body?.method ?? null, status: res.status, contentType: type, response: Recorder.file(n, name, ext), ms: Date.now() - started });
     return { text, status: res.status, frames: sseFrames(text) };
   }
 
-  rpc(name, method, params, { v1 = false, stream = false, onChunk } = {}) {
+  rpc(name, method, params, { v1 = false, stream = false, onChunk, signal } = {}) {
     const headers = { ...(v1 ? { "A2A-Version": "1.0" } : {}), ...(stream ? { Accept: "text/event-stream" } : {}) };
-    return this.exchange(name, { path: this.fw.endpointPath, headers, body: { jsonrpc: "2.0", id: ++this.id, method, params }, onChunk });
+    return this.exchange(name, { path: this.fw.endpointPath, headers, body: { jsonrpc: "2.0", id: ++this.id, method, params }, onChunk, signal });
   }
 
   save() {
@@ -114,6 +121,7 @@ async function captureOne(name, root) {
   const dir = join(root, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
+  fw.streamsText = FRAMEWORKS[name].streamsText;
   const rec = new Recorder(dir, { url: fw.url, endpointPath: new URL(fw.endpoint).pathname });
   const cardPath = new URL(fw.cardUrl).pathname;
   try {
@@ -130,21 +138,32 @@ async function captureOne(name, root) {
     await rec.rpc("answer-send", "message/send", { message: message("Say hello.", { contextId: "ctx-capture-send" }) });
 
     // A failure.
-    await rec.rpc("failure-stream", "message/stream", { message: message("Break. [scenario:fail]", { contextId: ctx }) }, { stream: true });
+    const failure = await rec.rpc("failure-stream", "message/stream", { message: message("Break. [scenario:fail]", { contextId: ctx }) }, { stream: true });
 
-    // A cancel while the answer streams: tasks/cancel after the first text.
+    // A cancel while the answer streams: tasks/cancel after the first text
+    // (BeeAI streams no text: once its model is working on the answer).
     let cancelled = false;
     let cancelTask;
+    let streamed = "";
+    const cancel = (text) => {
+      if (cancelled) return;
+      cancelled = true;
+      cancelTask = taskIdOf(sseFrames(text));
+      // Not awaited here: the cancel answer and the stream's end race, as in life.
+      rec.pendingCancel = rec.rpc("cancel-request", "tasks/cancel", { id: cancelTask });
+    };
+    const from = fw.events.length;
+    const working = fw.streamsText === false
+      ? fw.waitEvent((e) => e.event === "model" && e.scenario === "slow", { from, what: "the slow model call" }).then(() => new Promise((ok) => setTimeout(ok, 300))).then(() => cancel(streamed))
+      : null;
     await rec.rpc("cancel-stream", "message/stream", { message: message("Go slowly. [scenario:slow]", { contextId: ctx }) }, {
       stream: true,
       onChunk: async (text) => {
-        if (cancelled || !text.includes("slow 2.")) return;
-        cancelled = true;
-        cancelTask = taskIdOf(sseFrames(text));
-        // Not awaited here: the cancel answer and the stream's end race, as in life.
-        rec.pendingCancel = rec.rpc("cancel-request", "tasks/cancel", { id: cancelTask });
+        streamed = text;
+        if (text.includes("slow 2.")) cancel(text);
       },
     });
+    if (working) await working;
     if (rec.pendingCancel) await rec.pendingCancel;
 
     // An approval: a tool that needs approval (delete_file), then the answer.
@@ -187,6 +206,50 @@ async function captureOne(name, root) {
     await rec.rpc("v1-ListTasks", "ListTasks", { contextId: ctx, includeArtifacts: true }, { v1: true });
     await rec.rpc("v1-tasks-list", "tasks/list", { contextId: ctx, includeArtifacts: true }, { v1: true });
     await rec.rpc("v1-GetTask", "GetTask", { id: taskIdOf(answer.frames), historyLength: 100 }, { v1: true });
+
+    // SPEC §16's readings, recorded for every framework (after the rest, so
+    // the numbering of the exchanges above stays as it was):
+    // the A2A 0.2 card path at the base;
+    await rec.exchange("card-at-0.2-path", { method: "GET", path: "/.well-known/agent.json" });
+    // the failed run's task read back (what its first frame named), and the
+    // same failure without streaming (message/send);
+    const failedTask = taskIdOf(failure.frames);
+    if (failedTask) await rec.rpc("history-tasks-get-failed", "tasks/get", { id: failedTask, historyLength: 100 });
+    await rec.rpc("failure-send", "message/send", { message: message("Break. [scenario:fail]", { contextId: "ctx-capture-send" }) });
+    // an approval that did not park (the task ended instead): the person's
+    // answer as the next prompt on that context, as shim sends a reply, then
+    // one more prompt there.
+    if (state !== "input-required") {
+      await rec.rpc("approval-answer-next-prompt-stream", "message/stream", { message: message("yes", { contextId: ctx }) }, { stream: true });
+      await rec.rpc("after-approval-prompt-stream", "message/stream", { message: message("Say hello.", { contextId: ctx }) }, { stream: true });
+    }
+    // A cancel as shim makes it: tasks/cancel, then the stream given up
+    // once it is answered; then the next prompt on that context at once
+    // (its `ms` shows whether it waited for the cancelled run).
+    const ctxCancel = "ctx-capture-cancel";
+    const gaveUp = new AbortController();
+    let cancelled2 = false;
+    let streamed2 = "";
+    const cancel2 = (text) => {
+      if (cancelled2) return;
+      cancelled2 = true;
+      rec.pendingCancel2 = rec.rpc("cancel-2-request", "tasks/cancel", { id: taskIdOf(sseFrames(text)) }).finally(() => gaveUp.abort());
+    };
+    const from2 = fw.events.length;
+    const working2 = fw.streamsText === false
+      ? fw.waitEvent((e) => e.event === "model" && e.scenario === "slow", { from: from2, what: "the slow model call" }).then(() => new Promise((ok) => setTimeout(ok, 300))).then(() => cancel2(streamed2))
+      : null;
+    await rec.rpc("cancel-2-stream", "message/stream", { message: message("Go slowly. [scenario:slow]", { contextId: ctxCancel }) }, {
+      stream: true,
+      signal: gaveUp.signal,
+      onChunk: async (text) => {
+        streamed2 = text;
+        if (text.includes("slow 2.")) cancel2(text);
+      },
+    });
+    if (working2) await working2;
+    if (rec.pendingCancel2) await rec.pendingCancel2;
+    await rec.rpc("after-cancel-prompt-stream", "message/stream", { message: message("Say hello.", { contextId: ctxCancel }) }, { stream: true });
   } finally {
     rec.save();
     await fw.close();
@@ -194,4 +257,4 @@ async function captureOne(name, root) {
   console.log(`${name}: ${rec.n} exchanges in ${dir}`);
 }
 
-for (const name of only ? [only] : ["mastra", "voltagent", "adk"]) await captureOne(name, out);
+for (const name of only ? [only] : ["mastra", "voltagent", "adk", "strands", "beeai"]) await captureOne(name, out);

@@ -34,6 +34,23 @@ export const FRAMEWORKS = {
     cardPath: "/.well-known/agent-card.json",
     endpointPath: "/jsonrpc",
   },
+  // Strands and BeeAI are npm projects of their own (lib/frameworks/<name>/),
+  // each on the @a2a-js/sdk 0.3.14 it takes as a peer; both serve the card at
+  // the base's well-known path and JSON-RPC at the base itself.
+  strands: {
+    script: "strands/server.mjs",
+    agent: "helper",
+    cardPath: "/.well-known/agent-card.json",
+    endpointPath: "/",
+  },
+  beeai: {
+    script: "beeai/server.mjs",
+    agent: "helper",
+    // Its ToolCallingAgent answers whole, at the end (no text streams).
+    streamsText: false,
+    cardPath: "/.well-known/agent-card.json",
+    endpointPath: "/",
+  },
 };
 
 const HEADERS_KEPT = ["a2a-version", "a2a-extensions", "x-a2a-extensions", "accept", "content-type"];
@@ -104,7 +121,7 @@ function startProxy() {
 }
 
 /**
- * @param {"mastra"|"voltagent"|"adk"} name
+ * @param {"mastra"|"voltagent"|"adk"|"strands"|"beeai"} name
  * @returns {Promise<{name, url, cardUrl, endpoint, events, exchanges, waitEvent, log, close}>}
  */
 export async function startFramework(name) {
