@@ -13,6 +13,8 @@
 //   - oauth.go: State (the credential of a client: secret, scheme, OAuth
 //     renewal), the 401 renewal's RoundTripper.
 //   - login.go: the OAuth sign-in flows and their plan.
+//   - page.go: the checks of a sign-in page and code before either is
+//     shown (SPEC §15).
 //
 // Goroutines: the authorization-code flow serves its loopback redirect
 // while it waits. Locks: State.mu is held across a renewal (the token

@@ -45,9 +45,12 @@ type OAuthLogin struct {
 	Scopes []string
 	// Transport carries the requests to the authorization server.
 	Transport http.RoundTripper
-	// DeviceCode is told the verification URL and the user code.
+	// DeviceCode is told the verification URL and the user code, once
+	// they passed CheckPage and CheckUserCode; verificationURIComplete is
+	// "" unless it passed too and has the origin of verificationURI.
 	DeviceCode func(verificationURI, verificationURIComplete, userCode string)
-	// OpenURL is told the authorization URL the user opens.
+	// OpenURL is told the authorization URL the user opens, once it
+	// passed CheckPage.
 	OpenURL func(authURL string)
 	// CallbackAddr is the loopback address of the redirect listener
 	// (default "127.0.0.1:0").
@@ -239,8 +242,14 @@ func (l *OAuthLogin) device(ctx context.Context, p *OAuthPlan) (*oauth2.Token, e
 	if err != nil {
 		return nil, err
 	}
+	// The page and code are checked before anything is shown or polled
+	// (SPEC §15): a flow whose page fails ends here.
+	page, err := devicePage(da.VerificationURI, da.VerificationURIComplete, da.UserCode)
+	if err != nil {
+		return nil, err
+	}
 	if l.DeviceCode != nil {
-		l.DeviceCode(da.VerificationURI, da.VerificationURIComplete, da.UserCode)
+		l.DeviceCode(page.URI, page.Complete, page.Code)
 	}
 	// DeviceAccessToken polls at the server's interval, slower after
 	// slow_down, on through authorization_pending, and gives up at the
@@ -303,6 +312,9 @@ func (l *OAuthLogin) authCode(ctx context.Context, p *OAuthPlan) (*oauth2.Token,
 	go srv.Serve(ln)
 	defer srv.Close()
 	authURL := conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier))
+	if err := CheckPage("the sign-in page built from the authorization URL", authURL); err != nil {
+		return nil, err
+	}
 	if l.OpenURL != nil {
 		l.OpenURL(authURL)
 	}

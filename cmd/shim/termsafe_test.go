@@ -44,7 +44,7 @@ func controlFree(t *testing.T, what, out string) {
 }
 
 // hostileAgent is an A2A server whose card name, error bodies and OAuth
-// device authorization carry terminal escapes (no real server sends them:
+// token error carry terminal escapes (no real server sends them:
 // a fake is the only way to get them).
 func hostileAgent(t *testing.T) *httptest.Server {
 	t.Helper()
@@ -64,9 +64,10 @@ func hostileAgent(t *testing.T) *httptest.Server {
 			card["securityRequirements"] = requirement("sso")
 			json.NewEncoder(w).Encode(card)
 		case "/device":
-			json.NewEncoder(w).Encode(map[string]any{"device_code": "dc-0123456789", "user_code": "CODE" + hostile,
-				"verification_uri": "https://verify.example/" + hostile, "verification_uri_complete": "https://verify.example/c" + hostile,
-				"interval": 1, "expires_in": 600})
+			// A page or code holding control characters is refused, not
+			// shown (SPEC §15, pages_test.go): these pass.
+			json.NewEncoder(w).Encode(map[string]any{"device_code": "dc-0123456789", "user_code": "CODE-1234",
+				"verification_uri": "https://verify.example/go", "interval": 1, "expires_in": 600})
 		case "/token":
 			w.WriteHeader(http.StatusBadRequest)
 			json.NewEncoder(w).Encode(map[string]any{"error": "server_error", "error_description": "denied " + hostile})
@@ -119,9 +120,10 @@ func TestThreadsEscapesTheIndex(t *testing.T) {
 	noControls(t, "threads", r.stdout)
 }
 
-// TestLoginEscapesTheServer: `shim login` prints an error body, an OAuth
-// verification URI and user code, and an authorization server's error
-// with their control characters escaped.
+// TestLoginEscapesTheServer: `shim login` prints an error body and an
+// authorization server's error with their control characters escaped (a
+// verification page or user code holding them is refused instead: SPEC
+// §15, pages_test.go).
 func TestLoginEscapesTheServer(t *testing.T) {
 	srv := hostileAgent(t)
 	e := newShimEnv(t)

@@ -5,7 +5,8 @@
 // elicitation; authenticate with "Sign in to <agent>" shows the device
 // page and code through elicitation/create (url mode), the person signs in
 // in the "browser", shim completes the elicitation, stores the sign-in,
-// and the session that follows is signed in. A sign-in refused at the
+// and the session that follows is signed in (the page shown is the one
+// with the code in it, which passes shim's page checks). A sign-in refused at the
 // server, or cancelled by the client ($/cancel_request), withdraws the
 // page and stores nothing; a client without URL elicitation is told to
 // run `shim login` and no flow starts.
@@ -75,7 +76,12 @@ for (const dialect of DIALECTS) {
           assert.equal(page.requestId, authenticateId(shim), "scoped to the authenticate request");
           assert.equal(page.sessionId, undefined);
           assert.ok(page.url.startsWith(`${op.issuer}/device`), page.url);
-          assert.match(page.message, /^Sign in to .*: open the page and enter the code \S+ there/);
+          const code = /^Sign in to .*: open the page and enter the code (\S+) there/.exec(page.message)?.[1];
+          assert.ok(code, page.message);
+          // The page with the code in it (verification_uri_complete, of the
+          // device page's origin) passes shim's page checks and is the one
+          // shown (SPEC §15).
+          assert.equal(new URL(page.url).searchParams.get("user_code"), code, page.url);
           await waitFor(() => shim.completed.length === 1, 5000, "elicitation/complete");
           assert.equal(shim.completed[0].elicitationId, page.elicitationId);
           assert.deepEqual(shim.withdrawn(), [], "nothing withdrawn");
