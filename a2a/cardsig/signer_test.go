@@ -100,7 +100,7 @@ const baseCard = `{
   "name": "Test agent",
   "url": "https://agent.example/a2a",
   "version": "1.0.0",
-  "description": "Signs its card \u00e9\/",
+  "description": "Signs its card \u00e9\/ <b>&amp;</b>",
   "capabilities": {"streaming": true, "pushNotifications": false},
   "skills": [{"id": "echo", "name": "Echo", "tags": ["a", "b"], "n": 1.50}],
   "defaultInputModes": ["text/plain"]

@@ -3,6 +3,7 @@ package cardsig
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -283,10 +284,13 @@ func TestRefusedAlgorithms(t *testing.T) {
 			}
 			wantNoPinFile(t, dir)
 
+			// First use, then under the pin.
 			good := signatureOf(t, []byte(baseCard), a, naming{jwk: true})
-			got, err := v.Verify(t.Context(), cardURL, withSignatures(t, []byte(baseCard), tc.sig, good))
-			if err != nil || got.Status != Verified || got.Thumbprint != a.thumb(t) {
-				t.Errorf("with a good signature beside it: %+v, %v", got, err)
+			for _, pinned := range []bool{false, true} {
+				got, err := v.Verify(t.Context(), cardURL, withSignatures(t, []byte(baseCard), tc.sig, good))
+				if err != nil || got.Status != Verified || got.Thumbprint != a.thumb(t) || got.PinnedNow == pinned {
+					t.Errorf("with a good signature beside it (pinned: %v): %+v, %v", pinned, got, err)
+				}
 			}
 		})
 	}
@@ -388,6 +392,18 @@ func TestKeyURLSameOrigin(t *testing.T) {
 		}
 	}
 
+	// An endless answer is read no further than the bound.
+	var read atomic.Int64
+	v, dir := newVerifier(t)
+	v.Client = &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(&endless{n: &read}), Request: r}, nil
+	})}
+	refusal(t, second(v.Verify(t.Context(), cardAt, card)), CodeKeyURL)
+	if n := read.Load(); n > MaxKeyURLBody+1 {
+		t.Errorf("read %d bytes of an endless answer", n)
+	}
+	wantNoPinFile(t, dir)
+
 	// No key of that id; a redirect to another origin.
 	elsewhere := newCounter(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(body) })
 	spareKeys := jwksOf(t, spare)
@@ -414,6 +430,17 @@ func TestKeyURLSameOrigin(t *testing.T) {
 	if n := elsewhere.n.Load(); n != 0 {
 		t.Errorf("the redirect was followed: %d requests", n)
 	}
+}
+
+// endless is an endless body of spaces that counts what is read of it.
+type endless struct{ n *atomic.Int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	e.n.Add(int64(len(p)))
+	return len(p), nil
 }
 
 // cookieJar holds a cookie for every URL and counts the asks.
@@ -710,4 +737,44 @@ func TestMalformed(t *testing.T) {
 		}
 		wantNoPinFile(t, dir)
 	}
+}
+
+// On first use only the protected header's jwk and jku name a key: a key
+// in the unprotected header, an x5u or an x5c is not taken, nothing is
+// fetched and nothing pinned.
+func TestOnlyProtectedKeysFollowed(t *testing.T) {
+	a := newKey(t, jose.ES256, "a")
+	bare := signatureOf(t, []byte(baseCard), a, naming{kid: "a"})
+	unprotected := map[string]any{"protected": bare["protected"], "signature": bare["signature"],
+		"header": map[string]any{"jwk": publicJWK(t, a), "jku": "https://agent.example/jwks.json"}}
+	// x5u in the protected header (the signature itself does not matter:
+	// no key is found to check it with).
+	x5u := rawSignature(map[string]any{"alg": "ES256", "kid": "a", "x5u": "https://agent.example/cert.pem"}, []byte("sig"))
+	for name, sig := range map[string]map[string]any{"unprotected header": unprotected, "x5u": x5u} {
+		v, dir := newVerifier(t)
+		v.Client = failingClient(t)
+		e := refusal(t, second(v.Verify(t.Context(), cardURL, withSignatures(t, []byte(baseCard), sig))), CodeNoKey)
+		if !strings.Contains(e.Error(), "--card-keys") {
+			t.Errorf("%s: %v", name, e)
+		}
+		wantNoPinFile(t, dir)
+	}
+}
+
+// A trusted key that names its algorithm verifies only signatures of
+// that algorithm (an RSA key for PS256 takes no RS256 signature).
+func TestKeyAlgorithmHonoured(t *testing.T) {
+	rs := newKey(t, jose.RS256, "r")
+	ps := testKey{alg: jose.PS256, priv: rs.priv, pub: rs.pub}
+	trusted := rs
+	trusted.pub.Algorithm = "PS256"
+	keys, err := LoadKeys(writeJWKS(t, trusted))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &Verifier{Keys: keys}
+	if got, err := v.Verify(t.Context(), cardURL, sign(t, ps, naming{kid: "r"})); err != nil || got.Alg != "PS256" {
+		t.Errorf("PS256: %+v, %v", got, err)
+	}
+	refusal(t, second(v.Verify(t.Context(), cardURL, sign(t, rs, naming{kid: "r"}))), CodeBadSignature)
 }
