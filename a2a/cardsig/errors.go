@@ -24,7 +24,8 @@ const (
 	// CodeUnsigned: the card comes unsigned, but its URL has a pin (or
 	// --card-keys names the keys that sign it).
 	CodeUnsigned Code = "unsigned"
-	// CodeAlgorithm: the signature's algorithm is not one of Algorithms.
+	// CodeAlgorithm: the signature's algorithm is not ES256, ES384, EdDSA,
+	// RS256 or PS256.
 	CodeAlgorithm Code = "algorithm"
 	// CodeKeyURL: the key URL (jku) is refused (another origin, plain
 	// http to another machine) or its fetch failed.

@@ -17,10 +17,10 @@ import (
 	"github.com/go-jose/go-jose/v4"
 )
 
-// Algorithms are the signature algorithms shim accepts on a card, in the
+// algorithms are the signature algorithms shim accepts on a card, in the
 // order its messages list them. Anything else ("none", HS256, ES512, …)
 // is refused before any key is looked at.
-var Algorithms = []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.EdDSA, jose.RS256, jose.PS256}
+var algorithms = []jose.SignatureAlgorithm{jose.ES256, jose.ES384, jose.EdDSA, jose.RS256, jose.PS256}
 
 // minRSABits is the smallest RSA key accepted.
 const minRSABits = 2048
@@ -151,8 +151,8 @@ func kidNote(kid string) string {
 
 // algList is the accepted algorithms as a message lists them.
 func algList() string {
-	names := make([]string, len(Algorithms))
-	for i, a := range Algorithms {
+	names := make([]string, len(algorithms))
+	for i, a := range algorithms {
 		names[i] = string(a)
 	}
 	return strings.Join(names, ", ")

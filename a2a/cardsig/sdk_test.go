@@ -43,7 +43,7 @@ func TestSDKSignedCards(t *testing.T) {
 		return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(bytes.NewReader(jwks)), Request: r}, nil
 	})}
 
-	for _, alg := range Algorithms {
+	for _, alg := range algorithms {
 		kid := "sdk-" + strings.ToLower(string(alg))
 		found := set.Key(kid)
 		if len(found) != 1 {
@@ -71,8 +71,8 @@ func TestSDKSignedCards(t *testing.T) {
 			})
 		}
 	}
-	if n := fetches.Load(); n != int32(len(Algorithms)) {
-		t.Errorf("the key URL was fetched %d times for %d cards", n, len(Algorithms))
+	if n := fetches.Load(); n != int32(len(algorithms)) {
+		t.Errorf("the key URL was fetched %d times for %d cards", n, len(algorithms))
 	}
 }
 

@@ -160,9 +160,9 @@ type parsedSig struct {
 }
 
 // parse parses s over payload as a detached compact JWS, which carries
-// the protected header alone: its algorithm must be one of Algorithms.
+// the protected header alone: its algorithm must be one of algorithms.
 func parse(s signature, payload []byte) (*parsedSig, *Error) {
-	jws, err := jose.ParseDetached(s.Protected+".."+s.Signature, payload, Algorithms)
+	jws, err := jose.ParseDetached(s.Protected+".."+s.Signature, payload, algorithms)
 	if err != nil {
 		var alg *jose.ErrUnexpectedSignatureAlgorithm
 		if errors.As(err, &alg) {

@@ -113,7 +113,7 @@ func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f
 // verified as served (white space, member order and escapes are not the
 // canonical form's).
 func TestVerifyEachAlgorithm(t *testing.T) {
-	for _, alg := range Algorithms {
+	for _, alg := range algorithms {
 		t.Run(string(alg), func(t *testing.T) {
 			v, dir := newVerifier(t)
 			k := newKey(t, alg, "")
