@@ -3,6 +3,7 @@
 package privfile
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -111,5 +112,50 @@ func TestNoFollow(t *testing.T) {
 	}
 	if data, fi, err := ReadFile(existing); err != nil || string(data) != "old\nnew\n" || fi.Mode().Perm() != FileMode {
 		t.Errorf("ReadFile: %q, %v, %v", data, fi, err)
+	}
+}
+
+// With KeepUnreadable, Update refuses a file it cannot read as one (a link,
+// bad content) and leaves it where it is: no change made, nothing moved
+// aside, nothing written, the link's target untouched.
+func TestVersionedKeepUnreadable(t *testing.T) {
+	target := target0644(t)
+	for _, tc := range []struct {
+		name string
+		make func(path string) error
+	}{
+		{"link", func(p string) error { return os.Symlink(target, p) }},
+		{"not JSON", func(p string) error { return os.WriteFile(p, []byte("{not json"), 0o600) }},
+		{"another version", func(p string) error { return os.WriteFile(p, []byte(`{"version": 2}`), 0o600) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "f.json")
+			if err := tc.make(path); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.Lstat(path)
+			v := &Versioned{Path: path, Version: 1, Name: "test file", KeepUnreadable: true}
+			called := false
+			err := v.Update(func(map[string]json.RawMessage) ([]byte, error) {
+				called = true
+				return []byte(`{"version": 1}`), nil
+			})
+			var corrupt *CorruptError
+			if !errors.As(err, &corrupt) || called {
+				t.Fatalf("Update: %v (change called: %v); want a *CorruptError and no change", err, called)
+			}
+			after, lerr := os.Lstat(path)
+			if lerr != nil || after.Mode() != before.Mode() || !os.SameFile(before, after) {
+				t.Errorf("the file was replaced or moved: %v, %v", after, lerr)
+			}
+			des, _ := os.ReadDir(dir)
+			for _, de := range des {
+				if de.Name() != "f.json" && de.Name() != "f.json.lock" {
+					t.Errorf("Update left %s", de.Name())
+				}
+			}
+			wantUntouched(t, target)
+		})
 	}
 }

@@ -2,7 +2,8 @@
 // written: 0600 in a 0700 directory (modes put back on every write), under
 // an advisory lock shared by every process, replaced atomically through a
 // synced temporary file, and moved aside, never overwritten, when it cannot
-// be read. The thread index and the credentials file both use it.
+// be read (or, with Versioned.KeepUnreadable, refused and left in place).
+// The thread index, the credentials file and the pinned card keys use it.
 //
 // No file is followed through a symbolic link: files are opened with
 // O_NOFOLLOW, modes are set on the opened descriptor (never by path), and

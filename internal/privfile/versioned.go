@@ -34,6 +34,11 @@ type Versioned struct {
 	// TempAge: a write leaves temporary files younger than this alone (0:
 	// it removes every one, as no live writer owns one under the lock).
 	TempAge time.Duration
+	// KeepUnreadable makes Update fail with the *CorruptError of a file
+	// that cannot be read as one, leaving it in place, instead of moving it
+	// aside and starting a new one: for a file whose loss would weaken a
+	// check (the pinned keys of known agents), which the person repairs.
+	KeepUnreadable bool
 }
 
 // CorruptError is the error for a versioned file that cannot be read as
@@ -74,7 +79,8 @@ func (v *Versioned) Read() (map[string]json.RawMessage, fs.FileInfo, error) {
 // when there is none) and returns the whole new content. When the file
 // cannot be read as one (Read's *CorruptError, or one change returns for
 // members it cannot take), it is moved aside, logged, and change is
-// called again with none. Update excludes other processes; a caller
+// called again with none; with KeepUnreadable, Update returns that error
+// and writes nothing. Update excludes other processes; a caller
 // excludes its own goroutines.
 func (v *Versioned) Update(change func(members map[string]json.RawMessage) ([]byte, error)) error {
 	if err := EnsureDir(filepath.Dir(v.Path)); err != nil {
@@ -120,7 +126,7 @@ func (v *Versioned) rewrite(change func(map[string]json.RawMessage) ([]byte, err
 		data, err = change(members)
 	}
 	var corrupt *CorruptError
-	if !errors.As(err, &corrupt) {
+	if !errors.As(err, &corrupt) || v.KeepUnreadable {
 		return data, err
 	}
 	aside, mvErr := MoveAside(v.Path, v.now())
