@@ -246,7 +246,7 @@ func TestGeminiReadApprovedOnTheTasksConnection(t *testing.T) {
 	if len(tools) != 2 || tools[0].ID != callID || tools[0].Phase != a2a.PhasePending || tools[1].Phase != a2a.PhasePending {
 		t.Fatalf("tools = %+v", tools)
 	}
-	if tools[0].Kind != "read" || tools[0].Title != "Read /home/dev/ws/hello.txt" || tools[0].Name != "read_file" {
+	if tools[0].Kind != "read" || tools[0].Display != "ReadFile" || tools[0].Subject != "/home/dev/ws/hello.txt" || tools[0].Name != "read_file" {
 		t.Fatalf("tool = %+v", tools[0])
 	}
 	end := lastStatus(t, evs)
@@ -313,7 +313,7 @@ func TestGeminiShellDeniedAndApproved(t *testing.T) {
 	c := f.client(t)
 	evs := geminiTurn(t, c, a2a.OutMessage{ContextID: "s", Parts: []a2a.Part{{Text: "Run it."}}})
 	tools := toolsOf(evs)
-	if len(tools) == 0 || tools[0].Kind != "execute" || tools[0].Title != "Run: echo shell-was-run > shell-out.txt && cat shell-out.txt" {
+	if len(tools) == 0 || tools[0].Kind != "execute" || tools[0].Display != "Shell" || tools[0].Subject != "echo shell-was-run > shell-out.txt && cat shell-out.txt" {
 		t.Fatalf("tools = %+v", tools)
 	}
 	h := lastStatus(t, evs).Status.Message.Hitl()
@@ -413,7 +413,7 @@ func TestGeminiEditResultIsADiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc := s.tool(&u)
-	if tc.Phase != a2a.PhaseCompleted || tc.Kind != "edit" || tc.Title != "Edit /home/dev/ws/a.txt" || tc.Diff == nil ||
+	if tc.Phase != a2a.PhaseCompleted || tc.Kind != "edit" || tc.Display != "Edit" || tc.Subject != "/home/dev/ws/a.txt" || tc.Diff == nil ||
 		*tc.Diff != (a2a.ToolDiff{Path: "/home/dev/ws/a.txt", OldText: "a\n", NewText: "b\n"}) {
 		t.Fatalf("tool = %+v diff %+v", tc, tc.Diff)
 	}

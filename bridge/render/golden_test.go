@@ -170,7 +170,7 @@ func goldenCases() []goldenCase {
 			add(r.Tool(a2a.ToolCall{ID: "c3", Name: "grep", Phase: a2a.PhaseCompleted, Args: `{"pattern":"TODO"}`, Result: "src/a.go:3: TODO one\nsrc/b.go:7: TODO two"}))
 			add(r.Tool(a2a.ToolCall{ID: "c4", Name: "delete_file", Phase: a2a.PhaseFailed, Args: `{"path":"/etc/passwd"}`, Error: "refused"}))
 			add(r.Tool(a2a.ToolCall{ID: "c5", Name: "write_todos", Phase: a2a.PhaseStarted, Args: todos1}))
-			add(r.Tool(a2a.ToolCall{ID: "c6", Name: "mystery", Kind: "fetch", Title: "Fetch the page", ParentID: "c5", Phase: a2a.PhaseStarted, Args: `{"url":"https://example.com"}`}))
+			add(r.Tool(a2a.ToolCall{ID: "c6", Name: "mystery", Kind: "fetch", Display: "Fetch the page", ParentID: "c5", Phase: a2a.PhaseStarted, Args: `{"url":"https://example.com"}`}))
 			add(r.Tool(a2a.ToolCall{ID: "c7", Name: "run_command", Phase: a2a.PhaseStarted, Args: `{"command":"make"}`}))
 			add(r.Settle(acp.ToolFailed))
 		}},

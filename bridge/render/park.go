@@ -7,9 +7,10 @@ package render
 // (forms.go) or its fields listed.
 
 import (
-	"github.com/shimdev/shim/internal/textcut"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/shimdev/shim/internal/textcut"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"

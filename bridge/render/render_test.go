@@ -115,7 +115,7 @@ func TestRendererLiveAndReplayAgree(t *testing.T) {
 // the agent's kind (a search's hits become locations).
 func TestRendererKeepsTheAgentsCard(t *testing.T) {
 	diff := &a2a.ToolDiff{Path: "/abs/hello.txt", OldText: "a", NewText: "b"}
-	call := a2a.ToolCall{ID: "c1", Name: "replace", Kind: "edit", Title: "Edit hello.txt", Args: `{"x":1}`}
+	call := a2a.ToolCall{ID: "c1", Name: "replace", Kind: "edit", Display: "Edit hello.txt", Args: `{"x":1}`}
 	at := func(p a2a.Phase, f func(*a2a.ToolCall)) a2a.ToolCall {
 		c := call
 		c.Phase = p

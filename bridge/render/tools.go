@@ -102,7 +102,7 @@ type callShown struct {
 func (r *Renderer) callShown(c *call) callShown {
 	locs := toolview.Locations(c.name, c.args, r.roots)
 	locs = append(locs, c.agentLocations(r.roots, locs)...)
-	return callShown{title: callTitle(c.titleName(), c.parent, c.args), kind: c.kindOf(),
+	return callShown{title: c.title(), kind: c.kindOf(),
 		locations: acpLocations(locs), rawInput: rawInput(c.args)}
 }
 
@@ -390,13 +390,15 @@ func (cs *calls) callID(tc a2a.ToolCall) string {
 	return tc.Name + "-" + randid.Hex(4)
 }
 
-// callTitle is the title of a tool call's view, live or replayed.
-func callTitle(name, parent string, args toolview.Args) string {
-	if name == "" {
-		name = "tool"
+// title is the title of the call's view, live or replayed: toolview's,
+// from its name, args and what the agent says of it ("tool" when it has
+// none).
+func (c *call) title() string {
+	title := toolview.Title(c.name, c.args, toolview.Hints{Kind: c.kind, Display: c.display, Subject: c.subject})
+	if title == "" {
+		title = "tool"
 	}
-	title := toolview.Title(name, args)
-	if parent != "" {
+	if c.parent != "" {
 		title = toolview.ChildTitle(title)
 	}
 	return title
@@ -430,15 +432,16 @@ func rawInput(a toolview.Args) json.RawMessage {
 	return nil
 }
 
-// agentSays is what the agent itself says of a call (its kind, its title,
-// an edit's diff), kept over what shim derives from the name; and the
-// status last shown live.
+// agentSays is what the agent itself says of a call (its kind, its
+// display text and subject, an edit's diff), kept over what shim derives
+// from the name; and the status last shown live.
 type agentSays struct {
-	kind   acp.ToolKind
-	label  string
-	diff   *a2a.ToolDiff
-	paths  []a2a.ToolPath
-	status acp.ToolStatus
+	kind    acp.ToolKind
+	display string
+	subject string
+	diff    *a2a.ToolDiff
+	paths   []a2a.ToolPath
+	status  acp.ToolStatus
 }
 
 // learn keeps what a call's event says of it.
@@ -446,8 +449,8 @@ func (c *call) learn(tc a2a.ToolCall) {
 	if tc.Kind != "" {
 		c.kind = tc.Kind
 	}
-	if tc.Title != "" {
-		c.label = tc.Title
+	if tc.Display != "" || tc.Subject != "" {
+		c.display, c.subject = tc.Display, tc.Subject
 	}
 	if tc.Diff != nil {
 		c.diff = tc.Diff
@@ -482,15 +485,6 @@ func (c *call) kindOf() acp.ToolKind {
 		return c.kind
 	}
 	return toolview.Kind(c.name)
-}
-
-// titleName is the name a view's title is built from: the agent's label
-// when shim knows no better title for the name.
-func (c *call) titleName() string {
-	if c.label != "" && toolview.Title(c.name, c.args) == c.name {
-		return c.label
-	}
-	return c.name
 }
 
 // agentDiff is the diff the agent reported, when it names an absolute

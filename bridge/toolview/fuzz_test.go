@@ -48,7 +48,7 @@ func FuzzParseArgs(f *testing.F) {
 			t.Fatalf("Complete %v with %#v; encoding/json read %#v", a.Complete, a.Fields, whole)
 		}
 		_ = Kind(tool)
-		_ = ChildTitle(Title(tool, a))
+		_ = ChildTitle(Title(tool, a, Hints{}))
 		_ = CutResult(result)
 
 		r := newFakeResolver()
@@ -96,7 +96,7 @@ func FuzzParseArgs(f *testing.F) {
 			t.Fatalf("scanner read %#v (cut %v), encoding/json %#v", scanned, cut, a.Fields)
 		}
 		// Every cut recovers only what the whole object says.
-		full := Title(tool, a)
+		full := Title(tool, a, Hints{})
 		_, hasCmd := a.Fields["command"]
 		_, hasAltCmd := a.Fields["cmd"]
 		step := 1 + len(raw)/200
@@ -108,7 +108,7 @@ func FuzzParseArgs(f *testing.F) {
 				}
 			}
 			if Kind(tool) == acp.ToolKindExecute && hasCmd && !hasAltCmd && count["command"] == 1 {
-				if got := Title(tool, p); got != tool && got != full {
+				if got := Title(tool, p, Hints{}); got != tool && got != full {
 					t.Fatalf("cut at %d: title %q, whole %q", i, got, full)
 				}
 			}
