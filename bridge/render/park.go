@@ -2,9 +2,9 @@ package render
 
 // What a park says beside its question (SPEC §12.8): the content of the
 // data parts of its status message, shown with the question as short
-// key: value lines; the tool call they name, as a pending view the
-// question is about; the JSON Schema of the answer, as the form asked
-// (forms.go) or its fields listed.
+// key: value lines; the JSON Schema of the answer, as the form asked
+// (forms.go) or its fields listed. The tool call they name is shown as a
+// pending view the question is about (Tools.ParkTool).
 
 import (
 	"strings"
@@ -109,27 +109,6 @@ func dataBlock(d *a2a.ParkData) string {
 		return ""
 	}
 	return "\n\n```\n" + lines + "\n```"
-}
-
-// ParkTool opens the pending view of the tool call a park's data names
-// and returns its id; a call already open keeps its view. "" when the
-// data names none.
-func (r *Renderer) ParkTool(d *a2a.ParkData) (string, []Out) {
-	if d == nil || d.Tool == nil {
-		return "", nil
-	}
-	tc := *d.Tool
-	if c := r.calls.open[tc.ID]; tc.ID != "" && c != nil && !c.ended {
-		return tc.ID, nil
-	}
-	if r.calls.open[tc.ID] != nil {
-		tc.ID = ""
-	}
-	if tc.ID = r.calls.callID(tc); tc.ID == "" {
-		return "", nil
-	}
-	r.openCall(tc)
-	return tc.ID, r.take()
 }
 
 // ParkQuestion is the text of a park shown as a question (SPEC §6), live
