@@ -115,11 +115,31 @@ func TestRendererLiveAndReplayAgree(t *testing.T) {
 	}
 }
 
+// checkAgentsCardLive checks the live updates of the agent's edit card:
+// opened pending with the agent's kind and title, started, its output,
+// completed with the agent's diff.
+func checkAgentsCardLive(t *testing.T, ups []acp.Update, isDiff func([]acp.ToolCallContent) bool) {
+	t.Helper()
+	open, _ := ups[0].(acp.ToolCall)
+	if open.Kind != "edit" || open.Title != "Edit hello.txt" || open.Status != acp.ToolPending {
+		t.Errorf("opened %+v", open)
+	}
+	if u, _ := ups[1].(acp.ToolCallUpdate); u.Status != acp.ToolInProgress {
+		t.Errorf("started %+v", ups[1])
+	}
+	if u, _ := ups[2].(acp.ToolCallUpdate); len(u.Content) != 1 || u.Content[0] != (acp.Content{Content: acp.Text("screen")}) {
+		t.Errorf("output %+v", ups[2])
+	}
+	if u, _ := ups[3].(acp.ToolCallUpdate); u.Status != acp.ToolCompleted || len(u.Content) != 2 || !isDiff(u.Content) {
+		t.Errorf("completed %+v", ups[3])
+	}
+}
+
 // TestRendererKeepsTheAgentsCard: what the agent says of a call (its
-// kind, its title for a name shim has no title for, an absolute diff) is
-// kept live and replayed; pending is a status, a status change before the
-// end an update, live output replaces the content; the kind's rules follow
-// the agent's kind (a search's hits become locations).
+// kind, its display text for a name shim has no title for, an absolute
+// diff) is kept live and replayed; pending is a status, a status change
+// before the end an update, live output replaces the content; the kind's
+// rules follow the agent's kind (a search's hits become locations).
 func TestRendererKeepsTheAgentsCard(t *testing.T) {
 	diff := &a2a.ToolDiff{Path: "/abs/hello.txt", OldText: "a", NewText: "b"}
 	call := a2a.ToolCall{ID: "c1", Name: "replace", Kind: "edit", Display: "Edit hello.txt", Args: `{"x":1}`}
@@ -144,23 +164,11 @@ func TestRendererKeepsTheAgentsCard(t *testing.T) {
 	if len(ups) != 4 {
 		t.Fatalf("live updates %#v", ups)
 	}
-	open, _ := ups[0].(acp.ToolCall)
-	if open.Kind != "edit" || open.Title != "Edit hello.txt" || open.Status != acp.ToolPending {
-		t.Errorf("opened %+v", open)
-	}
-	if u, _ := ups[1].(acp.ToolCallUpdate); u.Status != acp.ToolInProgress {
-		t.Errorf("started %+v", ups[1])
-	}
-	if u, _ := ups[2].(acp.ToolCallUpdate); len(u.Content) != 1 || u.Content[0] != (acp.Content{Content: acp.Text("screen")}) {
-		t.Errorf("output %+v", ups[2])
-	}
 	isDiff := func(cs []acp.ToolCallContent) bool {
 		d, ok := cs[0].(acp.Diff)
 		return ok && d.Path == diff.Path && *d.OldText == "a" && d.NewText == "b"
 	}
-	if u, _ := ups[3].(acp.ToolCallUpdate); u.Status != acp.ToolCompleted || len(u.Content) != 2 || !isDiff(u.Content) {
-		t.Errorf("completed %+v", ups[3])
-	}
+	checkAgentsCardLive(t, ups, isDiff)
 
 	rep := newOwn("Agent", cwdRoots(), Draws{})
 	outs := rep.Tools.pastTool(done, func(id string) string { return "r-" + id })
