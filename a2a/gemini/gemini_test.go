@@ -486,3 +486,26 @@ func TestGeminiToolPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiApprovalTitleIsTheServers: an approval's title is the one the
+// server's confirmation gives, or none (the dialog's own default then);
+// never one the profile builds from the call.
+func TestGeminiApprovalTitleIsTheServers(t *testing.T) {
+	for _, tc := range []struct{ details, want string }{
+		{``, ""},
+		{`,"confirmationDetails":{"type":"info","prompt":"p"}`, ""},
+		{`,"confirmationDetails":{"type":"info","title":"Confirm: ReadFile"}`, "Confirm: ReadFile"},
+	} {
+		var u geminiToolUpdate
+		raw := `{"request":{"callId":"c","name":"read_file","args":{"file_path":"/w/a.go"}},"status":"awaiting_approval",` +
+			`"tool":{"name":"read_file","displayName":"ReadFile","kind":"read"}` + tc.details + `}`
+		if err := json.Unmarshal([]byte(raw), &u); err != nil {
+			t.Fatal(err)
+		}
+		s := &geminiSession{}
+		s.tool(&u)
+		if len(s.awaiting) != 1 || s.awaiting[0].title != tc.want {
+			t.Errorf("%s: awaiting %+v, want the title %q", tc.details, s.awaiting, tc.want)
+		}
+	}
+}
