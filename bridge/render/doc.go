@@ -39,8 +39,9 @@
 //
 // # Files
 //
-//	render.go    Renderer (New, Renew, the wiring), Draws, Out and the
-//	             output the values share (sink), shim's own message ids
+//	render.go    Renderer (New, Renew, the wiring), Draws
+//	out.go       what the values share: Out, the output (sink), the
+//	             message ids (shim's own, an artifact's, a message's)
 //	answer.go    Answer: answer text, thoughts, files, the failure line,
 //	             steer markers; the blank-line rule (blocks); the message
 //	             id of every chunk (SPEC §14: an artifact's made unique
@@ -50,12 +51,13 @@
 //	tools.go     Tools: tool calls live (opened, updated, ended), settled,
 //	             replayed; a todo tool's plan; command calls as terminals;
 //	             the pending call a park names; an open call as an
-//	             approval sees it
+//	             approval sees it; a project the roots do not know
+//	             (Unknown), newer roots (SetRoots)
 //	call.go      one call: what the agent says of it, a row per kind
 //	             (kindRules), per phase (toolPhases); its title, input
 //	             and terminal blocks
 //	roots.go     the roots tool paths resolve against (the cwd and the
-//	             additional directories); Tools.Unknown and SetRoots
+//	             additional directories)
 //	snapshot.go  Snapshots: task snapshots (SPEC §12.4): status text as
 //	             replaces, messages shown by id; progress notes held
 //	             until the next frame tells what they are (§12.8)
@@ -63,7 +65,8 @@
 //	             advertised notices, else a thought, an answer line or
 //	             nothing, as before (SPEC §14); progress notes; the
 //	             notices shim gives
-//	park.go      a park's question (SPEC §6) and its data lines (§12.8)
+//	park.go      a park's question (SPEC §6) and its data lines (§12.8);
+//	             what an auth-required status shows
 //	forms.go     a park asked as the editor's forms (§11.3)
 //	approval.go  an approval's views: the open call it asks about, or its own
 //	past.go      Past: a past turn, in the order it happened; how a turn's

@@ -156,6 +156,25 @@ func ParkQuestion(m *a2a.Message) string {
 	return b.String()
 }
 
+// QuestionChunk is the question of a park of the task taskID as answer
+// text, of the park's message (a resumed thread's parked last turn).
+func QuestionChunk(taskID string, m *a2a.Message) acp.Update {
+	return AnswerChunk(messageID(taskID, m), ParkQuestion(m))
+}
+
+// authText is what an auth-required status shows: its text (a default
+// when it has none) and its data lines.
+func authText(m *a2a.Message) string {
+	text := m.Text()
+	if text == "" {
+		text = "The agent needs you to authenticate with it before it can go on."
+	}
+	if m.Hitl() == nil {
+		text += dataBlock(m.ParkData())
+	}
+	return text
+}
+
 func formLine(f a2a.FormField) string {
 	name := f.Title
 	if name == "" {

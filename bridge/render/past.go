@@ -154,19 +154,6 @@ func (r *Past) closing(state a2a.State, m *a2a.Message) string {
 	return ""
 }
 
-// authText is what an auth-required status shows: its text (a default
-// when it has none) and its data lines.
-func authText(m *a2a.Message) string {
-	text := m.Text()
-	if text == "" {
-		text = "The agent needs you to authenticate with it before it can go on."
-	}
-	if m.Hitl() == nil {
-		text += dataBlock(m.ParkData())
-	}
-	return text
-}
-
 // artifactAnswer is the answer text of a stored artifact, without its
 // leading blank lines.
 func artifactAnswer(a *a2a.Artifact) string {

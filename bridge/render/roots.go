@@ -7,9 +7,7 @@ package render
 
 import (
 	"path/filepath"
-	"strings"
 
-	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/bridge/toolview"
 	"github.com/shimdev/shim/roots"
 )
@@ -84,42 +82,3 @@ func (r Roots) Resolve(project, path string) (string, bool) {
 }
 
 var _ toolview.Resolver = Roots{}
-
-// Unknown is the project a tool call's arguments name that the roots
-// taken do not know; "" when there is none. The caller reloads the roots
-// for it (at most once per name in a while, roots.Map.ReloadFor) and
-// gives the tool calls the new ones (SetRoots) before it renders the call.
-func (t *Tools) Unknown(tc a2a.ToolCall) string {
-	if t.roots.m == nil || !strings.Contains(tc.Args, `"project"`) {
-		return ""
-	}
-	a := toolview.ParseArgs(tc.Args)
-	t.parsed = parsedArgs{text: tc.Args, args: a, ok: true}
-	p := a.String("project")
-	if _, ok := t.roots.m.Lookup(p); ok || p == "" {
-		return ""
-	}
-	return p
-}
-
-// parseArgs parses a call's arguments; the text Unknown parsed is not
-// parsed again when the call is rendered next.
-func (t *Tools) parseArgs(s string) toolview.Args {
-	if t.parsed.ok && s == t.parsed.text {
-		a := t.parsed.args
-		t.parsed = parsedArgs{}
-		return a
-	}
-	return toolview.ParseArgs(s)
-}
-
-// parsedArgs is a call's argument text and what it parsed to.
-type parsedArgs struct {
-	text string
-	args toolview.Args
-	ok   bool
-}
-
-// SetRoots gives the tool calls newer roots (after a reload, or
-// roots learned from a list_projects result).
-func (t *Tools) SetRoots(roots Roots) { t.roots = roots }

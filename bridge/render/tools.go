@@ -10,6 +10,7 @@ package render
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
@@ -232,6 +233,45 @@ func (t *Tools) Open(id string) (OpenCall, bool) {
 	}
 	return OpenCall{Kind: c.kindOf(), RawInput: rawInput(c.args)}, true
 }
+
+// Unknown is the project a tool call's arguments name that the roots
+// taken do not know; "" when there is none. The caller reloads the roots
+// for it (at most once per name in a while, roots.Map.ReloadFor) and
+// gives the tool calls the new ones (SetRoots) before it renders the call.
+func (t *Tools) Unknown(tc a2a.ToolCall) string {
+	if t.roots.m == nil || !strings.Contains(tc.Args, `"project"`) {
+		return ""
+	}
+	a := toolview.ParseArgs(tc.Args)
+	t.parsed = parsedArgs{text: tc.Args, args: a, ok: true}
+	p := a.String("project")
+	if _, ok := t.roots.m.Lookup(p); ok || p == "" {
+		return ""
+	}
+	return p
+}
+
+// parseArgs parses a call's arguments; the text Unknown parsed is not
+// parsed again when the call is rendered next.
+func (t *Tools) parseArgs(s string) toolview.Args {
+	if t.parsed.ok && s == t.parsed.text {
+		a := t.parsed.args
+		t.parsed = parsedArgs{}
+		return a
+	}
+	return toolview.ParseArgs(s)
+}
+
+// parsedArgs is a call's argument text and what it parsed to.
+type parsedArgs struct {
+	text string
+	args toolview.Args
+	ok   bool
+}
+
+// SetRoots gives the tool calls newer roots (after a reload, or
+// roots learned from a list_projects result).
+func (t *Tools) SetRoots(roots Roots) { t.roots = roots }
 
 // pastTool renders one tool-call event of a past turn: a call is shown
 // once, as one tool_call in its final state, when it ended (newID names
