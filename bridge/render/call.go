@@ -29,9 +29,10 @@ type call struct {
 	ended  bool
 	// emitted: a replayed view was shown (in its final state)
 	emitted bool
-	// plan is the plan last sent for this call (planSent).
-	plan     []toolview.PlanItem
+	// plan is the plan last sent for this call (planSent). (The flags
+	// side by side keep a call in the allocation size it had.)
 	planSent bool
+	plan     []toolview.PlanItem
 	agentSays
 }
 
