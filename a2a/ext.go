@@ -60,9 +60,14 @@ type ToolCall struct {
 	// Kind is the ACP tool kind the agent gives the call; empty: shim
 	// derives it from Name.
 	Kind string
-	// Title is the agent's own label for the call, used when shim knows no
-	// better title for Name.
-	Title string
+	// Display is the agent's display text for the call (a display name of
+	// its tool, such as "ReadFile", or words of its own), and Subject what
+	// the call acts on as the agent's args name it (a file or folder, a
+	// command, a pattern or query, an address): hints shim builds the
+	// call's title from when it knows no title for Name. The A2A side
+	// never builds a title.
+	Display string
+	Subject string
 	// Output is the live output of a PhaseOutput event.
 	Output string
 	// Diff is the change an edit made, when the agent reports it.

@@ -8,10 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/shimdev/shim/a2a/a2aclient"
-	"github.com/shimdev/shim/acp"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render"
 )
 
 func (s *Server) initialize(p *acp.InitializeParams) (any, error) {
@@ -20,10 +21,8 @@ func (s *Server) initialize(p *acp.InitializeParams) (any, error) {
 		s.clientName, s.clientTitle = p.ClientInfo.Name, p.ClientInfo.Title
 	}
 	s.termAuth = p.ClientCapabilities.Auth.Terminal
-	s.forms = p.ClientCapabilities.FormElicitation()
+	s.draws = render.DrawsOf(p.ClientCapabilities)
 	s.urlElicitation = p.ClientCapabilities.URLElicitation()
-	s.terminals = p.ClientCapabilities.TerminalOutput()
-	s.notices = p.ClientCapabilities.Notices()
 	if s.opts.ContextPrefix == "" {
 		s.prefix = "chat-" + clientSlug(s.clientName)
 	}

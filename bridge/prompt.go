@@ -97,12 +97,9 @@ func withdrawOnCancel(ctx context.Context, req *acp.Request, t *turn.Turn) {
 
 // turnEnv is what a turn of sess needs of the server.
 func (s *Server) turnEnv(c *a2aclient.Client, sess *turn.Session) turn.Env {
-	s.infoMu.Lock()
-	forms, terminals, notices := s.forms, s.terminals, s.notices
-	s.infoMu.Unlock()
 	return turn.Env{Conn: s.conn, Client: c, Agent: s.agentName(), Roots: s.roots(), Shown: s.shown.Of(sess.ID()), Log: s.log,
 		Grace: s.opts.SteerGrace, ContextWindow: s.opts.ContextWindow, BusyTimeout: s.opts.BusyTimeout, BusyPoll: s.opts.BusyPoll,
-		Forms: forms, Terminals: terminals, Notices: notices, Host: turnHost{s}}
+		Draws: s.clientDraws(), Host: turnHost{s}}
 }
 
 // turnHost is the server as its turns see it (turn.Host).

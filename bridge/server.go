@@ -106,11 +106,9 @@ type Server struct {
 	clientName  string
 	clientTitle string
 	termAuth    bool
-	// forms, terminals and notices: the client shows elicitation forms,
-	// command calls as terminals, and notices (SPEC §11.3, §11.6, §14).
-	forms     bool
-	terminals bool
-	notices   bool
+	// draws is what the client draws: elicitation forms, command calls
+	// as terminals, notices (SPEC §11.3, §11.6, §14).
+	draws render.Draws
 	// urlElicitation: the client opens a page shim asks it to (SPEC §14).
 	urlElicitation bool
 	prefix         string
@@ -421,20 +419,15 @@ func (s *Server) callError(err error, taskID string) *acp.Error {
 	return render.CallError(s.agentName(), err, taskID, s.refusedAdvice())
 }
 
-// clientTerminals reports whether the client draws command calls as
-// terminals (SPEC §11.6).
-func (s *Server) clientTerminals() bool {
+// clientDraws is what the client draws (SPEC §11.3, §11.6, §14).
+func (s *Server) clientDraws() render.Draws {
 	s.infoMu.Lock()
 	defer s.infoMu.Unlock()
-	return s.terminals
+	return s.draws
 }
 
 // clientNotices reports whether the client advertised notices (SPEC §14).
-func (s *Server) clientNotices() bool {
-	s.infoMu.Lock()
-	defer s.infoMu.Unlock()
-	return s.notices
-}
+func (s *Server) clientNotices() bool { return s.clientDraws().Notices }
 
 // say tells the editor a notice about the session id outside a turn (a
 // notice, or what a client without notices was always shown; nothing

@@ -301,8 +301,8 @@ func (s *Server) replay(ctx context.Context, sess *turn.Session, turns []past.Tu
 func (s *Server) showTurns(ctx context.Context, sess *turn.Session, turns []past.Turn, emit func(acp.Update)) {
 	_ = s.roots().Load(ctx) // a failure is logged; the map works with what it has
 	rp := history.NewReplay(s.shown.Of(sess.ID()), len(turns))
-	agent, opts := s.agentName(), render.Options{Terminals: s.clientTerminals(), Notices: s.clientNotices(), Own: "shim-" + randid.Hex(6)}
-	snap := render.Snapshot(s.roots(), sess.CWD(), sess.Dirs())
+	agent, draws := s.agentName(), s.clientDraws()
+	snap := render.RootsOf(s.roots(), sess.CWD(), sess.Dirs())
 	var r *render.Renderer
 	for i := range turns {
 		p := &turns[i]
@@ -310,26 +310,26 @@ func (s *Server) showTurns(ctx context.Context, sess *turn.Session, turns []past
 			continue
 		}
 		if r == nil {
-			r = render.New(agent, snap, opts)
+			r = render.New(agent, snap, draws)
 		} else {
-			r.Renew(agent, snap, opts) // what it rendered was sent
+			r.Renew(agent, snap, draws) // what it rendered was sent
 		}
 		snap = s.needRoots(ctx, r, p, snap, sess)
-		for _, o := range r.Past(p, rp) {
+		for _, o := range r.Past.Show(p, rp) {
 			emit(o.Update())
 		}
 	}
 }
 
 // needRoots reloads the project roots for the projects a past turn's
-// calls name that the renderer's snapshot does not know, and returns the
-// snapshot the renderer has then.
+// calls name that the roots the renderer has do not know, and returns the
+// roots it has then.
 func (s *Server) needRoots(ctx context.Context, r *render.Renderer, p *past.Turn, snap render.Roots, sess *turn.Session) render.Roots {
 	check := func(calls []a2a.ToolCall) {
 		for _, tc := range calls {
-			if name := r.Unknown(tc); name != "" && s.roots().ReloadFor(ctx, name) {
-				snap = render.Snapshot(s.roots(), sess.CWD(), sess.Dirs())
-				r.SetRoots(snap)
+			if name := r.Tools.Unknown(tc); name != "" && s.roots().ReloadFor(ctx, name) {
+				snap = render.RootsOf(s.roots(), sess.CWD(), sess.Dirs())
+				r.Tools.SetRoots(snap)
 			}
 		}
 	}
@@ -401,7 +401,7 @@ func (s *Server) showHandoff(c *a2aclient.Client, sess *turn.Session, h *operato
 		s.roots().ReloadFor(s.ctx, h.Project)
 	}
 	var loc *acp.Location
-	if abs, ok := render.Snapshot(s.roots(), sess.CWD(), sess.Dirs()).Resolve(h.Project, h.Path); ok {
+	if abs, ok := render.RootsOf(s.roots(), sess.CWD(), sess.Dirs()).Resolve(h.Project, h.Path); ok {
 		loc = &acp.Location{Path: abs}
 		if h.Line > 0 {
 			loc.Line = h.Line

@@ -38,7 +38,7 @@ type geminiSession struct {
 type geminiAwait struct {
 	callID   string
 	confType string
-	title    string
+	title    string // the confirmation's own title ("" when it gives none)
 	detail   string
 }
 

@@ -22,8 +22,9 @@
 //   - conn.go: a session's task and its connection, the keep-alive,
 //     cancel as a dropped connection.
 //   - encode.go: outgoing messages, the settings, an approval's answer.
-//   - tools.go: a tool-call-update read into a ToolCall (kind, title,
-//     paths, result, diff) and the approvals it waits for.
+//   - tools.go: a tool-call-update read into a ToolCall (kind, display
+//     name, subject, paths, result, diff) and the approvals it waits for;
+//     never a title: shim's title rules build it from these hints.
 //
 // Goroutines: one keep-alive per parked session (warmUp), stopped by the
 // session's next message, its cancel or its context. Locks:

@@ -242,19 +242,7 @@ func TestGeminiReadApprovedOnTheTasksConnection(t *testing.T) {
 	evs, _ := drain(t, s)
 	s.Close()
 	const callID = "read_file-1796113948191-7f0179a061d1d"
-	tools := toolsOf(evs)
-	if len(tools) != 2 || tools[0].ID != callID || tools[0].Phase != a2a.PhasePending || tools[1].Phase != a2a.PhasePending {
-		t.Fatalf("tools = %+v", tools)
-	}
-	if tools[0].Kind != "read" || tools[0].Title != "Read /home/dev/ws/hello.txt" || tools[0].Name != "read_file" {
-		t.Fatalf("tool = %+v", tools[0])
-	}
-	end := lastStatus(t, evs)
-	h := end.Status.Message.Hitl()
-	if end.Status.State != a2a.StateInputRequired || h == nil || h.Kind != a2a.HitlApproval || h.ToolCallID != callID ||
-		h.Title != "Confirm: ReadFile" || h.Detail != "hello.txt" || !h.Always {
-		t.Fatalf("the park = %s %+v", end.Status.State, h)
-	}
+	end := checkReadParked(t, evs, callID)
 	// While the person answers, the task's connection stays in use.
 	f.mu.Lock()
 	parked := f.conns[0]
@@ -271,6 +259,42 @@ func TestGeminiReadApprovedOnTheTasksConnection(t *testing.T) {
 	}
 	evs = geminiTurn(t, c, a2a.OutMessage{ContextID: "s", TaskID: end.TaskID, Resume: true,
 		Approval: &a2a.ApprovalAnswer{ToolCallID: callID, Allow: true}})
+	checkReadAnswer(t, f, parked, callID)
+	checkReadReply(t, evs)
+	// Sending the answer stopped the keep-alive.
+	g := c.tr
+	g.sessions["s"].mu.Lock()
+	warm := g.sessions["s"].warm
+	g.sessions["s"].mu.Unlock()
+	if warm != nil {
+		t.Fatal("the keep-alive outlived the answer")
+	}
+}
+
+// checkReadParked checks the read's first turn: the call pending twice,
+// what its profile says of it, and the park on it; it returns the park.
+func checkReadParked(t *testing.T, evs []a2a.Event, callID string) a2a.Event {
+	t.Helper()
+	tools := toolsOf(evs)
+	if len(tools) != 2 || tools[0].ID != callID || tools[0].Phase != a2a.PhasePending || tools[1].Phase != a2a.PhasePending {
+		t.Fatalf("tools = %+v", tools)
+	}
+	if tools[0].Kind != "read" || tools[0].Display != "ReadFile" || tools[0].Subject != "/home/dev/ws/hello.txt" || tools[0].Name != "read_file" {
+		t.Fatalf("tool = %+v", tools[0])
+	}
+	end := lastStatus(t, evs)
+	h := end.Status.Message.Hitl()
+	if end.Status.State != a2a.StateInputRequired || h == nil || h.Kind != a2a.HitlApproval || h.ToolCallID != callID ||
+		h.Title != "Confirm: ReadFile" || h.Detail != "hello.txt" || !h.Always {
+		t.Fatalf("the park = %s %+v", end.Status.State, h)
+	}
+	return end
+}
+
+// checkReadAnswer checks the approval's answer: on the parked stream's
+// connection, its one data part, the task's and context's ids.
+func checkReadAnswer(t *testing.T, f *geminiFake, parked, callID string) {
+	t.Helper()
 	answer := f.streams()[1]
 	f.mu.Lock()
 	answerConn := f.conns[len(f.conns)-1]
@@ -285,6 +309,12 @@ func TestGeminiReadApprovedOnTheTasksConnection(t *testing.T) {
 	if m["taskId"] != "f0e82e06-319b-4aed-ab10-f8338be147f5" || m["contextId"] != "482265cc-747d-4162-8ce3-f4d39c351527" {
 		t.Fatalf("answer ids = %v", m)
 	}
+}
+
+// checkReadReply checks the reply to the approval: the call ran, the
+// turn completed with its answer.
+func checkReadReply(t *testing.T, evs []a2a.Event) {
+	t.Helper()
 	var phases []string
 	for _, tc := range toolsOf(evs) {
 		phases = append(phases, string(tc.Phase))
@@ -298,14 +328,6 @@ func TestGeminiReadApprovedOnTheTasksConnection(t *testing.T) {
 	if got := answerText(evs); got != "The tool read_file ran. That is all I needed." {
 		t.Fatalf("answer = %q", got)
 	}
-	// Sending the answer stopped the keep-alive.
-	g := c.tr
-	g.sessions["s"].mu.Lock()
-	warm := g.sessions["s"].warm
-	g.sessions["s"].mu.Unlock()
-	if warm != nil {
-		t.Fatal("the keep-alive outlived the answer")
-	}
 }
 
 func TestGeminiShellDeniedAndApproved(t *testing.T) {
@@ -313,7 +335,7 @@ func TestGeminiShellDeniedAndApproved(t *testing.T) {
 	c := f.client(t)
 	evs := geminiTurn(t, c, a2a.OutMessage{ContextID: "s", Parts: []a2a.Part{{Text: "Run it."}}})
 	tools := toolsOf(evs)
-	if len(tools) == 0 || tools[0].Kind != "execute" || tools[0].Title != "Run: echo shell-was-run > shell-out.txt && cat shell-out.txt" {
+	if len(tools) == 0 || tools[0].Kind != "execute" || tools[0].Display != "Shell" || tools[0].Subject != "echo shell-was-run > shell-out.txt && cat shell-out.txt" {
 		t.Fatalf("tools = %+v", tools)
 	}
 	h := lastStatus(t, evs).Status.Message.Hitl()
@@ -413,7 +435,7 @@ func TestGeminiEditResultIsADiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc := s.tool(&u)
-	if tc.Phase != a2a.PhaseCompleted || tc.Kind != "edit" || tc.Title != "Edit /home/dev/ws/a.txt" || tc.Diff == nil ||
+	if tc.Phase != a2a.PhaseCompleted || tc.Kind != "edit" || tc.Display != "Edit" || tc.Subject != "/home/dev/ws/a.txt" || tc.Diff == nil ||
 		*tc.Diff != (a2a.ToolDiff{Path: "/home/dev/ws/a.txt", OldText: "a\n", NewText: "b\n"}) {
 		t.Fatalf("tool = %+v diff %+v", tc, tc.Diff)
 	}
@@ -461,6 +483,29 @@ func TestGeminiToolPaths(t *testing.T) {
 		}
 		if got := (&geminiSession{}).tool(&u).Paths; !slices.Equal(got, tc.want) {
 			t.Errorf("%s %s: paths %+v, want %+v", tc.name, tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestGeminiApprovalTitleIsTheServers: an approval's title is the one the
+// server's confirmation gives, or none (the dialog's own default then);
+// never one the profile builds from the call.
+func TestGeminiApprovalTitleIsTheServers(t *testing.T) {
+	for _, tc := range []struct{ details, want string }{
+		{``, ""},
+		{`,"confirmationDetails":{"type":"info","prompt":"p"}`, ""},
+		{`,"confirmationDetails":{"type":"info","title":"Confirm: ReadFile"}`, "Confirm: ReadFile"},
+	} {
+		var u geminiToolUpdate
+		raw := `{"request":{"callId":"c","name":"read_file","args":{"file_path":"/w/a.go"}},"status":"awaiting_approval",` +
+			`"tool":{"name":"read_file","displayName":"ReadFile","kind":"read"}` + tc.details + `}`
+		if err := json.Unmarshal([]byte(raw), &u); err != nil {
+			t.Fatal(err)
+		}
+		s := &geminiSession{}
+		s.tool(&u)
+		if len(s.awaiting) != 1 || s.awaiting[0].title != tc.want {
+			t.Errorf("%s: awaiting %+v, want the title %q", tc.details, s.awaiting, tc.want)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package gemini
 
-// The Gemini CLI profile's tool calls: a tool-call-update read into a ToolCall (kind, title, result, diff) and the approvals it waits for.
+// The Gemini CLI profile's tool calls: a tool-call-update read into a
+// ToolCall (kind, display name, subject, paths, result, diff) and the
+// approvals it waits for. The call's title is shim's to build from these
+// (bridge/toolview), never this profile's.
 
 import (
 	"cmp"
@@ -8,7 +11,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/shimdev/shim/a2a"
 )
@@ -56,7 +58,7 @@ func (s *geminiSession) tool(u *geminiToolUpdate) a2a.ToolCall {
 	}
 	var args map[string]any
 	_ = json.Unmarshal(u.Request.Args, &args)
-	tc.Title = geminiTitle(tc.Kind, cmp.Or(u.Tool.DisplayName, tc.Name), args)
+	tc.Display, tc.Subject = u.Tool.DisplayName, geminiSubject(tc.Kind, args)
 	tc.Paths = geminiPaths(tc.Kind, args)
 	s.mu.Lock()
 	s.dropAwait(tc.ID)
@@ -70,10 +72,10 @@ func (s *geminiSession) tool(u *geminiToolUpdate) a2a.ToolCall {
 		tc.Phase = a2a.PhaseFailed
 	case "awaiting_approval":
 		tc.Phase = a2a.PhasePending
-		a := geminiAwait{callID: tc.ID, title: tc.Title}
+		a := geminiAwait{callID: tc.ID}
 		if d := u.ConfirmationDetails; d != nil {
 			a.confType = d.Type
-			a.title = cmp.Or(d.Title, a.title)
+			a.title = d.Title
 			a.detail = cmp.Or(d.Command, cmp.Or(d.Prompt, cmp.Or(d.FileName, strings.Join(d.URLs, "\n"))))
 			if a.detail == "" && d.ToolName != "" {
 				a.detail = strings.TrimPrefix(d.ServerName+" "+d.ToolName, " ")
@@ -184,49 +186,26 @@ func geminiKind(k string) string {
 	return "other"
 }
 
-// geminiTitle is a title a person reads, from the call's kind and args.
-func geminiTitle(kind, display string, args map[string]any) string {
-	arg := func(keys ...string) string {
-		for _, k := range keys {
-			if s, ok := args[k].(string); ok && strings.TrimSpace(s) != "" {
-				return strings.TrimSpace(s)
-			}
-		}
-		return ""
-	}
-	switch kind {
-	case "execute":
-		if c := arg("command"); c != "" {
-			c, _, _ = strings.Cut(c, "\n")
-			if utf8.RuneCountInString(c) > 80 {
-				c = string([]rune(c)[:80])
-			}
-			return "Run: " + c
-		}
-	case "read":
-		if p := arg("file_path", "absolute_path", "path", "dir_path"); p != "" {
-			if display == "ReadFile" || display == "ReadManyFiles" {
-				return "Read " + p
-			}
-			return "List " + p
-		}
-	case "edit":
-		if p := arg("file_path", "path"); p != "" {
-			if display == "WriteFile" {
-				return "Write " + p
-			}
-			return "Edit " + p
-		}
-	case "search":
-		if q := arg("pattern", "query"); q != "" {
-			return "Search for '" + q + "'"
-		}
-	case "fetch":
-		if u := arg("url", "prompt", "query"); u != "" {
-			return display + ": " + u
+// geminiSubjectArgs are the args a Gemini CLI tool of each kind names
+// what it acts on in, first found first: a command, a file or folder, a
+// pattern or query, an address or a prompt.
+var geminiSubjectArgs = map[string][]string{
+	"execute": {"command"},
+	"read":    {"file_path", "absolute_path", "path", "dir_path"},
+	"edit":    {"file_path", "path"},
+	"search":  {"pattern", "query"},
+	"fetch":   {"url", "prompt", "query"},
+}
+
+// geminiSubject is what a call of the kind acts on, as its args name it
+// (without surrounding space); "" when they name nothing.
+func geminiSubject(kind string, args map[string]any) string {
+	for _, k := range geminiSubjectArgs[kind] {
+		if s, ok := args[k].(string); ok && strings.TrimSpace(s) != "" {
+			return strings.TrimSpace(s)
 		}
 	}
-	return display
+	return ""
 }
 
 // jsonText returns a string as is and any other value as JSON text.

@@ -15,16 +15,6 @@ type OpenCall struct {
 	RawInput json.RawMessage
 }
 
-// Open returns the open tool call of id; false when id names none, or
-// its call ended.
-func (r *Renderer) Open(id string) (OpenCall, bool) {
-	c := r.calls.open[id]
-	if id == "" || c == nil || c.ended {
-		return OpenCall{}, false
-	}
-	return OpenCall{Kind: c.kindOf(), RawInput: rawInput(c.args)}, true
-}
-
 // ApprovalView is the pending view of an approval that names no open call.
 func ApprovalView(id, title string, kind acp.ToolKind, rawInput json.RawMessage) acp.Update {
 	return acp.ToolCall{ToolCallID: id, Title: title, Kind: kind, Status: acp.ToolPending, RawInput: rawInput}

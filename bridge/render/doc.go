@@ -1,44 +1,76 @@
 // Package render is shim's one mapping from A2A values to ACP updates:
 // a live turn's events, a past turn read back, and the updates about a
 // session (its title, usage, commands, modes). It is pure: no server, no
-// turn, no lock, no network, no goroutine. A Renderer holds only what the
-// mapping of one turn remembers (the text shown per artifact, the open
-// tool calls, the snapshot and note bookkeeping) and is used by one
-// goroutine at a time; what comes out (Out) is routed by its caller (the
-// prompt, a detached turn's buffer, nobody; or sent as replay).
+// turn, no lock, no network, no goroutine.
 //
-// Tool paths resolve against a roots snapshot the caller gives (Roots):
-// a call that names a project the snapshot does not know is the caller's
-// to act on (Renderer.Unknown: it reloads the roots, then SetRoots),
+// A Renderer maps one turn through a few values, each with one job and
+// only what its mapping remembers, composed and wired to one output by
+// the Renderer itself (a thin owner):
+//
+//	Answer     the answer text: the text shown per artifact, the task's
+//	           status answer, blocks, message ids, thoughts, files, the
+//	           failure line, a question, steer markers
+//	Tools      the tool calls, the one value that decides how a call
+//	           looks (with toolview): opened, updated, ended, settled,
+//	           replayed; terminals; plans; the roots its paths resolve
+//	           against
+//	Snapshots  task snapshots and progress notes: the messages shown, the
+//	           artifacts snapshots carried, the note held for one frame
+//	Notices    what shim says about itself, and progress notes: notices
+//	           to a client that draws them, else as before
+//	Past       a past turn shown in the order it happened, through the
+//	           Answer's and the Tools' mappings
+//
+// A Renderer and its values are used by one goroutine at a time (the
+// turn's, or the replay's); what a method renders is what it returns,
+// valid until the next rendering call, and is routed by its caller (the
+// prompt, a detached turn's buffer, nobody; or sent as replay). What the
+// client draws (Draws) is read once from its capabilities and passed on
+// as it is.
+//
+// Tool paths resolve against the roots the caller gives (Roots, taken by
+// RootsOf): a call that names a project they do not know is the caller's
+// to act on (Tools.Unknown: it reloads the roots, then Tools.SetRoots),
 // never a load here. Every ACP session update shim writes is built here
 // or by an acp constructor; so are the ACP errors a failed turn or an
-// A2A call answers with (errors.go).
+// A2A call answers with (errors.go). render imports the A2A vocabulary
+// (a2a) and nothing of the A2A client or below it, nothing of bridge
+// above it.
 //
 // # Files
 //
-//	render.go    Renderer, Options, Out; answer text, thoughts, files, the
-//	             failure line, steer markers; the blank-line rule
-//	             (blocks); the message id of every chunk (SPEC §14: an
-//	             artifact's made unique with its task's, a message's own)
-//	notices.go   what shim says about itself: notices to a client that
-//	             advertised them, else a thought, an answer line or
-//	             nothing, as before (SPEC §14)
+//	render.go    Renderer (New, Renew, the wiring), Draws
+//	out.go       what the values share: Out, the output (sink), the
+//	             message ids (shim's own, an artifact's, a message's)
+//	answer.go    Answer: answer text, thoughts, files, the failure line,
+//	             steer markers; the blank-line rule (blocks); the message
+//	             id of every chunk (SPEC §14: an artifact's made unique
+//	             with its task's, a message's own)
 //	text.go      what was shown of an artifact's text (a length and a
 //	             hash), so a replace adds only the new part
-//	snapshot.go  task snapshots (SPEC §12.4): status text as replaces,
-//	             messages shown by id; progress notes held until the next
-//	             frame tells what they are (§12.8)
-//	tools.go     tool calls: a row per kind (kindRules), per phase
-//	             (toolPhases); live (opened, updated, ended) and replayed;
-//	             a todo tool's plan; command calls as terminals
-//	roots.go     the roots snapshot tool paths resolve against (the cwd
-//	             and the additional directories); Unknown
-//	park.go      a park's question (SPEC §6), its data lines and the tool
-//	             call it names (§12.8)
+//	tools.go     Tools: tool calls live (opened, updated, ended), settled,
+//	             replayed; a todo tool's plan; command calls as terminals;
+//	             the pending call a park names; an open call as an
+//	             approval sees it; a project the roots do not know
+//	             (Unknown), newer roots (SetRoots)
+//	call.go      one call: what the agent says of it, a row per kind
+//	             (kindRules), per phase (toolPhases); its title, input
+//	             and terminal blocks
+//	roots.go     the roots tool paths resolve against (the cwd and the
+//	             additional directories)
+//	snapshot.go  Snapshots: task snapshots (SPEC §12.4): status text as
+//	             replaces, messages shown by id; progress notes held
+//	             until the next frame tells what they are (§12.8)
+//	notices.go   Notices: what shim says about itself, to a client that
+//	             advertised notices, else a thought, an answer line or
+//	             nothing, as before (SPEC §14); progress notes; the
+//	             notices shim gives
+//	park.go      a park's question (SPEC §6) and its data lines (§12.8);
+//	             what an auth-required status shows
 //	forms.go     a park asked as the editor's forms (§11.3)
 //	approval.go  an approval's views: the open call it asks about, or its own
-//	past.go      a past turn, in the order it happened; how a turn's end
-//	             shows, live and replayed (closing)
+//	past.go      Past: a past turn, in the order it happened; how a turn's
+//	             end shows, live and replayed (closing)
 //	session.go   updates about the session: title, usage, commands, modes,
 //	             the hand-off's file, what a detached buffer dropped
 //	errors.go    the ACP errors of failed turns and A2A calls

@@ -91,7 +91,7 @@ func TestGolden(t *testing.T) {
 	add := func(r *run, o []Out) { r.outs = append(r.outs, o...) }
 	for _, c := range goldenCases() {
 		t.Run(c.name, func(t *testing.T) {
-			r := &run{r: New("Agent", cwdRoots(), c.options())}
+			r := &run{r: newOwn("Agent", cwdRoots(), c.draws())}
 			c.steps(r.r, func(o []Out) { add(r, o) })
 			ups := make([]acp.Update, len(r.outs))
 			for i, o := range r.outs {
@@ -109,20 +109,20 @@ type goldenCase struct {
 	steps     func(r *Renderer, add func([]Out))
 }
 
-// options are the renderer's options of the case.
-func (c goldenCase) options() Options {
-	return Options{Terminals: c.terminals, Notices: c.name == "notices", Own: "own"}
+// draws is what the client of the case draws.
+func (c goldenCase) draws() Draws {
+	return Draws{Terminals: c.terminals, Notices: c.name == "notices"}
 }
 
 // goldenCases are TestGolden's cases.
 func goldenCases() []goldenCase {
 	return []goldenCase{
 		{"answer", false, func(r *Renderer, add func([]Out)) {
-			add(r.StatusAnswer("m0", "\n\n"))
-			add(r.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("\n\nHello")}}, false))
-			add(r.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text(", world")}}, true))
-			add(r.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("Hello, world. Again")}}, false))
-			add(r.Artifact("t1", &a2a.Artifact{ID: "a2", Parts: []a2a.Part{
+			add(r.Answer.StatusAnswer("m0", "\n\n"))
+			add(r.Answer.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("\n\nHello")}}, false))
+			add(r.Answer.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text(", world")}}, true))
+			add(r.Answer.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("Hello, world. Again")}}, false))
+			add(r.Answer.Artifact("t1", &a2a.Artifact{ID: "a2", Parts: []a2a.Part{
 				{Kind: a2a.PartText, Text: "thinking", ADKThought: true},
 				text("Second artifact."),
 				{Kind: a2a.PartFile, URL: "https://example.com/files/report.pdf", MediaType: "application/pdf"},
@@ -130,12 +130,12 @@ func goldenCases() []goldenCase {
 				{Kind: a2a.PartFile, Raw: []byte("zip"), Filename: "x.zip"},
 				{Kind: a2a.PartData, Data: []byte(`{"rows":3}`)},
 			}}, false))
-			add(r.Thoughts("t1", &a2a.Message{ID: "m1", Role: "agent", Reasoning: []string{"Reasoning."}}))
-			add(r.Marker("s1", "look at the tests"))
-			add(r.Marker("", "a steer with no id"))
-			add(r.Say(NoSkipNotice()))
-			add(r.Question("t1", agentMsg("m2", text("Which branch?"))))
-			outs, err := r.Failure("t1", agentMsg("f1", text("boom")))
+			add(r.Answer.Thoughts("t1", &a2a.Message{ID: "m1", Role: "agent", Reasoning: []string{"Reasoning."}}))
+			add(r.Answer.Marker("s1", "look at the tests"))
+			add(r.Answer.Marker("", "a steer with no id"))
+			add(r.Notices.Say(NoSkipNotice()))
+			add(r.Answer.Question("t1", agentMsg("m2", text("Which branch?"))))
+			outs, err := r.Answer.Failure("t1", agentMsg("f1", text("boom")))
 			add(outs)
 			if err.Code != acp.CodeInternal {
 				panic(err)
@@ -143,76 +143,76 @@ func goldenCases() []goldenCase {
 		}},
 		{"snapshots", false, func(r *Renderer, add func([]Out)) {
 			task := &a2a.Task{ID: "t1", Status: a2a.Status{State: a2a.StateWorking, Message: agentMsg("s1", text("Generating response..."))}}
-			r.FirstFrame("t1")
-			add(r.SnapshotNote("t1", task))
-			add(r.SnapshotStatus("t1", task.Status, true)) // held
+			r.Snapshots.FirstFrame("t1")
+			add(r.Snapshots.SnapshotNote("t1", task))
+			add(r.Snapshots.SnapshotStatus("t1", task.Status, true)) // held
 			grown := &a2a.Task{ID: "t1", Status: a2a.Status{State: a2a.StateWorking, Message: agentMsg("s1", text("Generating response... done: the answer"))}}
-			add(r.SnapshotNote("t1", grown)) // it grew: answer text
-			add(r.SnapshotStatus("t1", grown.Status, false))
+			add(r.Snapshots.SnapshotNote("t1", grown)) // it grew: answer text
+			add(r.Snapshots.SnapshotStatus("t1", grown.Status, false))
 			done := &a2a.Task{ID: "t1", Status: a2a.Status{State: a2a.StateCompleted, Message: agentMsg("s1", text("Generating response... done: the answer, complete."))},
 				History: []a2a.Message{{ID: "u1", Role: "user", Parts: []a2a.Part{text("q")}}, *agentMsg("h1", text("from history"))}}
 			for _, m := range NewHistory(done) {
-				if !r.Seen("t1", m) {
-					add(r.StatusAnswer(m.ID, m.Text()))
+				if !r.Snapshots.Seen("t1", m) {
+					add(r.Answer.StatusAnswer(m.ID, m.Text()))
 				}
 			}
-			add(r.SnapshotStatus("t1", done.Status, false))
-			add(r.ProgressNote("t1", agentMsg("n1", text("Still working"))))
-			add(r.EndNote(a2a.Status{State: a2a.StateCompleted}))
+			add(r.Snapshots.SnapshotStatus("t1", done.Status, false))
+			add(r.Notices.ProgressNote("t1", agentMsg("n1", text("Still working"))))
+			add(r.Snapshots.EndNote(a2a.Status{State: a2a.StateCompleted}))
 		}},
 		{"tools", false, func(r *Renderer, add func([]Out)) {
-			add(r.Tool(a2a.ToolCall{ID: "c1", Name: "read_file", Phase: a2a.PhaseStarted, Args: `{"path":"src/a.go","offset":10}`}))
-			add(r.Tool(a2a.ToolCall{ID: "c1", Name: "read_file", Phase: a2a.PhaseCompleted, Result: "package a"}))
-			add(r.Tool(a2a.ToolCall{ID: "c2", Name: "edit_file", Phase: a2a.PhasePending}))
-			add(r.Tool(a2a.ToolCall{ID: "c2", Name: "edit_file", Phase: a2a.PhaseStarted, Args: `{"path":"b.go","old_string":"x","new_string":"y"}`}))
-			add(r.Tool(a2a.ToolCall{ID: "c2", Name: "edit_file", Phase: a2a.PhaseOutput, Output: "editing"}))
-			add(r.Tool(a2a.ToolCall{ID: "c2", Name: "edit_file", Phase: a2a.PhaseCompleted, Result: "ok"}))
-			add(r.Tool(a2a.ToolCall{ID: "c3", Name: "grep", Phase: a2a.PhaseCompleted, Args: `{"pattern":"TODO"}`, Result: "src/a.go:3: TODO one\nsrc/b.go:7: TODO two"}))
-			add(r.Tool(a2a.ToolCall{ID: "c4", Name: "delete_file", Phase: a2a.PhaseFailed, Args: `{"path":"/etc/passwd"}`, Error: "refused"}))
-			add(r.Tool(a2a.ToolCall{ID: "c5", Name: "write_todos", Phase: a2a.PhaseStarted, Args: todos1}))
-			add(r.Tool(a2a.ToolCall{ID: "c6", Name: "mystery", Kind: "fetch", Title: "Fetch the page", ParentID: "c5", Phase: a2a.PhaseStarted, Args: `{"url":"https://example.com"}`}))
-			add(r.Tool(a2a.ToolCall{ID: "c7", Name: "run_command", Phase: a2a.PhaseStarted, Args: `{"command":"make"}`}))
-			add(r.Settle(acp.ToolFailed))
+			add(r.Tools.Tool(a2a.ToolCall{ID: "c1", Name: "read_file", Phase: a2a.PhaseStarted, Args: `{"path":"src/a.go","offset":10}`}))
+			add(r.Tools.Tool(a2a.ToolCall{ID: "c1", Name: "read_file", Phase: a2a.PhaseCompleted, Result: "package a"}))
+			add(r.Tools.Tool(a2a.ToolCall{ID: "c2", Name: "edit_file", Phase: a2a.PhasePending}))
+			add(r.Tools.Tool(a2a.ToolCall{ID: "c2", Name: "edit_file", Phase: a2a.PhaseStarted, Args: `{"path":"b.go","old_string":"x","new_string":"y"}`}))
+			add(r.Tools.Tool(a2a.ToolCall{ID: "c2", Name: "edit_file", Phase: a2a.PhaseOutput, Output: "editing"}))
+			add(r.Tools.Tool(a2a.ToolCall{ID: "c2", Name: "edit_file", Phase: a2a.PhaseCompleted, Result: "ok"}))
+			add(r.Tools.Tool(a2a.ToolCall{ID: "c3", Name: "grep", Phase: a2a.PhaseCompleted, Args: `{"pattern":"TODO"}`, Result: "src/a.go:3: TODO one\nsrc/b.go:7: TODO two"}))
+			add(r.Tools.Tool(a2a.ToolCall{ID: "c4", Name: "delete_file", Phase: a2a.PhaseFailed, Args: `{"path":"/etc/passwd"}`, Error: "refused"}))
+			add(r.Tools.Tool(a2a.ToolCall{ID: "c5", Name: "write_todos", Phase: a2a.PhaseStarted, Args: todos1}))
+			add(r.Tools.Tool(a2a.ToolCall{ID: "c6", Name: "mystery", Kind: "fetch", Display: "Fetch the page", ParentID: "c5", Phase: a2a.PhaseStarted, Args: `{"url":"https://example.com"}`}))
+			add(r.Tools.Tool(a2a.ToolCall{ID: "c7", Name: "run_command", Phase: a2a.PhaseStarted, Args: `{"command":"make"}`}))
+			add(r.Tools.Settle(acp.ToolFailed))
 		}},
 		{"terminals", true, func(r *Renderer, add func([]Out)) {
-			add(r.Tool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhaseStarted, Args: `{"command":"go test ./..."}`}))
-			add(r.Tool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhaseOutput, Output: "ok"}))
-			add(r.Tool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhaseCompleted, Result: "FAIL\nexit code 2"}))
-			add(r.Tool(a2a.ToolCall{ID: "c2", Name: "bash", Phase: a2a.PhaseStarted, Args: `{"command":"sleep 9"}`}))
-			add(r.Settle(acp.ToolCompleted))
+			add(r.Tools.Tool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhaseStarted, Args: `{"command":"go test ./..."}`}))
+			add(r.Tools.Tool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhaseOutput, Output: "ok"}))
+			add(r.Tools.Tool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhaseCompleted, Result: "FAIL\nexit code 2"}))
+			add(r.Tools.Tool(a2a.ToolCall{ID: "c2", Name: "bash", Phase: a2a.PhaseStarted, Args: `{"command":"sleep 9"}`}))
+			add(r.Tools.Settle(acp.ToolCompleted))
 		}},
 		{"park", false, func(r *Renderer, add func([]Out)) {
 			m := dataMsg(agentMsg("p1", text("May I delete it?")), &a2a.ParkData{
 				Fields: []a2a.ParkField{{Key: "tool", Value: "delete_file"}, {Key: "input.path", Value: "/w/x"}},
 				Schema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean","title":"OK"}},"required":["ok"]}`)})
-			id, outs := r.ParkTool(&a2a.ParkData{Tool: &a2a.ToolCall{ID: "c9", Name: "delete_file", Phase: a2a.PhasePending, Args: `{"path":"/w/x"}`}})
+			id, outs := r.Tools.ParkTool(&a2a.ParkData{Tool: &a2a.ToolCall{ID: "c9", Name: "delete_file", Phase: a2a.PhasePending, Args: `{"path":"/w/x"}`}})
 			add(outs)
-			if _, ok := r.Open(id); !ok {
+			if _, ok := r.Tools.Open(id); !ok {
 				panic("the park's call is not open")
 			}
-			add(r.Question("t1", m))
+			add(r.Answer.Question("t1", m))
 			add(r.AuthRequired("t1", dataMsg(agentMsg("p2"), &a2a.ParkData{Fields: []a2a.ParkField{{Key: "url", Value: "https://example.com/login"}}})))
-			add(r.Question("t2", &a2a.Message{Role: "agent", Park: &a2a.Hitl{Kind: a2a.HitlForm, Title: "Deploy", Description: "Pick where",
+			add(r.Answer.Question("t2", &a2a.Message{Role: "agent", Park: &a2a.Hitl{Kind: a2a.HitlForm, Title: "Deploy", Description: "Pick where",
 				Fields: []a2a.FormField{{Name: "env", Title: "Environment", Required: true, Options: []string{"staging", "prod"}}, {Name: "tags", Multiple: true, Options: []string{"a", "b"}}}}}))
-			add(r.Question("", &a2a.Message{Role: "agent", Park: &a2a.Hitl{Kind: a2a.HitlApproval, Title: "Run a command", Detail: "rm -rf build"}}))
+			add(r.Answer.Question("", &a2a.Message{Role: "agent", Park: &a2a.Hitl{Kind: a2a.HitlApproval, Title: "Run a command", Detail: "rm -rf build"}}))
 		}},
 		{"past", false, func(r *Renderer, add func([]Out)) {
 			rp := history.NewReplay(new(history.Threads).Of("s1"), 5)
 			user := a2a.Message{ID: "u1", Role: "user", Parts: []a2a.Part{text(past.PreambleStart + "Zed opened on your project `p` (/w).]\n\nFix the bug")}}
 			mid := a2a.Message{ID: "m1", Role: "agent", Steers: []a2a.SteerItem{{ID: "s1", Text: "and the docs"}},
 				Tools: []a2a.ToolCall{{ID: "c1", Name: "read_file", Phase: a2a.PhaseCompleted, Args: `{"path":"a.go"}`, Result: "x"}, {ID: "c2", Name: "run_command", Phase: a2a.PhaseStarted, Args: `{"command":"make"}`}}}
-			add(r.Past(&past.Turn{TaskID: "t1", State: a2a.StateFailed, History: []a2a.Message{user, mid, mid},
+			add(r.Past.Show(&past.Turn{TaskID: "t1", State: a2a.StateFailed, History: []a2a.Message{user, mid, mid},
 				Artifacts: []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{text("\nPartial answer.")}}},
 				Status:    a2a.Status{State: a2a.StateFailed, Message: agentMsg("f1", text("RESOURCE_EXHAUSTED: quota"))}}, rp))
-			add(New("Agent", Roots{}, Options{Own: "own"}).Past(&past.Turn{TaskID: "t2", State: a2a.StateInputRequired,
+			add(newOwn("Agent", Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t2", State: a2a.StateInputRequired,
 				Status: a2a.Status{State: a2a.StateInputRequired, Message: agentMsg("q1", text("Which branch?"))}}, rp))
-			add(New("Agent", Roots{}, Options{Own: "own"}).Past(&past.Turn{TaskID: "t3", State: a2a.StateWorking, Text: "So far",
+			add(newOwn("Agent", Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t3", State: a2a.StateWorking, Text: "So far",
 				Status: a2a.Status{State: a2a.StateWorking}}, rp))
-			add(New("Agent", Roots{}, Options{Own: "own"}).Past(&past.Turn{TaskID: "t4", State: a2a.StateCompleted,
+			add(newOwn("Agent", Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t4", State: a2a.StateCompleted,
 				Status: a2a.Status{State: a2a.StateCompleted, Message: agentMsg("d1", text("\n\nDone."))}}, rp))
-			add(New("Agent", Roots{}, Options{Own: "own"}).Past(&past.Turn{TaskID: "t5", State: a2a.StateAuthRequired,
+			add(newOwn("Agent", Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t5", State: a2a.StateAuthRequired,
 				Status: a2a.Status{State: a2a.StateAuthRequired, Message: agentMsg("x1", text("Sign in first."))}}, rp))
-			add(New("Agent", Roots{}, Options{Own: "own"}).Past(&past.Turn{TaskID: "t6", State: a2a.StateAuthRequired,
+			add(newOwn("Agent", Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t6", State: a2a.StateAuthRequired,
 				Status: a2a.Status{State: a2a.StateAuthRequired, Message: dataMsg(agentMsg("x2"), &a2a.ParkData{Fields: []a2a.ParkField{{Key: "url", Value: "https://example.com/login"}}})}}, rp))
 		}},
 		// What shim says about itself, without notices (as it always
@@ -224,14 +224,14 @@ func goldenCases() []goldenCase {
 
 // saySteps are what shim says about itself in a turn.
 func saySteps(r *Renderer, add func([]Out)) {
-	add(r.Say(BusyNotice()))
-	add(r.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("Answer.")}}, false))
-	add(r.Say(ReconnectingNotice()))
-	add(r.Say(NoSkipNotice()))
-	add(r.Say(RenewedNotice()))
-	add(r.Say(RenewalRefusedNotice("the OAuth sign-in expired and could not be renewed: run `shim login`")))
-	add(r.ProgressNote("t1", agentMsg("n1", text("Searching the repository…"))))
-	add(r.ProgressNote("t1", agentMsg("n2", text("A long note "+strings.Repeat("that goes on ", 20)+"\nand on a second line"))))
+	add(r.Notices.Say(BusyNotice()))
+	add(r.Answer.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("Answer.")}}, false))
+	add(r.Notices.Say(ReconnectingNotice()))
+	add(r.Notices.Say(NoSkipNotice()))
+	add(r.Notices.Say(RenewedNotice()))
+	add(r.Notices.Say(RenewalRefusedNotice("the OAuth sign-in expired and could not be renewed: run `shim login`")))
+	add(r.Notices.ProgressNote("t1", agentMsg("n1", text("Searching the repository…"))))
+	add(r.Notices.ProgressNote("t1", agentMsg("n2", text("A long note "+strings.Repeat("that goes on ", 20)+"\nand on a second line"))))
 }
 
 // TestGoldenSession: the updates about the session rather than a turn.
@@ -287,13 +287,13 @@ func TestGoldenErrors(t *testing.T) {
 // keeps (each run after itself shows what a renewal left of it).
 func TestRenewIsNew(t *testing.T) {
 	type probe struct {
-		name string
-		opts Options
-		run  func(r *Renderer) []string
+		name  string
+		draws Draws
+		run   func(r *Renderer) []string
 	}
 	var probes []probe
 	for _, c := range goldenCases() {
-		probes = append(probes, probe{c.name, c.options(), func(r *Renderer) []string {
+		probes = append(probes, probe{c.name, c.draws(), func(r *Renderer) []string {
 			var out []string
 			c.steps(r, func(os []Out) {
 				for _, o := range os {
@@ -310,35 +310,35 @@ func TestRenewIsNew(t *testing.T) {
 	art := &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("x")}}
 	note := agentMsg("n1", text("Searching…"))
 	probes = append(probes,
-		probe{"snapshot artifact", Options{Own: "own"}, func(r *Renderer) []string {
-			return []string{fmt.Sprint(r.SnapArtifact("t1", art))}
+		probe{"snapshot artifact", Draws{}, func(r *Renderer) []string {
+			return []string{fmt.Sprint(r.Snapshots.SnapArtifact("t1", art))}
 		}},
-		probe{"first frame", Options{Own: "own"}, func(r *Renderer) []string {
-			return []string{fmt.Sprint(r.FirstFrame("t1"), r.FirstFrame("t2"))}
+		probe{"first frame", Draws{}, func(r *Renderer) []string {
+			return []string{fmt.Sprint(r.Snapshots.FirstFrame("t1"), r.Snapshots.FirstFrame("t2"))}
 		}},
-		probe{"note", Options{Own: "own"}, func(r *Renderer) []string {
-			seen := r.noted("t1", note)
-			r.noteShown("t1", note)
+		probe{"note", Draws{}, func(r *Renderer) []string {
+			seen := r.Snapshots.noted("t1", note)
+			r.Snapshots.noteShown("t1", note)
 			return []string{fmt.Sprint(seen)}
 		}},
-		probe{"status answer", Options{Own: "own"}, func(r *Renderer) []string {
+		probe{"status answer", Draws{}, func(r *Renderer) []string {
 			var out []string
 			for _, s := range []string{"\n\nHello", "\n\nWorld"} {
-				for _, o := range r.StatusAnswer("m1", s) {
+				for _, o := range r.Answer.StatusAnswer("m1", s) {
 					b, _ := json.Marshal(o.Update())
 					out = append(out, string(b))
 				}
-				r.texts, r.last = map[string]*answerText{}, nil // no text shown: the status text's own rule
+				r.Answer.texts, r.Answer.last = map[string]*answerText{}, nil // no text shown: the status text's own rule
 			}
 			return out
 		}},
 	)
 	for _, c := range probes {
-		want := c.run(New("Agent", cwdRoots(), c.opts))
+		want := c.run(newOwn("Agent", cwdRoots(), c.draws))
 		for _, before := range probes {
-			r := New("Other", Roots{}, before.opts)
+			r := newOwn("Other", Roots{}, before.draws)
 			before.run(r)
-			r.Renew("Agent", cwdRoots(), c.opts)
+			r.Renew("Agent", cwdRoots(), c.draws)
 			if got := c.run(r); !slices.Equal(got, want) {
 				t.Errorf("%s after %s:\n got:\n%s\nwant:\n%s", c.name, before.name, strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
@@ -346,16 +346,31 @@ func TestRenewIsNew(t *testing.T) {
 	}
 }
 
-// TestRenewKnowsEveryField: Renew rebuilds a Renderer field by field,
-// keeping the room of some; a field added to Renderer fails here until
-// Renew is made to reset it (or keep its room) and this list is changed.
+// TestRenewKnowsEveryField: Renew rebuilds a Renderer and each value it
+// composes field by field, keeping the room of some; a field added to
+// any of them fails here until Renew is made to reset it (or keep its
+// room) and this list is changed.
 func TestRenewKnowsEveryField(t *testing.T) {
-	const want = "agent roots opts buf own blocks texts last lastTask lastArtifact statusText artifactText calls " +
-		"msgs snapArts statusShown held noteTask notes framed lastFramed anyFramed parsed past"
+	const want = "Answer{out ids agent blocks texts last lastTask lastArtifact statusText artifactText statusShown} " +
+		"Tools{out roots terminals calls parsed} " +
+		"Snapshots{answer notices msgs snapArts held noteTask notes framed lastFramed anyFramed} " +
+		"Notices{out ids answer on} Past{out ids answer tools list} out ids"
+	fields := func(typ reflect.Type) []string {
+		var names []string
+		for i := range typ.NumField() {
+			names = append(names, typ.Field(i).Name)
+		}
+		return names
+	}
 	typ := reflect.TypeOf(Renderer{})
 	var names []string
 	for i := range typ.NumField() {
-		names = append(names, typ.Field(i).Name)
+		f := typ.Field(i)
+		if f.IsExported() {
+			names = append(names, f.Name+"{"+strings.Join(fields(f.Type), " ")+"}")
+		} else {
+			names = append(names, f.Name)
+		}
 	}
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("Renderer has fields\n%s\nRenew was written for\n%s", got, want)

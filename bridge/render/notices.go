@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/internal/textcut"
 )
@@ -59,18 +60,42 @@ func noticeOf(sev acp.NoticeSeverity, title, detail string) acp.Notice {
 // Update is n as a notice update.
 func (n Notice) Update() acp.Update { return noticeOf(n.Severity, n.Title, n.Detail) }
 
+// Notices are what shim says in a turn about itself, and an agent's
+// progress notes: notices to a client that draws them, else as they
+// always were.
+type Notices struct {
+	out    *sink
+	ids    *msgIDs
+	answer *Answer
+	on     bool // the client draws notices
+}
+
 // Say shows a notice of the turn: a notice update when the client
 // advertised notices, else as it always was.
-func (r *Renderer) Say(n Notice) []Out {
+func (n *Notices) Say(x Notice) []Out {
 	switch {
-	case r.opts.Notices:
-		r.push(n.Update())
-	case n.Else == ToldAsThought:
-		r.thought(r.ownID(), n.Shown)
-	case n.Else == ToldAsAnswer:
-		r.block(r.ownID(), n.Shown)
+	case n.on:
+		n.out.push(x.Update())
+	case x.Else == ToldAsThought:
+		n.answer.thought(n.ids.next(), x.Shown)
+	case x.Else == ToldAsAnswer:
+		n.answer.block(n.ids.next(), x.Shown)
 	}
-	return r.take()
+	return n.out.take()
+}
+
+// ProgressNote shows the text of a working status message m of the task
+// taskID as a progress note: a thought, or an info notice for a client
+// that advertised notices (SPEC §12.8, §14).
+func (n *Notices) ProgressNote(taskID string, m *a2a.Message) []Out {
+	if s := m.Text(); strings.TrimSpace(s) != "" {
+		if n.on {
+			n.out.push(noticeOf(acp.NoticeInfo, s, s))
+		} else {
+			n.answer.thought(n.ids.of(taskID, m), s)
+		}
+	}
+	return n.out.take()
 }
 
 // Said is a notice about a session outside a turn: the notice update

@@ -2,14 +2,15 @@ package render
 
 // What a park says beside its question (SPEC §12.8): the content of the
 // data parts of its status message, shown with the question as short
-// key: value lines; the tool call they name, as a pending view the
-// question is about; the JSON Schema of the answer, as the form asked
-// (forms.go) or its fields listed.
+// key: value lines; the JSON Schema of the answer, as the form asked
+// (forms.go) or its fields listed. The tool call they name is shown as a
+// pending view the question is about (Tools.ParkTool).
 
 import (
-	"github.com/shimdev/shim/internal/textcut"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/shimdev/shim/internal/textcut"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
@@ -110,27 +111,6 @@ func dataBlock(d *a2a.ParkData) string {
 	return "\n\n```\n" + lines + "\n```"
 }
 
-// ParkTool opens the pending view of the tool call a park's data names
-// and returns its id; a call already open keeps its view. "" when the
-// data names none.
-func (r *Renderer) ParkTool(d *a2a.ParkData) (string, []Out) {
-	if d == nil || d.Tool == nil {
-		return "", nil
-	}
-	tc := *d.Tool
-	if c := r.calls.open[tc.ID]; tc.ID != "" && c != nil && !c.ended {
-		return tc.ID, nil
-	}
-	if r.calls.open[tc.ID] != nil {
-		tc.ID = ""
-	}
-	if tc.ID = r.calls.callID(tc); tc.ID == "" {
-		return "", nil
-	}
-	r.openCall(tc)
-	return tc.ID, r.take()
-}
-
 // ParkQuestion is the text of a park shown as a question (SPEC §6), live
 // or replayed: a form lists its fields; an approval shows its title and
 // detail; a park's plain data shows as key: value lines, and the fields of
@@ -174,6 +154,25 @@ func ParkQuestion(m *a2a.Message) string {
 		b.WriteString("\n\n(This is a form in the agent's console; reply here in words, or answer it there.)")
 	}
 	return b.String()
+}
+
+// QuestionChunk is the question of a park of the task taskID as answer
+// text, of the park's message (a resumed thread's parked last turn).
+func QuestionChunk(taskID string, m *a2a.Message) acp.Update {
+	return AnswerChunk(messageID(taskID, m), ParkQuestion(m))
+}
+
+// authText is what an auth-required status shows: its text (a default
+// when it has none) and its data lines.
+func authText(m *a2a.Message) string {
+	text := m.Text()
+	if text == "" {
+		text = "The agent needs you to authenticate with it before it can go on."
+	}
+	if m.Hitl() == nil {
+		text += dataBlock(m.ParkData())
+	}
+	return text
 }
 
 func formLine(f a2a.FormField) string {

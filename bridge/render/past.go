@@ -21,16 +21,27 @@ type Walk interface {
 	ToolID(taskID, id string) string
 }
 
-// Past shows one past turn of the replay rp in the order it happened:
+// Past is a past turn shown as it happened, through the same mapping as
+// a live turn (the answer's and the tool calls').
+type Past struct {
+	out    *sink
+	ids    *msgIDs
+	answer *Answer
+	tools  *Tools
+	// list is the list Show returned last (its room kept by Renew).
+	list []Out
+}
+
+// Show shows one past turn of the replay rp in the order it happened:
 // the user's text, steers and tool calls where they happened, the calls
 // that never ended, the answer and how the turn ended.
 //
 // As what each rendering method returns, the slice is valid until the
 // next call of one (the list is kept for the next turn of a replay).
-func (r *Renderer) Past(p *past.Turn, rp Walk) []Out {
+func (r *Past) Show(p *past.Turn, rp Walk) []Out {
 	callID := func(id string) string { return rp.ToolID(p.TaskID, id) }
-	outs := r.past[:0]
-	defer func() { r.past = outs }()
+	outs := r.list[:0]
+	defer func() { r.list = outs }()
 	add := func(o []Out) { outs = append(outs, o...) }
 	for i := range p.History {
 		m := &p.History[i]
@@ -45,93 +56,93 @@ func (r *Renderer) Past(p *past.Turn, rp Walk) []Out {
 		}
 		add(r.steersRead(m.SteersConsumed()))
 		for _, tc := range p.ToolCalls(m) {
-			add(r.pastTool(tc, callID))
+			add(r.tools.pastTool(tc, callID))
 		}
 	}
 	if m := p.Status.Message; m != nil && !rp.Repeated(m) {
 		for _, tc := range p.Status.ToolCalls() { // a park's data parts are its own
-			add(r.pastTool(tc, callID))
+			add(r.tools.pastTool(tc, callID))
 		}
 	}
-	add(r.pastOpen(p.State, callID))
-	add(r.pastEnd(p))
+	add(r.tools.pastOpen(p.State, callID))
+	add(r.end(p))
 	return outs
 }
 
 // userMessage shows a past user message, the n-th of its task's history:
 // its text (preamble stripped) and its images, as chunks of its
 // messageId (one its place names when it has none).
-func (r *Renderer) userMessage(taskID string, n int, m *a2a.Message) []Out {
+func (r *Past) userMessage(taskID string, n int, m *a2a.Message) []Out {
 	id := m.ID
 	if id == "" {
 		id = taskID + "/user-" + strconv.Itoa(n)
 	}
 	if s := past.StripPreamble(m.Text()); strings.TrimSpace(s) != "" {
-		r.push(acp.UserMessageChunk{MessageID: id, Content: acp.Text(s)})
+		r.out.push(acp.UserMessageChunk{MessageID: id, Content: acp.Text(s)})
 	}
 	for i := range m.Parts {
 		if p := &m.Parts[i]; p.Kind == a2a.PartFile && isImage(p) {
-			r.push(acp.UserMessageChunk{MessageID: id, Content: imageOf(p)})
+			r.out.push(acp.UserMessageChunk{MessageID: id, Content: imageOf(p)})
 		}
 	}
-	return r.take()
+	return r.out.take()
 }
 
 // steersRead shows the steers a past turn's agent read, as the user's
 // words: each a message of the steer's id (its marker's, live).
-func (r *Renderer) steersRead(items []a2a.SteerItem) []Out {
+func (r *Past) steersRead(items []a2a.SteerItem) []Out {
 	for _, st := range items {
 		if strings.TrimSpace(st.Text) != "" {
 			id := st.ID
 			if id == "" {
-				id = r.ownID()
+				id = r.ids.next()
 			}
-			r.push(acp.UserMessageChunk{MessageID: id, Content: acp.Text(st.Text)})
+			r.out.push(acp.UserMessageChunk{MessageID: id, Content: acp.Text(st.Text)})
 		}
 	}
-	return r.take()
+	return r.out.take()
 }
 
-// pastEnd shows a past turn's answer and how it ended: its artifacts'
+// end shows a past turn's answer and how it ended: its artifacts'
 // text, one chunk each with the message id a live turn gives it (else the
 // operator API's text, else a completed turn's status text, of the
 // status message), then the closing line a live turn ending so shows
 // (closing).
-func (r *Renderer) pastEnd(p *past.Turn) []Out {
+func (r *Past) end(p *past.Turn) []Out {
 	var b blocks
 	for i := range p.Artifacts {
 		if s := artifactAnswer(&p.Artifacts[i]); strings.TrimSpace(s) != "" {
-			r.push(AnswerChunk(ArtifactMessageID(p.TaskID, p.Artifacts[i].ID), b.start(s)))
+			r.out.push(AnswerChunk(ArtifactMessageID(p.TaskID, p.Artifacts[i].ID), b.start(s)))
 			b.shown()
 		}
 	}
-	statusID := r.MessageID(p.TaskID, p.Status.Message)
+	statusID := r.ids.of(p.TaskID, p.Status.Message)
 	statusText := strings.TrimSpace(p.Status.Message.Text())
 	if !b.any && p.Text != "" && (p.State != a2a.StateFailed || strings.TrimSpace(p.Text) != statusText) {
 		if s := trimLeadingBlankLines(p.Text); s != "" {
-			r.push(AnswerChunk(p.TaskID+"/answer", s))
+			r.out.push(AnswerChunk(p.TaskID+"/answer", s))
 			b.shown()
 		}
 	}
 	if !b.any && (p.State == a2a.StateCompleted || p.State == a2a.StateRejected) && p.Status.Message.Hitl() == nil {
 		if s := trimLeadingBlankLines(p.Status.Message.Text()); s != "" {
-			r.push(AnswerChunk(statusID, s))
+			r.out.push(AnswerChunk(statusID, s))
 			b.shown()
 		}
 	}
 	if end := r.closing(p.State, p.Status.Message); end != "" {
-		r.push(AnswerChunk(statusID, b.start(end)))
+		r.out.push(AnswerChunk(statusID, b.start(end)))
 	}
-	return r.take()
+	return r.out.take()
 }
 
 // closing is the line a turn ending in state shows after its answer,
 // live and replayed: the failure line, the question of a park, what an
 // authentication asks, or that the task still runs; "" for the others.
-func (r *Renderer) closing(state a2a.State, m *a2a.Message) string {
+func (r *Past) closing(state a2a.State, m *a2a.Message) string {
 	switch state {
 	case a2a.StateFailed:
-		line, _ := r.failureLine(m.Text())
+		line, _ := r.answer.failureLine(m.Text())
 		return line
 	case a2a.StateInputRequired:
 		return ParkQuestion(m)
@@ -141,31 +152,6 @@ func (r *Renderer) closing(state a2a.State, m *a2a.Message) string {
 		return "(still running elsewhere…)"
 	}
 	return ""
-}
-
-// authText is what an auth-required status shows: its text (a default
-// when it has none) and its data lines.
-func authText(m *a2a.Message) string {
-	text := m.Text()
-	if text == "" {
-		text = "The agent needs you to authenticate with it before it can go on."
-	}
-	if m.Hitl() == nil {
-		text += dataBlock(m.ParkData())
-	}
-	return text
-}
-
-// AuthRequired shows an auth-required status of the task taskID: the
-// view of the tool call its data names (pending), then its text as answer
-// text.
-func (r *Renderer) AuthRequired(taskID string, m *a2a.Message) []Out {
-	var outs []Out
-	if m.Hitl() == nil {
-		_, outs = r.ParkTool(m.ParkData())
-		outs = append([]Out(nil), outs...)
-	}
-	return append(outs, r.StatusAnswer(r.MessageID(taskID, m), authText(m))...)
 }
 
 // artifactAnswer is the answer text of a stored artifact, without its

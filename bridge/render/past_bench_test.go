@@ -53,10 +53,11 @@ func BenchmarkPast(b *testing.B) {
 	for b.Loop() {
 		w := benchWalk{msgs: map[string]bool{}}
 		n := 0
-		r := New("Agent", Roots{cwd: "/home/u"}, Options{Own: "shim-bench"})
+		r := New("Agent", Roots{cwd: "/home/u"}, Draws{})
+		r.ids.own = "shim-bench"
 		for i := range ts {
-			r.Renew("Agent", Roots{cwd: "/home/u"}, Options{Own: "shim-bench"})
-			for _, o := range r.Past(&ts[i], w) {
+			r.Renew("Agent", Roots{cwd: "/home/u"}, Draws{})
+			for _, o := range r.Past.Show(&ts[i], w) {
 				_ = o.Update()
 				n++
 			}

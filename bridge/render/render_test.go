@@ -10,9 +10,16 @@ import (
 	"github.com/shimdev/shim/roots"
 )
 
+// newOwn is New with the ids of shim's own messages own-1, own-2, ….
+func newOwn(agent string, roots Roots, d Draws) *Renderer {
+	r := New(agent, roots, d)
+	r.ids.own = "own"
+	return r
+}
+
 // cwdRoots resolves any path under /work, the session's cwd.
 func cwdRoots() Roots {
-	return Snapshot(roots.New([]roots.Root{{Name: "w", Path: "/work"}}, nil, "", nil), "/work", nil)
+	return RootsOf(roots.New([]roots.Root{{Name: "w", Path: "/work"}}, nil, "", nil), "/work", nil)
 }
 
 func textArtifact(id, s string) a2a.Artifact {
@@ -52,15 +59,15 @@ func TestRendererLiveAndReplayAgree(t *testing.T) {
 	edit := a2a.ToolCall{ID: "c1", Name: "edit_file", Phase: a2a.PhaseCompleted, Result: "ok",
 		Args: `{"path":"x.go","old_string":"a","new_string":"b"}`}
 
-	live := New("Agent", cwdRoots(), Options{Own: "own"})
+	live := newOwn("Agent", cwdRoots(), Draws{})
 	var liveOut []Out
 	grab := func(o []Out) { liveOut = append(liveOut, o...) }
-	grab(live.Tool(edit))
+	grab(live.Tools.Tool(edit))
 	for i := range arts {
-		grab(live.Artifact("t1", &arts[i], false))
+		grab(live.Answer.Artifact("t1", &arts[i], false))
 	}
 	failed := &a2a.Message{ID: "f1", Role: "agent", Parts: []a2a.Part{{Kind: a2a.PartText, Text: "boom"}}}
-	fo, ferr := live.Failure("t1", failed)
+	fo, ferr := live.Answer.Failure("t1", failed)
 	grab(fo)
 	friendly := strings.TrimPrefix(ferr.Message, "Agent: ")
 	if friendly == "" || friendly == ferr.Message {
@@ -69,11 +76,11 @@ func TestRendererLiveAndReplayAgree(t *testing.T) {
 
 	past := &past.Turn{TaskID: "t1", State: a2a.StateFailed, Artifacts: arts,
 		Status: a2a.Status{State: a2a.StateFailed, Message: failed}}
-	rep := New("Agent", cwdRoots(), Options{Own: "own"})
+	rep := newOwn("Agent", cwdRoots(), Draws{})
 	var repOut []Out
-	repOut = append(repOut, rep.pastTool(edit, func(id string) string { return "replay-" + id })...)
-	repOut = append(repOut, rep.pastOpen(past.State, nil)...)
-	repOut = append(repOut, rep.pastEnd(past)...)
+	repOut = append(repOut, rep.Tools.pastTool(edit, func(id string) string { return "replay-" + id })...)
+	repOut = append(repOut, rep.Tools.pastOpen(past.State, nil)...)
+	repOut = append(repOut, rep.Past.end(past)...)
 
 	want := "First.\n\nSecond.\n\n⚠️ Agent error: " + friendly
 	if got := answerOfOuts(liveOut); got != want {
@@ -108,35 +115,11 @@ func TestRendererLiveAndReplayAgree(t *testing.T) {
 	}
 }
 
-// TestRendererKeepsTheAgentsCard: what the agent says of a call (its
-// kind, its title for a name shim has no title for, an absolute diff) is
-// kept live and replayed; pending is a status, a status change before the
-// end an update, live output replaces the content; the kind's rules follow
-// the agent's kind (a search's hits become locations).
-func TestRendererKeepsTheAgentsCard(t *testing.T) {
-	diff := &a2a.ToolDiff{Path: "/abs/hello.txt", OldText: "a", NewText: "b"}
-	call := a2a.ToolCall{ID: "c1", Name: "replace", Kind: "edit", Title: "Edit hello.txt", Args: `{"x":1}`}
-	at := func(p a2a.Phase, f func(*a2a.ToolCall)) a2a.ToolCall {
-		c := call
-		c.Phase = p
-		if f != nil {
-			f(&c)
-		}
-		return c
-	}
-	done := at(a2a.PhaseCompleted, func(c *a2a.ToolCall) { c.Result, c.Diff = "ok", diff })
-
-	live := New("Agent", cwdRoots(), Options{Own: "own"})
-	var ups []acp.Update
-	for _, tc := range []a2a.ToolCall{at(a2a.PhasePending, nil), at(a2a.PhaseStarted, func(c *a2a.ToolCall) { c.Args = "" }),
-		at(a2a.PhaseOutput, func(c *a2a.ToolCall) { c.Output = "screen" }), done} {
-		for _, o := range live.Tool(tc) {
-			ups = append(ups, o.update)
-		}
-	}
-	if len(ups) != 4 {
-		t.Fatalf("live updates %#v", ups)
-	}
+// checkAgentsCardLive checks the live updates of the agent's edit card:
+// opened pending with the agent's kind and title, started, its output,
+// completed with the agent's diff.
+func checkAgentsCardLive(t *testing.T, ups []acp.Update, isDiff func([]acp.ToolCallContent) bool) {
+	t.Helper()
 	open, _ := ups[0].(acp.ToolCall)
 	if open.Kind != "edit" || open.Title != "Edit hello.txt" || open.Status != acp.ToolPending {
 		t.Errorf("opened %+v", open)
@@ -147,16 +130,48 @@ func TestRendererKeepsTheAgentsCard(t *testing.T) {
 	if u, _ := ups[2].(acp.ToolCallUpdate); len(u.Content) != 1 || u.Content[0] != (acp.Content{Content: acp.Text("screen")}) {
 		t.Errorf("output %+v", ups[2])
 	}
+	if u, _ := ups[3].(acp.ToolCallUpdate); u.Status != acp.ToolCompleted || len(u.Content) != 2 || !isDiff(u.Content) {
+		t.Errorf("completed %+v", ups[3])
+	}
+}
+
+// TestRendererKeepsTheAgentsCard: what the agent says of a call (its
+// kind, its display text for a name shim has no title for, an absolute
+// diff) is kept live and replayed; pending is a status, a status change
+// before the end an update, live output replaces the content; the kind's
+// rules follow the agent's kind (a search's hits become locations).
+func TestRendererKeepsTheAgentsCard(t *testing.T) {
+	diff := &a2a.ToolDiff{Path: "/abs/hello.txt", OldText: "a", NewText: "b"}
+	call := a2a.ToolCall{ID: "c1", Name: "replace", Kind: "edit", Display: "Edit hello.txt", Args: `{"x":1}`}
+	at := func(p a2a.Phase, f func(*a2a.ToolCall)) a2a.ToolCall {
+		c := call
+		c.Phase = p
+		if f != nil {
+			f(&c)
+		}
+		return c
+	}
+	done := at(a2a.PhaseCompleted, func(c *a2a.ToolCall) { c.Result, c.Diff = "ok", diff })
+
+	live := newOwn("Agent", cwdRoots(), Draws{})
+	var ups []acp.Update
+	for _, tc := range []a2a.ToolCall{at(a2a.PhasePending, nil), at(a2a.PhaseStarted, func(c *a2a.ToolCall) { c.Args = "" }),
+		at(a2a.PhaseOutput, func(c *a2a.ToolCall) { c.Output = "screen" }), done} {
+		for _, o := range live.Tools.Tool(tc) {
+			ups = append(ups, o.update)
+		}
+	}
+	if len(ups) != 4 {
+		t.Fatalf("live updates %#v", ups)
+	}
 	isDiff := func(cs []acp.ToolCallContent) bool {
 		d, ok := cs[0].(acp.Diff)
 		return ok && d.Path == diff.Path && *d.OldText == "a" && d.NewText == "b"
 	}
-	if u, _ := ups[3].(acp.ToolCallUpdate); u.Status != acp.ToolCompleted || len(u.Content) != 2 || !isDiff(u.Content) {
-		t.Errorf("completed %+v", ups[3])
-	}
+	checkAgentsCardLive(t, ups, isDiff)
 
-	rep := New("Agent", cwdRoots(), Options{Own: "own"})
-	outs := rep.pastTool(done, func(id string) string { return "r-" + id })
+	rep := newOwn("Agent", cwdRoots(), Draws{})
+	outs := rep.Tools.pastTool(done, func(id string) string { return "r-" + id })
 	if len(outs) != 1 {
 		t.Fatalf("replayed %d updates", len(outs))
 	}
@@ -166,12 +181,12 @@ func TestRendererKeepsTheAgentsCard(t *testing.T) {
 
 	// A relative diff is not the agent's to give; an agent's search kind
 	// reads its hits.
-	rel := New("Agent", cwdRoots(), Options{Own: "own"})
-	outs = rel.Tool(at(a2a.PhaseCompleted, func(c *a2a.ToolCall) { c.Diff = &a2a.ToolDiff{Path: "hello.txt"} }))
+	rel := newOwn("Agent", cwdRoots(), Draws{})
+	outs = rel.Tools.Tool(at(a2a.PhaseCompleted, func(c *a2a.ToolCall) { c.Diff = &a2a.ToolDiff{Path: "hello.txt"} }))
 	if u, _ := outs[1].update.(acp.ToolCallUpdate); len(u.Content) != 0 {
 		t.Errorf("a relative diff shown: %+v", u)
 	}
-	outs = rel.Tool(a2a.ToolCall{ID: "s1", Name: "find_things", Kind: "search", Phase: a2a.PhaseCompleted, Result: "src/a.go:3: hit"})
+	outs = rel.Tools.Tool(a2a.ToolCall{ID: "s1", Name: "find_things", Kind: "search", Phase: a2a.PhaseCompleted, Result: "src/a.go:3: hit"})
 	if u, _ := outs[1].update.(acp.ToolCallUpdate); len(u.Locations) != 1 || u.Locations[0].Path != "/work/src/a.go" {
 		t.Errorf("search by the agent's kind: %+v", u)
 	}

@@ -1,21 +1,19 @@
 package render
 
-// The roots tool paths resolve against: a snapshot, never reloaded here.
-// A call that names a project the snapshot does not know is the caller's
-// to act on (Unknown): it reloads the roots and gives the renderer a new
-// snapshot before rendering the call.
+// The roots tool paths resolve against: taken as they are (RootsOf),
+// never reloaded here. A call that names a project they do not know is
+// the caller's to act on (Tools.Unknown): it reloads the roots and gives
+// the tool calls the new ones (Tools.SetRoots) before rendering the call.
 
 import (
 	"path/filepath"
-	"strings"
 
-	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/bridge/toolview"
 	"github.com/shimdev/shim/roots"
 )
 
-// Roots is a snapshot of the project roots, the session's cwd and its
-// additional directories (SPEC §14). It resolves tool paths (it is a
+// Roots are the project roots as taken at one time, the session's cwd and
+// its additional directories (SPEC §14). It resolves tool paths (it is a
 // toolview.Resolver): a named project against its root, a relative path
 // with no project against the session cwd when a root is known. With no
 // root known, an absolute path inside the session cwd or one of its
@@ -29,10 +27,10 @@ type Roots struct {
 	dirs []string
 }
 
-// Snapshot takes the roots of m as they are now, for a session whose cwd
+// RootsOf takes the roots of m as they are now, for a session whose cwd
 // is cwd and whose additional directories are dirs; m nil resolves
 // nothing.
-func Snapshot(m *roots.Map, cwd string, dirs []string) Roots {
+func RootsOf(m *roots.Map, cwd string, dirs []string) Roots {
 	if m == nil {
 		return Roots{cwd: cwd, dirs: dirs}
 	}
@@ -84,31 +82,3 @@ func (r Roots) Resolve(project, path string) (string, bool) {
 }
 
 var _ toolview.Resolver = Roots{}
-
-// Unknown is the project a tool call's arguments name that the roots
-// snapshot does not know; "" when there is none. The caller reloads the
-// roots for it (at most once per name in a while, roots.Map.ReloadFor)
-// and gives the renderer the new snapshot before it renders the call.
-func (r *Renderer) Unknown(tc a2a.ToolCall) string {
-	if r.roots.m == nil || !strings.Contains(tc.Args, `"project"`) {
-		return ""
-	}
-	a := toolview.ParseArgs(tc.Args)
-	r.parsed = parsedArgs{text: tc.Args, args: a, ok: true}
-	p := a.String("project")
-	if _, ok := r.roots.m.Lookup(p); ok || p == "" {
-		return ""
-	}
-	return p
-}
-
-// parseArgs parses a call's arguments; the text Unknown parsed is not
-// parsed again when the call is rendered next.
-func (r *Renderer) parseArgs(s string) toolview.Args {
-	if r.parsed.ok && s == r.parsed.text {
-		a := r.parsed.args
-		r.parsed = parsedArgs{}
-		return a
-	}
-	return toolview.ParseArgs(s)
-}

@@ -10,8 +10,31 @@ import (
 	"strings"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/acp"
 )
+
+// Snapshots are what a turn's task snapshots and progress notes left to
+// remember: the messages shown, by task and id; the artifacts snapshots
+// carried (a hash of their parts); the note held for one frame and the
+// notes shown; the tasks a frame was about.
+type Snapshots struct {
+	answer  *Answer
+	notices *Notices
+
+	msgs     map[string]uint8
+	snapArts map[string]uint64
+	// held is a working snapshot's status message held for one frame,
+	// of the task noteTask (a progress note or a snapshot streamer's
+	// answer); notes are the status messages shown as notes (a hash of
+	// their text); framed are the tasks a frame of the turn was about,
+	// lastFramed the one the last frame was about once anyFramed (a
+	// stream's frames are of one task: no map lookup while it repeats).
+	held       *a2a.Message
+	noteTask   string
+	notes      map[string]uint64
+	framed     map[string]bool
+	lastFramed string
+	anyFramed  bool
+}
 
 // Message marks kept per task and message id.
 const (
@@ -19,9 +42,9 @@ const (
 	msgAnswer = 2 // its text went through the task's status answer
 )
 
-// seen records that the message m of taskID was shown and reports whether
+// Seen records that the message m of taskID was shown and reports whether
 // it had been. A message with no id is known by its parts.
-func (r *Renderer) Seen(taskID string, m *a2a.Message) bool {
+func (s *Snapshots) Seen(taskID string, m *a2a.Message) bool {
 	if m == nil {
 		return false
 	}
@@ -29,43 +52,28 @@ func (r *Renderer) Seen(taskID string, m *a2a.Message) bool {
 	if m.ID == "" {
 		key = taskID + "\x00#" + strconv.FormatUint(partsHash(m.Parts), 16)
 	}
-	was := r.msgs[key] != 0
-	r.msgs[key] |= msgShown
+	was := s.msgs[key] != 0
+	s.msgs[key] |= msgShown
 	return was
 }
 
-// statusAnswerKey names a task's status answer among its artifacts' texts.
-const statusAnswerKey = "\x00status"
-
 // StatusReplace shows the agent text of a snapshot's status message as a
 // replace of the task's one status answer: only the suffix not shown yet.
-func (r *Renderer) StatusReplace(taskID string, m *a2a.Message) []Out {
+func (s *Snapshots) StatusReplace(taskID string, m *a2a.Message) []Out {
 	if m == nil || m.FromUser() {
 		return nil
 	}
-	r.Seen(taskID, m)
+	s.Seen(taskID, m)
 	if m.ID != "" {
-		r.msgs[taskID+"\x00"+m.ID] |= msgAnswer
+		s.msgs[taskID+"\x00"+m.ID] |= msgAnswer
 	}
-	// The task's status answer is one message: the id of the status
-	// message it began with.
-	at := r.textOf(taskID+"\x00"+statusAnswerKey, func() string { return r.MessageID(taskID, m) })
-	if s := at.Replace(m.Text()); s != "" {
-		if !at.begun {
-			at.begun = true
-			s = r.blocks.start(s)
-		}
-		r.buf = append(r.buf, Out{text: s, msgID: at.id})
-		r.blocks.shown()
-		r.statusShown = true
-	}
-	return r.take()
+	return s.answer.statusReplace(taskID, m)
 }
 
-// answered reports whether the message id of taskID was shown as the
+// Answered reports whether the message id of taskID was shown as the
 // task's status answer.
-func (r *Renderer) Answered(taskID string, m *a2a.Message) bool {
-	return m != nil && m.ID != "" && r.msgs[taskID+"\x00"+m.ID]&msgAnswer != 0
+func (s *Snapshots) Answered(taskID string, m *a2a.Message) bool {
+	return m != nil && m.ID != "" && s.msgs[taskID+"\x00"+m.ID]&msgAnswer != 0
 }
 
 // NewHistory returns the agent messages of a snapshot's history after its
@@ -87,29 +95,29 @@ func NewHistory(t *a2a.Task) []*a2a.Message {
 	return out
 }
 
-// seed takes a snapshot as shown without showing it (a resumed task's
+// Seed takes a snapshot as shown without showing it (a resumed task's
 // stale first frame): its messages count as shown, and its artifacts are
 // skipped while later snapshots carry them unchanged.
-func (r *Renderer) Seed(taskID string, t *a2a.Task) {
-	r.Seen(taskID, t.Status.Message)
+func (s *Snapshots) Seed(taskID string, t *a2a.Task) {
+	s.Seen(taskID, t.Status.Message)
 	for i := range t.History {
-		r.Seen(taskID, &t.History[i])
+		s.Seen(taskID, &t.History[i])
 	}
 	for i := range t.Artifacts {
 		a := &t.Artifacts[i]
-		r.snapArts[taskID+"\x00"+a.ID] = partsHash(a.Parts)
+		s.snapArts[taskID+"\x00"+a.ID] = partsHash(a.Parts)
 	}
 }
 
 // SnapArtifact reports whether a snapshot's artifact is to be shown: not
 // when the last snapshot (the stale first frame included) carried it
 // unchanged, so that its text and usage count once.
-func (r *Renderer) SnapArtifact(taskID string, a *a2a.Artifact) bool {
+func (s *Snapshots) SnapArtifact(taskID string, a *a2a.Artifact) bool {
 	key, h := taskID+"\x00"+a.ID, partsHash(a.Parts)
-	if old, ok := r.snapArts[key]; ok && old == h {
+	if old, ok := s.snapArts[key]; ok && old == h {
 		return false
 	}
-	r.snapArts[key] = h
+	s.snapArts[key] = h
 	return true
 }
 
@@ -141,82 +149,68 @@ const (
 )
 
 // holdNote holds a working snapshot's status message m of taskID.
-func (r *Renderer) holdNote(taskID string, m *a2a.Message) {
-	r.Seen(taskID, m)
-	r.held, r.noteTask = m, taskID
+func (s *Snapshots) holdNote(taskID string, m *a2a.Message) {
+	s.Seen(taskID, m)
+	s.held, s.noteTask = m, taskID
 }
 
 // FirstFrame records a frame about taskID and reports whether it is the
 // turn's first about that task.
-func (r *Renderer) FirstFrame(taskID string) bool {
-	if r.anyFramed && taskID == r.lastFramed {
+func (s *Snapshots) FirstFrame(taskID string) bool {
+	if s.anyFramed && taskID == s.lastFramed {
 		return false
 	}
-	r.lastFramed, r.anyFramed = taskID, true
-	if r.framed[taskID] {
+	s.lastFramed, s.anyFramed = taskID, true
+	if s.framed[taskID] {
 		return false
 	}
-	r.framed[taskID] = true
+	s.framed[taskID] = true
 	return true
 }
 
 // holding reports whether a note of taskID is held.
-func (r *Renderer) holding(taskID string) bool { return r.held != nil && r.noteTask == taskID }
+func (s *Snapshots) holding(taskID string) bool { return s.held != nil && s.noteTask == taskID }
 
 // noted reports whether m of taskID was shown as a progress note with the
 // text it has now (a note repeated is not answer text; one that grows
 // after all is).
-func (r *Renderer) noted(taskID string, m *a2a.Message) bool {
+func (s *Snapshots) noted(taskID string, m *a2a.Message) bool {
 	if m == nil || m.ID == "" {
 		return false
 	}
-	h, ok := r.notes[taskID+"\x00"+m.ID]
+	h, ok := s.notes[taskID+"\x00"+m.ID]
 	return ok && h == fnv(fnvOffset, m.Text())
 }
 
 // settleNote shows the held note as what it turned out to be; it keeps it
 // while undecided.
-func (r *Renderer) settleNote(fate noteFate) []Out {
-	m, taskID := r.held, r.noteTask
+func (s *Snapshots) settleNote(fate noteFate) []Out {
+	m, taskID := s.held, s.noteTask
 	switch {
 	case m == nil || fate == noteUndecided:
 		return nil
 	case fate == noteIsAnswer:
-		r.held = nil
-		return r.StatusReplace(taskID, m)
+		s.held = nil
+		return s.StatusReplace(taskID, m)
 	}
-	r.held = nil
-	return r.noteShown(taskID, m)
+	s.held = nil
+	return s.noteShown(taskID, m)
 }
 
 // noteShown shows the status message m of taskID as a progress note.
-func (r *Renderer) noteShown(taskID string, m *a2a.Message) []Out {
+func (s *Snapshots) noteShown(taskID string, m *a2a.Message) []Out {
 	if m.ID != "" {
-		r.notes[taskID+"\x00"+m.ID] = fnv(fnvOffset, m.Text())
+		s.notes[taskID+"\x00"+m.ID] = fnv(fnvOffset, m.Text())
 	}
-	return r.ProgressNote(taskID, m)
-}
-
-// ProgressNote shows the text of a working status message m of the task
-// taskID as a progress note: a thought, or an info notice for a client
-// that advertised notices (SPEC §12.8, §14).
-func (r *Renderer) ProgressNote(taskID string, m *a2a.Message) []Out {
-	if s := m.Text(); strings.TrimSpace(s) != "" {
-		if r.opts.Notices {
-			r.push(noticeOf(acp.NoticeInfo, s, s))
-		} else {
-			r.thought(r.MessageID(taskID, m), s)
-		}
-	}
-	return r.take()
+	return s.notices.ProgressNote(taskID, m)
 }
 
 // snapshotFate reads the held note's fate from the next snapshot of its
 // task: a note when the snapshot carries answer text in an artifact or
 // its message was replaced by another; answer text when its message grew
 // from it, or the task completed with nothing else to answer.
-func (r *Renderer) snapshotFate(taskID string, t *a2a.Task) noteFate {
-	if !r.holding(taskID) {
+func (s *Snapshots) snapshotFate(taskID string, t *a2a.Task) noteFate {
+	if !s.holding(taskID) {
 		return noteUndecided
 	}
 	for i := range t.Artifacts {
@@ -224,13 +218,13 @@ func (r *Renderer) snapshotFate(taskID string, t *a2a.Task) noteFate {
 			return noteIsNote
 		}
 	}
-	held := r.held.Text()
+	held := s.held.Text()
 	cur, found := "", false
-	if m := t.Status.Message; m != nil && (m.ID == r.held.ID || m.ID == "" && r.held.ID == "") {
+	if m := t.Status.Message; m != nil && (m.ID == s.held.ID || m.ID == "" && s.held.ID == "") {
 		cur, found = m.Text(), true
-	} else if r.held.ID != "" {
+	} else if s.held.ID != "" {
 		for i := range t.History {
-			if h := &t.History[i]; h.ID == r.held.ID {
+			if h := &t.History[i]; h.ID == s.held.ID {
 				cur, found = h.Text(), true
 			}
 		}
@@ -240,7 +234,7 @@ func (r *Renderer) snapshotFate(taskID string, t *a2a.Task) noteFate {
 		return noteUndecided
 	case found && strings.HasPrefix(cur, held):
 		return noteIsAnswer
-	case !found && t.Status.State == a2a.StateCompleted && t.Status.Message == nil && !r.artifactText:
+	case !found && t.Status.State == a2a.StateCompleted && t.Status.Message == nil && !s.answer.artifactText:
 		return noteIsAnswer
 	}
 	return noteIsNote
@@ -249,14 +243,14 @@ func (r *Renderer) snapshotFate(taskID string, t *a2a.Task) noteFate {
 // endFate is the held note's fate when its task ends with the status st
 // (a status update): answer text only when the task completes and the
 // note is all it answered, or the completion's text grows from it.
-func (r *Renderer) endFate(st a2a.Status) noteFate {
-	if r.held == nil {
+func (s *Snapshots) endFate(st a2a.Status) noteFate {
+	if s.held == nil {
 		return noteUndecided
 	}
-	if st.State != a2a.StateCompleted || r.artifactText {
+	if st.State != a2a.StateCompleted || s.answer.artifactText {
 		return noteIsNote
 	}
-	if text := st.Message.Text(); text == "" || strings.HasPrefix(text, r.held.Text()) {
+	if text := st.Message.Text(); text == "" || strings.HasPrefix(text, s.held.Text()) {
 		return noteIsAnswer
 	}
 	return noteIsNote
@@ -284,17 +278,17 @@ func ArtifactShows(a *a2a.Artifact) bool {
 
 // SnapshotNote shows the held note as what the next snapshot of its task
 // (SPEC §12.4) tells it was; nothing while that is undecided.
-func (r *Renderer) SnapshotNote(taskID string, t *a2a.Task) []Out {
-	return r.settleNote(r.snapshotFate(taskID, t))
+func (s *Snapshots) SnapshotNote(taskID string, t *a2a.Task) []Out {
+	return s.settleNote(s.snapshotFate(taskID, t))
 }
 
 // EndNote shows the held note as what the task's status update st (not a
 // snapshot's) tells it was.
-func (r *Renderer) EndNote(st a2a.Status) []Out { return r.settleNote(r.endFate(st)) }
+func (s *Snapshots) EndNote(st a2a.Status) []Out { return s.settleNote(s.endFate(st)) }
 
 // NoteBeforeAnswer shows a held note as a note: answer text other than
 // its own follows.
-func (r *Renderer) NoteBeforeAnswer() []Out { return r.settleNote(noteIsNote) }
+func (s *Snapshots) NoteBeforeAnswer() []Out { return s.settleNote(noteIsNote) }
 
 // SnapshotStatus shows the status message of a snapshot of taskID, after
 // its history and artifacts: nothing for a note already held or shown;
@@ -302,21 +296,17 @@ func (r *Renderer) NoteBeforeAnswer() []Out { return r.settleNote(noteIsNote) }
 // once; a working snapshot's text that opens the task (first) is held
 // until the next frame tells what it is (SPEC §12.8); else the text is a
 // replace of the task's status answer.
-func (r *Renderer) SnapshotStatus(taskID string, st a2a.Status, first bool) []Out {
+func (s *Snapshots) SnapshotStatus(taskID string, st a2a.Status, first bool) []Out {
 	switch m := st.Message; {
-	case m == nil || r.holding(taskID) || r.noted(taskID, m):
-	case r.artifactText:
-		if st.State == a2a.StateWorking && !r.statusShown && !r.Seen(taskID, m) {
-			return r.noteShown(taskID, m)
+	case m == nil || s.holding(taskID) || s.noted(taskID, m):
+	case s.answer.artifactText:
+		if st.State == a2a.StateWorking && !s.answer.statusShown && !s.Seen(taskID, m) {
+			return s.noteShown(taskID, m)
 		}
 	case st.State == a2a.StateWorking && first && m.Text() != "":
-		r.holdNote(taskID, m)
+		s.holdNote(taskID, m)
 	case st.State == a2a.StateSubmitted, st.State == a2a.StateWorking, st.State == a2a.StateCompleted, st.State == a2a.StateUnknown:
-		return r.StatusReplace(taskID, m)
+		return s.StatusReplace(taskID, m)
 	}
 	return nil
 }
-
-// StatusAnswered reports whether answer text of the turn came from a
-// status message (a snapshot streamer's answer).
-func (r *Renderer) StatusAnswered() bool { return r.statusShown }

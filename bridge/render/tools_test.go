@@ -15,13 +15,13 @@ const todos2 = `{"todos": [{"content": "Read the code", "status": "completed"}, 
 // TestPlanReplayed: replay sends each plan right after its card, in
 // order, from the same renderer as live turns.
 func TestPlanReplayed(t *testing.T) {
-	r := New("Agent", cwdRoots(), Options{Own: "own"})
+	r := newOwn("Agent", cwdRoots(), Draws{})
 	newID := func(id string) string { return "r-" + id }
 	var outs []Out
-	outs = append(outs, r.pastTool(a2a.ToolCall{ID: "p1", Name: "write_todos", Phase: a2a.PhaseStarted, Args: todos1}, newID)...)
-	outs = append(outs, r.pastTool(a2a.ToolCall{ID: "p1", Name: "write_todos", Phase: a2a.PhaseCompleted, Args: todos1, Result: "ok"}, newID)...)
-	outs = append(outs, r.pastTool(a2a.ToolCall{ID: "c1", Name: "read_file", Phase: a2a.PhaseCompleted, Args: `{"path":"a"}`, Result: "x"}, newID)...)
-	outs = append(outs, r.pastTool(a2a.ToolCall{ID: "p2", Name: "manage_todo_list", Phase: a2a.PhaseCompleted, Args: todos2, Result: "ok"}, newID)...)
+	outs = append(outs, r.Tools.pastTool(a2a.ToolCall{ID: "p1", Name: "write_todos", Phase: a2a.PhaseStarted, Args: todos1}, newID)...)
+	outs = append(outs, r.Tools.pastTool(a2a.ToolCall{ID: "p1", Name: "write_todos", Phase: a2a.PhaseCompleted, Args: todos1, Result: "ok"}, newID)...)
+	outs = append(outs, r.Tools.pastTool(a2a.ToolCall{ID: "c1", Name: "read_file", Phase: a2a.PhaseCompleted, Args: `{"path":"a"}`, Result: "x"}, newID)...)
+	outs = append(outs, r.Tools.pastTool(a2a.ToolCall{ID: "p2", Name: "manage_todo_list", Phase: a2a.PhaseCompleted, Args: todos2, Result: "ok"}, newID)...)
 	var got []string
 	for _, o := range outs {
 		switch u := o.Update().(type) {
@@ -47,8 +47,8 @@ func TestPlanReplayed(t *testing.T) {
 // TestTerminalCardsReplayed: a replayed command card is one tool_call with
 // its terminal announced, its output and its exit.
 func TestTerminalCardsReplayed(t *testing.T) {
-	r := New("Agent", cwdRoots(), Options{Terminals: true, Own: "own"})
-	outs := r.pastTool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhaseFailed, Args: `{"command":"make"}`, Result: "exit status 3"},
+	r := newOwn("Agent", cwdRoots(), Draws{Terminals: true})
+	outs := r.Tools.pastTool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhaseFailed, Args: `{"command":"make"}`, Result: "exit status 3"},
 		func(id string) string { return "r-" + id })
 	if len(outs) != 1 {
 		t.Fatalf("%d updates", len(outs))

@@ -1,13 +1,3 @@
-// Package toolview turns a remote agent's tool call (its name, its raw
-// argument text and its result text) into what an ACP editor shows of a
-// tool_call: a kind, a readable title, absolute file locations, a diff
-// for complete writes and edits, and a cut result text. It builds no ACP
-// JSON itself and imports nothing from this module but acp (the tool
-// kinds).
-//
-// Line numbers are 1-based throughout, as in ACP. protoAgent's read_file
-// offset is a 1-based line number too (offset 30 is line 30), so it is used
-// as the location's line unchanged.
 package toolview
 
 import (

@@ -33,85 +33,98 @@ func FuzzParseArgs(f *testing.F) {
 		if a.Complete && a.Fields == nil {
 			t.Fatal("Complete with nil Fields")
 		}
-		// Complete is encoding/json's verdict, and the fields its values
-		// (the text here is far below bigValue).
-		dec := json.NewDecoder(strings.NewReader(raw))
-		dec.UseNumber()
-		var whole any
-		isObject := false
-		if dec.Decode(&whole) == nil {
-			if _, err := dec.Token(); err == io.EOF {
-				_, isObject = whole.(map[string]any)
-			}
-		}
-		if a.Complete != isObject || (isObject && !reflect.DeepEqual(whole, a.Fields)) {
-			t.Fatalf("Complete %v with %#v; encoding/json read %#v", a.Complete, a.Fields, whole)
-		}
+		fuzzAgreesWithJSON(t, raw, a)
 		_ = Kind(tool)
-		_ = ChildTitle(Title(tool, a))
+		_ = ChildTitle(Title(tool, a, Hints{}))
 		_ = CutResult(result)
-
-		r := newFakeResolver()
-		locs := Locations(tool, a, r)
-		locs = append(locs, SearchLocations(result, a.String("project"), r)...)
-		if d, ok := Diff(tool, a, r); ok {
-			locs = append(locs, Location{Path: d.Path})
-		}
-		for _, l := range locs {
-			if !r.returned[l.Path] {
-				t.Fatalf("location %q was never returned by the resolver", l.Path)
-			}
-			if l.Path != "/repo" && l.Path != "/cwd" && !strings.HasPrefix(l.Path, "/repo/") && !strings.HasPrefix(l.Path, "/cwd/") {
-				t.Fatalf("location %q is outside every root", l.Path)
-			}
-			if l.Line < 0 {
-				t.Fatalf("negative line %d", l.Line)
-			}
-		}
-		if n := len(SearchLocations(result, "", r)); n > maxSearchLocations {
-			t.Fatalf("%d search locations", n)
-		}
-		if l := Locations(tool, a, refuseAll{}); l != nil {
-			t.Fatalf("locations without roots: %v", l)
-		}
-		if l := SearchLocations(result, "", refuseAll{}); l != nil {
-			t.Fatalf("search locations without roots: %v", l)
-		}
-		if _, ok := Diff(tool, a, refuseAll{}); ok {
-			t.Fatal("diff without roots")
-		}
-
+		fuzzLocations(t, tool, a, result)
 		if !a.Complete {
 			return
 		}
-		// A whole object: the scanner agrees with encoding/json.
-		ms, cut, _ := scanObjectInto(nil, raw)
-		scanned := map[string]any{}
-		count := map[string]int{}
-		for _, m := range ms {
-			scanned[m.key] = m.val
-			count[m.key]++
-		}
-		if cut != nil || !reflect.DeepEqual(scanned, a.Fields) {
-			t.Fatalf("scanner read %#v (cut %v), encoding/json %#v", scanned, cut, a.Fields)
-		}
-		// Every cut recovers only what the whole object says.
-		full := Title(tool, a)
-		_, hasCmd := a.Fields["command"]
-		_, hasAltCmd := a.Fields["cmd"]
-		step := 1 + len(raw)/200
-		for i := 0; i < len(raw); i += step {
-			p := ParseArgs(raw[:i])
-			for k, v := range p.Fields {
-				if count[k] == 1 && !reflect.DeepEqual(v, a.Fields[k]) {
-					t.Fatalf("cut at %d: %q = %#v, whole %#v", i, k, v, a.Fields[k])
-				}
-			}
-			if Kind(tool) == acp.ToolKindExecute && hasCmd && !hasAltCmd && count["command"] == 1 {
-				if got := Title(tool, p); got != tool && got != full {
-					t.Fatalf("cut at %d: title %q, whole %q", i, got, full)
-				}
-			}
-		}
+		fuzzCuts(t, tool, raw, a)
 	})
+}
+
+// fuzzAgreesWithJSON: Complete is encoding/json's verdict, and the
+// fields its values (the text here is far below bigValue).
+func fuzzAgreesWithJSON(t *testing.T, raw string, a Args) {
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	var whole any
+	isObject := false
+	if dec.Decode(&whole) == nil {
+		if _, err := dec.Token(); err == io.EOF {
+			_, isObject = whole.(map[string]any)
+		}
+	}
+	if a.Complete != isObject || (isObject && !reflect.DeepEqual(whole, a.Fields)) {
+		t.Fatalf("Complete %v with %#v; encoding/json read %#v", a.Complete, a.Fields, whole)
+	}
+}
+
+// fuzzLocations: every location and diff path is one the Resolver
+// returned, inside a root, and none at all when it refuses everything.
+func fuzzLocations(t *testing.T, tool string, a Args, result string) {
+	r := newFakeResolver()
+	locs := Locations(tool, a, r)
+	locs = append(locs, SearchLocations(result, a.String("project"), r)...)
+	if d, ok := Diff(tool, a, r); ok {
+		locs = append(locs, Location{Path: d.Path})
+	}
+	for _, l := range locs {
+		if !r.returned[l.Path] {
+			t.Fatalf("location %q was never returned by the resolver", l.Path)
+		}
+		if l.Path != "/repo" && l.Path != "/cwd" && !strings.HasPrefix(l.Path, "/repo/") && !strings.HasPrefix(l.Path, "/cwd/") {
+			t.Fatalf("location %q is outside every root", l.Path)
+		}
+		if l.Line < 0 {
+			t.Fatalf("negative line %d", l.Line)
+		}
+	}
+	if n := len(SearchLocations(result, "", r)); n > maxSearchLocations {
+		t.Fatalf("%d search locations", n)
+	}
+	if l := Locations(tool, a, refuseAll{}); l != nil {
+		t.Fatalf("locations without roots: %v", l)
+	}
+	if l := SearchLocations(result, "", refuseAll{}); l != nil {
+		t.Fatalf("search locations without roots: %v", l)
+	}
+	if _, ok := Diff(tool, a, refuseAll{}); ok {
+		t.Fatal("diff without roots")
+	}
+}
+
+// fuzzCuts: a whole object reads the same through the scanner as through
+// encoding/json, and every cut of it recovers only what the whole one
+// says, with a Run: title that is the tool name or the whole one's.
+func fuzzCuts(t *testing.T, tool, raw string, a Args) {
+	ms, cut, _ := scanObjectInto(nil, raw)
+	scanned := map[string]any{}
+	count := map[string]int{}
+	for _, m := range ms {
+		scanned[m.key] = m.val
+		count[m.key]++
+	}
+	if cut != nil || !reflect.DeepEqual(scanned, a.Fields) {
+		t.Fatalf("scanner read %#v (cut %v), encoding/json %#v", scanned, cut, a.Fields)
+	}
+	full := Title(tool, a, Hints{})
+	_, hasCmd := a.Fields["command"]
+	_, hasAltCmd := a.Fields["cmd"]
+	step := 1 + len(raw)/200
+	for i := 0; i < len(raw); i += step {
+		p := ParseArgs(raw[:i])
+		for k, v := range p.Fields {
+			if count[k] == 1 && !reflect.DeepEqual(v, a.Fields[k]) {
+				t.Fatalf("cut at %d: %q = %#v, whole %#v", i, k, v, a.Fields[k])
+			}
+		}
+		if Kind(tool) == acp.ToolKindExecute && hasCmd && !hasAltCmd && count["command"] == 1 {
+			if got := Title(tool, p, Hints{}); got != tool && got != full {
+				t.Fatalf("cut at %d: title %q, whole %q", i, got, full)
+			}
+		}
+	}
 }

@@ -6,20 +6,6 @@ import (
 	"strings"
 )
 
-// The tools that write a to-do list or a plan (SPEC §11.5): their call is
-// "Update plan" of kind think, and their list becomes the editor's plan.
-var planTools = map[string]bool{
-	"write_todos":      true,
-	"todo_write":       true,
-	"TodoWrite":        true,
-	"update_plan":      true,
-	"update_todos":     true,
-	"manage_todo_list": true,
-}
-
-// planTitle is the title of a plan tool's call.
-const planTitle = "Update plan"
-
 // PlanItem is one entry of a plan: Status is "pending", "in_progress" or
 // "completed"; Priority "high", "medium" or "low".
 type PlanItem struct {
@@ -42,7 +28,7 @@ const PlanMax = 1000
 // pending item "… N more" stands for the N others. false when the tool
 // writes no plan or its args are not complete.
 func Plan(name string, a Args) ([]PlanItem, bool) {
-	if !planTools[name] || !a.Complete {
+	if !tools[name].plan || !a.Complete {
 		return nil, false
 	}
 	list, ok := a.Fields["todos"]

@@ -94,7 +94,7 @@ func TestKindAndTitle(t *testing.T) {
 		if got := Kind(tt.tool); got != tt.kind {
 			t.Errorf("Kind(%q) = %q, want %q", tt.tool, got, tt.kind)
 		}
-		got := Title(tt.tool, a)
+		got := Title(tt.tool, a, Hints{})
 		if tt.parent {
 			got = ChildTitle(got)
 		}

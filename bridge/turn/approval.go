@@ -144,7 +144,7 @@ func (d decision) answer(choice string) (approved, always, sessionMode bool) {
 // answer.
 func (t *Turn) approval(h *a2a.Hitl) outcome {
 	taskID := t.task()
-	own, ok := t.r.Open(h.ToolCallID)
+	own, ok := t.r.Tools.Open(h.ToolCallID)
 	d := decide(approvalCase{park: h, own: own, ownOK: ok, bypass: t.sess.Settings().Bypass, sentBypass: t.sentBypass,
 		viewID: "approval-" + taskID + "-" + randid.Hex(3)})
 	if d.view != nil {
@@ -153,7 +153,7 @@ func (t *Turn) approval(h *a2a.Hitl) outcome {
 	approved, always := d.auto, false
 	if d.auto {
 		if d.tellNoSkip && t.sess.tellNoSkip() {
-			t.show(t.r.Say(render.NoSkipNotice()))
+			t.show(t.r.Notices.Say(render.NoSkipNotice()))
 		}
 		t.env.Log.Info("auto-approved a command for this session", "task", taskID)
 	} else {
@@ -162,7 +162,7 @@ func (t *Turn) approval(h *a2a.Hitl) outcome {
 			if d.view != nil {
 				t.emit(render.ApprovalEnd(d.callID, false))
 			}
-			t.show(t.r.Say(render.ElsewhereNotice()))
+			t.show(t.r.Notices.Say(render.ElsewhereNotice()))
 			return outcome{elsewhere: true}
 		}
 		var setMode bool

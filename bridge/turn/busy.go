@@ -49,7 +49,7 @@ func (t *Turn) waitIdle() (outcome, bool) {
 		timeout = defaultBusyTimeout
 	}
 	t.env.Log.Info("the chat is busy elsewhere; waiting", "session", id, "timeout", timeout)
-	t.show(t.r.Say(render.BusyNotice()))
+	t.show(t.r.Notices.Say(render.BusyNotice()))
 	sum, out, ok := t.pollIdle(time.Now().Add(timeout), timeout)
 	if !ok {
 		return out, false

@@ -13,7 +13,7 @@ import (
 // frame maps one event; done reports that the turn's outcome is known.
 func (t *Turn) frame(ev *a2a.Event) (outcome, bool) {
 	t.setTask(ev.TaskID)
-	first := t.r.FirstFrame(t.ownTask)
+	first := t.r.Snapshots.FirstFrame(t.ownTask)
 	switch ev.Kind {
 	case a2a.EventTask:
 		// A snapshot's state never ends a turn.
@@ -36,13 +36,13 @@ func (t *Turn) frame(ev *a2a.Event) (outcome, bool) {
 
 // message shows an agent message: its thoughts, tools and text.
 func (t *Turn) message(m *a2a.Message) {
-	t.show(t.r.NoteBeforeAnswer())
-	t.r.Seen(t.task(), m)
-	t.show(t.r.Thoughts(t.task(), m))
+	t.show(t.r.Snapshots.NoteBeforeAnswer())
+	t.r.Snapshots.Seen(t.task(), m)
+	t.show(t.r.Answer.Thoughts(t.task(), m))
 	for _, tc := range m.ToolCalls() {
 		t.tool(tc)
 	}
-	t.show(t.r.StatusAnswer(t.r.MessageID(t.task(), m), m.Text()))
+	t.show(t.r.Answer.StatusAnswer(t.r.Answer.MessageID(t.task(), m), m.Text()))
 }
 
 // status maps a status update.
@@ -53,14 +53,14 @@ func (t *Turn) status(st a2a.Status) (outcome, bool) {
 		// A new status text replaced the held one: that one did not grow
 		// in place, it was a note.
 		if m.Text() != "" {
-			t.show(t.r.NoteBeforeAnswer())
+			t.show(t.r.Snapshots.NoteBeforeAnswer())
 		}
 	default:
-		t.show(t.r.EndNote(st))
+		t.show(t.r.Snapshots.EndNote(st))
 	}
 	if m != nil {
-		t.r.Seen(t.task(), m)
-		t.show(t.r.Thoughts(t.task(), m))
+		t.r.Snapshots.Seen(t.task(), m)
+		t.show(t.r.Answer.Thoughts(t.task(), m))
 		for _, tc := range st.ToolCalls() { // a park's data parts are its own
 			t.tool(tc)
 		}
@@ -69,19 +69,19 @@ func (t *Turn) status(st a2a.Status) (outcome, bool) {
 	switch st.State {
 	case a2a.StateCompleted:
 		switch {
-		case t.r.StatusAnswered():
-			t.show(t.r.StatusReplace(t.task(), m))
-		case !t.r.ArtifactAnswered():
-			t.show(t.r.StatusAnswer(t.r.MessageID(t.task(), m), m.Text()))
+		case t.r.Answer.StatusAnswered():
+			t.show(t.r.Snapshots.StatusReplace(t.task(), m))
+		case !t.r.Answer.ArtifactAnswered():
+			t.show(t.r.Answer.StatusAnswer(t.r.Answer.MessageID(t.task(), m), m.Text()))
 		}
 		return outcome{stop: acp.StopEndTurn}, true
 	case a2a.StateCanceled:
 		return outcome{stop: acp.StopCancelled}, true
 	case a2a.StateRejected:
-		t.show(t.r.StatusAnswer(t.r.MessageID(t.task(), m), m.Text()))
+		t.show(t.r.Answer.StatusAnswer(t.r.Answer.MessageID(t.task(), m), m.Text()))
 		return outcome{stop: acp.StopRefusal}, true
 	case a2a.StateFailed:
-		outs, err := t.r.Failure(t.task(), m)
+		outs, err := t.r.Answer.Failure(t.task(), m)
 		t.show(outs)
 		return outcome{err: err}, true
 	case a2a.StateInputRequired:
@@ -91,7 +91,7 @@ func (t *Turn) status(st a2a.Status) (outcome, bool) {
 		t.needRootsFor(m.ParkData())
 		t.show(t.r.AuthRequired(t.task(), m))
 	default:
-		t.show(t.r.ProgressNote(t.task(), m))
+		t.show(t.r.Notices.ProgressNote(t.task(), m))
 	}
 	return outcome{}, false
 }
@@ -113,9 +113,9 @@ func (t *Turn) artifact(a *a2a.Artifact, appendMode bool) {
 		t.ctxInfo = &c
 	}
 	if render.ArtifactShows(a) {
-		t.show(t.r.NoteBeforeAnswer())
+		t.show(t.r.Snapshots.NoteBeforeAnswer())
 	}
-	t.show(t.r.Artifact(t.ownTask, a, appendMode))
+	t.show(t.r.Answer.Artifact(t.ownTask, a, appendMode))
 }
 
 // snapshot shows a task snapshot of a stream (SPEC §12.4) like replaced
@@ -128,45 +128,45 @@ func (t *Turn) artifact(a *a2a.Artifact, appendMode bool) {
 func (t *Turn) snapshot(task *a2a.Task, first bool) {
 	taskID := t.task()
 	if t.staleFirst {
-		t.r.Seed(taskID, task)
+		t.r.Snapshots.Seed(taskID, task)
 		return
 	}
 	st := task.Status
 	t.lastSnap = &st
-	t.show(t.r.SnapshotNote(taskID, task))
+	t.show(t.r.Snapshots.SnapshotNote(taskID, task))
 	for _, m := range render.NewHistory(task) {
 		switch {
-		case t.r.Answered(taskID, m):
-			t.show(t.r.StatusReplace(taskID, m))
-		case !t.r.Seen(taskID, m):
+		case t.r.Snapshots.Answered(taskID, m):
+			t.show(t.r.Snapshots.StatusReplace(taskID, m))
+		case !t.r.Snapshots.Seen(taskID, m):
 			t.status(a2a.Status{State: a2a.StateWorking, Message: m})
 		}
 	}
 	for i := range task.Artifacts {
-		if a := &task.Artifacts[i]; t.r.SnapArtifact(taskID, a) {
+		if a := &task.Artifacts[i]; t.r.Snapshots.SnapArtifact(taskID, a) {
 			t.artifact(a, false)
 		}
 	}
-	t.show(t.r.SnapshotStatus(taskID, st, first))
+	t.show(t.r.Snapshots.SnapshotStatus(taskID, st, first))
 }
 
 // tool shows one tool-call event and learns the project roots from a
 // list_projects that completed.
 func (t *Turn) tool(tc a2a.ToolCall) {
 	t.needRoots(tc)
-	t.show(t.r.Tool(tc))
-	if tc.Phase == a2a.PhaseCompleted && t.r.ToolName(tc.ID) == "list_projects" && t.env.Roots != nil {
+	t.show(t.r.Tools.Tool(tc))
+	if tc.Phase == a2a.PhaseCompleted && t.r.Tools.ToolName(tc.ID) == "list_projects" && t.env.Roots != nil {
 		t.env.Roots.Learn(tc.Result)
-		t.r.SetRoots(render.Snapshot(t.env.Roots, t.sess.cwd, t.sess.Dirs()))
+		t.r.Tools.SetRoots(render.RootsOf(t.env.Roots, t.sess.cwd, t.sess.Dirs()))
 	}
 }
 
 // needRoots reloads the project roots when a call names a project the
-// renderer's snapshot does not know (at most once per name in a while,
-// roots.Map.ReloadFor), and gives the renderer the new snapshot.
+// roots the renderer has do not know (at most once per name in a while,
+// roots.Map.ReloadFor), and gives the renderer the new roots.
 func (t *Turn) needRoots(tc a2a.ToolCall) {
-	if p := t.r.Unknown(tc); p != "" && t.env.Roots.ReloadFor(t.ctx, p) {
-		t.r.SetRoots(render.Snapshot(t.env.Roots, t.sess.cwd, t.sess.Dirs()))
+	if p := t.r.Tools.Unknown(tc); p != "" && t.env.Roots.ReloadFor(t.ctx, p) {
+		t.r.Tools.SetRoots(render.RootsOf(t.env.Roots, t.sess.cwd, t.sess.Dirs()))
 	}
 }
 

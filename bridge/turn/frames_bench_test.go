@@ -23,7 +23,7 @@ func BenchmarkFrameChunk(b *testing.B) {
 	t, _, _ := testTurn(0)
 	var threads history.Threads
 	t.env.Conn, t.env.Shown = conn, threads.Of("s1")
-	t.r = render.New("agent", render.Snapshot(nil, "/w", nil), render.Options{Own: "shim-bench"})
+	t.r = render.New("agent", render.RootsOf(nil, "/w", nil), render.Draws{})
 	art := &a2a.Artifact{ID: "answer", Name: "answer", Parts: []a2a.Part{{Kind: a2a.PartText, Text: "the quick brown fox "}}}
 	ev := a2a.Event{Kind: a2a.EventArtifact, TaskID: "01a226ff-89a0-7dc8-99a1-a9373f28e621", ContextID: "s1", Artifact: art, Append: true}
 	b.ReportAllocs()

@@ -32,13 +32,13 @@ func (t *Turn) question(m *a2a.Message) outcome {
 	if m.Hitl() == nil {
 		t.needRootsFor(m.ParkData())
 		var outs []render.Out
-		callID, outs = t.r.ParkTool(m.ParkData())
+		callID, outs = t.r.Tools.ParkTool(m.ParkData())
 		t.show(outs)
 	}
 	if out, ok := t.askForms(m, callID); ok {
 		return out
 	}
-	t.show(t.r.Question(t.task(), m))
+	t.show(t.r.Answer.Question(t.task(), m))
 	t.sess.SetPark(t.task())
 	return outcome{stop: acp.StopEndTurn}
 }
@@ -49,7 +49,7 @@ func (t *Turn) question(m *a2a.Message) outcome {
 // accepted resumes the task: with the answer's text, or the JSON object
 // of every step's values merged.
 func (t *Turn) askForms(m *a2a.Message, callID string) (outcome, bool) {
-	if !t.env.Forms {
+	if !t.env.Draws.Forms {
 		return outcome{}, false
 	}
 	steps, how := render.ParkForms(m)
@@ -61,7 +61,7 @@ func (t *Turn) askForms(m *a2a.Message, callID string) (outcome, bool) {
 	for _, st := range steps {
 		content, ok, elsewhere := t.elicit(st, callID)
 		if elsewhere {
-			t.show(t.r.Say(render.ElsewhereNotice()))
+			t.show(t.r.Notices.Say(render.ElsewhereNotice()))
 			return outcome{elsewhere: true}, true
 		}
 		if !ok {

@@ -121,7 +121,7 @@ func (t *Turn) steersRead(items []a2a.SteerItem) {
 	read := t.m.steersRead(ids)
 	t.mu.Unlock()
 	for _, p := range read {
-		t.show(t.r.Marker(p.id, p.text))
+		t.show(t.r.Answer.Marker(p.id, p.text))
 	}
 }
 
@@ -139,7 +139,7 @@ func (t *Turn) settleSteers() *a2a.OutMessage {
 			rerun = append(rerun, p.text)
 			continue
 		}
-		t.show(t.r.Marker(p.id, p.text))
+		t.show(t.r.Answer.Marker(p.id, p.text))
 	}
 	if len(rerun) == 0 {
 		return nil

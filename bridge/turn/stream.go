@@ -105,7 +105,7 @@ func (t *Turn) follow(s *transport.Stream) outcome {
 			break
 		}
 		t.env.Log.Info("the stream ended before the turn did; reattaching", "task", taskID, "cause", errString(cause))
-		t.show(t.r.Say(render.ReconnectingNotice()))
+		t.show(t.r.Notices.Say(render.ReconnectingNotice()))
 		var err error
 		t.staleFirst = false // a reattach's first frame is the task now
 		s, err = t.env.Client.Resubscribe(t.ctx, taskID)

@@ -36,10 +36,10 @@ type Env struct {
 	// BusyTimeout bounds the wait for a chat busy elsewhere (0: 120 s);
 	// BusyPoll is how often it is polled (0: every 2 s).
 	BusyTimeout, BusyPoll time.Duration
-	// Forms, Terminals and Notices: the client shows elicitation forms,
-	// command calls as terminals, and notices (SPEC §11.3, §11.6, §14).
-	Forms, Terminals, Notices bool
-	Host                      Host
+	// Draws is what the client draws: elicitation forms, command calls
+	// as terminals, notices (SPEC §11.3, §11.6, §14).
+	Draws render.Draws
+	Host  Host
 }
 
 // Host is the server side of a turn.
@@ -124,12 +124,11 @@ func Start(ctx context.Context, env Env, sess *Session, req *acp.Request, msg a2
 	ctx = a2a.WithSession(ctx, sess.id) // the turn's calls are made for the session (a platform keeps its state)
 	t := &Turn{env: env, sess: sess, msg: msg, title: title, done: make(chan struct{}),
 		m: newMachine(req, env.Grace > 0, bufferMax), changed: make(chan struct{})}
-	if env.Notices {
+	if env.Draws.Notices {
 		ctx = a2a.WithReporter(ctx, t.reported)
 	}
 	t.ctx, t.cancel = context.WithCancel(ctx)
-	t.r = render.New(env.Agent, render.Snapshot(env.Roots, sess.cwd, sess.Dirs()),
-		render.Options{Terminals: env.Terminals, Notices: env.Notices, Own: "shim-" + randid.Hex(6)})
+	t.r = render.New(env.Agent, render.RootsOf(env.Roots, sess.cwd, sess.Dirs()), env.Draws)
 	sess.mu.Lock()
 	t.prev = sess.current
 	sess.current = t
@@ -156,8 +155,8 @@ func (t *Turn) run() {
 		t.emit(render.Title(t.title, time.Now()))
 	}
 	out := t.drive()
-	t.show(t.r.NoteBeforeAnswer()) // a note still held when the turn ends
-	for _, o := range t.r.Settle(callStatus(out)) {
+	t.show(t.r.Snapshots.NoteBeforeAnswer()) // a note still held when the turn ends
+	for _, o := range t.r.Tools.Settle(callStatus(out)) {
 		t.emitSettled(o.Update())
 	}
 	t.env.Host.Record(t.sess, t.title, t.task())
