@@ -18,6 +18,7 @@ import (
 	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/internal/randid"
+	"github.com/shimdev/shim/internal/termsafe"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/threads"
@@ -97,7 +98,7 @@ func (s *Server) listSessions(ctx context.Context, p *acp.ListParams) (any, erro
 				}
 			})
 		}
-		info := acp.SessionInfo{SessionID: r.ID, CWD: r.CWD, AdditionalDirectories: r.Dirs, Title: r.Title}
+		info := acp.SessionInfo{SessionID: r.ID, CWD: r.CWD, AdditionalDirectories: r.Dirs, Title: termsafe.Line(r.Title)}
 		if !r.Updated.IsZero() {
 			info.UpdatedAt = rfc3339(r.Updated, r.Digits)
 		}

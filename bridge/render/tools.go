@@ -16,6 +16,7 @@ import (
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/toolview"
 	"github.com/shimdev/shim/internal/randid"
+	"github.com/shimdev/shim/internal/termsafe"
 )
 
 // calls are the calls of one turn.
@@ -390,7 +391,9 @@ func (cs *calls) callID(tc a2a.ToolCall) string {
 	return tc.Name + "-" + randid.Hex(4)
 }
 
-// callTitle is the title of a tool call's view, live or replayed.
+// callTitle is the title of a tool call's view, live or replayed: built
+// from the server's name, label and args, so one line without control
+// characters or bidirectional overrides (SPEC §15).
 func callTitle(name, parent string, args toolview.Args) string {
 	if name == "" {
 		name = "tool"
@@ -399,7 +402,7 @@ func callTitle(name, parent string, args toolview.Args) string {
 	if parent != "" {
 		title = toolview.ChildTitle(title)
 	}
-	return title
+	return termsafe.Line(title)
 }
 
 func acpLocations(locs []toolview.Location) []acp.Location {
