@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -100,36 +101,59 @@ func (v *Versioned) Update(change func(members map[string]json.RawMessage) ([]by
 	for _, err := range errs {
 		v.log().Warn(v.Name+": cannot remove stale temp file", "err", err)
 	}
-	data, err := v.rewrite(change)
+	data, corrupt, err := v.rewrite(change)
 	if err != nil {
 		return err
 	}
-	if err := Replace(v.Path, data); err != nil {
+	// The new content is written before anything is moved: a write that
+	// fails leaves the file as it was, an unreadable one included.
+	tmp, err := WriteTemp(v.Path, data)
+	if err != nil {
 		return fmt.Errorf("write %s: %w", v.Path, err)
+	}
+	aside := ""
+	if corrupt != nil {
+		if aside, err = MoveAside(v.Path, corrupt.at); err != nil {
+			return removeTemp(tmp, fmt.Errorf("move aside the unreadable %s: %w", v.Name, err))
+		}
+	}
+	if err := commit(tmp, v.Path); err != nil {
+		if aside != "" {
+			// Put the unreadable file back where it was.
+			_ = os.Rename(aside, v.Path)
+		}
+		return fmt.Errorf("write %s: %w", v.Path, err)
+	}
+	if aside != "" {
+		v.log().Warn(v.Name+" unreadable; moved aside and started a new one",
+			"path", v.Path, "movedTo", aside, "err", corrupt.err)
 	}
 	v.log().Debug(v.Name+" written", "path", v.Path)
 	return nil
 }
 
-// rewrite is what change makes of the file, which is moved aside first
-// when it cannot be read as one.
-func (v *Versioned) rewrite(change func(map[string]json.RawMessage) ([]byte, error)) ([]byte, error) {
+// unreadable is a file to move aside: why it cannot be read as one, and
+// the time its moved-aside name takes (read before change runs again).
+type unreadable struct {
+	err error
+	at  time.Time
+}
+
+// rewrite is what change makes of the file; corrupt is set when the file
+// cannot be read as one, the content then change's of none: the file is
+// to be moved aside.
+func (v *Versioned) rewrite(change func(map[string]json.RawMessage) ([]byte, error)) (data []byte, corrupt *unreadable, err error) {
 	members, _, err := v.Read()
-	var data []byte
 	if err == nil {
 		data, err = change(members)
 	}
-	var corrupt *CorruptError
-	if !errors.As(err, &corrupt) {
-		return data, err
+	var c *CorruptError
+	if !errors.As(err, &c) {
+		return data, nil, err
 	}
-	aside, mvErr := MoveAside(v.Path, v.now())
-	if mvErr != nil {
-		return nil, fmt.Errorf("move aside the unreadable %s: %w", v.Name, mvErr)
-	}
-	v.log().Warn(v.Name+" unreadable; moved aside and started a new one",
-		"path", v.Path, "movedTo", aside, "err", err)
-	return change(nil)
+	corrupt = &unreadable{err: err, at: v.now()}
+	data, err = change(nil)
+	return data, corrupt, err
 }
 
 func (v *Versioned) now() time.Time {
