@@ -105,30 +105,36 @@ func (v *Versioned) Update(change func(members map[string]json.RawMessage) ([]by
 	if err != nil {
 		return err
 	}
-	// The new content is written before anything is moved: a write that
-	// fails leaves the file as it was, an unreadable one included.
-	tmp, err := WriteTemp(v.Path, data)
+	if corrupt != nil {
+		err = v.replaceUnreadable(data, corrupt)
+	} else {
+		err = Replace(v.Path, data)
+	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", v.Path, err)
 	}
-	aside := ""
-	if corrupt != nil {
-		if aside, err = MoveAside(v.Path, corrupt.at); err != nil {
-			return removeTemp(tmp, fmt.Errorf("move aside the unreadable %s: %w", v.Name, err))
-		}
+	v.log().Debug(v.Name+" written", "path", v.Path)
+	return nil
+}
+
+// replaceUnreadable puts data in the place of the file that cannot be
+// read, which is moved aside once data is written (a write that fails
+// leaves it where it was) and put back if the rename fails.
+func (v *Versioned) replaceUnreadable(data []byte, corrupt *unreadable) error {
+	tmp, err := WriteTemp(v.Path, data)
+	if err != nil {
+		return err
+	}
+	aside, err := MoveAside(v.Path, corrupt.at)
+	if err != nil {
+		return removeTemp(tmp, fmt.Errorf("move aside the unreadable %s: %w", v.Name, err))
 	}
 	if err := commit(tmp, v.Path); err != nil {
-		if aside != "" {
-			// Put the unreadable file back where it was.
-			_ = os.Rename(aside, v.Path)
-		}
-		return fmt.Errorf("write %s: %w", v.Path, err)
+		_ = os.Rename(aside, v.Path)
+		return err
 	}
-	if aside != "" {
-		v.log().Warn(v.Name+" unreadable; moved aside and started a new one",
-			"path", v.Path, "movedTo", aside, "err", corrupt.err)
-	}
-	v.log().Debug(v.Name+" written", "path", v.Path)
+	v.log().Warn(v.Name+" unreadable; moved aside and started a new one",
+		"path", v.Path, "movedTo", aside, "err", corrupt.err)
 	return nil
 }
 
