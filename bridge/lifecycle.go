@@ -8,11 +8,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/internal/termsafe"
 )
 
 func (s *Server) initialize(p *acp.InitializeParams) (any, error) {
@@ -65,8 +67,13 @@ func (s *Server) agentName() string {
 	c := s.client
 	s.clientMu.Unlock()
 	if c != nil {
-		if card := c.KnownCard(); card != nil && card.Name != "" {
-			return card.Name
+		// The card's name is the server's text in shim's words (the
+		// agent's title, notices, errors): one line, no control
+		// characters or bidirectional overrides (SPEC §15).
+		if card := c.KnownCard(); card != nil {
+			if name := strings.TrimSpace(termsafe.Line(card.Name)); name != "" {
+				return name
+			}
 		}
 	}
 	return "A2A agent"

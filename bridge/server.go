@@ -4,20 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/shimdev/shim/a2a/a2aclient"
-	"github.com/shimdev/shim/a2a/operator"
-	"github.com/shimdev/shim/bridge/turn"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/a2a/operator"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/roots"
 	"github.com/shimdev/shim/threads"
@@ -543,15 +545,35 @@ func (s *Server) newResult(sess *turn.Session) acp.NewSessionResult {
 	return acp.NewSessionResult{SessionID: sess.ID(), ConfigOptions: open.ConfigOptions, Modes: open.Modes}
 }
 
+// The bounds of a session's additional directories (SPEC §15): what one
+// session keeps of them, in memory and in the thread index, stays small.
+const (
+	maxDirs     = 32
+	maxDirBytes = 1024
+)
+
 // checkDirs refuses additional directories that are not absolute (SPEC
-// §14); it returns them cleaned.
+// §14), more than maxDirs of them, one longer than maxDirBytes or holding
+// a NUL (§15); it returns them cleaned. Its message quotes at most the
+// start of a folder.
 func checkDirs(method string, dirs []string) ([]string, error) {
 	if len(dirs) == 0 {
 		return nil, nil
 	}
+	if len(dirs) > maxDirs {
+		return nil, acp.InvalidParams(fmt.Sprintf("%s takes at most %d additionalDirectories, got %d: open the others in a session of their own",
+			method, maxDirs, len(dirs)))
+	}
 	out := make([]string, 0, len(dirs))
-	for _, d := range dirs {
-		if !filepath.IsAbs(d) {
+	for i, d := range dirs {
+		switch {
+		case len(d) > maxDirBytes:
+			return nil, acp.InvalidParams(fmt.Sprintf("%s: additionalDirectories[%d] is %d bytes long; a folder's path may take at most %d",
+				method, i, len(d), maxDirBytes))
+		case strings.IndexByte(d, 0) >= 0:
+			return nil, acp.InvalidParams(fmt.Sprintf("%s: additionalDirectories[%d] holds a NUL character, which no folder's path has",
+				method, i))
+		case !filepath.IsAbs(d):
 			return nil, acp.InvalidParams(method + " needs absolute additionalDirectories, got " + strconv.Quote(d))
 		}
 		out = append(out, filepath.Clean(d))

@@ -7,19 +7,19 @@ package bridge
 import (
 	"context"
 	"errors"
-	"github.com/shimdev/shim/a2a/a2aclient"
-	"github.com/shimdev/shim/a2a/operator"
-	"github.com/shimdev/shim/bridge/turn"
 	"strings"
 	"time"
 
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/a2a/operator"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/randid"
-
-	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/internal/termsafe"
 	"github.com/shimdev/shim/threads"
 )
 
@@ -97,7 +97,7 @@ func (s *Server) listSessions(ctx context.Context, p *acp.ListParams) (any, erro
 				}
 			})
 		}
-		info := acp.SessionInfo{SessionID: r.ID, CWD: r.CWD, AdditionalDirectories: r.Dirs, Title: r.Title}
+		info := acp.SessionInfo{SessionID: r.ID, CWD: r.CWD, AdditionalDirectories: r.Dirs, Title: termsafe.Line(r.Title)}
 		if !r.Updated.IsZero() {
 			info.UpdatedAt = rfc3339(r.Updated, r.Digits)
 		}

@@ -13,10 +13,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/internal/randid"
+	"github.com/shimdev/shim/internal/termsafe"
 )
 
 // signInMethod is the id of the agent auth method that signs in from the
@@ -45,6 +47,11 @@ func (s *Server) signInOffer() (acp.AuthMethod, bool) {
 	agent, ok := si.Offer()
 	if !ok {
 		return acp.AuthMethod{}, false
+	}
+	// The agent's name as its card gave it: shim's words hold it on one
+	// line, without control characters or bidirectional overrides (§15).
+	if agent = strings.TrimSpace(termsafe.Line(agent)); agent == "" {
+		agent = "the agent"
 	}
 	return acp.AuthMethod{ID: signInMethod, Name: "Sign in to " + agent,
 		Description: "Sign in with your account at " + agent + "'s sign-in page, opened from the editor; shim stores the sign-in as `shim login` does."}, true

@@ -7,7 +7,11 @@
 //	{"version": 1, "servers": {"<url>": {"<sessionId>": {"cwd", "additionalDirectories"?, "title", "createdAt", "updatedAt", "taskIds": [...]}}}}
 //
 // An entry keeps the newest MaxTaskIDs task ids, so what one write costs
-// does not grow with a thread's age.
+// does not grow with a thread's age, and takes at most MaxEntryBytes of
+// the file (SPEC §15): past it, Update cuts the title to 80 characters,
+// drops the oldest task ids, then cuts the rest of the title, and refuses
+// (ErrEntryTooLarge, nothing written) an entry whose id, cwd and folders
+// alone are larger.
 //
 // Several shim processes may write it at once. Every write takes an advisory
 // lock on the sibling file threads.json.lock, re-reads the file, applies the
@@ -46,11 +50,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shimdev/shim/internal/privfile"
+	"github.com/shimdev/shim/internal/textcut"
 )
 
 const (
@@ -58,7 +65,16 @@ const (
 	version  = 1
 	// MaxTaskIDs is how many task ids an entry keeps: the newest (SPEC §8).
 	MaxTaskIDs = 200
+	// MaxEntryBytes is the most one thread's entry takes in the file, as
+	// written there from its id's opening quote to its closing brace
+	// (SPEC §15).
+	MaxEntryBytes = 64 << 10
 )
+
+// ErrEntryTooLarge is wrapped by the error of an Update whose entry does
+// not fit MaxEntryBytes even without task ids and title: its id, cwd and
+// additional directories alone are larger. Nothing is written.
+var ErrEntryTooLarge = errors.New("threads: the thread's entry is too large for the index")
 
 // ErrCorrupt is wrapped by the errors of reads that find an unreadable index
 // file (not JSON of the expected shape, or another version).
@@ -130,14 +146,14 @@ func (ix *Index) Path() string { return ix.file.Path }
 // Update applies fn to the entry (server, id) and writes the index. fn sees
 // the entry as currently stored, or a zero Entry when it is new. After fn,
 // a zero CreatedAt is set to now and a zero UpdatedAt to CreatedAt; Update
-// does not otherwise touch UpdatedAt, and only the newest MaxTaskIDs task
-// ids are kept. fn runs under the index lock and must
-// not call the Index.
+// does not otherwise touch UpdatedAt, only the newest MaxTaskIDs task ids
+// are kept, and the entry is made to fit MaxEntryBytes (fit). fn runs
+// under the index lock and must not call the Index.
 func (ix *Index) Update(server, id string, fn func(*Entry)) error {
 	if server == "" || id == "" {
 		return errors.New("threads: empty server or session id")
 	}
-	return ix.write(func(d *document) {
+	return ix.write(func(d *document) error {
 		now := ix.now()
 		sessions := d.servers[server]
 		if sessions == nil {
@@ -153,8 +169,93 @@ func (ix *Index) Update(server, id string, fn func(*Entry)) error {
 		if e.UpdatedAt.IsZero() {
 			e.UpdatedAt = e.CreatedAt
 		}
+		if err := fit(id, &e); err != nil {
+			return err
+		}
 		sessions[id] = e
+		return nil
 	})
+}
+
+// titleKeep is how many characters of a title fit cuts before any task
+// id: the length of the titles shim makes itself.
+const titleKeep = 80
+
+// fit makes the entry e of id take at most MaxEntryBytes of the file, by
+// cutting, each only as far as it must: the title (by characters, "…"
+// ending it) down to titleKeep characters, then the oldest task ids, then
+// the rest of the title. When the rest (id, cwd, additional directories,
+// times) alone is larger, it fails with ErrEntryTooLarge. Only an entry
+// over the bound costs more than one encoding of it.
+func fit(id string, e *Entry) error {
+	fits := func(c Entry) bool { return entrySize(id, c) <= MaxEntryBytes }
+	if fits(*e) {
+		return nil
+	}
+	title := e.Title
+	// A character takes a byte at least: no more than the bound's count.
+	chars := min(utf8.RuneCountInString(title), MaxEntryBytes)
+	titled := func(n int) Entry {
+		c := *e
+		c.Title = ""
+		if n > 0 {
+			c.Title = textcut.Cut(title, n)
+		}
+		return c
+	}
+	if chars > titleKeep {
+		*e = titled(most(titleKeep, chars, func(n int) bool { return fits(titled(n)) }))
+		if fits(*e) {
+			return nil
+		}
+	}
+	if ids := e.TaskIDs; len(ids) > 0 {
+		newest := func(k int) Entry {
+			c := *e
+			c.TaskIDs = nil
+			if k > 0 {
+				c.TaskIDs = slices.Clone(ids[len(ids)-k:])
+			}
+			return c
+		}
+		*e = newest(most(0, len(ids), func(k int) bool { return fits(newest(k)) }))
+		if fits(*e) {
+			return nil
+		}
+	}
+	if title != "" {
+		*e = titled(most(0, min(chars, titleKeep), func(n int) bool { return fits(titled(n)) }))
+		if fits(*e) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %d bytes with no task id and no title, at most %d (its id, cwd and additional directories)",
+		ErrEntryTooLarge, entrySize(id, *e), MaxEntryBytes)
+}
+
+// most is the largest n in [lo, hi] for which ok holds (ok holds up to a
+// point, then no more), lo when there is none.
+func most(lo, hi int, ok func(n int) bool) int {
+	return max(lo, lo+sort.Search(hi-lo+1, func(i int) bool { return !ok(lo + i) })-1)
+}
+
+// entryIndent is the indentation of a server's object in the file, where
+// its entries are members.
+const entryIndent = "    "
+
+// entrySize is how many bytes the entry e of id takes in the file.
+func entrySize(id string, e Entry) int {
+	b, err := json.Marshal(map[string]Entry{id: e})
+	if err != nil {
+		// Not written anyway (encode fails the same way).
+		return 0
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, entryIndent, "  "); err != nil {
+		return 0
+	}
+	// {\n<indent>  "id": {…}\n<indent>}: the member alone.
+	return len(bytes.TrimSpace(out.Bytes()[1 : out.Len()-1]))
 }
 
 // Get returns one entry and whether it exists.
@@ -233,8 +334,8 @@ func (ix *Index) read() (*document, error) {
 }
 
 // write is one write of the file (privfile.Versioned.Update) with apply as
-// the change.
-func (ix *Index) write(apply func(*document)) error {
+// the change; an error of apply writes nothing.
+func (ix *Index) write(apply func(*document) error) error {
 	procMu.Lock()
 	defer procMu.Unlock()
 	err := ix.file.Update(func(members map[string]json.RawMessage) ([]byte, error) {
@@ -242,7 +343,9 @@ func (ix *Index) write(apply func(*document)) error {
 		if err != nil {
 			return nil, err
 		}
-		apply(d)
+		if err := apply(d); err != nil {
+			return nil, err
+		}
 		return d.encode()
 	})
 	if err != nil {

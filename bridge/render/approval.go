@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/internal/termsafe"
 )
 
 // OpenCall is an open (not ended) tool call as an approval sees it.
@@ -15,9 +16,11 @@ type OpenCall struct {
 	RawInput json.RawMessage
 }
 
-// ApprovalView is the pending view of an approval that names no open call.
+// ApprovalView is the pending view of an approval that names no open call;
+// its title (the server's) on one line, without control characters or
+// bidirectional overrides (SPEC §15).
 func ApprovalView(id, title string, kind acp.ToolKind, rawInput json.RawMessage) acp.Update {
-	return acp.ToolCall{ToolCallID: id, Title: title, Kind: kind, Status: acp.ToolPending, RawInput: rawInput}
+	return acp.ToolCall{ToolCallID: id, Title: termsafe.Line(title), Kind: kind, Status: acp.ToolPending, RawInput: rawInput}
 }
 
 // ApprovalEnd ends an approval's own view: completed when it was approved,

@@ -14,6 +14,7 @@ import (
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/toolview"
 	"github.com/shimdev/shim/internal/randid"
+	"github.com/shimdev/shim/internal/termsafe"
 )
 
 // calls are the calls of one turn.
@@ -142,7 +143,8 @@ func (cs *calls) callID(tc a2a.ToolCall) string {
 
 // title is the title of the call's view, live or replayed: toolview's,
 // from its name, args and what the agent says of it ("tool" when it has
-// none).
+// none); built from the server's name, label and args, so one line
+// without control characters or bidirectional overrides (SPEC §15).
 func (c *call) title() string {
 	title := toolview.Title(c.name, c.args, toolview.Hints{Kind: c.kind, Display: c.display, Subject: c.subject})
 	if title == "" {
@@ -151,7 +153,7 @@ func (c *call) title() string {
 	if c.parent != "" {
 		title = toolview.ChildTitle(title)
 	}
-	return title
+	return termsafe.Line(title)
 }
 
 func acpLocations(locs []toolview.Location) []acp.Location {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/internal/termsafe"
 )
 
 // FormStep is one elicitation of a park.
@@ -30,8 +31,36 @@ const (
 // ParkForms is what a question or form park asks, as forms, and how their
 // values answer it. A park whose data gives the answer's schema is one form
 // of that schema; the question's form and the schema's carry the park's
-// data lines.
+// data lines. The forms are shim's dialogs holding the server's text: their
+// messages and their fields' titles and descriptions have no control
+// characters or bidirectional overrides, a title is one line, and a
+// field's key (data the answer names) and choices are kept as sent (SPEC
+// §15).
 func ParkForms(m *a2a.Message) (steps []FormStep, how FormAnswer) {
+	steps, how = parkForms(m)
+	for i := range steps {
+		steps[i] = steps[i].cleaned()
+	}
+	return steps, how
+}
+
+// cleaned is st with its server text made shim's (ParkForms).
+func (st FormStep) cleaned() FormStep {
+	st.Message = termsafe.Text(st.Message)
+	if len(st.Schema.Properties) == 0 {
+		return st
+	}
+	fields := make([]acp.FormField, len(st.Schema.Properties))
+	for i, f := range st.Schema.Properties {
+		f.Title, f.Description = termsafe.Line(f.Title), termsafe.Text(f.Description)
+		fields[i] = f
+	}
+	st.Schema.Properties = fields
+	return st
+}
+
+// parkForms is ParkForms before its text is cleaned.
+func parkForms(m *a2a.Message) (steps []FormStep, how FormAnswer) {
 	h := m.Hitl()
 	if h == nil || h.Kind != a2a.HitlForm {
 		q := m.Text()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/internal/termsafe"
 	"github.com/shimdev/shim/internal/textcut"
 )
 
@@ -43,15 +44,17 @@ const (
 )
 
 // noticeOf is the notice update of title (its first line, cut short) and
-// detail (left out when the title says it all).
+// detail (left out when the title says it all), both without control
+// characters or bidirectional overrides (SPEC §15: they may be a server's
+// text).
 func noticeOf(sev acp.NoticeSeverity, title, detail string) acp.Notice {
 	first, _, _ := strings.Cut(strings.TrimSpace(title), "\n")
-	t := textcut.Cut(strings.TrimSpace(first), noticeTitleMax)
+	t := textcut.Cut(strings.TrimSpace(termsafe.Line(first)), noticeTitleMax)
 	if t == "" {
 		t = "shim"
 	}
 	n := acp.Notice{Severity: sev, Title: t}
-	if d := strings.TrimSpace(detail); d != "" && d != t {
+	if d := strings.TrimSpace(termsafe.Text(detail)); d != "" && d != t {
 		n.Description = textcut.Cut(d, noticeDetailMax)
 	}
 	return n

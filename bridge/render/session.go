@@ -8,16 +8,20 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/internal/termsafe"
 	"github.com/shimdev/shim/steer"
 )
 
+// A session's title and a view's are one line without control characters
+// or bidirectional overrides, whoever wrote them (SPEC §15).
+
 // Title names the thread (a first prompt's title, updated at now).
 func Title(title string, now time.Time) acp.Update {
-	return acp.SessionInfoUpdate{Title: title, UpdatedAt: now.UTC().Format(time.RFC3339)}
+	return acp.SessionInfoUpdate{Title: termsafe.Line(title), UpdatedAt: now.UTC().Format(time.RFC3339)}
 }
 
 // Named names the thread as it was named elsewhere (a console hand-off).
-func Named(title string) acp.Update { return acp.SessionInfoUpdate{Title: title} }
+func Named(title string) acp.Update { return acp.SessionInfoUpdate{Title: termsafe.Line(title)} }
 
 // Usage is the context used of size tokens, and the session's cost so far
 // (none when 0).
@@ -51,7 +55,7 @@ func DroppedNote(id string, bytes, thoughts int) acp.Update {
 // HandoffFile is the completed read the console pointed at (a location
 // when its path resolved).
 func HandoffFile(id, path string, loc *acp.Location) acp.Update {
-	u := acp.ToolCall{ToolCallID: id, Title: "Open " + path, Kind: acp.ToolKindRead, Status: acp.ToolCompleted}
+	u := acp.ToolCall{ToolCallID: id, Title: termsafe.Line("Open " + path), Kind: acp.ToolKindRead, Status: acp.ToolCompleted}
 	if loc != nil {
 		u.Locations = []acp.Location{*loc}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/internal/randid"
+	"github.com/shimdev/shim/internal/termsafe"
 )
 
 // Permission option ids.
@@ -91,7 +92,9 @@ func decide(c approvalCase) decision {
 			sub = subjectDelete
 		}
 	}
-	d := decision{title: strings.TrimSpace(h.Title)}
+	// The dialog's title is the server's, shown as shim's question: one
+	// line, no control characters or bidirectional overrides (SPEC §15).
+	d := decision{title: strings.TrimSpace(termsafe.Line(h.Title))}
 	if d.title == "" {
 		d.title = "Approve?"
 	}

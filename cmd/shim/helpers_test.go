@@ -23,6 +23,10 @@ import (
 type shimEnv struct {
 	home, config, state string
 	vars                []string
+	// fileSize, when set, is the most bytes the binary may write to a
+	// file (RLIMIT_FSIZE: past it a write fails with EFBIG, as on a full
+	// disk); see limitedCommand.
+	fileSize int64
 }
 
 func newShimEnv(t *testing.T) *shimEnv {
@@ -51,6 +55,17 @@ func (e *shimEnv) environ() []string {
 	return append(out, e.vars...)
 }
 
+// command is the program and arguments that run the binary with args:
+// the binary itself, or, with fileSize, this test binary limiting the
+// size of the files it writes then running it (limitedCommand).
+func (e *shimEnv) command(args []string) (string, []string, []string) {
+	env := e.environ()
+	if e.fileSize > 0 {
+		return limitedCommand(e.fileSize, env, append([]string{shimBin}, e.args(args)...))
+	}
+	return shimBin, e.args(args), env
+}
+
 // args puts the directories and --keyring off first; flags given later
 // (or after the command name) win.
 func (e *shimEnv) args(args []string) []string {
@@ -65,8 +80,9 @@ type result struct {
 // run runs the binary to its end with stdin as its input.
 func (e *shimEnv) run(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(shimBin, e.args(args)...)
-	cmd.Env = e.environ()
+	bin, argv, env := e.command(args)
+	cmd := exec.Command(bin, argv...)
+	cmd.Env = env
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -95,7 +111,8 @@ func (e *shimEnv) run(t *testing.T, stdin string, args ...string) result {
 // start runs the binary as an ACP server.
 func (e *shimEnv) start(t *testing.T, args ...string) *proc {
 	t.Helper()
-	return startCmd(t, e.environ(), e.args(args)...)
+	bin, argv, env := e.command(args)
+	return startBin(t, "", env, bin, argv...)
 }
 
 // credentialsFile reads <config>/credentials.json ("" tokens when absent).

@@ -76,7 +76,13 @@ func startCmd(t *testing.T, env []string, args ...string) *proc {
 // startCmdIn is startCmd with the process started in dir.
 func startCmdIn(t *testing.T, dir string, env []string, args ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(shimBin, args...)
+	return startBin(t, dir, env, shimBin, args...)
+}
+
+// startBin is startCmdIn running bin (the binary, or what runs it).
+func startBin(t *testing.T, dir string, env []string, bin string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	cmd.Dir = dir
 	p := &proc{cmd: cmd, stderr: &strings.Builder{}}

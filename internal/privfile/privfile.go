@@ -20,6 +20,7 @@ package privfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -229,15 +230,26 @@ func RLock(path string) (unlock func(), err error) {
 func TempPrefix(path string) string { return filepath.Base(path) + ".tmp-" }
 
 // Replace writes data to a 0600 temporary file beside path, syncs it and
-// renames it over path: readers see the old content or the new, whole.
+// renames it over path: readers see the old content or the new, whole. A
+// write that fails (a full disk, a file too large, a read-only directory)
+// leaves path as it was and no temporary file.
 func Replace(path string, data []byte) error {
 	tmp, err := WriteTemp(path, data)
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return err
+	return commit(tmp, path)
+}
+
+// commit renames tmp (WriteTemp's) over path and syncs the directory; a
+// rename that fails removes tmp.
+func commit(tmp, path string) error {
+	err := fault("rename")
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		return removeTemp(tmp, err)
 	}
 	if !windows {
 		if d, err := os.Open(filepath.Dir(path)); err == nil {
@@ -250,35 +262,62 @@ func Replace(path string, data []byte) error {
 
 // WriteTemp writes data to a new 0600 temporary file beside path (named
 // TempPrefix(path) and a random tail) and syncs it; Replace then renames
-// it over path. A writer that dies in between leaves it to
-// RemoveStaleTemps; readers never read it.
-func WriteTemp(path string, data []byte) (tmp string, err error) {
+// it over path. A write that fails removes it. A writer that dies in
+// between leaves it to RemoveStaleTemps; readers never read it.
+func WriteTemp(path string, data []byte) (string, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), TempPrefix(path)+"*")
 	if err != nil {
 		return "", err
 	}
-	tmp = f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if !windows {
-		if err = f.Chmod(FileMode); err != nil {
-			return "", err
-		}
+	tmp := f.Name()
+	if err := fill(f, data); err != nil {
+		_ = f.Close()
+		return "", removeTemp(tmp, err)
 	}
-	if _, err = f.Write(data); err != nil {
-		return "", err
-	}
-	if err = f.Sync(); err != nil {
-		return "", err
-	}
-	if err = f.Close(); err != nil {
-		return "", err
+	if err := f.Close(); err != nil {
+		return "", removeTemp(tmp, err)
 	}
 	return tmp, nil
+}
+
+// fill makes f 0600 and writes data to it, synced.
+func fill(f *os.File, data []byte) error {
+	if !windows {
+		if err := f.Chmod(FileMode); err != nil {
+			return err
+		}
+	}
+	if err := fault("write"); err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := fault("sync"); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// removeTemp removes the temporary file of a write that failed with err,
+// and returns err (with why the file stays, when it does).
+func removeTemp(tmp string, err error) error {
+	if rmErr := os.Remove(tmp); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
+		return fmt.Errorf("%w (and its temporary file %s stays: %v)", err, tmp, rmErr)
+	}
+	return err
+}
+
+// testFault, set by tests only, fails the step of a write it names
+// ("write", "sync", "rename") with the error it returns; nil in shim.
+var testFault func(step string) error
+
+// fault is the error testFault gives step (nil without it).
+func fault(step string) error {
+	if testFault == nil {
+		return nil
+	}
+	return testFault(step)
 }
 
 // RemoveStaleTemps deletes the temporary files of writers of path that

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -106,36 +107,65 @@ func (v *Versioned) Update(change func(members map[string]json.RawMessage) ([]by
 	for _, err := range errs {
 		v.log().Warn(v.Name+": cannot remove stale temp file", "err", err)
 	}
-	data, err := v.rewrite(change)
+	data, corrupt, err := v.rewrite(change)
 	if err != nil {
 		return err
 	}
-	if err := Replace(v.Path, data); err != nil {
+	if corrupt != nil {
+		err = v.replaceUnreadable(data, corrupt)
+	} else {
+		err = Replace(v.Path, data)
+	}
+	if err != nil {
 		return fmt.Errorf("write %s: %w", v.Path, err)
 	}
 	v.log().Debug(v.Name+" written", "path", v.Path)
 	return nil
 }
 
-// rewrite is what change makes of the file, which is moved aside first
-// when it cannot be read as one.
-func (v *Versioned) rewrite(change func(map[string]json.RawMessage) ([]byte, error)) ([]byte, error) {
+// replaceUnreadable puts data in the place of the file that cannot be
+// read, which is moved aside once data is written (a write that fails
+// leaves it where it was) and put back if the rename fails.
+func (v *Versioned) replaceUnreadable(data []byte, corrupt *unreadable) error {
+	tmp, err := WriteTemp(v.Path, data)
+	if err != nil {
+		return err
+	}
+	aside, err := MoveAside(v.Path, corrupt.at)
+	if err != nil {
+		return removeTemp(tmp, fmt.Errorf("move aside the unreadable %s: %w", v.Name, err))
+	}
+	if err := commit(tmp, v.Path); err != nil {
+		_ = os.Rename(aside, v.Path)
+		return err
+	}
+	v.log().Warn(v.Name+" unreadable; moved aside and started a new one",
+		"path", v.Path, "movedTo", aside, "err", corrupt.err)
+	return nil
+}
+
+// unreadable is a file to move aside: why it cannot be read as one, and
+// the time its moved-aside name takes (read before change runs again).
+type unreadable struct {
+	err error
+	at  time.Time
+}
+
+// rewrite is what change makes of the file; corrupt is set when the file
+// cannot be read as one, the content then change's of none: the file is
+// to be moved aside.
+func (v *Versioned) rewrite(change func(map[string]json.RawMessage) ([]byte, error)) (data []byte, corrupt *unreadable, err error) {
 	members, _, err := v.Read()
-	var data []byte
 	if err == nil {
 		data, err = change(members)
 	}
-	var corrupt *CorruptError
-	if !errors.As(err, &corrupt) || v.KeepUnreadable {
-		return data, err
+	var c *CorruptError
+	if !errors.As(err, &c) || v.KeepUnreadable {
+		return data, nil, err
 	}
-	aside, mvErr := MoveAside(v.Path, v.now())
-	if mvErr != nil {
-		return nil, fmt.Errorf("move aside the unreadable %s: %w", v.Name, mvErr)
-	}
-	v.log().Warn(v.Name+" unreadable; moved aside and started a new one",
-		"path", v.Path, "movedTo", aside, "err", err)
-	return change(nil)
+	corrupt = &unreadable{err: err, at: v.now()}
+	data, err = change(nil)
+	return data, corrupt, err
 }
 
 func (v *Versioned) now() time.Time {
