@@ -112,6 +112,10 @@ func domains(n Name) string {
 // match reports whether host (lowercase, no port) is one of pattern's,
 // with the value of each {form} it holds.
 func (p hostPattern) match(host string) (map[string]string, bool) {
+	// The literal tail first: a host of no platform costs no allocation.
+	if !strings.HasSuffix(host, p.Pattern[strings.LastIndexAny(p.Pattern, "}*")+1:]) {
+		return nil, false
+	}
 	want := strings.Split(p.Pattern, ".")
 	got := strings.Split(host, ".")
 	if want[0] == "*" {
