@@ -117,6 +117,14 @@ type SignInError struct {
 func (e *SignInError) Error() string { return e.Msg }
 func (e *SignInError) Unwrap() error { return e.Err }
 
+// RefusedError is an agent address shim will not send a credential to
+// (SPEC §15): a part of a host name not of its documented form, or a host
+// outside a managed platform's domains. It is refused before any
+// connection; its message names the part or the host and what to do.
+type RefusedError struct{ Msg string }
+
+func (e *RefusedError) Error() string { return e.Msg }
+
 // snippet returns the start of b for an error message.
 func snippet(b []byte) string {
 	const max = 120

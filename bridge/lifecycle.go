@@ -101,6 +101,10 @@ func (s *Server) remote() (*a2aclient.Client, error) {
 		return c, nil
 	}
 	c, err := s.opts.Connect()
+	if errors.As(err, new(*a2a.RefusedError)) {
+		// The agent's address, refused before any connection (SPEC §15).
+		return nil, acp.InvalidParams(err.Error())
+	}
 	if err != nil {
 		return nil, acp.AuthRequired(err.Error())
 	}

@@ -24,8 +24,8 @@ func helpFlags(help string) []string {
 func TestCommandHelpListsItsFlags(t *testing.T) {
 	e := newShimEnv(t)
 	all := helpFlags(e.run(t, "", "--help").stdout)
-	if len(all) != 28 {
-		t.Errorf("shim --help lists %d flags, want 28: %v", len(all), all)
+	if len(all) != 29 {
+		t.Errorf("shim --help lists %d flags, want 29: %v", len(all), all)
 	}
 	for _, c := range []struct {
 		cmd  string
@@ -111,7 +111,8 @@ func TestHelpHasSpecFlags(t *testing.T) {
 		"context-window": "", "stall": "", "trace-frames": "", "log-level": "SHIM_LOG_LEVEL",
 		"binding": "SHIM_BINDING", "models": "SHIM_MODELS", "oauth-client-id": "SHIM_OAUTH_CLIENT_ID",
 		"oauth-client-secret-file": "SHIM_OAUTH_CLIENT_SECRET_FILE", "oauth-scopes": "SHIM_OAUTH_SCOPES",
-		"agent-profile": "SHIM_AGENT_PROFILE", "card-url": "SHIM_CARD_URL",
+		"agent-profile": "SHIM_AGENT_PROFILE", "card-url": "SHIM_CARD_URL", "platform": "SHIM_PLATFORM",
+		"platform-host": "SHIM_PLATFORM_HOST",
 	}
 	lines := map[string]string{}
 	for _, l := range strings.Split(help, "\n") {

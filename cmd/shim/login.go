@@ -167,7 +167,10 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 			return err
 		}
 		answer, plat, err := s.place(answer)
-		if err != nil {
+		switch {
+		case isRefusal(err):
+			return &exitError{code: 2, msg: err.Error()}
+		case err != nil:
 			return err
 		}
 		if url, card, key, err = target(answer, "", s.slug); err != nil {

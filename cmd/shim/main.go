@@ -210,11 +210,11 @@ func newApp(newConsole func(prompt io.Writer) *console, args []string) *cli.App 
 
 // The flags each command reads (besides serving, which reads them all).
 var (
-	loginFlags = []string{"url", "card-url", "platform", "endpoint", "slug", "a2a-version", "binding", "allow-insecure-http", "keyring", "config-dir", "log-level",
+	loginFlags = []string{"url", "card-url", "platform", "platform-host", "endpoint", "slug", "a2a-version", "binding", "allow-insecure-http", "keyring", "config-dir", "log-level",
 		"oauth-client-id", "oauth-client-secret-file", "oauth-scopes"}
-	logoutFlags  = []string{"url", "card-url", "platform", "slug", "keyring", "config-dir", "log-level"}
-	threadsFlags = []string{"url", "card-url", "platform", "endpoint", "slug", "state-dir", "config-dir", "keyring", "log-level"}
-	doctorFlags  = []string{"url", "card-url", "platform", "endpoint", "token", "token-file", "slug", "a2a-version", "binding", "agent-profile", "allow-insecure-http",
+	logoutFlags  = []string{"url", "card-url", "platform", "platform-host", "slug", "keyring", "config-dir", "log-level"}
+	threadsFlags = []string{"url", "card-url", "platform", "platform-host", "endpoint", "slug", "state-dir", "config-dir", "keyring", "log-level"}
+	doctorFlags  = []string{"url", "card-url", "platform", "platform-host", "endpoint", "token", "token-file", "slug", "a2a-version", "binding", "agent-profile", "allow-insecure-http",
 		"state-dir", "config-dir", "keyring", "log-level", "oauth-client-secret-file"}
 )
 
@@ -254,6 +254,8 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "platform", EnvVars: []string{"SHIM_PLATFORM"}, Value: "auto", Usage: "managed agent `PLATFORM`: auto (from the URL's host), none, " +
 			"agentcore (--url: the runtime ARN), vertex (the reasoning engine's URL), gemini-enterprise (the agent's URL), foundry (the agent's A2A URL), " +
 			"servicenow (the agent's URL); its own credential is used: AWS, Google Application Default Credentials, Azure, or what `shim login` stores"},
+		&cli.StringSliceFlag{Name: "platform-host", EnvVars: []string{"SHIM_PLATFORM_HOST"}, Usage: "a `HOST` outside the platform's domains that may still receive " +
+			"the platform's credential with a named --platform (a private endpoint with a DNS name of its own); exactly that host name; repeatable"},
 		&cli.StringFlag{Name: "token", Usage: "bearer `TOKEN` (env SHIM_TOKEN); discouraged: other local users can read it in the process list, so prefer `shim login` or --token-file"},
 		&cli.StringFlag{Name: "token-file", Usage: "`FILE` holding the bearer token, trimmed, ~ expanded (env SHIM_TOKEN_FILE)"},
 		&cli.StringFlag{Name: "slug", EnvVars: []string{"SHIM_SLUG"}, Usage: "reach fleet member `SLUG` through a hub: every path gets the prefix /agents/SLUG"},

@@ -7,9 +7,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/a2a/auth/platform"
 )
@@ -22,12 +24,32 @@ func (s *settings) place(u string) (string, *platform.Agent, error) {
 	if u == "" || isCardURL(u) {
 		return u, nil, nil
 	}
-	plat, err := platform.Resolve(s.platform, u, platform.Options{Version: s.a2aVersion, Helper: locateHelper})
+	plat, err := platform.Resolve(s.platform, u, platform.Options{Version: s.a2aVersion, Helper: locateHelper, Hosts: s.platformHosts})
 	if err != nil || plat == nil {
 		return u, nil, err
 	}
-	s.log.Debug("managed agent platform", "platform", string(plat.Platform), "url", plat.URL)
+	s.log.Debug("managed agent platform", "platform", string(plat.Platform), "url", plat.URL, "credential host", plat.Host)
 	return plat.URL, plat, nil
+}
+
+// isRefusal reports whether err refuses the agent's address (SPEC §15: a
+// part of a host name not of its form, a host outside the platform's
+// domains), as opposed to an address that cannot be read.
+func isRefusal(err error) bool { return errors.As(err, new(*a2a.RefusedError)) }
+
+// refusal is the refusal of the agent's address in use (nil: none).
+func (s *settings) refusal() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused
+}
+
+// setRefused refuses the agent's address: no call is made until another
+// target is set.
+func (s *settings) setRefused(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.url, s.card, s.key, s.plat, s.refused = "", "", "", nil, err
 }
 
 // setTarget changes the agent in use; the platform's agent (and with it
@@ -38,7 +60,7 @@ func (s *settings) setTarget(url, card, key string, plat *platform.Agent) {
 	if plat != nil && s.plat != nil && plat.URL == s.plat.URL && plat.Platform == s.plat.Platform {
 		plat = s.plat
 	}
-	s.url, s.card, s.key, s.plat = url, card, key, plat
+	s.url, s.card, s.key, s.plat, s.refused = url, card, key, plat, nil
 }
 
 // agent is the managed platform's agent in use (nil: none).
@@ -110,6 +132,7 @@ func platformRows(ctx context.Context, t *doctorTable, plat *platform.Agent, tok
 		how = "--platform auto, from the URL's host"
 	}
 	t.row("platform", vOK, fmt.Sprintf("%s (%s)", plat.Platform.Title(), how))
+	t.row("credential host", vOK, fmt.Sprintf("%s (%s): the only host the credential is sent to", plat.Host, plat.HostWhy))
 	amb := plat.Ambient()
 	switch {
 	case tok != "":

@@ -686,11 +686,12 @@ func TestPlatformNoCredential(t *testing.T) {
 	}
 }
 
-// doctorRow is the verdict and detail of doctor's row check.
+// doctorRow is the verdict and detail of doctor's row check (the row
+// named check exactly: "credential", not "credential host").
 func doctorRow(table, check string) string {
 	for _, line := range strings.Split(table, "\n") {
-		if f := strings.Fields(line); len(f) > 1 && f[0] == check {
-			return strings.Join(f[1:], " ")
+		if rest, ok := strings.CutPrefix(line, check+"  "); ok {
+			return strings.Join(strings.Fields(rest), " ")
 		}
 	}
 	return ""

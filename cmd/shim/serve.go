@@ -43,6 +43,7 @@ type settings struct {
 	binding       string
 	profile       string
 	platform      platform.Name // --platform
+	platformHosts []string      // --platform-host
 	allowInsecure bool
 	stall         time.Duration
 	store         *credentials.Store
@@ -55,6 +56,7 @@ type settings struct {
 	plat        *platform.Agent // the agent's managed platform (nil: none)
 	key         string          // the normalized card URL, else the URL's (with the slug): index and keyring key
 	source      string          // where the token in use came from ("" for none)
+	refused     error           // the agent's address, refused (SPEC §15): every call that needs the agent fails with it
 	warnedShort bool            // a token too short to redact well was warned about
 }
 
@@ -62,8 +64,20 @@ type settings struct {
 var errNoURL = errors.New("no agent URL is configured: run `shim login --url https://your-agent` in a terminal " +
 	"(later runs default to it), or pass --url https://your-agent (in the editor: in the agent's \"args\")")
 
-// loadSettings reads the configuration; a missing URL is not an error.
+// loadSettings reads the configuration of a command; a missing URL is not
+// an error, an agent address refused (SPEC §15) is (exit 2).
 func loadSettings(c *cli.Context) (*settings, error) {
+	s, err := readSettings(c)
+	if err == nil && s.refused != nil {
+		return nil, &exitError{code: 2, msg: s.refused.Error()}
+	}
+	return s, err
+}
+
+// readSettings reads the configuration; a missing URL is not an error, nor
+// is an agent address refused: serving answers initialize, and every call
+// that needs the agent fails saying why (settings.refused).
+func readSettings(c *cli.Context) (*settings, error) {
 	log, err := newLogger(c)
 	if err != nil {
 		return nil, err
@@ -102,6 +116,14 @@ func loadSettings(c *cli.Context) (*settings, error) {
 	if s.platform, err = platform.Parse(flagString(c, "platform")); err != nil {
 		return nil, err
 	}
+	for _, h := range flagSlice(c, "platform-host") {
+		for _, h := range strings.Split(h, ",") {
+			if err := platform.CheckHostFlag(h); err != nil {
+				return nil, err
+			}
+			s.platformHosts = append(s.platformHosts, strings.ToLower(strings.TrimSpace(h)))
+		}
+	}
 	var kr credentials.Keyring
 	if mode != credentials.ModeOff {
 		kr = credentials.SystemKeyring()
@@ -116,7 +138,11 @@ func loadSettings(c *cli.Context) (*settings, error) {
 		u = s.lastURL()
 	}
 	u, plat, err := s.place(u)
-	if err != nil {
+	switch {
+	case isRefusal(err):
+		s.refused = err
+		return s, nil
+	case err != nil:
 		return nil, err
 	}
 	url, card, key, err := target(u, s.flagCard, s.slug)
@@ -275,6 +301,9 @@ func tokenError(err error) error {
 
 // client builds the A2A client with the current URL and credentials.
 func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2aclient.Client, error) {
+	if err := s.refusal(); err != nil {
+		return nil, err
+	}
 	url, key := s.current()
 	if url == "" && s.cardURL() == "" && s.endpoint == "" {
 		return nil, errNoURL
@@ -316,7 +345,11 @@ func (s *settings) clientConfig(url, card string, timeout time.Duration) a2aclie
 func (s *settings) reload(c *cli.Context) (*a2aclient.Client, error) {
 	if s.flagURL == "" && s.flagCard == "" {
 		if last := s.lastURL(); last != "" {
-			if last, plat, err := s.place(last); err == nil {
+			last, plat, err := s.place(last)
+			switch {
+			case isRefusal(err):
+				s.setRefused(err)
+			case err == nil:
 				if url, card, key, err := target(last, "", s.slug); err == nil {
 					s.setTarget(url, card, key, plat)
 				}
@@ -362,7 +395,7 @@ func serveAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return fmt.Errorf("unknown command %q: see `shim --help`", c.Args().First())
 	}
-	s, err := loadSettings(c)
+	s, err := readSettings(c)
 	if err != nil {
 		return err
 	}

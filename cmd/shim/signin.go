@@ -62,6 +62,9 @@ func (s *settings) signInOffer(c *cli.Context) (agent string, ok bool) {
 // code, else PKCE) run with the page told to the editor, the token checked
 // and stored as `shim login` stores it.
 func (s *settings) signInFromEditor(ctx context.Context, c *cli.Context, page func(url, code string)) error {
+	if err := s.refusal(); err != nil {
+		return err
+	}
 	url, key := s.current()
 	cardURL := s.cardURL()
 	sec, agent := s.loginSecurity(ctx, url, cardURL)

@@ -4,7 +4,9 @@
 // Service, ServiceNow AI Agents) and the loopback credential endpoints the
 // platforms' own credential libraries can be pointed at (a Google OAuth
 // token server for service-account JSON, a Microsoft Entra token and
-// device-code endpoint over TLS). Only tests import it.
+// device-code endpoint over TLS), and a recording proxy ([Proxy]) that
+// every request to a host off this machine is sent to, so a test sees
+// what would have left it. Only tests import it.
 //
 // Each fake checks what the platform's documentation says about a request
 // (the URL shape, the headers, the signature or the token, the binding's

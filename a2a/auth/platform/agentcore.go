@@ -59,15 +59,17 @@ func parseARN(s string) (arn, bool) {
 // agentCoreHostRegion is the region of a data-plane host
 // (bedrock-agentcore[-fips].<region>.amazonaws.com[.cn]), else "".
 func agentCoreHostRegion(host string) string {
-	rest, ok := strings.CutPrefix(host, "bedrock-agentcore.")
-	if !ok {
-		rest, ok = strings.CutPrefix(host, "bedrock-agentcore-fips.")
+	parts, _ := onPlatform(AgentCore, host, true)
+	return parts["region"]
+}
+
+// check refuses an ARN whose region or account is not of its documented
+// form (the region goes into the host name the credential is sent to).
+func (a arn) check() error {
+	if err := checkPart("region", "the region of the runtime ARN", a.region); err != nil {
+		return err
 	}
-	region, domain, _ := strings.Cut(rest, ".")
-	if !ok || region == "" || (domain != "amazonaws.com" && domain != "amazonaws.com.cn") {
-		return ""
-	}
-	return region
+	return checkPart("aws-account", "the account of the runtime ARN", a.account)
 }
 
 // agentCore reads a runtime ARN, or a URL whose path is
@@ -77,6 +79,9 @@ func agentCore(raw string, opts Options) (*Agent, error) {
 		"or its invocations URL (https://bedrock-agentcore.<region>.amazonaws.com/runtimes/<ARN>/invocations)"
 	var base, query, runtime, region string
 	if r, ok := parseARN(raw); ok {
+		if err := r.check(); err != nil {
+			return nil, err
+		}
 		domain := "amazonaws.com"
 		if strings.HasPrefix(r.partition, "aws-cn") {
 			domain += ".cn"
@@ -98,6 +103,9 @@ func agentCore(raw string, opts Options) (*Agent, error) {
 		}
 		region = agentCoreHostRegion(strings.ToLower(u.Hostname()))
 		if r, ok := parseARN(runtime); ok && region == "" {
+			if err := r.check(); err != nil {
+				return nil, err
+			}
 			region = r.region
 		}
 	}

@@ -27,6 +27,11 @@
 // Files:
 //   - platform.go: Name, Parse, Detect, Resolve, Agent, Credential, Info,
 //     the Source that puts the headers and the credential on.
+//   - hosts.go: where each platform's credential may go (SPEC §15): the
+//     table of its hosts, the documented form of every part placed into
+//     one (a region, a location, an account), and the rule that holds an
+//     agent's places to them (or to this machine, or to a host named
+//     with --platform-host); a refusal is an a2a.RefusedError.
 //   - helper.go: the credential helper: found beside shim's executable or
 //     written from inside shim to the cache directory (Extract, its hash
 //     checked before every run), run with a bounded answer.

@@ -30,21 +30,22 @@ const CloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
 const QuotaProjectHeader = "X-Goog-User-Project"
 
 // vertexName finds projects/P/locations/L/reasoningEngines/ID in path: the
-// resource name and where it ends in path.
-func vertexName(path string) (name string, ok bool) {
+// resource name (path up to its end) and its location L.
+func vertexName(path string) (name, location string, ok bool) {
 	return resourceName(path, []string{"projects", "locations", "reasoningEngines"})
 }
 
 // geminiName finds projects/P/locations/L/collections/C/engines/E/
 // assistants/A/agents/ID in path.
-func geminiName(path string) (name string, ok bool) {
+func geminiName(path string) (name, location string, ok bool) {
 	return resourceName(path, []string{"projects", "locations", "collections", "engines", "assistants", "agents"})
 }
 
-// resourceName finds in path the resource whose collections are kinds,
-// each followed by its id, starting at a "projects" segment. It returns
-// path up to the resource's end (what comes before included).
-func resourceName(path string, kinds []string) (string, bool) {
+// resourceName finds in path the resource whose collections are kinds
+// (projects, then locations, …), each followed by its id. It returns path
+// up to the resource's end (what comes before included) and the
+// resource's location.
+func resourceName(path string, kinds []string) (name, location string, ok bool) {
 	segs := strings.Split(path, "/")
 	for i, s := range segs {
 		if s != kinds[0] || i+2*len(kinds) > len(segs) {
@@ -58,39 +59,31 @@ func resourceName(path string, kinds []string) (string, bool) {
 			}
 		}
 		if ok {
-			return strings.Join(segs[:i+2*len(kinds)], "/"), true
+			return strings.Join(segs[:i+2*len(kinds)], "/"), segs[i+3], true
 		}
 	}
-	return "", false
-}
-
-// locationOf is the L of projects/P/locations/L/… in name.
-func locationOf(name string) string {
-	segs := strings.Split(strings.TrimPrefix(name, "/"), "/")
-	for i := 0; i+1 < len(segs); i++ {
-		if segs[i] == "locations" {
-			return segs[i+1]
-		}
-	}
-	return ""
+	return "", "", false
 }
 
 // googleAgent reads a resource URL (or a bare resource name, put under
 // host(location)/version) into the agent at <resource>/a2a.
-func googleAgent(raw, want string, find func(string) (string, bool), host func(location string) string, version string) (*Agent, error) {
+func googleAgent(raw, want string, find func(string) (string, string, bool), host func(location string) string, version string) (*Agent, error) {
 	var base string
 	if strings.HasPrefix(raw, "projects/") {
-		name, ok := find(raw)
+		name, loc, ok := find(raw)
 		if !ok {
 			return nil, fmt.Errorf("%q is not a resource name: %s", raw, want)
 		}
-		base = "https://" + host(locationOf(name)) + "/" + version + "/" + name
+		if err := checkPart("location", "the location of the resource name", loc); err != nil {
+			return nil, err
+		}
+		base = "https://" + host(loc) + "/" + version + "/" + name
 	} else {
 		u, err := parseHTTPS(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s", err, want)
 		}
-		p, ok := find(u.EscapedPath())
+		p, _, ok := find(u.EscapedPath())
 		if !ok {
 			return nil, fmt.Errorf("%s names no agent resource: %s", raw, want)
 		}
@@ -121,7 +114,7 @@ func geminiEnterprise(raw string, opts Options) (*Agent, error) {
 	a, err := googleAgent(raw, "give the agent's URL "+
 		"(https://discoveryengine.googleapis.com/v1/projects/<project>/locations/<location>/collections/<c>/engines/<e>/assistants/<a>/agents/<id>) or its resource name",
 		geminiName, func(loc string) string {
-			if loc == "global" || loc == "" {
+			if loc == "global" {
 				return "discoveryengine.googleapis.com"
 			}
 			return loc + "-discoveryengine.googleapis.com"

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -62,8 +63,8 @@ func (n Name) Title() string {
 }
 
 // Detect names the platform of what the console shows (a URL, an
-// AgentCore runtime ARN, a Google resource name) by its host; None for
-// any other agent.
+// AgentCore runtime ARN, a Google resource name) by its host (the table
+// of hosts.go); None for any other agent.
 func Detect(raw string) Name {
 	raw = strings.TrimSpace(raw)
 	switch {
@@ -73,10 +74,10 @@ func Detect(raw string) Name {
 		}
 		return None
 	case strings.HasPrefix(raw, "projects/"):
-		if _, ok := vertexName(raw); ok {
+		if _, _, ok := vertexName(raw); ok {
 			return Vertex
 		}
-		if _, ok := geminiName(raw); ok {
+		if _, _, ok := geminiName(raw); ok {
 			return GeminiEnterprise
 		}
 		return None
@@ -85,18 +86,8 @@ func Detect(raw string) Name {
 	if err != nil {
 		return None
 	}
-	host := strings.ToLower(u.Hostname())
-	switch {
-	case agentCoreHostRegion(host) != "":
-		return AgentCore
-	case host == "aiplatform.googleapis.com" || strings.HasSuffix(host, "-aiplatform.googleapis.com"):
-		return Vertex
-	case host == "discoveryengine.googleapis.com" || strings.HasSuffix(host, "-discoveryengine.googleapis.com"):
-		return GeminiEnterprise
-	case strings.HasSuffix(host, ".services.ai.azure.com"):
-		return Foundry
-	case strings.HasSuffix(host, ".service-now.com"):
-		return ServiceNow
+	if n := detectHost(strings.ToLower(u.Hostname())); n != "" {
+		return n
 	}
 	return None
 }
@@ -109,6 +100,10 @@ type Options struct {
 	// Helper finds the credential helper (shim-platform) that loads the
 	// AWS and Azure credentials; nil looks beside shim's executable.
 	Helper Locate
+	// Hosts are the hosts outside the platform's domains its credential
+	// may go to all the same (--platform-host: a private endpoint with a
+	// DNS name of its own).
+	Hosts []string
 }
 
 // Card is one place the agent's card may be read, in order.
@@ -130,6 +125,9 @@ type Agent struct {
 	// URL is the agent's base URL: the origin the credential goes to, and
 	// what its stored token and its threads are filed under.
 	URL string
+	// Host is the host the credential goes to, and HostWhy why it may:
+	// the platform's domain, this machine, or --platform-host.
+	Host, HostWhy string
 	// Cards are where its card is read, in order.
 	Cards []Card
 	// Endpoint, when set, is where every call goes whatever the card says.
@@ -211,14 +209,50 @@ func Resolve(name Name, raw string, opts Options) (*Agent, error) {
 	default:
 		return nil, fmt.Errorf("--platform %q: unknown", name)
 	}
+	var refused *a2a.RefusedError
 	switch {
+	case errors.As(err, &refused):
+		return nil, fmt.Errorf("--url for %s: %w", name.Title(), err)
 	case err != nil && detected:
 		return nil, fmt.Errorf("--url for %s (--platform auto, from the host): %w; or pass --platform none for an agent on no platform", name.Title(), err)
 	case err != nil:
 		return nil, fmt.Errorf("--url for %s: %w", name.Title(), err)
 	}
 	a.Platform, a.Detected = name, detected
+	if a.Host, a.HostWhy, err = a.allowed(opts.Hosts); err != nil {
+		return nil, fmt.Errorf("--url for %s: %w", name.Title(), err)
+	}
 	return a, nil
+}
+
+// allowed checks that every place of the agent (its URL, where its cards
+// are read, where calls go) is on one host its platform's credential may
+// go to (hosts.go), and returns that host and why it may.
+func (a *Agent) allowed(named []string) (host, why string, err error) {
+	places := []string{a.URL, a.Endpoint}
+	for _, c := range a.Cards {
+		places = append(places, c.URL)
+	}
+	for _, p := range places {
+		if p == "" {
+			continue
+		}
+		u, err := url.Parse(p)
+		if err != nil {
+			return "", "", &a2a.RefusedError{Msg: fmt.Sprintf("%q is not a URL", p)}
+		}
+		h := strings.ToLower(u.Hostname())
+		switch {
+		case host == "":
+			if why, err = allowHost(a.Platform, h, named); err != nil {
+				return "", "", err
+			}
+			host = h
+		case h != host:
+			return "", "", &a2a.RefusedError{Msg: fmt.Sprintf("the agent's places are on two hosts (%s and %s)", quoteHost(host), quoteHost(h))}
+		}
+	}
+	return host, why, nil
 }
 
 // SchemeName says how requests sign in: with the stored secret (stored),
