@@ -40,7 +40,12 @@ for dir in . lib/frameworks/strands lib/frameworks/beeai; do
   if [ -f "$stamp" ] && cmp -s "$dir/package-lock.json" "$stamp"; then
     echo "e2e: $dir/node_modules already matches its package-lock.json"
   else
-    (cd "$dir" && npm ci --prefer-offline --no-audit --no-fund)
+    # npm ci has been seen to hang, idle with no socket open, after its
+    # last fetch (once in a few runs here, another npm ci sharing the
+    # cache): bounded, then tried once more from scratch.
+    (cd "$dir" && { timeout 600 npm ci --prefer-offline --no-audit --no-fund ||
+      { echo "e2e: npm ci in $dir failed or hung; trying once more" >&2; rm -rf node_modules;
+        timeout 600 npm ci --prefer-offline --no-audit --no-fund; }; })
     cp "$dir/package-lock.json" "$stamp"
   fi
 done
