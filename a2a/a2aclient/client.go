@@ -17,11 +17,11 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/auth"
+	"github.com/shimdev/shim/a2a/binding"
 	"github.com/shimdev/shim/a2a/gemini"
 	"github.com/shimdev/shim/a2a/jsonrpc"
 	"github.com/shimdev/shim/a2a/operator"
 	"github.com/shimdev/shim/a2a/rest"
-	"github.com/shimdev/shim/a2a/transport"
 	"github.com/shimdev/shim/internal/randid"
 )
 
@@ -146,7 +146,7 @@ const (
 type Client struct {
 	cfg  Config
 	log  *slog.Logger
-	conn *transport.Conn
+	conn *binding.Conn
 	auth *auth.State
 	// origin is the agent's origin: the only one the credential goes to.
 	origin string
@@ -156,7 +156,7 @@ type Client struct {
 	mu       sync.Mutex
 	card     *a2a.Card
 	cardURL  string // where the card was read
-	tr       transport.Transport
+	bound    binding.Binding
 	op       *operator.API
 	onChange []func(*a2a.Card)
 	extTried bool
@@ -211,7 +211,7 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 	if cfg.Source != nil {
 		cred = cfg.Source(c.auth)
 	}
-	c.conn = transport.New(transport.Options{Credential: cred, Origin: c.origin, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
+	c.conn = binding.New(binding.Options{Credential: cred, Origin: c.origin, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
 		UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, RetryWait: cfg.RetryWait, Stall: cfg.Stall,
 		Base: cfg.Transport, Wrap: c.auth.Wrap, Log: cfg.Log, Trace: cfg.Trace, MaxEvent: maxEvent})
 	return c, nil
@@ -273,8 +273,8 @@ func (c *Client) dialect() a2a.Dialect {
 	return a2a.V10
 }
 
-// transport returns the binding the card chose, discovering the card first.
-func (c *Client) transport(ctx context.Context) (transport.Transport, *a2a.Card, error) {
+// binding returns the binding the card chose, discovering the card first.
+func (c *Client) binding(ctx context.Context) (binding.Binding, *a2a.Card, error) {
 	if _, err := c.Discover(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -286,15 +286,15 @@ func (c *Client) transport(ctx context.Context) (transport.Transport, *a2a.Card,
 	if err := card.Unsupported(); err != nil {
 		return nil, nil, err
 	}
-	if c.tr == nil {
-		c.tr = c.bind(card)
+	if c.bound == nil {
+		c.bound = c.bind(card)
 	}
-	return c.tr, card, nil
+	return c.bound, card, nil
 }
 
 // bind returns the binding of card: HTTP+JSON, the Gemini CLI profile of
 // JSON-RPC when it applies, else JSON-RPC. c.mu is held.
-func (c *Client) bind(card *a2a.Card) transport.Transport {
+func (c *Client) bind(card *a2a.Card) binding.Binding {
 	switch {
 	case card.Binding == a2a.BindingHTTPJSON:
 		return rest.New(c.conn, card)
@@ -320,20 +320,20 @@ func (c *Client) isGemini(card *a2a.Card) bool {
 // GetTask reads a task back with at most historyLength messages of its
 // history; a2a.HistoryAll asks for all of it (in 0.3, 1,000 messages).
 func (c *Client) GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
-	tr, _, err := c.transport(ctx)
+	b, _, err := c.binding(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return tr.GetTask(ctx, id, historyLength)
+	return b.GetTask(ctx, id, historyLength)
 }
 
 // CancelTask asks the server to cancel a task.
 func (c *Client) CancelTask(ctx context.Context, id string) error {
-	tr, _, err := c.transport(ctx)
+	b, _, err := c.binding(ctx)
 	if err != nil {
 		return err
 	}
-	return tr.CancelTask(ctx, id)
+	return b.CancelTask(ctx, id)
 }
 
 // listPagesMax bounds the pages ListTasks reads when its context carries
@@ -347,7 +347,7 @@ const listPagesMax = 100
 // returns the tasks read so far with an error that is ErrBudget or
 // ErrTooLarge.
 func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength int) ([]a2a.Task, error) {
-	tr, _, err := c.transport(ctx)
+	b, _, err := c.binding(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +358,7 @@ func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength 
 	token := ""
 	seen := map[string]bool{}
 	for {
-		page, err := tr.ListTasks(ctx, transport.TaskQuery{ContextID: contextID, HistoryLength: historyLength, PageToken: token})
+		page, err := b.ListTasks(ctx, binding.TaskQuery{ContextID: contextID, HistoryLength: historyLength, PageToken: token})
 		if err != nil {
 			if len(all) > 0 && (errors.Is(err, a2a.ErrBudget) || errors.Is(err, a2a.ErrTooLarge)) {
 				return all, err
@@ -378,28 +378,28 @@ func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength 
 // whose card says it cannot stream is asked to answer at once and its
 // task is polled (SPEC §12.6); one that blocks anyway has its result
 // returned as the events a stream would have carried.
-func (c *Client) Stream(ctx context.Context, m a2a.OutMessage) (*transport.Stream, error) {
-	tr, card, err := c.transport(ctx)
+func (c *Client) Stream(ctx context.Context, m a2a.OutMessage) (*binding.Stream, error) {
+	b, card, err := c.binding(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if !card.Streaming {
-		s, err := tr.Send(ctx, m, true)
+		s, err := b.Send(ctx, m, true)
 		if err != nil {
 			return nil, err
 		}
-		return transport.Poll(ctx, tr, s, c.cfg.PollInterval), nil
+		return binding.Poll(ctx, b, s, c.cfg.PollInterval), nil
 	}
-	return tr.SendStreaming(ctx, m)
+	return b.SendStreaming(ctx, m)
 }
 
 // Resubscribe reattaches to a live task's stream.
-func (c *Client) Resubscribe(ctx context.Context, taskID string) (*transport.Stream, error) {
-	tr, _, err := c.transport(ctx)
+func (c *Client) Resubscribe(ctx context.Context, taskID string) (*binding.Stream, error) {
+	b, _, err := c.binding(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return tr.Subscribe(ctx, taskID)
+	return b.Subscribe(ctx, taskID)
 }
 
 // Probe checks the credentials with a GetTask on an id that cannot exist:

@@ -12,7 +12,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/agentcard"
 	"github.com/shimdev/shim/a2a/auth"
-	"github.com/shimdev/shim/a2a/transport"
+	"github.com/shimdev/shim/a2a/binding"
 )
 
 // Discover fetches the agent card once and chooses the endpoint and the
@@ -100,7 +100,7 @@ func (c *Client) readCard(ctx context.Context, src CardSource, forced a2a.Dialec
 		return nil, nil, c.conn.Error(src.URL, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		herr := transport.HTTPError(resp.StatusCode, src.URL, resp.Header.Get("Content-Type"), body)
+		herr := binding.HTTPError(resp.StatusCode, src.URL, resp.Header.Get("Content-Type"), body)
 		herr.Want = "an agent card"
 		if herr.Unauthorized() {
 			return nil, nil, herr
@@ -110,7 +110,7 @@ func (c *Client) readCard(ctx context.Context, src CardSource, forced a2a.Dialec
 	card, err := agentcard.Parse(body, forced, bind)
 	if err != nil && !(pinned && card != nil) {
 		if !json.Valid(body) {
-			herr := transport.HTTPError(resp.StatusCode, src.URL, resp.Header.Get("Content-Type"), body)
+			herr := binding.HTTPError(resp.StatusCode, src.URL, resp.Header.Get("Content-Type"), body)
 			herr.Want = "an agent card"
 			return nil, nil, fmt.Errorf("%w: %w", a2a.ErrNoCard, herr)
 		}

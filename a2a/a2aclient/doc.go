@@ -1,6 +1,6 @@
 // Package a2aclient is shim's A2A client: the agent card's discovery (its
 // endpoint rebased onto --url's origin), the binding it names (package
-// jsonrpc, rest or gemini, over one transport.Conn), the calls delegated
+// jsonrpc, rest or gemini, over one binding.Conn), the calls delegated
 // to it, the extended card after sign-in, the polled tasks of a
 // non-streaming agent, and the operator API beside it (package operator).
 // A managed platform (package auth/platform) configures it with plain

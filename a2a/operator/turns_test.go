@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/transport"
+	"github.com/shimdev/shim/a2a/binding"
 	"github.com/shimdev/shim/internal/turnsbody"
 )
 
@@ -18,7 +18,7 @@ func serveTurns(tb testing.TB, body []byte) *API {
 		w.Write(body)
 	}))
 	tb.Cleanup(srv.Close)
-	return New(transport.New(transport.Options{Origin: srv.URL}), srv.URL, func() a2a.Dialect { return a2a.V10 })
+	return New(binding.New(binding.Options{Origin: srv.URL}), srv.URL, func() a2a.Dialect { return a2a.V10 })
 }
 
 // A turn's artifacts and messages are read where the turn keeps them, in

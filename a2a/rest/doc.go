@@ -13,7 +13,7 @@
 // Enterprise speak it. The card's dialect picks the codec.
 //
 // Files:
-//   - rest.go: the codecs, Transport, its routes and calls, subscribe's
+//   - rest.go: the codecs, Binding, its routes and calls, subscribe's
 //     POST fallback, its frames and error answers.
 //
 // Goroutines and locks: none (the POST fallback is an atomic flag).
