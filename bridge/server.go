@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/shimdev/shim/a2a/a2aclient"
-	"github.com/shimdev/shim/a2a/operator"
 	"github.com/shimdev/shim/bridge/turn"
 	"io"
 	"log/slog"
@@ -403,7 +402,7 @@ func (s *Server) loadRoots(ctx context.Context) ([]roots.Root, error) {
 		return nil, nil
 	}
 	list, err := c.Operator().Roots(ctx)
-	if errors.Is(err, operator.ErrAbsent) {
+	if errors.Is(err, a2aclient.ErrNoOperator) {
 		return nil, nil
 	}
 	if err != nil {

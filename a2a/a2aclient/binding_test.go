@@ -14,7 +14,6 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
-	"github.com/shimdev/shim/a2a/binding"
 	"github.com/shimdev/shim/examples/agent"
 )
 
@@ -68,7 +67,7 @@ func tctx(t *testing.T) context.Context {
 }
 
 // readAll reads a stream to its end.
-func readAll(t *testing.T, s *binding.Stream) ([]a2a.Event, error) {
+func readAll(t *testing.T, s *a2aclient.Stream) ([]a2a.Event, error) {
 	t.Helper()
 	var evs []a2a.Event
 	for {

@@ -20,7 +20,6 @@ import (
 	"github.com/shimdev/shim/a2a/binding"
 	"github.com/shimdev/shim/a2a/gemini"
 	"github.com/shimdev/shim/a2a/jsonrpc"
-	"github.com/shimdev/shim/a2a/operator"
 	"github.com/shimdev/shim/a2a/rest"
 	"github.com/shimdev/shim/internal/randid"
 )
@@ -107,6 +106,10 @@ type Config struct {
 	NoStreaming bool
 }
 
+// Stream is the event stream of one call (Client.Stream, Resubscribe):
+// Next gives its events, Close ends it.
+type Stream = binding.Stream
+
 // CardSource is one place an agent card may be read.
 type CardSource struct {
 	URL string
@@ -157,7 +160,7 @@ type Client struct {
 	card     *a2a.Card
 	cardURL  string // where the card was read
 	bound    binding.Binding
-	op       *operator.API
+	op       *Operator
 	onChange []func(*a2a.Card)
 	extTried bool
 }
@@ -249,21 +252,6 @@ func (c *Client) Security() *a2a.Security { return c.auth.Security() }
 // TokenExpiry returns the expiry of the OAuth access token in use, zero
 // when unknown.
 func (c *Client) TokenExpiry() time.Time { return c.auth.Expiry() }
-
-// Operator returns the agent's operator API (package operator), over the
-// client's connection.
-func (c *Client) Operator() *operator.API {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.op == nil {
-		base := c.Base()
-		if c.cfg.NoOperator {
-			base = "" // every call is absent
-		}
-		c.op = operator.New(c.conn, base, c.dialect)
-	}
-	return c.op
-}
 
 // dialect is the dialect of the card in use (1.0 before discovery).
 func (c *Client) dialect() a2a.Dialect {
@@ -378,7 +366,7 @@ func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength 
 // whose card says it cannot stream is asked to answer at once and its
 // task is polled (SPEC §12.6); one that blocks anyway has its result
 // returned as the events a stream would have carried.
-func (c *Client) Stream(ctx context.Context, m a2a.OutMessage) (*binding.Stream, error) {
+func (c *Client) Stream(ctx context.Context, m a2a.OutMessage) (*Stream, error) {
 	b, card, err := c.binding(ctx)
 	if err != nil {
 		return nil, err
@@ -394,7 +382,7 @@ func (c *Client) Stream(ctx context.Context, m a2a.OutMessage) (*binding.Stream,
 }
 
 // Resubscribe reattaches to a live task's stream.
-func (c *Client) Resubscribe(ctx context.Context, taskID string) (*binding.Stream, error) {
+func (c *Client) Resubscribe(ctx context.Context, taskID string) (*Stream, error) {
 	b, _, err := c.binding(ctx)
 	if err != nil {
 		return nil, err

@@ -20,6 +20,9 @@
 //   - discovery.go: the card, the places it is read from in order, the
 //     endpoint's rebase or override.
 //   - extended.go: the extended card and who is told of a new card.
+//   - operator.go: the operator API (package operator) as the client
+//     offers it: Operator, its answers' types and ErrNoOperator, so that
+//     no caller imports package operator (nor binding: Stream).
 //
 // Goroutines: none of its own (callbacks of OnCardChange run on the
 // caller's). Locks: Client.mu (the card, the binding, the operator API)

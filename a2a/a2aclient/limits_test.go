@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/binding"
 )
 
 // lowClient is newClient with SSE events and bodies bounded at limit.
@@ -33,7 +32,7 @@ func lowClient(t *testing.T, cfg Config, limit int) *Client {
 }
 
 // openLowStream is openStream on a lowClient.
-func openLowStream(t *testing.T, cfg Config, limit int) *binding.Stream {
+func openLowStream(t *testing.T, cfg Config, limit int) *Stream {
 	t.Helper()
 	s, err := lowClient(t, cfg, limit).Stream(ctxT(t), a2a.OutMessage{ContextID: "c1", Parts: []a2a.Part{{Text: "hi"}}})
 	if err != nil {

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/binding"
 )
 
 // streamServer serves handler at /a2a; the client is given that endpoint.
@@ -27,7 +26,7 @@ func streamServer(t *testing.T, handler http.HandlerFunc) (*httptest.Server, str
 	return srv, srv.URL + "/a2a"
 }
 
-func openStream(t *testing.T, cfg Config) *binding.Stream {
+func openStream(t *testing.T, cfg Config) *Stream {
 	t.Helper()
 	c := newClient(t, cfg)
 	s, err := c.Stream(ctxT(t), a2a.OutMessage{ContextID: "c1", Parts: []a2a.Part{{Text: "hi"}}})

@@ -10,7 +10,7 @@ package turn
 import (
 	"context"
 	"errors"
-	"github.com/shimdev/shim/a2a/operator"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"strings"
 	"time"
 
@@ -101,7 +101,7 @@ func (t *Turn) post(ctx context.Context, id, text string) bool {
 	if err == nil && queued {
 		return true
 	}
-	if err != nil && !errors.Is(err, operator.ErrAbsent) {
+	if err != nil && !errors.Is(err, a2aclient.ErrNoOperator) {
 		t.env.Log.Info("the server did not take the steer", "err", err)
 	}
 	return false

@@ -296,7 +296,7 @@ func (t *Turn) output(ev event) {
 // emitText sends answer text of one message, like emit, on the output
 // path where queued chunks of the same message merge (acp.Conn.SendText).
 // s may be a stream's frame, valid until the next is read
-// (binding.Stream.Share): it is copied into the output queue, and
+// (a2aclient.Stream.Share): it is copied into the output queue, and
 // copied for the buffer of a detached turn.
 func (t *Turn) emitText(messageID, s string) {
 	t.mu.Lock()
