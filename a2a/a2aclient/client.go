@@ -18,9 +18,6 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/auth"
 	"github.com/shimdev/shim/a2a/binding"
-	"github.com/shimdev/shim/a2a/gemini"
-	"github.com/shimdev/shim/a2a/jsonrpc"
-	"github.com/shimdev/shim/a2a/rest"
 	"github.com/shimdev/shim/internal/randid"
 )
 
@@ -117,33 +114,6 @@ type CardSource struct {
 	// (0: 1.0's, as every card request).
 	Dialect a2a.Dialect
 }
-
-// Codec names a binding of one dialect with the spelling of its bodies
-// (Config.Codec).
-type Codec string
-
-// CodecProtoJSON03 is A2A 0.3's HTTP+JSON binding with the ProtoJSON of
-// the 0.3.0 proto (package rest), as Google's Vertex AI Agent Engine
-// (URL …/reasoningEngines/<id>/a2a, card …/a2a/v1/card) and Gemini
-// Enterprise (URL …/agents/<id>/a2a) serve it.
-const CodecProtoJSON03 Codec = "protojson-0.3"
-
-// pin is what a codec fixes.
-type pin struct {
-	dialect a2a.Dialect
-	binding a2a.Binding
-}
-
-var codecs = map[Codec]pin{
-	CodecProtoJSON03: {dialect: a2a.V03, binding: a2a.BindingHTTPJSON},
-}
-
-// Profiles.
-const (
-	ProfileAuto      = "auto"
-	ProfileGeneric   = "generic"
-	ProfileGeminiCLI = "gemini-cli"
-)
 
 // Client talks to one remote agent. It is safe for concurrent use.
 type Client struct {
@@ -275,34 +245,13 @@ func (c *Client) binding(ctx context.Context) (binding.Binding, *a2a.Card, error
 		return nil, nil, err
 	}
 	if c.bound == nil {
-		c.bound = c.bind(card)
+		b, err := c.bind(card)
+		if err != nil {
+			return nil, nil, err
+		}
+		c.bound = b
 	}
 	return c.bound, card, nil
-}
-
-// bind returns the binding of card: HTTP+JSON, the Gemini CLI profile of
-// JSON-RPC when it applies, else JSON-RPC. c.mu is held.
-func (c *Client) bind(card *a2a.Card) binding.Binding {
-	switch {
-	case card.Binding == a2a.BindingHTTPJSON:
-		return rest.New(c.conn, card)
-	case c.isGemini(card):
-		c.log.Info("the agent is Gemini CLI's A2A server: speaking its coderAgent protocol", "profile", c.cfg.Profile)
-		return gemini.New(c.conn, card)
-	}
-	return jsonrpc.New(c.conn, card)
-}
-
-// isGemini reports whether the Gemini CLI profile applies to the agent of
-// card.
-func (c *Client) isGemini(card *a2a.Card) bool {
-	switch c.cfg.Profile {
-	case ProfileGeminiCLI:
-		return true
-	case ProfileGeneric:
-		return false
-	}
-	return card.Name == gemini.CardName
 }
 
 // GetTask reads a task back with at most historyLength messages of its

@@ -16,7 +16,11 @@
 // gets that same codec at the interface's URL.
 //
 // Files:
-//   - client.go: Config, Client, the binding's choice, the calls.
+//   - client.go: Config, Client, the calls.
+//   - bindings.go: the bindings as tables: a binding by the card's
+//     dialect, binding and the agent's profile (package jsonrpc, rest or
+//     gemini), a codec's pin, the profiles and the cards they are
+//     recognised by.
 //   - discovery.go: the card, the places it is read from in order, the
 //     endpoint's rebase or override.
 //   - extended.go: the extended card and who is told of a new card.
