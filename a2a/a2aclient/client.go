@@ -81,7 +81,7 @@ type Config struct {
 	// Cards, when set, are where the agent card is read instead of
 	// CardURL, tried in order: a card the first refuses (not a 401 or 403)
 	// is read from the next.
-	Cards []CardSource
+	Cards []CardPlace
 	// EndpointOverride, when set, is where every call goes whatever the
 	// card's interface says (a platform that passes requests through to a
 	// container whose card names the container's own address). Unlike
@@ -90,10 +90,10 @@ type Config struct {
 	// Scheme, when set, is how the stored secret is put on whatever the
 	// card says (auth.Options.Scheme).
 	Scheme *a2a.Scheme
-	// Source, when set, is the credential of every request made from the
-	// stored one (Token and OAuth, as the State holds them): a platform's
+	// Credential, when set, is the credential of every request made from
+	// the stored one (Token and OAuth, as Stored holds them): a platform's
 	// own credential when none is stored, and its extra headers.
-	Source func(stored *auth.State) auth.Source
+	Credential func(stored *auth.Stored) auth.Credential
 	// NoOperator says the agent has no operator API (SPEC §3.4): it is
 	// not asked.
 	NoOperator bool
@@ -107,8 +107,8 @@ type Config struct {
 // Next gives its events, Close ends it.
 type Stream = binding.Stream
 
-// CardSource is one place an agent card may be read.
-type CardSource struct {
+// CardPlace is one place an agent card may be read.
+type CardPlace struct {
 	URL string
 	// Dialect is the version whose headers the card's request carries
 	// (0: 1.0's, as every card request).
@@ -117,10 +117,10 @@ type CardSource struct {
 
 // Client talks to one remote agent. It is safe for concurrent use.
 type Client struct {
-	cfg  Config
-	log  *slog.Logger
-	conn *binding.Conn
-	auth *auth.State
+	cfg    Config
+	log    *slog.Logger
+	conn   *binding.Conn
+	stored *auth.Stored
 	// origin is the agent's origin: the only one the credential goes to.
 	origin string
 	// base is the URL every path is under; nil with only an endpoint.
@@ -179,18 +179,18 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 		u.RawQuery, u.Fragment = "", ""
 		c.base = u
 	}
-	c.auth = auth.New(auth.Options{Token: cfg.Token, OAuth: cfg.OAuth, Scheme: cfg.Scheme, Origin: c.origin, Transport: cfg.Transport, Log: cfg.Log})
-	var cred auth.Source = c.auth
-	if cfg.Source != nil {
-		cred = cfg.Source(c.auth)
+	c.stored = auth.New(auth.Options{Token: cfg.Token, OAuth: cfg.OAuth, Scheme: cfg.Scheme, Origin: c.origin, Transport: cfg.Transport, Log: cfg.Log})
+	var cred auth.Credential = c.stored
+	if cfg.Credential != nil {
+		cred = cfg.Credential(c.stored)
 	}
 	c.conn = binding.New(binding.Options{Credential: cred, Origin: c.origin, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
 		UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, RetryWait: cfg.RetryWait, Stall: cfg.Stall,
-		Base: cfg.Transport, Wrap: c.auth.Wrap, Log: cfg.Log, Trace: cfg.Trace, MaxEvent: maxEvent})
+		Base: cfg.Transport, Wrap: c.stored.Wrap, Log: cfg.Log, Trace: cfg.Trace, MaxEvent: maxEvent})
 	return c, nil
 }
 
-func cardURLs(cards []CardSource) []string {
+func cardURLs(cards []CardPlace) []string {
 	out := make([]string, len(cards))
 	for i, cs := range cards {
 		out[i] = cs.URL
@@ -217,11 +217,11 @@ func (c *Client) Base() string {
 
 // Security returns what the card says about signing in, once discovery
 // ran (nil: bearer, or not discovered yet).
-func (c *Client) Security() *a2a.Security { return c.auth.Security() }
+func (c *Client) Security() *a2a.Security { return c.stored.Security() }
 
 // TokenExpiry returns the expiry of the OAuth access token in use, zero
 // when unknown.
-func (c *Client) TokenExpiry() time.Time { return c.auth.Expiry() }
+func (c *Client) TokenExpiry() time.Time { return c.stored.Expiry() }
 
 // dialect is the dialect of the card in use (1.0 before discovery).
 func (c *Client) dialect() a2a.Dialect {

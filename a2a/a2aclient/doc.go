@@ -4,7 +4,7 @@
 // to it, the extended card after sign-in, the polled tasks of a
 // non-streaming agent, and the operator API beside it (package operator).
 // A managed platform (package auth/platform) configures it with plain
-// values (the card's places, an endpoint, the credential's Source): the
+// values (the card's places, an endpoint, the credential): the
 // client does not know which platform it is.
 //
 // A managed platform whose documentation fixes the binding sets
@@ -30,6 +30,6 @@
 //
 // Goroutines: none of its own (callbacks of OnCardChange run on the
 // caller's). Locks: Client.mu (the card, the binding, the operator API)
-// is held across the card's fetch; under it auth.State.mu is taken (the
+// is held across the card's fetch; under it auth.Stored.mu is taken (the
 // card's security scheme), never the other way.
 package a2aclient
