@@ -741,22 +741,12 @@ var kindNames = map[string]a2a.EventKind{
 	"artifact-update": a2a.EventArtifact, "artifact_update": a2a.EventArtifact, "artifactUpdate": a2a.EventArtifact,
 }
 
-// kind is the object's kind: its tag, else its shape.
+// kind is the object's kind: its tag, else its shape (kindFromShape).
 func (w *Object) kind() a2a.EventKind {
 	if k, ok := kindNames[w.Kind]; ok {
 		return k
 	}
-	switch {
-	case w.Artifact.set():
-		return a2a.EventArtifact
-	case w.Status != nil && w.ID == "" && w.taskID() != "":
-		return a2a.EventStatus
-	case w.Status != nil:
-		return a2a.EventTask
-	case len(w.Parts) > 0 || w.Role != "":
-		return a2a.EventMessage
-	}
-	return 0
+	return w.kindFromShape()
 }
 
 func (w *Object) event(big int, into *artifactOfOne) (a2a.Event, error) {

@@ -15,7 +15,10 @@
 //     tasks, send results, task pages and error frames.
 //   - wiretext.go: a part's text, unescaped with one copy.
 //   - ext.go: each extension's payload read into the model (tool calls,
-//     ADK parts, reasoning, parks, forms, steers, usage, context).
+//     tool-event parts, reasoning, parks, forms, steers, usage,
+//     context).
+//   - departures.go: where a server departs from the spec and the decoder
+//     reads it anyway, one function each (a README row each).
 //   - park.go: what a park's plain data parts say: their content, the tool
 //     call they name, the answer's schema.
 //   - encode.go: outgoing messages and their intents, the dialects'

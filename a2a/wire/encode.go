@@ -59,10 +59,10 @@ func SendConfiguration(d a2a.Dialect) map[string]any { return spellingOf(d).conf
 
 // history03Max is the historyLength a 0.3 request for the whole history
 // sends. A2A 1.0 reads an unset historyLength as no limit, but 0.3 says
-// nothing, and servers differ: the @a2a-js/sdk 0.3 server (Google ADK for
-// TypeScript's) answers with no history at all. 1,000 messages keep the
-// 100 tasks one session/load may read (SPEC §13) within a long thread's
-// reach while bounding what one answer asks the server for.
+// nothing, and servers differ: the @a2a-js/sdk 0.3 server answers with
+// no history at all. 1,000 messages keep the 100 tasks one session/load
+// may read (SPEC §13) within a long thread's reach while bounding what one
+// answer asks the server for.
 const history03Max = 1000
 
 // HistoryLength is the historyLength a request of dialect d sends for n,

@@ -2,9 +2,10 @@ package wire
 
 // The extensions shim understands, read once as a message or an artifact
 // is decoded (SPEC §3.3): tool-call-v1 in the message metadata or in data
-// parts, Google ADK's function and code parts, reasoning-v1 and ADK
-// thoughts, hitl-v1 parks, steer-consumed-v1, the hitl_resume flag,
-// cost-v1 and context-v1; and the plain data parts of a park (park.go).
+// parts, tool-event parts (a server's function and code parts:
+// departures.go), reasoning-v1 and thought texts, hitl-v1 parks,
+// steer-consumed-v1, the hitl_resume flag, cost-v1 and context-v1; and the
+// plain data parts of a park (park.go).
 
 import (
 	"bytes"
@@ -29,9 +30,9 @@ func readMessageExt(m *a2a.Message, md json.RawMessage) {
 		m.Tools = metadataToolCalls(keys.ToolCall)
 		m.Resume = isTrue(keys.Resume)
 	}
-	adk := false             // an ADK part was read as a call
-	var noADK []a2a.ToolCall // the calls but those of ADK parts, once adk
-	plain := false           // a data part of no extension shim knows
+	events := false              // a tool-event part was read as a call
+	var parkTools []a2a.ToolCall // the calls but those of tool-event parts, once events
+	plain := false               // a data part of no extension shim knows
 	for i := range m.Parts {
 		p := &m.Parts[i]
 		if p.Thought() {
@@ -41,27 +42,28 @@ func readMessageExt(m *a2a.Message, md json.RawMessage) {
 			continue
 		}
 		n := len(m.Tools)
-		switch isADK := readDataPart(m, p); {
-		case isADK && !adk:
-			adk, noADK = true, append(noADK, m.Tools[:n]...)
-		case !isADK && adk:
-			noADK = append(noADK, m.Tools[n:]...)
+		switch event := readDataPart(m, p); {
+		case event && !events:
+			events, parkTools = true, append(parkTools, m.Tools[:n]...)
+		case !event && events:
+			parkTools = append(parkTools, m.Tools[n:]...)
 		}
 		plain = plain || !p.Vendor()
 	}
-	m.NoADKTools = m.Tools
-	if adk {
-		// In a park, an ADK part is the park's data (Status.ToolCalls).
-		m.NoADKTools = noADK
+	m.ParkTools = m.Tools
+	if events {
+		// In a park, a tool-event part is the park's data
+		// (Status.ToolCalls).
+		m.ParkTools = parkTools
 	}
 	if plain {
 		m.Data = parkData(m.Parts)
 	}
 }
 
-// readDataPart reads what one data part of m says; adk reports an ADK
-// part read as a call.
-func readDataPart(m *a2a.Message, p *a2a.Part) (adk bool) {
+// readDataPart reads what one data part of m says; event reports a
+// tool-event part read as a call.
+func readDataPart(m *a2a.Message, p *a2a.Part) (event bool) {
 	switch p.MimeType {
 	case a2a.MimeToolCall:
 		var o toolCallPayload
@@ -80,7 +82,7 @@ func readDataPart(m *a2a.Message, p *a2a.Part) (adk bool) {
 	case a2a.MimeSteerConsumed:
 		m.Steers = append(m.Steers, steers(p)...)
 	}
-	tc, ok := adkToolCall(p)
+	tc, ok := toolEvent(p)
 	if ok {
 		m.Tools = append(m.Tools, tc)
 	}
@@ -144,10 +146,9 @@ type (
 		Cost json.RawMessage `json:"https://proto-labs.ai/a2a/ext/cost-v1"` // a2a.ExtCost
 	}
 	partMeta struct {
-		MimeType   json.RawMessage `json:"mimeType"`
-		MimeType2  json.RawMessage `json:"mime_type"`
-		ADKType    json.RawMessage `json:"adk_type"`
-		ADKThought json.RawMessage `json:"adk_thought"`
+		MimeType  json.RawMessage `json:"mimeType"`
+		MimeType2 json.RawMessage `json:"mime_type"`
+		adkMarks                  // departures.go
 	}
 	// toolCallPayload is a tool-call-v1 payload.
 	toolCallPayload struct {
@@ -160,15 +161,6 @@ type (
 		Error   json.RawMessage `json:"error"`
 		Parent  json.RawMessage `json:"parentToolCallId"`
 		Parent2 json.RawMessage `json:"parent_tool_call_id"`
-	}
-	// adkPayload is the data of a Google ADK part, of any of its kinds.
-	adkPayload struct {
-		ID       json.RawMessage `json:"id"`
-		Name     json.RawMessage `json:"name"`
-		Args     json.RawMessage `json:"args"`
-		Response json.RawMessage `json:"response"`
-		Output   json.RawMessage `json:"output"`
-		Outcome  json.RawMessage `json:"outcome"`
 	}
 )
 
@@ -223,55 +215,6 @@ func (o *toolCallPayload) call() a2a.ToolCall {
 		Error:    rawText(o.Error),
 		ParentID: first(rawStr(o.Parent), rawStr(o.Parent2)),
 	}
-}
-
-// adkToolCall reads a Google ADK part: function_call,
-// function_response, executable_code or code_execution_result.
-func adkToolCall(p *a2a.Part) (a2a.ToolCall, bool) {
-	read, ok := adkParts[p.ADKType]
-	if !ok {
-		return a2a.ToolCall{}, false
-	}
-	var o adkPayload
-	object := p.Kind == a2a.PartData && readKeys(p.Data, &o)
-	return read(p, &o, object), true
-}
-
-// adkParts read an ADK part of each kind; object reports whether its data
-// is an object (o is empty otherwise).
-var adkParts = map[string]func(p *a2a.Part, o *adkPayload, object bool) a2a.ToolCall{
-	"function_call": func(_ *a2a.Part, o *adkPayload, _ bool) a2a.ToolCall {
-		return a2a.ToolCall{ID: rawStr(o.ID), Name: rawStr(o.Name), Phase: a2a.PhaseStarted, Args: rawText(o.Args)}
-	},
-	"function_response": func(_ *a2a.Part, o *adkPayload, _ bool) a2a.ToolCall {
-		tc := a2a.ToolCall{ID: rawStr(o.ID), Name: rawStr(o.Name), Phase: a2a.PhaseCompleted}
-		resp := o.Response
-		if r := keysOf(resp); r != nil {
-			if e, ok := r["error"]; ok && !isNull(e) {
-				tc.Phase, tc.Error = a2a.PhaseFailed, rawText(e)
-			}
-			if res, ok := r["result"]; ok && len(r) == 1 {
-				resp = res
-			}
-		}
-		tc.Result = rawText(resp)
-		return tc
-	},
-	"executable_code": func(p *a2a.Part, o *adkPayload, object bool) a2a.ToolCall {
-		tc := a2a.ToolCall{ID: rawStr(o.ID), Name: a2a.ToolCodeExecution, Phase: a2a.PhaseStarted, Args: "null"}
-		if object {
-			tc.Args = rawText(p.Data)
-		}
-		return tc
-	},
-	"code_execution_result": func(_ *a2a.Part, o *adkPayload, _ bool) a2a.ToolCall {
-		tc := a2a.ToolCall{ID: rawStr(o.ID), Name: a2a.ToolCodeExecution, Phase: a2a.PhaseCompleted, Result: rawStr(o.Output)}
-		switch outcome := rawStr(o.Outcome); strings.ToUpper(outcome) {
-		case "OUTCOME_FAILED", "OUTCOME_DEADLINE_EXCEEDED":
-			tc.Phase, tc.Error = a2a.PhaseFailed, outcome
-		}
-		return tc
-	},
 }
 
 // hitl reads a hitl-v1 park; m is its message, whose text is a question's
@@ -442,7 +385,7 @@ func float(o map[string]any, keys ...string) float64 {
 func num(o map[string]any, keys ...string) int64 { return int64(float(o, keys...)) }
 
 // readPartMeta reads what shim reads of a part's metadata object m: its
-// mime type and its ADK keys.
+// mime type, and whether it is a tool event or a thought.
 func readPartMeta(out *a2a.Part, m json.RawMessage) {
 	var keys partMeta
 	readKeys(m, &keys)
@@ -451,9 +394,7 @@ func readPartMeta(out *a2a.Part, m json.RawMessage) {
 	} else if s, ok := rawString(keys.MimeType2); ok {
 		out.MimeType = s
 	}
-	out.ADK = keys.ADKType != nil // given, null included
-	out.ADKType = rawStr(keys.ADKType)
-	out.ADKThought = isTrue(keys.ADKThought)
+	keys.mark(out)
 }
 
 // ownMeta is a wire value's metadata as the model keeps it: nil when it

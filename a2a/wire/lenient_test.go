@@ -434,7 +434,7 @@ func TestBigMetadataReadNotKept(t *testing.T) {
 	if !m.HitlResume() || m.Metadata != nil || m.Parts[0].Metadata != nil {
 		t.Errorf("resume %v, metadata kept: %d and %d bytes", m.HitlResume(), len(m.Metadata), len(m.Parts[0].Metadata))
 	}
-	if p := m.Parts[0]; !p.ADK || p.ADKType != "function_call" || p.MimeType != "x/y" {
+	if p := m.Parts[0]; !p.ToolEvent || p.ToolEventType != "function_call" || p.MimeType != "x/y" {
 		t.Errorf("part %+v", p)
 	}
 	want := []a2a.ToolCall{{ID: "c", Name: "run", Args: `{"a":1}`}, {ID: "f", Name: "n", Phase: a2a.PhaseStarted, Args: `{}`}}
