@@ -13,7 +13,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/auth"
-	"github.com/shimdev/shim/a2a/wire"
+	"github.com/shimdev/shim/a2a/wire/request"
 )
 
 // agentServer is a fake A2A server: it serves card at the well-known path
@@ -205,9 +205,9 @@ func TestTenantOnlyFor10(t *testing.T) {
 }
 
 // history03 is the historyLength a 0.3 request for the whole history
-// sends (wire.HistoryLength).
+// sends (request.HistoryLength).
 func history03() int {
-	n, _ := wire.HistoryLength(a2a.V03, a2a.HistoryAll)
+	n, _ := request.HistoryLength(a2a.V03, a2a.HistoryAll)
 	return n
 }
 

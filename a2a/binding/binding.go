@@ -24,7 +24,7 @@ type Binding interface {
 	Subscribe(ctx context.Context, taskID string) (*Stream, error)
 	// GetTask reads a task back with at most historyLength messages of
 	// its history (a2a.HistoryAll: the whole history, as the dialect
-	// spells it: wire.HistoryLength).
+	// spells it: request.HistoryLength).
 	GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error)
 	// CancelTask asks the server to cancel a task.
 	CancelTask(ctx context.Context, id string) error

@@ -10,6 +10,7 @@ import (
 	"github.com/shimdev/shim/a2a/binding"
 	"github.com/shimdev/shim/a2a/jsonrpc"
 	"github.com/shimdev/shim/a2a/wire"
+	"github.com/shimdev/shim/a2a/wire/request"
 )
 
 // The Gemini CLI profile (SPEC §12.5): this file chooses it and decodes
@@ -78,7 +79,7 @@ func (g *Binding) Send(ctx context.Context, m a2a.OutMessage, immediate bool) (*
 	s := g.session(m.ContextID)
 	p := map[string]any{"message": s.encode(m)}
 	if immediate {
-		p["configuration"] = wire.SendConfiguration(a2a.V03)
+		p["configuration"] = request.SendConfiguration(a2a.V03)
 	}
 	return s.rpc.OpenStream(ctx, "message/send", p, &geminiFrames{s: s})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/binding"
 	"github.com/shimdev/shim/a2a/wire"
+	"github.com/shimdev/shim/a2a/wire/request"
 )
 
 // methods are a dialect's method names; "" is a call the dialect lacks.
@@ -52,7 +53,7 @@ func New(conn *binding.Conn, card *a2a.Card) *Binding {
 func (c *Binding) Conn() *binding.Conn { return c.conn }
 
 func (c *Binding) encode(method string, params any) []byte {
-	return wire.MarshalRPC(c.seq.Add(1), method, params)
+	return request.RPC(c.seq.Add(1), method, params)
 }
 
 // call makes a unary JSON-RPC call with retries.
@@ -89,7 +90,7 @@ func (c *Binding) params(p map[string]any) map[string]any {
 // GetTask implements binding.Binding.
 func (c *Binding) GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
 	p := map[string]any{"id": id}
-	if n, ok := wire.HistoryLength(c.dialect, historyLength); ok {
+	if n, ok := request.HistoryLength(c.dialect, historyLength); ok {
 		p["historyLength"] = n
 	}
 	raw, err := c.call(ctx, c.methods.get, c.params(p))
@@ -112,7 +113,7 @@ func (c *Binding) ListTasks(ctx context.Context, q binding.TaskQuery) (binding.T
 		return binding.TaskPage{}, a2a.ErrUnsupported
 	}
 	p := map[string]any{"contextId": q.ContextID, "pageSize": 100, "includeArtifacts": true}
-	if n, ok := wire.HistoryLength(c.dialect, q.HistoryLength); ok {
+	if n, ok := request.HistoryLength(c.dialect, q.HistoryLength); ok {
 		p["historyLength"] = n
 	}
 	if q.PageToken != "" {
@@ -128,14 +129,14 @@ func (c *Binding) ListTasks(ctx context.Context, q binding.TaskQuery) (binding.T
 
 // SendStreaming implements binding.Binding.
 func (c *Binding) SendStreaming(ctx context.Context, m a2a.OutMessage) (*binding.Stream, error) {
-	return c.OpenStream(ctx, c.methods.stream, c.params(map[string]any{"message": wire.EncodeMessage(c.dialect, m)}), &Frames{})
+	return c.OpenStream(ctx, c.methods.stream, c.params(map[string]any{"message": request.Message(c.dialect, m)}), &Frames{})
 }
 
 // Send implements binding.Binding.
 func (c *Binding) Send(ctx context.Context, m a2a.OutMessage, immediate bool) (*binding.Stream, error) {
-	p := map[string]any{"message": wire.EncodeMessage(c.dialect, m)}
+	p := map[string]any{"message": request.Message(c.dialect, m)}
 	if immediate {
-		p["configuration"] = wire.SendConfiguration(c.dialect)
+		p["configuration"] = request.SendConfiguration(c.dialect)
 	}
 	return c.OpenStream(ctx, c.methods.send, c.params(p), &Frames{})
 }

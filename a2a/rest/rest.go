@@ -12,6 +12,8 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/binding"
 	"github.com/shimdev/shim/a2a/wire"
+	"github.com/shimdev/shim/a2a/wire/request"
+	"github.com/shimdev/shim/a2a/wire/rpcerror"
 )
 
 // A codec is how one version of the binding names its routes and spells
@@ -42,7 +44,7 @@ var codecs = map[a2a.Dialect]*codec{
 	a2a.V10: {
 		extendedCard: "/extendedAgentCard",
 		lists:        true,
-		message:      func(m a2a.OutMessage) map[string]any { return wire.EncodeMessage(a2a.V10, m) },
+		message:      func(m a2a.OutMessage) map[string]any { return request.Message(a2a.V10, m) },
 		task:         func(b []byte) (*a2a.Task, error) { return wire.DecodeTask(b) },
 		sendResult:   func(b []byte) ([]a2a.Event, error) { return wire.DecodeSendResult(b) },
 		frame:        (*wire.Decoder).RESTFrame,
@@ -51,7 +53,7 @@ var codecs = map[a2a.Dialect]*codec{
 		prefix: "/v1",
 		// GetAgentCard, 0.3's agent/getAuthenticatedExtendedCard.
 		extendedCard: "/card",
-		message:      wire.EncodeMessageProto03,
+		message:      request.MessageProto03,
 		task:         wire.DecodeTaskProto03,
 		sendResult:   wire.DecodeSendResultProto03,
 		frame:        (*wire.Decoder).RESTFrameProto03,
@@ -109,7 +111,7 @@ func (c *Binding) call(ctx context.Context, method, target string, body []byte, 
 // GetTask implements binding.Binding.
 func (c *Binding) GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
 	q := url.Values{}
-	if n, ok := wire.HistoryLength(c.dialect, historyLength); ok {
+	if n, ok := request.HistoryLength(c.dialect, historyLength); ok {
 		q.Set("historyLength", strconv.Itoa(n))
 	}
 	raw, err := c.call(ctx, http.MethodGet, c.route(taskPath(id, ""), q), nil, "GetTask")
@@ -131,7 +133,7 @@ func (c *Binding) ListTasks(ctx context.Context, tq binding.TaskQuery) (binding.
 		return binding.TaskPage{}, a2a.ErrUnsupported
 	}
 	q := url.Values{"contextId": {tq.ContextID}, "pageSize": {"100"}, "includeArtifacts": {"true"}}
-	if n, ok := wire.HistoryLength(c.dialect, tq.HistoryLength); ok {
+	if n, ok := request.HistoryLength(c.dialect, tq.HistoryLength); ok {
 		q.Set("historyLength", strconv.Itoa(n))
 	}
 	if tq.PageToken != "" {
@@ -152,7 +154,7 @@ func (c *Binding) ExtendedCard(ctx context.Context) ([]byte, error) {
 
 // SendStreaming implements binding.Binding.
 func (c *Binding) SendStreaming(ctx context.Context, m a2a.OutMessage) (*binding.Stream, error) {
-	body := wire.MarshalBody(map[string]any{"message": c.codec.message(m)})
+	body := request.Body(map[string]any{"message": c.codec.message(m)})
 	return c.openStream(ctx, http.MethodPost, c.route("/message:stream", nil), body, "SendStreamingMessage")
 }
 
@@ -160,9 +162,9 @@ func (c *Binding) SendStreaming(ctx context.Context, m a2a.OutMessage) (*binding
 func (c *Binding) Send(ctx context.Context, m a2a.OutMessage, immediate bool) (*binding.Stream, error) {
 	p := map[string]any{"message": c.codec.message(m)}
 	if immediate {
-		p["configuration"] = wire.SendConfiguration(c.dialect)
+		p["configuration"] = request.SendConfiguration(c.dialect)
 	}
-	return c.openStream(ctx, http.MethodPost, c.route("/message:send", nil), wire.MarshalBody(p), "SendMessage")
+	return c.openStream(ctx, http.MethodPost, c.route("/message:send", nil), request.Body(p), "SendMessage")
 }
 
 // Subscribe implements binding.Binding: GET as the binding says; a
@@ -260,7 +262,7 @@ func result(resp *http.Response, target string, data []byte) ([]byte, error) {
 		}
 		return data, nil
 	}
-	if re := wire.DecodeStatusError(resp.StatusCode, data); re != nil {
+	if re := rpcerror.Decode(resp.StatusCode, data); re != nil {
 		return nil, &statusError{RPCError: re, status: resp.StatusCode}
 	}
 	return nil, binding.HTTPError(resp.StatusCode, target, ct, data)

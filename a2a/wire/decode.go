@@ -13,6 +13,7 @@ import (
 	fastjson "github.com/segmentio/encoding/json"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/wire/rpcerror"
 )
 
 // The wire types below accept both dialects at once: camelCase and
@@ -788,7 +789,7 @@ func (e *wireError) rpcError() *a2a.RPCError {
 		code = int64(f)
 	}
 	r := &a2a.RPCError{Code: int(code), Message: strings.Clone(e.Message), Data: bytes.Clone(e.Data)}
-	r.Reason, r.Notes = dataDetails(e.Data)
+	r.Reason, r.Notes = rpcerror.Details(e.Data)
 	return r
 }
 

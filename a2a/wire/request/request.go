@@ -1,4 +1,4 @@
-package wire
+package request
 
 import (
 	"bytes"
@@ -49,8 +49,8 @@ func spellingOf(d a2a.Dialect) spelling {
 	return spellings[a2a.V10]
 }
 
-// EncodeMessage builds a user message for the dialect.
-func EncodeMessage(d a2a.Dialect, m a2a.OutMessage) map[string]any {
+// Message builds a user message for the dialect.
+func Message(d a2a.Dialect, m a2a.OutMessage) map[string]any {
 	return spellingOf(d).message(encodeMessage(m))
 }
 
@@ -309,18 +309,17 @@ type rpcRequest struct {
 	Params  any    `json:"params"`
 }
 
-// MarshalRPC marshals a JSON-RPC request, the long texts of its params
-// spliced in without a copy.
-func MarshalRPC(id int64, method string, params any) []byte {
+// RPC marshals a JSON-RPC request, the long texts of its params spliced
+// in without a copy.
+func RPC(id int64, method string, params any) []byte {
 	var longs []*longText
 	collectLong(params, &longs)
 	b, _ := marshalSpliced(rpcRequest{JSONRPC: "2.0", ID: id, Method: method, Params: params}, longs)
 	return b
 }
 
-// MarshalBody marshals a request body, long texts spliced in without a
-// copy.
-func MarshalBody(v any) []byte {
+// Body marshals a request body, long texts spliced in without a copy.
+func Body(v any) []byte {
 	var longs []*longText
 	collectLong(v, &longs)
 	b, _ := marshalSpliced(v, longs)
