@@ -14,6 +14,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/wire/rpcerror"
+	"github.com/shimdev/shim/internal/jsontext"
 )
 
 // The wire types below accept both dialects at once: camelCase and
@@ -102,7 +103,7 @@ func (e *Enum) UnmarshalJSON(b []byte) error {
 	}
 	if b[0] == '"' {
 		// A string without escapes is its text (no decoder run per enum).
-		s, ok := rawString(b)
+		s, ok := jsontext.String(b)
 		if !ok {
 			if err := fastjson.Unmarshal(b, &s); err != nil {
 				return err

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/internal/jsontext"
 )
 
 // adkMarks are the keys of a part's metadata with which Google ADK (its
@@ -32,7 +33,7 @@ type adkMarks struct {
 func (k *adkMarks) mark(out *a2a.Part) {
 	out.ToolEvent = k.ADKType != nil
 	out.ToolEventType = rawStr(k.ADKType)
-	out.Thinking = isTrue(k.ADKThought)
+	out.Thinking = jsontext.IsTrue(k.ADKThought)
 }
 
 // adkPayload is the data of a Google ADK tool-event part, of any of its
@@ -70,7 +71,7 @@ func toolEvent(p *a2a.Part) (a2a.ToolCall, bool) {
 // adkFunctionCall: Google ADK sends a tool call as a data part
 // {id, name, args} marked adk_type function_call.
 func adkFunctionCall(_ *a2a.Part, o *adkPayload, _ bool) a2a.ToolCall {
-	return a2a.ToolCall{ID: rawStr(o.ID), Name: rawStr(o.Name), Phase: a2a.PhaseStarted, Args: rawText(o.Args)}
+	return a2a.ToolCall{ID: rawStr(o.ID), Name: rawStr(o.Name), Phase: a2a.PhaseStarted, Args: jsontext.Text(o.Args)}
 }
 
 // adkFunctionResponse: Google ADK sends a tool's result as a data part
@@ -81,14 +82,14 @@ func adkFunctionResponse(_ *a2a.Part, o *adkPayload, _ bool) a2a.ToolCall {
 	tc := a2a.ToolCall{ID: rawStr(o.ID), Name: rawStr(o.Name), Phase: a2a.PhaseCompleted}
 	resp := o.Response
 	if r := keysOf(resp); r != nil {
-		if e, ok := r["error"]; ok && !isNull(e) {
-			tc.Phase, tc.Error = a2a.PhaseFailed, rawText(e)
+		if e, ok := r["error"]; ok && !jsontext.IsNull(e) {
+			tc.Phase, tc.Error = a2a.PhaseFailed, jsontext.Text(e)
 		}
 		if res, ok := r["result"]; ok && len(r) == 1 {
 			resp = res
 		}
 	}
-	tc.Result = rawText(resp)
+	tc.Result = jsontext.Text(resp)
 	return tc
 }
 
@@ -98,7 +99,7 @@ func adkFunctionResponse(_ *a2a.Part, o *adkPayload, _ bool) a2a.ToolCall {
 func adkExecutableCode(p *a2a.Part, o *adkPayload, object bool) a2a.ToolCall {
 	tc := a2a.ToolCall{ID: rawStr(o.ID), Name: a2a.ToolCodeExecution, Phase: a2a.PhaseStarted, Args: "null"}
 	if object {
-		tc.Args = rawText(p.Data)
+		tc.Args = jsontext.Text(p.Data)
 	}
 	return tc
 }
