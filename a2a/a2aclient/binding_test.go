@@ -52,7 +52,7 @@ func startReal(t *testing.T, opts agent.Options) (string, *seen) {
 func realClient(t *testing.T, url string, cfg a2aclient.Config) *a2aclient.Client {
 	t.Helper()
 	cfg.URL = url
-	cfg.RetryWait = 5 * time.Millisecond
+	cfg = a2aclient.WithRetryWait(cfg, 5*time.Millisecond)
 	c, err := a2aclient.New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -49,17 +49,12 @@ type Config struct {
 	// §12.7). It wins over Version and Binding. The card is still read
 	// (CardURL) for the agent's name, skills, capabilities and security.
 	Codec Codec
-	// PollInterval is the longest wait between the GetTask polls of a
-	// non-streaming agent's task (default and at most 1 s).
-	PollInterval time.Duration
 	// AllowInsecureHTTP allows the token over plain http to a non-loopback host.
 	AllowInsecureHTTP bool
 	// Stall is how long a silent stream is waited for (0: forever).
 	Stall time.Duration
 	// Timeout is one unary attempt's limit (default 20 s).
 	Timeout time.Duration
-	// RetryWait is the first backoff between unary attempts (default 250 ms).
-	RetryWait time.Duration
 	// UserAgent is sent with every request.
 	UserAgent string
 	// Transport carries the requests (default: a pooled transport).
@@ -101,6 +96,12 @@ type Config struct {
 	// (a card that leaves streaming out is taken to stream): each task
 	// is polled (SPEC §12.6).
 	NoStreaming bool
+
+	// Set by the tests (export_test.go): pollInterval is the longest wait
+	// between the GetTask polls of a non-streaming agent's task (default
+	// and at most 1 s), retryWait the first backoff between unary
+	// attempts (default 250 ms).
+	pollInterval, retryWait time.Duration
 }
 
 // Stream is the event stream of one call (Client.Stream, Resubscribe):
@@ -185,7 +186,7 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 		cred = cfg.Credential(c.stored)
 	}
 	c.conn = binding.New(binding.Options{Credential: cred, Origin: c.origin, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
-		UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, RetryWait: cfg.RetryWait, Stall: cfg.Stall,
+		UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, RetryWait: cfg.retryWait, Stall: cfg.Stall,
 		Base: cfg.Transport, Wrap: c.stored.Wrap, Log: cfg.Log, Trace: cfg.Trace, MaxEvent: maxEvent})
 	return c, nil
 }
@@ -325,7 +326,7 @@ func (c *Client) Stream(ctx context.Context, m a2a.OutMessage) (*Stream, error) 
 		if err != nil {
 			return nil, err
 		}
-		return binding.Poll(ctx, b, s, c.cfg.PollInterval), nil
+		return binding.Poll(ctx, b, s, c.cfg.pollInterval), nil
 	}
 	return b.SendStreaming(ctx, m)
 }

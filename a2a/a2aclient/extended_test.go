@@ -160,7 +160,7 @@ func TestNonStreamingRealServer(t *testing.T) {
 	for _, b := range bindings[:2] {
 		t.Run(b.name, func(t *testing.T) {
 			url, rec := startReal(t, agent.Options{Name: "Go Agent", Binding: b.binding, NoStreaming: true})
-			c := realClient(t, url, a2aclient.Config{PollInterval: 50 * time.Millisecond})
+			c := realClient(t, url, a2aclient.WithPollInterval(a2aclient.Config{}, 50*time.Millisecond))
 			ctx := tctx(t)
 			s, err := c.Stream(ctx, a2a.OutMessage{Parts: []a2a.Part{{Kind: a2a.PartText, Text: "use the tool"}}})
 			if err != nil {

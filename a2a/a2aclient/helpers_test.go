@@ -153,8 +153,8 @@ func (l *logBuffer) logger() *slog.Logger {
 // newClient builds a client with quick retries and fails the test on error.
 func newClient(t *testing.T, cfg Config) *Client {
 	t.Helper()
-	if cfg.RetryWait == 0 {
-		cfg.RetryWait = 5 * time.Millisecond
+	if cfg.retryWait == 0 {
+		cfg.retryWait = 5 * time.Millisecond
 	}
 	c, err := New(cfg)
 	if err != nil {

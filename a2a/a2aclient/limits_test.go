@@ -21,8 +21,8 @@ import (
 // lowClient is newClient with SSE events and bodies bounded at limit.
 func lowClient(t *testing.T, cfg Config, limit int) *Client {
 	t.Helper()
-	if cfg.RetryWait == 0 {
-		cfg.RetryWait = 5 * time.Millisecond
+	if cfg.retryWait == 0 {
+		cfg.retryWait = 5 * time.Millisecond
 	}
 	c, err := newBounded(cfg, limit)
 	if err != nil {
