@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"github.com/shimdev/shim/a2a/a2aclient"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/examples/agent"
 	"github.com/shimdev/shim/internal/acptest"

@@ -7,18 +7,17 @@ package bridge
 import (
 	"context"
 	"errors"
-	"github.com/shimdev/shim/a2a/a2aclient"
-	"github.com/shimdev/shim/bridge/turn"
 	"strings"
 	"time"
 
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/randid"
-
-	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/threads"
 )
 

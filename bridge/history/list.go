@@ -7,13 +7,13 @@ package history
 import (
 	"context"
 	"errors"
-	"github.com/shimdev/shim/a2a/a2aclient"
 	"log/slog"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/threads"
 )

@@ -9,11 +9,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/shimdev/shim/a2a/a2aclient"
 	"log/slog"
 	"slices"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/bridge/past"
 )
 

@@ -7,10 +7,10 @@ package turn
 import (
 	"errors"
 	"fmt"
-	"github.com/shimdev/shim/a2a/a2aclient"
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
 )

@@ -10,11 +10,11 @@ package turn
 import (
 	"context"
 	"errors"
-	"github.com/shimdev/shim/a2a/a2aclient"
 	"strings"
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 )
 
