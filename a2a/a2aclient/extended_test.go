@@ -42,14 +42,7 @@ func TestExtendedCardRealServer(t *testing.T) {
 			if err := c.Probe(ctx); err != nil {
 				t.Fatal(err)
 			}
-			card = c.KnownCard()
-			if card.Name != "Go Agent (signed in)" || !card.Extended || len(card.Skills) != 2 {
-				t.Fatalf("extended card %+v", card)
-			}
-			sk := card.Skills[1]
-			if sk.ID != "review" || sk.Name != "review" || sk.Description != "reviews a change" || len(sk.Examples) != 1 || sk.Examples[0] != "review my last commit" {
-				t.Errorf("skill %+v", sk)
-			}
+			checkExtendedCard(t, c.KnownCard())
 			mu.Lock()
 			if len(changed) != 1 || changed[0].Name != "Go Agent (signed in)" {
 				t.Errorf("OnCardChange saw %v", changed)
@@ -67,6 +60,20 @@ func TestExtendedCardRealServer(t *testing.T) {
 				t.Errorf("stream after the extended card: %v %v", lastState(evs), err)
 			}
 		})
+	}
+}
+
+// checkExtendedCard checks the card in use once the real server's
+// extended card was read (TestExtendedCardRealServer): its name and its
+// second skill.
+func checkExtendedCard(t *testing.T, card *a2a.Card) {
+	t.Helper()
+	if card.Name != "Go Agent (signed in)" || !card.Extended || len(card.Skills) != 2 {
+		t.Fatalf("extended card %+v", card)
+	}
+	sk := card.Skills[1]
+	if sk.ID != "review" || sk.Name != "review" || sk.Description != "reviews a change" || len(sk.Examples) != 1 || sk.Examples[0] != "review my last commit" {
+		t.Errorf("skill %+v", sk)
 	}
 }
 
