@@ -10,6 +10,7 @@ package a2aclient
 
 import (
 	"fmt"
+	"log/slog"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/binding"
@@ -87,30 +88,30 @@ var bindings = map[bindingKey]newBinding{
 	{a2a.V03, a2a.BindingJSONRPC, ProfileGeminiCLI}: as(gemini.New),
 }
 
-// bind returns the binding of card: its profile's row, else the generic
-// row of its dialect and binding. c.mu is held.
-func (c *Client) bind(card *a2a.Card) (binding.Binding, error) {
-	p := c.profileOf(card)
+// bind returns the binding of card over conn for the agent of profile
+// named (Config.Profile): its profile's row, else the generic row of its
+// dialect and binding.
+func bind(conn *binding.Conn, card *a2a.Card, named string, log *slog.Logger) (binding.Binding, error) {
+	p := profileOf(named, card)
 	if newB, ok := bindings[bindingKey{card.Dialect, card.Binding, p.name}]; ok && p.name != ProfileGeneric {
-		c.log.Info(p.says, "profile", c.cfg.Profile)
-		return newB(c.conn, card), nil
+		log.Info(p.says, "profile", named)
+		return newB(conn, card), nil
 	}
 	if newB, ok := bindings[bindingKey{card.Dialect, card.Binding, ProfileGeneric}]; ok {
-		return newB(c.conn, card), nil
+		return newB(conn, card), nil
 	}
 	return nil, fmt.Errorf("shim speaks no %s binding of A2A %s", card.Binding, card.Dialect)
 }
 
-// profileOf is the profile of the agent of card: the one Config.Profile
-// names, else (auto) the one whose card it is; generic (no row) when none
-// applies.
-func (c *Client) profileOf(card *a2a.Card) profile {
+// profileOf is the profile of the agent of card: the one named, else
+// (auto) the one whose card it is; generic (no row) when none applies.
+func profileOf(named string, card *a2a.Card) profile {
 	for _, p := range profiles {
-		if c.cfg.Profile == p.name {
+		if named == p.name {
 			return p
 		}
 	}
-	if c.cfg.Profile != ProfileGeneric {
+	if named != ProfileGeneric {
 		for _, p := range profiles {
 			if card.Name == p.cardName {
 				return p

@@ -246,7 +246,7 @@ func (c *Client) binding(ctx context.Context) (binding.Binding, *a2a.Card, error
 		return nil, nil, err
 	}
 	if c.bound == nil {
-		b, err := c.bind(card)
+		b, err := bind(c.conn, card, c.cfg.Profile, c.log)
 		if err != nil {
 			return nil, nil, err
 		}
