@@ -85,7 +85,7 @@ type Card struct {
 	NoReplay bool
 	// Security is what the card says about signing in (security.go).
 	Security *Security
-	// Binding is the transport the calls go over.
+	// Binding is the protocol binding the calls go over.
 	Binding Binding
 	// Skills are the card's skills in its order.
 	Skills []Skill

@@ -31,18 +31,25 @@
 //
 // The packages, one way (each imports only those before it):
 //
-//	a2a ← wire, sse ← agentcard ← auth (auth/credentials apart) ← transport
-//	    ← jsonrpc, rest ← gemini ← operator ← a2aclient
+//	a2a ← wire/extension, wire/request, wire/rpcerror, sse ← wire
+//	    ← agentcard ← auth (auth/credentials apart) ← binding
+//	    ← jsonrpc, rest ← gemini, operator ← a2aclient
 //	auth ← auth/platform (imported by cmd/shim, not by a2aclient)
 //
-// wire is A2A's JSON in both dialects, converted at the edge; sse the
+// wire reads A2A's JSON in both dialects, converted at the edge (where a
+// server departs from the spec: wire/departures.go), wire/extension the
+// payloads of the extensions shim understands, wire/request what shim
+// sends, wire/rpcerror HTTP+JSON error bodies and typed details; sse the
 // event stream reader; agentcard the agent card's JSON (endpoint,
-// dialect, binding, skills, security schemes); auth the schemes, the credential on a request and
-// OAuth; auth/platform the managed platforms (their URLs and cards, their
-// own credential libraries); transport the HTTP connection, streams and the Transport
-// interface; jsonrpc, rest and gemini one binding each; operator
+// dialect, binding, skills, security schemes); auth the schemes, the
+// credential on a request and OAuth; auth/platform the managed platforms
+// (their URLs and cards, their own credential libraries); binding what
+// every binding shares (the HTTP connection, streams, the Binding
+// interface); jsonrpc, rest and gemini one binding each (gemini: the
+// Gemini CLI server's profile, a binding of its own); operator
 // protoAgent's operator API (not A2A) over the same connection; a2aclient
-// the client that discovers the card and picks the binding.
+// the client that discovers the card and picks the binding from its
+// table: beside a2a, the one A2A package bridge imports.
 //
 // Goroutines: none. Locks: ReadBudget.mu, held by no one while it takes
 // another.

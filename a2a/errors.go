@@ -12,7 +12,7 @@ type RPCError struct {
 	Message string
 	Data    []byte
 	// Reason is the google.rpc.ErrorInfo reason of its typed details, and
-	// Notes what the others say for a person (errdetails.go).
+	// Notes what the others say for a person (package wire/rpcerror).
 	Reason string
 	Notes  []string
 }

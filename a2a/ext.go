@@ -37,15 +37,15 @@ const (
 	PhaseOutput Phase = "output"
 )
 
-// ToolCodeExecution is the tool name of Google ADK code execution: an
-// executable_code part starts the call (its Args the code and language),
-// a code_execution_result part ends it (its Result the output).
+// ToolCodeExecution is the tool name of code execution tool events: the
+// code part starts the call (its Args the code and language), the
+// result part ends it (its Result the output).
 const ToolCodeExecution = "code_execution"
 
-// ToolCall is one tool-call-v1 event (or a Google ADK function or code
-// execution part).
+// ToolCall is one tool-call-v1 event (or a server's tool-event part: a
+// function call or response, code run or its result).
 type ToolCall struct {
-	// ID is empty for a call the server names no id for (ADK code
+	// ID is empty for a call the server names no id for (code
 	// execution): its start is a new call, its end ends the latest call
 	// of its Name not ended.
 	ID    string
@@ -138,7 +138,8 @@ type Hitl struct {
 	Description string
 	Fields      []FormField
 	// ToolCallID is the tool call an approval is about, when the agent
-	// names it: the answer refers to it and its card is the approval's.
+	// names it: the answer refers to it and the call is shown as the
+	// approval's.
 	ToolCallID string
 	// Always is set when the agent itself can remember an "always allow"
 	// answer for this call (ApprovalAnswer.Always).
@@ -173,27 +174,28 @@ type SteerItem struct {
 }
 
 // Known reports whether p is a part shim interprets or deliberately
-// ignores (a vendor extension or an ADK part) rather than shows as is.
+// ignores (a vendor extension or a tool-event part) rather than shows as
+// is.
 func (p *Part) Known() bool {
 	if p.Vendor() {
 		return true
 	}
-	return p.ADK
+	return p.ToolEvent
 }
 
 // Vendor reports whether p is a part of an extension of shim's own vendor
 // (a mime type under application/vnd.protolabs.).
 func (p *Part) Vendor() bool { return strings.HasPrefix(p.MimeType, mimeVendorPrefix) }
 
-// Thought reports whether p is a Google ADK thought text.
+// Thought reports whether p is a text of the agent's thinking.
 func (p *Part) Thought() bool {
-	return p.Kind == PartText && p.ADKThought
+	return p.Kind == PartText && p.Thinking
 }
 
 // DataJSON returns the data of a data part as indented-free JSON text.
 func (p *Part) DataJSON() string { return string(p.Data) }
 
-// Text returns the message's text parts joined, ADK thoughts excluded.
+// Text returns the message's text parts joined, thoughts excluded.
 func (m *Message) Text() string {
 	if m == nil {
 		return ""
@@ -208,7 +210,7 @@ func (m *Message) Text() string {
 }
 
 // Thoughts returns the reasoning in the message: reasoning-v1 parts and
-// ADK thought texts, in order.
+// thought texts, in order.
 func (m *Message) Thoughts() []string {
 	if m == nil {
 		return nil
@@ -218,9 +220,8 @@ func (m *Message) Thoughts() []string {
 
 // ToolCalls returns the tool events the message carries: tool-call-v1 in
 // the message metadata (one object or a list), the older tool-call-v1
-// data parts, ADK function_call / function_response parts and ADK
-// executable_code / code_execution_result parts; or what an agent
-// profile read.
+// data parts and tool-event parts (function calls and responses, code
+// run and its result); or what an agent profile read.
 func (m *Message) ToolCalls() []ToolCall {
 	if m == nil {
 		return nil
@@ -230,13 +231,13 @@ func (m *Message) ToolCalls() []ToolCall {
 
 // ToolCalls returns the tool events of the status message
 // (Message.ToolCalls), but in a park (input-required, auth-required) its
-// ADK parts are the park's data (ParkData), not calls that run.
+// tool-event parts are the park's data (ParkData), not calls that run.
 func (s Status) ToolCalls() []ToolCall {
 	if s.Message == nil {
 		return nil
 	}
 	if s.State.Interrupted() {
-		return s.Message.NoADKTools
+		return s.Message.ParkTools
 	}
 	return s.Message.Tools
 }

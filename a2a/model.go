@@ -95,11 +95,15 @@ type Part struct {
 	Data []byte
 	// MimeType is metadata.mimeType: how extension data parts are told apart.
 	MimeType string
-	// ADK is set when metadata.adk_type is (a Google ADK part), ADKType
-	// is its name and ADKThought metadata.adk_thought (an ADK thought).
-	ADK        bool
-	ADKType    string
-	ADKThought bool
+	// ToolEvent is set when the part is a server's tool event (a call,
+	// its result, code run and its output: read into its message's tool
+	// calls, never shown as it is), ToolEventType the server's name of the
+	// event; Thinking when a text part is the agent's thinking, not its
+	// answer (Thought). The decoder sets them from the metadata of the
+	// servers that mark parts so (package wire, departures.go).
+	ToolEvent     bool
+	ToolEventType string
+	Thinking      bool
 	// Metadata is the part's metadata object as its raw JSON (nil when it
 	// had none, or one past 64 KiB: what shim reads of it is read as it is
 	// decoded); the keys shim reads are the fields above.
@@ -122,11 +126,12 @@ type Message struct {
 	// message is decoded (package wire), or by an agent profile; the
 	// accessors (ToolCalls, Hitl, …) read them on a nil message too.
 
-	// Tools are its tool events (ToolCalls); NoADKTools those of them
-	// that are no Google ADK part (in a park, an ADK part is the park's
-	// data: Status.ToolCalls).
-	Tools      []ToolCall
-	NoADKTools []ToolCall
+	// Tools are its tool events (ToolCalls); ParkTools those of them a
+	// park does not take as its data: all but those of its tool-event
+	// parts (in a park such a part says what the park is about: ParkData,
+	// Status.ToolCalls).
+	Tools     []ToolCall
+	ParkTools []ToolCall
 	// Park is its park (Hitl).
 	Park *Hitl
 	// Reasoning is its reasoning (Thoughts).

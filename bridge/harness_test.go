@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"github.com/shimdev/shim/a2a/a2aclient"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/examples/agent"
 	"github.com/shimdev/shim/internal/acptest"
@@ -104,7 +104,7 @@ func startShimLoading(t *testing.T, url string, mod func(*Options, *a2aclient.Co
 	buf := &strings.Builder{}
 	sink := logSink{mu: make(chan struct{}, 1), buf: buf}
 	log := slog.New(slog.NewTextHandler(sink, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	cfg := a2aclient.Config{URL: url, Stall: 10 * time.Second, RetryWait: 10 * time.Millisecond, Log: log}
+	cfg := a2aclient.Config{URL: url, Stall: 10 * time.Second, Log: log}
 	home, _ := os.UserHomeDir()
 	opts := Options{Version: "test", Executable: "/usr/local/bin/shim", Log: log, Home: home}
 	if mod != nil {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
-	"github.com/shimdev/shim/a2a/operator"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/render"
@@ -403,7 +402,7 @@ func (s *Server) loadRoots(ctx context.Context) ([]roots.Root, error) {
 		return nil, nil
 	}
 	list, err := c.Operator().Roots(ctx)
-	if errors.Is(err, operator.ErrAbsent) {
+	if errors.Is(err, a2aclient.ErrNoOperator) {
 		return nil, nil
 	}
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
-	"github.com/shimdev/shim/a2a/operator"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/past"
@@ -342,12 +341,12 @@ func (s *Server) needRoots(ctx context.Context, r *render.Renderer, p *past.Turn
 
 // claimHandoff asks the operator API for a console hand-off matching cwd;
 // nil when there is none or the server has no such API.
-func (s *Server) claimHandoff(ctx context.Context, c *a2aclient.Client, cwd string) *operator.Handoff {
+func (s *Server) claimHandoff(ctx context.Context, c *a2aclient.Client, cwd string) *a2aclient.Handoff {
 	ctx, cancel := context.WithTimeout(ctx, claimTimeout)
 	defer cancel()
 	h, err := c.Operator().Claim(ctx, cwd)
 	if err != nil {
-		if !errors.Is(err, operator.ErrAbsent) {
+		if !errors.Is(err, a2aclient.ErrNoOperator) {
 			s.log.Info("console hand-off claim failed; starting a new session", "err", err)
 		}
 		return nil
@@ -359,7 +358,7 @@ func (s *Server) claimHandoff(ctx context.Context, c *a2aclient.Client, cwd stri
 // turns and the file the console pointed at are shown by a job queued on
 // the session now (so it runs before any prompt for it) that starts only
 // when the returned func is called, after the response was written.
-func (s *Server) openHandoff(c *a2aclient.Client, cwd string, dirs []string, h *operator.Handoff) (*turn.Session, func()) {
+func (s *Server) openHandoff(c *a2aclient.Client, cwd string, dirs []string, h *a2aclient.Handoff) (*turn.Session, func()) {
 	id := h.SessionID
 	s.log.Info("claimed a console hand-off", "session", id)
 	sess := s.register(id, cwd, nil, h.Title != "")
@@ -383,7 +382,7 @@ func (s *Server) openHandoff(c *a2aclient.Client, cwd string, dirs []string, h *
 }
 
 // showHandoff replays a claimed session and opens the console's file.
-func (s *Server) showHandoff(c *a2aclient.Client, sess *turn.Session, h *operator.Handoff) {
+func (s *Server) showHandoff(c *a2aclient.Client, sess *turn.Session, h *a2aclient.Handoff) {
 	id := sess.ID()
 	turns, cut, err := s.readTurns(s.ctx, c, id)
 	if err != nil {

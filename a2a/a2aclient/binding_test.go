@@ -14,7 +14,6 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
-	"github.com/shimdev/shim/a2a/transport"
 	"github.com/shimdev/shim/examples/agent"
 )
 
@@ -53,7 +52,7 @@ func startReal(t *testing.T, opts agent.Options) (string, *seen) {
 func realClient(t *testing.T, url string, cfg a2aclient.Config) *a2aclient.Client {
 	t.Helper()
 	cfg.URL = url
-	cfg.RetryWait = 5 * time.Millisecond
+	cfg = a2aclient.WithRetryWait(cfg, 5*time.Millisecond)
 	c, err := a2aclient.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +67,7 @@ func tctx(t *testing.T) context.Context {
 }
 
 // readAll reads a stream to its end.
-func readAll(t *testing.T, s *transport.Stream) ([]a2a.Event, error) {
+func readAll(t *testing.T, s *a2aclient.Stream) ([]a2a.Event, error) {
 	t.Helper()
 	var evs []a2a.Event
 	for {
@@ -146,99 +145,115 @@ func TestBindingsRealServer(t *testing.T) {
 			if card := c.KnownCard(); card.Binding != want || card.Tenant != b.tenant {
 				t.Fatalf("card binding %v tenant %q", card.Binding, card.Tenant)
 			}
-
-			// Streaming, with a tool call.
-			s, err := c.Stream(ctx, a2a.OutMessage{ContextID: "ctx-1", Parts: []a2a.Part{{Kind: a2a.PartText, Text: "use the tool"}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			evs, err := readAll(t, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := answerOf(evs); got != "The README says it is a demo project." {
-				t.Errorf("answer %q", got)
-			}
-			if lastState(evs) != a2a.StateCompleted {
-				t.Errorf("last state %q", lastState(evs))
-			}
-			var tools []string
-			for _, ev := range evs {
-				if ev.Status.Message != nil {
-					for _, tc := range ev.Status.Message.ToolCalls() {
-						tools = append(tools, tc.Name+":"+string(tc.Phase))
-					}
-				}
-			}
-			if strings.Join(tools, ",") != "read_file:started,read_file:started,read_file:completed" {
-				t.Errorf("tool calls %v", tools)
-			}
-			taskID := evs[0].TaskID
+			taskID := streamWithTool(t, ctx, c)
 			if !strings.Contains(rec.all(), b.route) {
 				t.Errorf("the %s route was not used: %s", b.route, rec.all())
 			}
-
-			// GetTask read-back.
-			task, err := c.GetTask(ctx, taskID, 10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if task.Status.State != a2a.StateCompleted || task.ContextID != "ctx-1" || len(task.Artifacts) == 0 {
-				t.Errorf("task %+v", task)
-			}
-
-			// ListTasks of the context, artifacts included.
-			tasks, err := c.ListTasks(ctx, "ctx-1", 10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(tasks) != 1 || tasks[0].ID != taskID || len(tasks[0].Artifacts) == 0 {
-				t.Errorf("listed %+v", tasks)
-			}
-
-			// A missing task is TaskNotFound, whatever the binding.
-			_, err = c.GetTask(ctx, "no-such-task", 0)
-			var rpc *a2a.RPCError
-			if !errors.As(err, &rpc) || rpc.Code != a2a.CodeTaskNotFound {
-				t.Errorf("missing task: %v", err)
-			}
-
-			// Reattach to a running task, then cancel it.
-			s, err = c.Stream(ctx, a2a.OutMessage{ContextID: "ctx-1", Parts: []a2a.Part{{Kind: a2a.PartText, Text: "slow please"}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			first, err := s.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.Close() // the stream drops
-			sub, err := c.Resubscribe(ctx, first.TaskID)
-			if err != nil {
-				t.Fatalf("resubscribe: %v", err)
-			}
-			ev, err := sub.Next()
-			if err != nil || ev.TaskID != first.TaskID {
-				t.Fatalf("reattached stream: %+v %v", ev, err)
-			}
-			if err := c.CancelTask(ctx, first.TaskID); err != nil {
-				t.Fatalf("cancel: %v", err)
-			}
-			rest, err := readAll(t, sub)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := lastState(rest); got != a2a.StateCanceled {
-				t.Errorf("after cancel the reattached stream ended %q", got)
-			}
-			if task, err := c.GetTask(ctx, first.TaskID, 0); err != nil || task.Status.State != a2a.StateCanceled {
-				t.Errorf("cancelled task %+v %v", task, err)
-			}
-			if b.binding != "" && !strings.Contains(rec.all(), first.TaskID+":subscribe") {
+			readBack(t, ctx, c, taskID)
+			if id := reattachAndCancel(t, ctx, c); b.binding != "" && !strings.Contains(rec.all(), id+":subscribe") {
 				t.Errorf("no HTTP+JSON subscribe: %s", rec.all())
 			}
 		})
 	}
+}
+
+// streamWithTool streams an answer with a tool call (TestBindingsRealServer)
+// and returns its task's id.
+func streamWithTool(t *testing.T, ctx context.Context, c *a2aclient.Client) string {
+	t.Helper()
+	s, err := c.Stream(ctx, a2a.OutMessage{ContextID: "ctx-1", Parts: []a2a.Part{{Kind: a2a.PartText, Text: "use the tool"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := readAll(t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := answerOf(evs); got != "The README says it is a demo project." {
+		t.Errorf("answer %q", got)
+	}
+	if lastState(evs) != a2a.StateCompleted {
+		t.Errorf("last state %q", lastState(evs))
+	}
+	var tools []string
+	for _, ev := range evs {
+		if ev.Status.Message != nil {
+			for _, tc := range ev.Status.Message.ToolCalls() {
+				tools = append(tools, tc.Name+":"+string(tc.Phase))
+			}
+		}
+	}
+	if strings.Join(tools, ",") != "read_file:started,read_file:started,read_file:completed" {
+		t.Errorf("tool calls %v", tools)
+	}
+	return evs[0].TaskID
+}
+
+// readBack reads task taskID back, lists its context, and asks for a
+// missing task (TestBindingsRealServer).
+func readBack(t *testing.T, ctx context.Context, c *a2aclient.Client, taskID string) {
+	t.Helper()
+	// GetTask read-back.
+	task, err := c.GetTask(ctx, taskID, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.Status.State != a2a.StateCompleted || task.ContextID != "ctx-1" || len(task.Artifacts) == 0 {
+		t.Errorf("task %+v", task)
+	}
+
+	// ListTasks of the context, artifacts included.
+	tasks, err := c.ListTasks(ctx, "ctx-1", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) != 1 || tasks[0].ID != taskID || len(tasks[0].Artifacts) == 0 {
+		t.Errorf("listed %+v", tasks)
+	}
+
+	// A missing task is TaskNotFound, whatever the binding.
+	_, err = c.GetTask(ctx, "no-such-task", 0)
+	var rpc *a2a.RPCError
+	if !errors.As(err, &rpc) || rpc.Code != a2a.CodeTaskNotFound {
+		t.Errorf("missing task: %v", err)
+	}
+}
+
+// reattachAndCancel reattaches to a running task, then cancels it
+// (TestBindingsRealServer); it returns the task's id.
+func reattachAndCancel(t *testing.T, ctx context.Context, c *a2aclient.Client) string {
+	t.Helper()
+	s, err := c.Stream(ctx, a2a.OutMessage{ContextID: "ctx-1", Parts: []a2a.Part{{Kind: a2a.PartText, Text: "slow please"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close() // the stream drops
+	sub, err := c.Resubscribe(ctx, first.TaskID)
+	if err != nil {
+		t.Fatalf("resubscribe: %v", err)
+	}
+	ev, err := sub.Next()
+	if err != nil || ev.TaskID != first.TaskID {
+		t.Fatalf("reattached stream: %+v %v", ev, err)
+	}
+	if err := c.CancelTask(ctx, first.TaskID); err != nil {
+		t.Fatalf("cancel: %v", err)
+	}
+	rest, err := readAll(t, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := lastState(rest); got != a2a.StateCanceled {
+		t.Errorf("after cancel the reattached stream ended %q", got)
+	}
+	if task, err := c.GetTask(ctx, first.TaskID, 0); err != nil || task.Status.State != a2a.StateCanceled {
+		t.Errorf("cancelled task %+v %v", task, err)
+	}
+	return first.TaskID
 }
 
 // TestBindingFlag: --binding http+json against a card that offers both

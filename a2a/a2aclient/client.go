@@ -17,11 +17,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/auth"
-	"github.com/shimdev/shim/a2a/gemini"
-	"github.com/shimdev/shim/a2a/jsonrpc"
-	"github.com/shimdev/shim/a2a/operator"
-	"github.com/shimdev/shim/a2a/rest"
-	"github.com/shimdev/shim/a2a/transport"
+	"github.com/shimdev/shim/a2a/binding"
 	"github.com/shimdev/shim/internal/randid"
 )
 
@@ -53,17 +49,12 @@ type Config struct {
 	// §12.7). It wins over Version and Binding. The card is still read
 	// (CardURL) for the agent's name, skills, capabilities and security.
 	Codec Codec
-	// PollInterval is the longest wait between the GetTask polls of a
-	// non-streaming agent's task (default and at most 1 s).
-	PollInterval time.Duration
 	// AllowInsecureHTTP allows the token over plain http to a non-loopback host.
 	AllowInsecureHTTP bool
 	// Stall is how long a silent stream is waited for (0: forever).
 	Stall time.Duration
 	// Timeout is one unary attempt's limit (default 20 s).
 	Timeout time.Duration
-	// RetryWait is the first backoff between unary attempts (default 250 ms).
-	RetryWait time.Duration
 	// UserAgent is sent with every request.
 	UserAgent string
 	// Transport carries the requests (default: a pooled transport).
@@ -85,7 +76,7 @@ type Config struct {
 	// Cards, when set, are where the agent card is read instead of
 	// CardURL, tried in order: a card the first refuses (not a 401 or 403)
 	// is read from the next.
-	Cards []CardSource
+	Cards []CardPlace
 	// EndpointOverride, when set, is where every call goes whatever the
 	// card's interface says (a platform that passes requests through to a
 	// container whose card names the container's own address). Unlike
@@ -94,10 +85,10 @@ type Config struct {
 	// Scheme, when set, is how the stored secret is put on whatever the
 	// card says (auth.Options.Scheme).
 	Scheme *a2a.Scheme
-	// Source, when set, is the credential of every request made from the
-	// stored one (Token and OAuth, as the State holds them): a platform's
+	// Credential, when set, is the credential of every request made from
+	// the stored one (Token and OAuth, as Stored holds them): a platform's
 	// own credential when none is stored, and its extra headers.
-	Source func(stored *auth.State) auth.Source
+	Credential func(stored *auth.Stored) auth.Credential
 	// NoOperator says the agent has no operator API (SPEC §3.4): it is
 	// not asked.
 	NoOperator bool
@@ -105,49 +96,32 @@ type Config struct {
 	// (a card that leaves streaming out is taken to stream): each task
 	// is polled (SPEC §12.6).
 	NoStreaming bool
+
+	// Set by the tests (export_test.go): pollInterval is the longest wait
+	// between the GetTask polls of a non-streaming agent's task (default
+	// and at most 1 s), retryWait the first backoff between unary
+	// attempts (default 250 ms).
+	pollInterval, retryWait time.Duration
 }
 
-// CardSource is one place an agent card may be read.
-type CardSource struct {
+// Stream is the event stream of one call (Client.Stream, Resubscribe):
+// Next gives its events, Close ends it.
+type Stream = binding.Stream
+
+// CardPlace is one place an agent card may be read.
+type CardPlace struct {
 	URL string
 	// Dialect is the version whose headers the card's request carries
 	// (0: 1.0's, as every card request).
 	Dialect a2a.Dialect
 }
 
-// Codec names a binding of one dialect with the spelling of its bodies
-// (Config.Codec).
-type Codec string
-
-// CodecProtoJSON03 is A2A 0.3's HTTP+JSON binding with the ProtoJSON of
-// the 0.3.0 proto (package rest), as Google's Vertex AI Agent Engine
-// (URL …/reasoningEngines/<id>/a2a, card …/a2a/v1/card) and Gemini
-// Enterprise (URL …/agents/<id>/a2a) serve it.
-const CodecProtoJSON03 Codec = "protojson-0.3"
-
-// pin is what a codec fixes.
-type pin struct {
-	dialect a2a.Dialect
-	binding a2a.Binding
-}
-
-var codecs = map[Codec]pin{
-	CodecProtoJSON03: {dialect: a2a.V03, binding: a2a.BindingHTTPJSON},
-}
-
-// Profiles.
-const (
-	ProfileAuto      = "auto"
-	ProfileGeneric   = "generic"
-	ProfileGeminiCLI = "gemini-cli"
-)
-
 // Client talks to one remote agent. It is safe for concurrent use.
 type Client struct {
-	cfg  Config
-	log  *slog.Logger
-	conn *transport.Conn
-	auth *auth.State
+	cfg    Config
+	log    *slog.Logger
+	conn   *binding.Conn
+	stored *auth.Stored
 	// origin is the agent's origin: the only one the credential goes to.
 	origin string
 	// base is the URL every path is under; nil with only an endpoint.
@@ -156,8 +130,8 @@ type Client struct {
 	mu       sync.Mutex
 	card     *a2a.Card
 	cardURL  string // where the card was read
-	tr       transport.Transport
-	op       *operator.API
+	bound    binding.Binding
+	op       *Operator
 	onChange []func(*a2a.Card)
 	extTried bool
 }
@@ -206,18 +180,18 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 		u.RawQuery, u.Fragment = "", ""
 		c.base = u
 	}
-	c.auth = auth.New(auth.Options{Token: cfg.Token, OAuth: cfg.OAuth, Scheme: cfg.Scheme, Origin: c.origin, Transport: cfg.Transport, Log: cfg.Log})
-	var cred auth.Source = c.auth
-	if cfg.Source != nil {
-		cred = cfg.Source(c.auth)
+	c.stored = auth.New(auth.Options{Token: cfg.Token, OAuth: cfg.OAuth, Scheme: cfg.Scheme, Origin: c.origin, Transport: cfg.Transport, Log: cfg.Log})
+	var cred auth.Credential = c.stored
+	if cfg.Credential != nil {
+		cred = cfg.Credential(c.stored)
 	}
-	c.conn = transport.New(transport.Options{Credential: cred, Origin: c.origin, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
-		UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, RetryWait: cfg.RetryWait, Stall: cfg.Stall,
-		Base: cfg.Transport, Wrap: c.auth.Wrap, Log: cfg.Log, Trace: cfg.Trace, MaxEvent: maxEvent})
+	c.conn = binding.New(binding.Options{Credential: cred, Origin: c.origin, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
+		UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, RetryWait: cfg.retryWait, Stall: cfg.Stall,
+		Base: cfg.Transport, Wrap: c.stored.Wrap, Log: cfg.Log, Trace: cfg.Trace, MaxEvent: maxEvent})
 	return c, nil
 }
 
-func cardURLs(cards []CardSource) []string {
+func cardURLs(cards []CardPlace) []string {
 	out := make([]string, len(cards))
 	for i, cs := range cards {
 		out[i] = cs.URL
@@ -244,26 +218,11 @@ func (c *Client) Base() string {
 
 // Security returns what the card says about signing in, once discovery
 // ran (nil: bearer, or not discovered yet).
-func (c *Client) Security() *a2a.Security { return c.auth.Security() }
+func (c *Client) Security() *a2a.Security { return c.stored.Security() }
 
 // TokenExpiry returns the expiry of the OAuth access token in use, zero
 // when unknown.
-func (c *Client) TokenExpiry() time.Time { return c.auth.Expiry() }
-
-// Operator returns the agent's operator API (package operator), over the
-// client's connection.
-func (c *Client) Operator() *operator.API {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.op == nil {
-		base := c.Base()
-		if c.cfg.NoOperator {
-			base = "" // every call is absent
-		}
-		c.op = operator.New(c.conn, base, c.dialect)
-	}
-	return c.op
-}
+func (c *Client) TokenExpiry() time.Time { return c.stored.Expiry() }
 
 // dialect is the dialect of the card in use (1.0 before discovery).
 func (c *Client) dialect() a2a.Dialect {
@@ -273,8 +232,8 @@ func (c *Client) dialect() a2a.Dialect {
 	return a2a.V10
 }
 
-// transport returns the binding the card chose, discovering the card first.
-func (c *Client) transport(ctx context.Context) (transport.Transport, *a2a.Card, error) {
+// binding returns the binding the card chose, discovering the card first.
+func (c *Client) binding(ctx context.Context) (binding.Binding, *a2a.Card, error) {
 	if _, err := c.Discover(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -286,54 +245,33 @@ func (c *Client) transport(ctx context.Context) (transport.Transport, *a2a.Card,
 	if err := card.Unsupported(); err != nil {
 		return nil, nil, err
 	}
-	if c.tr == nil {
-		c.tr = c.bind(card)
+	if c.bound == nil {
+		b, err := bind(c.conn, card, c.cfg.Profile, c.log)
+		if err != nil {
+			return nil, nil, err
+		}
+		c.bound = b
 	}
-	return c.tr, card, nil
-}
-
-// bind returns the binding of card: HTTP+JSON, the Gemini CLI profile of
-// JSON-RPC when it applies, else JSON-RPC. c.mu is held.
-func (c *Client) bind(card *a2a.Card) transport.Transport {
-	switch {
-	case card.Binding == a2a.BindingHTTPJSON:
-		return rest.New(c.conn, card)
-	case c.isGemini(card):
-		c.log.Info("the agent is Gemini CLI's A2A server: speaking its coderAgent protocol", "profile", c.cfg.Profile)
-		return gemini.New(c.conn, card)
-	}
-	return jsonrpc.New(c.conn, card)
-}
-
-// isGemini reports whether the Gemini CLI profile applies to the agent of
-// card.
-func (c *Client) isGemini(card *a2a.Card) bool {
-	switch c.cfg.Profile {
-	case ProfileGeminiCLI:
-		return true
-	case ProfileGeneric:
-		return false
-	}
-	return card.Name == gemini.CardName
+	return c.bound, card, nil
 }
 
 // GetTask reads a task back with at most historyLength messages of its
 // history; a2a.HistoryAll asks for all of it (in 0.3, 1,000 messages).
 func (c *Client) GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
-	tr, _, err := c.transport(ctx)
+	b, _, err := c.binding(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return tr.GetTask(ctx, id, historyLength)
+	return b.GetTask(ctx, id, historyLength)
 }
 
 // CancelTask asks the server to cancel a task.
 func (c *Client) CancelTask(ctx context.Context, id string) error {
-	tr, _, err := c.transport(ctx)
+	b, _, err := c.binding(ctx)
 	if err != nil {
 		return err
 	}
-	return tr.CancelTask(ctx, id)
+	return b.CancelTask(ctx, id)
 }
 
 // listPagesMax bounds the pages ListTasks reads when its context carries
@@ -347,7 +285,7 @@ const listPagesMax = 100
 // returns the tasks read so far with an error that is ErrBudget or
 // ErrTooLarge.
 func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength int) ([]a2a.Task, error) {
-	tr, _, err := c.transport(ctx)
+	b, _, err := c.binding(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -358,7 +296,7 @@ func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength 
 	token := ""
 	seen := map[string]bool{}
 	for {
-		page, err := tr.ListTasks(ctx, transport.TaskQuery{ContextID: contextID, HistoryLength: historyLength, PageToken: token})
+		page, err := b.ListTasks(ctx, binding.TaskQuery{ContextID: contextID, HistoryLength: historyLength, PageToken: token})
 		if err != nil {
 			if len(all) > 0 && (errors.Is(err, a2a.ErrBudget) || errors.Is(err, a2a.ErrTooLarge)) {
 				return all, err
@@ -378,28 +316,28 @@ func (c *Client) ListTasks(ctx context.Context, contextID string, historyLength 
 // whose card says it cannot stream is asked to answer at once and its
 // task is polled (SPEC §12.6); one that blocks anyway has its result
 // returned as the events a stream would have carried.
-func (c *Client) Stream(ctx context.Context, m a2a.OutMessage) (*transport.Stream, error) {
-	tr, card, err := c.transport(ctx)
+func (c *Client) Stream(ctx context.Context, m a2a.OutMessage) (*Stream, error) {
+	b, card, err := c.binding(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if !card.Streaming {
-		s, err := tr.Send(ctx, m, true)
+		s, err := b.Send(ctx, m, true)
 		if err != nil {
 			return nil, err
 		}
-		return transport.Poll(ctx, tr, s, c.cfg.PollInterval), nil
+		return binding.Poll(ctx, b, s, c.cfg.pollInterval), nil
 	}
-	return tr.SendStreaming(ctx, m)
+	return b.SendStreaming(ctx, m)
 }
 
 // Resubscribe reattaches to a live task's stream.
-func (c *Client) Resubscribe(ctx context.Context, taskID string) (*transport.Stream, error) {
-	tr, _, err := c.transport(ctx)
+func (c *Client) Resubscribe(ctx context.Context, taskID string) (*Stream, error) {
+	b, _, err := c.binding(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return tr.Subscribe(ctx, taskID)
+	return b.Subscribe(ctx, taskID)
 }
 
 // Probe checks the credentials with a GetTask on an id that cannot exist:

@@ -13,7 +13,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/auth"
-	"github.com/shimdev/shim/a2a/wire"
+	"github.com/shimdev/shim/a2a/wire/request"
 )
 
 // agentServer is a fake A2A server: it serves card at the well-known path
@@ -99,33 +99,7 @@ func TestHeadersAndMethods10(t *testing.T) {
 		if r.Path != "/a2a" {
 			t.Errorf("%s went to %s", r.RPC, r.Path)
 		}
-		h := r.Header
-		if h.Get("Content-Type") != "application/json" {
-			t.Errorf("%s: Content-Type %q", r.RPC, h.Get("Content-Type"))
-		}
-		if h.Get("A2A-Version") != "1.0" {
-			t.Errorf("%s: A2A-Version %q", r.RPC, h.Get("A2A-Version"))
-		}
-		ext := h.Get("A2A-Extensions")
-		if !strings.Contains(ext, a2a.ExtToolCall) || !strings.Contains(ext, a2a.ExtCost) {
-			t.Errorf("%s: A2A-Extensions %q", r.RPC, ext)
-		}
-		if h.Get("X-A2A-Extensions") != "" {
-			t.Errorf("%s: 1.0 sent X-A2A-Extensions", r.RPC)
-		}
-		if h.Get("Authorization") != "Bearer sekret" {
-			t.Errorf("%s: Authorization %q", r.RPC, h.Get("Authorization"))
-		}
-		if h.Get("User-Agent") != "shim-test/1" {
-			t.Errorf("%s: User-Agent %q", r.RPC, h.Get("User-Agent"))
-		}
-		stream := r.RPC == "SendStreamingMessage" || r.RPC == "SubscribeToTask"
-		if stream != (h.Get("Accept") == "text/event-stream") {
-			t.Errorf("%s: Accept %q", r.RPC, h.Get("Accept"))
-		}
-		if r.Params["tenant"] != "tenant-7" {
-			t.Errorf("%s: tenant not copied into params: %v", r.RPC, r.Params)
-		}
+		checkHeaders10(t, r)
 	}
 	// The 1.0 message encoding.
 	msg, _ := reqs[3].Params["message"].(map[string]any)
@@ -134,6 +108,40 @@ func TestHeadersAndMethods10(t *testing.T) {
 	}
 	if reqs[1].Params["id"] != "t1" || reqs[1].Params["historyLength"] != float64(0) {
 		t.Errorf("GetTask params: %v", reqs[1].Params)
+	}
+}
+
+// checkHeaders10 checks the headers of a 1.0 call of TestHeadersAndMethods10:
+// its content type, version, extensions, token, user agent, Accept, and
+// the card's tenant in its params.
+func checkHeaders10(t *testing.T, r recorded) {
+	t.Helper()
+	h := r.Header
+	if h.Get("Content-Type") != "application/json" {
+		t.Errorf("%s: Content-Type %q", r.RPC, h.Get("Content-Type"))
+	}
+	if h.Get("A2A-Version") != "1.0" {
+		t.Errorf("%s: A2A-Version %q", r.RPC, h.Get("A2A-Version"))
+	}
+	ext := h.Get("A2A-Extensions")
+	if !strings.Contains(ext, a2a.ExtToolCall) || !strings.Contains(ext, a2a.ExtCost) {
+		t.Errorf("%s: A2A-Extensions %q", r.RPC, ext)
+	}
+	if h.Get("X-A2A-Extensions") != "" {
+		t.Errorf("%s: 1.0 sent X-A2A-Extensions", r.RPC)
+	}
+	if h.Get("Authorization") != "Bearer sekret" {
+		t.Errorf("%s: Authorization %q", r.RPC, h.Get("Authorization"))
+	}
+	if h.Get("User-Agent") != "shim-test/1" {
+		t.Errorf("%s: User-Agent %q", r.RPC, h.Get("User-Agent"))
+	}
+	stream := r.RPC == "SendStreamingMessage" || r.RPC == "SubscribeToTask"
+	if stream != (h.Get("Accept") == "text/event-stream") {
+		t.Errorf("%s: Accept %q", r.RPC, h.Get("Accept"))
+	}
+	if r.Params["tenant"] != "tenant-7" {
+		t.Errorf("%s: tenant not copied into params: %v", r.RPC, r.Params)
 	}
 }
 
@@ -205,9 +213,9 @@ func TestTenantOnlyFor10(t *testing.T) {
 }
 
 // history03 is the historyLength a 0.3 request for the whole history
-// sends (wire.HistoryLength).
+// sends (request.HistoryLength).
 func history03() int {
-	n, _ := wire.HistoryLength(a2a.V03, a2a.HistoryAll)
+	n, _ := request.HistoryLength(a2a.V03, a2a.HistoryAll)
 	return n
 }
 

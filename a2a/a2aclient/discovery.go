@@ -12,7 +12,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/agentcard"
 	"github.com/shimdev/shim/a2a/auth"
-	"github.com/shimdev/shim/a2a/transport"
+	"github.com/shimdev/shim/a2a/binding"
 )
 
 // Discover fetches the agent card once and chooses the endpoint and the
@@ -43,19 +43,19 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 		c.card = &a2a.Card{Endpoint: c.cfg.Endpoint, Dialect: d, Binding: bind, Streaming: true}
 		return c.card, nil
 	}
-	sources := c.cardSources()
+	places := c.cardPlaces()
 	var card *a2a.Card
 	var body []byte
-	for i, src := range sources {
-		card, body, err = c.readCard(ctx, src, forced, bind, isPinned)
+	for i, place := range places {
+		card, body, err = c.readCard(ctx, place, forced, bind, isPinned)
 		if err == nil {
-			c.cardURL = src.URL
+			c.cardURL = place.URL
 			break
 		}
-		if i == len(sources)-1 || a2a.IsUnauthorized(err) || !errors.Is(err, a2a.ErrNoCard) {
+		if i == len(places)-1 || a2a.IsUnauthorized(err) || !errors.Is(err, a2a.ErrNoCard) {
 			return nil, err
 		}
-		c.log.Info("no agent card there; trying the next place", "url", src.URL, "next", sources[i+1].URL, "err", err)
+		c.log.Info("no agent card there; trying the next place", "url", place.URL, "next", places[i+1].URL, "err", err)
 	}
 	card.Streaming = card.Streaming && !c.cfg.NoStreaming
 	switch {
@@ -73,34 +73,34 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 		card.Dialect, card.Binding = pinned.dialect, pinned.binding
 	}
 	card.Security = agentcard.ParseSecurity(body)
-	c.auth.SetSecurity(card.Security)
+	c.stored.SetSecurity(card.Security)
 	c.log.Debug("agent card", "name", card.Name, "endpoint", card.Endpoint, "dialect", card.Dialect.String(), "binding", card.Binding.String(), "streaming", card.Streaming)
 	c.card = card
 	return card, nil
 }
 
-// readCard reads and parses the card at src.
+// readCard reads and parses the card at place.
 // pinned: a codec fixes the dialect and binding, so a card naming no
 // interface of theirs is taken for its name, skills and capabilities.
-func (c *Client) readCard(ctx context.Context, src CardSource, forced a2a.Dialect, bind a2a.Binding, pinned bool) (*a2a.Card, []byte, error) {
-	d := src.Dialect
+func (c *Client) readCard(ctx context.Context, place CardPlace, forced a2a.Dialect, bind a2a.Binding, pinned bool) (*a2a.Card, []byte, error) {
+	d := place.Dialect
 	if d == 0 {
 		d = a2a.V10
 	}
-	req, err := c.conn.NewRequest(ctx, http.MethodGet, src.URL, nil, d)
+	req, err := c.conn.NewRequest(ctx, http.MethodGet, place.URL, nil, d)
 	if err != nil {
 		return nil, nil, err
 	}
 	resp, err := c.conn.Do(req)
 	if err != nil {
-		return nil, nil, c.conn.Error(src.URL, err)
+		return nil, nil, c.conn.Error(place.URL, err)
 	}
 	body, err := c.conn.ReadBody(resp)
 	if err != nil {
-		return nil, nil, c.conn.Error(src.URL, err)
+		return nil, nil, c.conn.Error(place.URL, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		herr := transport.HTTPError(resp.StatusCode, src.URL, resp.Header.Get("Content-Type"), body)
+		herr := binding.HTTPError(resp.StatusCode, place.URL, resp.Header.Get("Content-Type"), body)
 		herr.Want = "an agent card"
 		if herr.Unauthorized() {
 			return nil, nil, herr
@@ -110,21 +110,21 @@ func (c *Client) readCard(ctx context.Context, src CardSource, forced a2a.Dialec
 	card, err := agentcard.Parse(body, forced, bind)
 	if err != nil && !(pinned && card != nil) {
 		if !json.Valid(body) {
-			herr := transport.HTTPError(resp.StatusCode, src.URL, resp.Header.Get("Content-Type"), body)
+			herr := binding.HTTPError(resp.StatusCode, place.URL, resp.Header.Get("Content-Type"), body)
 			herr.Want = "an agent card"
 			return nil, nil, fmt.Errorf("%w: %w", a2a.ErrNoCard, herr)
 		}
-		return nil, nil, fmt.Errorf("agent card at %s: %w", src.URL, err)
+		return nil, nil, fmt.Errorf("agent card at %s: %w", place.URL, err)
 	}
 	return card, body, nil
 }
 
-// cardSources are the places the card is read from, in order.
-func (c *Client) cardSources() []CardSource {
+// cardPlaces are the places the card is read from, in order.
+func (c *Client) cardPlaces() []CardPlace {
 	if c.cfg.CardURL == "" && len(c.cfg.Cards) > 0 {
 		return c.cfg.Cards
 	}
-	return []CardSource{{URL: c.configuredCardURL()}}
+	return []CardPlace{{URL: c.configuredCardURL()}}
 }
 
 // CardURL is where the agent card is read: the one that answered once

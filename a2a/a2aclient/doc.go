@@ -1,10 +1,10 @@
 // Package a2aclient is shim's A2A client: the agent card's discovery (its
 // endpoint rebased onto --url's origin), the binding it names (package
-// jsonrpc, rest or gemini, over one transport.Conn), the calls delegated
+// jsonrpc, rest or gemini, over one binding.Conn), the calls delegated
 // to it, the extended card after sign-in, the polled tasks of a
 // non-streaming agent, and the operator API beside it (package operator).
 // A managed platform (package auth/platform) configures it with plain
-// values (the card's places, an endpoint, the credential's Source): the
+// values (the card's places, an endpoint, the credential): the
 // client does not know which platform it is.
 //
 // A managed platform whose documentation fixes the binding sets
@@ -16,13 +16,20 @@
 // gets that same codec at the interface's URL.
 //
 // Files:
-//   - client.go: Config, Client, the binding's choice, the calls.
+//   - client.go: Config, Client, the calls.
+//   - bindings.go: the bindings as tables: a binding by the card's
+//     dialect, binding and the agent's profile (package jsonrpc, rest or
+//     gemini), a codec's pin, the profiles and the cards they are
+//     recognised by.
 //   - discovery.go: the card, the places it is read from in order, the
 //     endpoint's rebase or override.
 //   - extended.go: the extended card and who is told of a new card.
+//   - operator.go: the operator API (package operator) as the client
+//     offers it: Operator, its answers' types and ErrNoOperator, so that
+//     no caller imports package operator (nor binding: Stream).
 //
 // Goroutines: none of its own (callbacks of OnCardChange run on the
 // caller's). Locks: Client.mu (the card, the binding, the operator API)
-// is held across the card's fetch; under it auth.State.mu is taken (the
+// is held across the card's fetch; under it auth.Stored.mu is taken (the
 // card's security scheme), never the other way.
 package a2aclient

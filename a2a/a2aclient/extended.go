@@ -21,7 +21,7 @@ func (c *Client) OnCardChange(fn func(*a2a.Card)) {
 // --url origin rule) from then on. A failure keeps the public card. It
 // returns the error of a required extension shim does not speak.
 func (c *Client) extend(ctx context.Context) error {
-	tr, card, err := c.transport(ctx)
+	b, card, err := c.binding(ctx)
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func (c *Client) extend(ctx context.Context) error {
 	if !card.ExtendedCard || tried {
 		return nil
 	}
-	raw, err := tr.ExtendedCard(ctx)
+	raw, err := b.ExtendedCard(ctx)
 	if err != nil {
 		c.log.Warn("the extended agent card could not be read; keeping the public card", "err", err)
 		return nil
@@ -65,7 +65,7 @@ func (c *Client) extend(ctx context.Context) error {
 	c.mu.Lock()
 	c.card = &next
 	if moved {
-		c.tr = nil
+		c.bound = nil
 	}
 	fns := append([]func(*a2a.Card){}, c.onChange...)
 	c.mu.Unlock()

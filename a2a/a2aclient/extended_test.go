@@ -42,14 +42,7 @@ func TestExtendedCardRealServer(t *testing.T) {
 			if err := c.Probe(ctx); err != nil {
 				t.Fatal(err)
 			}
-			card = c.KnownCard()
-			if card.Name != "Go Agent (signed in)" || !card.Extended || len(card.Skills) != 2 {
-				t.Fatalf("extended card %+v", card)
-			}
-			sk := card.Skills[1]
-			if sk.ID != "review" || sk.Name != "review" || sk.Description != "reviews a change" || len(sk.Examples) != 1 || sk.Examples[0] != "review my last commit" {
-				t.Errorf("skill %+v", sk)
-			}
+			checkExtendedCard(t, c.KnownCard())
 			mu.Lock()
 			if len(changed) != 1 || changed[0].Name != "Go Agent (signed in)" {
 				t.Errorf("OnCardChange saw %v", changed)
@@ -67,6 +60,20 @@ func TestExtendedCardRealServer(t *testing.T) {
 				t.Errorf("stream after the extended card: %v %v", lastState(evs), err)
 			}
 		})
+	}
+}
+
+// checkExtendedCard checks the card in use once the real server's
+// extended card was read (TestExtendedCardRealServer): its name and its
+// second skill.
+func checkExtendedCard(t *testing.T, card *a2a.Card) {
+	t.Helper()
+	if card.Name != "Go Agent (signed in)" || !card.Extended || len(card.Skills) != 2 {
+		t.Fatalf("extended card %+v", card)
+	}
+	sk := card.Skills[1]
+	if sk.ID != "review" || sk.Name != "review" || sk.Description != "reviews a change" || len(sk.Examples) != 1 || sk.Examples[0] != "review my last commit" {
+		t.Errorf("skill %+v", sk)
 	}
 }
 
@@ -160,7 +167,7 @@ func TestNonStreamingRealServer(t *testing.T) {
 	for _, b := range bindings[:2] {
 		t.Run(b.name, func(t *testing.T) {
 			url, rec := startReal(t, agent.Options{Name: "Go Agent", Binding: b.binding, NoStreaming: true})
-			c := realClient(t, url, a2aclient.Config{PollInterval: 50 * time.Millisecond})
+			c := realClient(t, url, a2aclient.WithPollInterval(a2aclient.Config{}, 50*time.Millisecond))
 			ctx := tctx(t)
 			s, err := c.Stream(ctx, a2a.OutMessage{Parts: []a2a.Part{{Kind: a2a.PartText, Text: "use the tool"}}})
 			if err != nil {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/transport"
 )
 
 // recorded is one request a fake server received.
@@ -154,8 +153,8 @@ func (l *logBuffer) logger() *slog.Logger {
 // newClient builds a client with quick retries and fails the test on error.
 func newClient(t *testing.T, cfg Config) *Client {
 	t.Helper()
-	if cfg.RetryWait == 0 {
-		cfg.RetryWait = 5 * time.Millisecond
+	if cfg.retryWait == 0 {
+		cfg.retryWait = 5 * time.Millisecond
 	}
 	c, err := New(cfg)
 	if err != nil {
@@ -184,7 +183,7 @@ type nextResult struct {
 }
 
 // next calls s.Next with a hang guard.
-func next(t *testing.T, s *transport.Stream) (a2a.Event, error) {
+func next(t *testing.T, s *Stream) (a2a.Event, error) {
 	t.Helper()
 	r := within(t, 10*time.Second, "Stream.Next", func() nextResult {
 		ev, err := s.Next()
@@ -194,7 +193,7 @@ func next(t *testing.T, s *transport.Stream) (a2a.Event, error) {
 }
 
 // drain reads a stream to its end and returns the events and the final error.
-func drain(t *testing.T, s *transport.Stream) ([]a2a.Event, error) {
+func drain(t *testing.T, s *Stream) ([]a2a.Event, error) {
 	t.Helper()
 	var evs []a2a.Event
 	for i := 0; i < 1000; i++ {

@@ -33,7 +33,7 @@ func TestErrorsSayWhatWasGot(t *testing.T) {
 				w.Write([]byte(tt.body))
 			}))
 			defer srv.Close()
-			c, err := New(Config{URL: srv.URL, RetryWait: 1})
+			c, err := New(Config{URL: srv.URL, retryWait: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +55,7 @@ func TestErrorsSayWhatWasGot(t *testing.T) {
 	}
 	srv := httptest.NewServer(http.NotFoundHandler())
 	srv.Close()
-	c2, _ := New(Config{URL: srv.URL, RetryWait: 1})
+	c2, _ := New(Config{URL: srv.URL, retryWait: 1})
 	_, err := c2.Discover(context.Background())
 	var ue *a2a.UnreachableError
 	if !errors.As(err, &ue) || errors.Is(err, a2a.ErrNoCard) || !strings.Contains(err.Error(), "cannot reach") {

@@ -96,23 +96,27 @@ func TestGetTaskWholeHistory(t *testing.T) {
 			}
 		})
 	}
-	t.Run("1.0", func(t *testing.T) {
-		rec := &recorder{}
-		srv := agentServer(t, rec, "", func(base string) string { return card10(base+"/a2a", "", true) })
-		c := newClient(t, Config{URL: srv.URL})
-		for _, n := range []int{a2a.HistoryAll, 3} {
-			if _, err := c.GetTask(ctxT(t), "t1", n); err != nil {
-				t.Fatal(err)
-			}
+	t.Run("1.0", testGetTaskWholeHistory10)
+}
+
+// testGetTaskWholeHistory10: a 1.0 GetTask of the whole history leaves
+// historyLength out; a length asked for is sent (TestGetTaskWholeHistory).
+func testGetTaskWholeHistory10(t *testing.T) {
+	rec := &recorder{}
+	srv := agentServer(t, rec, "", func(base string) string { return card10(base+"/a2a", "", true) })
+	c := newClient(t, Config{URL: srv.URL})
+	for _, n := range []int{a2a.HistoryAll, 3} {
+		if _, err := c.GetTask(ctxT(t), "t1", n); err != nil {
+			t.Fatal(err)
 		}
-		var got []string
-		for _, r := range rec.all() {
-			if r.RPC == "GetTask" {
-				got = append(got, fmt.Sprint(r.Params["historyLength"]))
-			}
+	}
+	var got []string
+	for _, r := range rec.all() {
+		if r.RPC == "GetTask" {
+			got = append(got, fmt.Sprint(r.Params["historyLength"]))
 		}
-		if strings.Join(got, " ") != "<nil> 3" {
-			t.Errorf("historyLength sent: %q", got)
-		}
-	})
+	}
+	if strings.Join(got, " ") != "<nil> 3" {
+		t.Errorf("historyLength sent: %q", got)
+	}
 }

@@ -16,14 +16,13 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/transport"
 )
 
 // lowClient is newClient with SSE events and bodies bounded at limit.
 func lowClient(t *testing.T, cfg Config, limit int) *Client {
 	t.Helper()
-	if cfg.RetryWait == 0 {
-		cfg.RetryWait = 5 * time.Millisecond
+	if cfg.retryWait == 0 {
+		cfg.retryWait = 5 * time.Millisecond
 	}
 	c, err := newBounded(cfg, limit)
 	if err != nil {
@@ -33,7 +32,7 @@ func lowClient(t *testing.T, cfg Config, limit int) *Client {
 }
 
 // openLowStream is openStream on a lowClient.
-func openLowStream(t *testing.T, cfg Config, limit int) *transport.Stream {
+func openLowStream(t *testing.T, cfg Config, limit int) *Stream {
 	t.Helper()
 	s, err := lowClient(t, cfg, limit).Stream(ctxT(t), a2a.OutMessage{ContextID: "c1", Parts: []a2a.Part{{Text: "hi"}}})
 	if err != nil {

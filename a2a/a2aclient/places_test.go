@@ -13,7 +13,7 @@ import (
 
 // decorated is a Source that puts a header of its own on every request
 // and the stored secret, as a managed platform's does.
-type decorated struct{ stored *auth.State }
+type decorated struct{ stored *auth.Stored }
 
 func (d decorated) Check() error { return nil }
 func (d decorated) Empty() bool  { return false }
@@ -35,9 +35,9 @@ func TestCardPlacesInOrder(t *testing.T) {
 	var rec recorder
 	srv := placesServer(t, &rec, false)
 	cfg := Config{URL: srv.URL, Token: "stored-0123456789",
-		Cards:            []CardSource{{URL: srv.URL + "/v1/card", Dialect: a2a.V10}, {URL: srv.URL + "/v0/card", Dialect: a2a.V03}},
+		Cards:            []CardPlace{{URL: srv.URL + "/v1/card", Dialect: a2a.V10}, {URL: srv.URL + "/v0/card", Dialect: a2a.V03}},
 		EndpointOverride: srv.URL + "/calls", NoStreaming: true, NoOperator: true,
-		Source: func(st *auth.State) auth.Source { return decorated{st} }}
+		Credential: func(st *auth.Stored) auth.Credential { return decorated{st} }}
 	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func placesServer(t *testing.T, rec *recorder, refuse bool) *httptest.Server {
 func TestCardPlaceRefused(t *testing.T) {
 	var rec recorder
 	srv := placesServer(t, &rec, true)
-	c, err := New(Config{URL: srv.URL, Cards: []CardSource{{URL: srv.URL + "/v1/card"}, {URL: srv.URL + "/v0/card", Dialect: a2a.V03}}})
+	c, err := New(Config{URL: srv.URL, Cards: []CardPlace{{URL: srv.URL + "/v1/card"}, {URL: srv.URL + "/v0/card", Dialect: a2a.V03}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func TestNonStreamingPolls(t *testing.T) {
 				})
 				srv := httptest.NewServer(mux)
 				defer srv.Close()
-				c := newClient(t, Config{URL: srv.URL, Version: dialect, PollInterval: 1})
+				c := newClient(t, Config{URL: srv.URL, Version: dialect, pollInterval: 1})
 				s, err := c.Stream(ctxT(t), a2a.OutMessage{Parts: []a2a.Part{{Kind: a2a.PartText, Text: "hi"}}})
 				if err != nil {
 					t.Fatal(err)

@@ -131,3 +131,23 @@ func TestGeminiProfileChoice(t *testing.T) {
 		t.Fatalf("auto, other card: %s", end.Status.State)
 	}
 }
+
+// TestGeminiProfileAnyDialect: the Gemini CLI profile named by
+// --agent-profile is the binding whatever dialect the card is read in
+// (the server speaks 0.3, and so does its profile): with --a2a-version 1.0
+// the message still goes as message/stream and the final input-required
+// still ends the turn.
+func TestGeminiProfileAnyDialect(t *testing.T) {
+	f := newGeminiFake(t, geminiCapture(t, "card.json"), geminiCapture(t, "text.sse"))
+	c := newClient(t, Config{URL: f.srv.URL, Profile: ProfileGeminiCLI, Version: "1.0"})
+	evs := geminiTurn(t, c, a2a.OutMessage{ContextID: "s", Parts: []a2a.Part{{Text: "hi"}}})
+	if d := c.KnownCard().Dialect; d != a2a.V10 {
+		t.Fatalf("the card was read as %s", d)
+	}
+	if end := lastStatus(t, evs); end.Status.State != a2a.StateCompleted {
+		t.Fatalf("gemini-cli at 1.0: %s", end.Status.State)
+	}
+	if n := len(f.streams()); n != 1 {
+		t.Fatalf("%d message/stream requests, want 1", n)
+	}
+}

@@ -111,19 +111,22 @@ func TestRESTErrors(t *testing.T) {
 // TestRESTRoutesAndHeaders: the HTTP+JSON routes under the interface URL
 // and its tenant, ProtoJSON bodies (a bare StreamResponse per SSE frame),
 // shim's headers and token on each, a card on another origin rebased.
-func TestRESTRoutesAndHeaders(t *testing.T) {
-	rec := &recorder{}
+// restRoutesServer is TestRESTRoutesAndHeaders' agent: a card on another
+// origin, and an HTTP+JSON interface under /api/v1/ with the tenant
+// "t 1" that records each request (rec) and each query (queries).
+func restRoutesServer(t *testing.T, rec *recorder) (srv *httptest.Server, queries func() []string) {
+	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/agent-card.json", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, restCard("http://elsewhere.invalid:9/api/v1/", "t 1", true))
 	})
 	var qmu sync.Mutex
-	var queries []string // "path?query" of the requests that carry one
+	var qs []string // "path?query" of the requests that carry one
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		rec.add(r)
 		if r.URL.RawQuery != "" {
 			qmu.Lock()
-			queries = append(queries, r.URL.Path+"?"+r.URL.RawQuery)
+			qs = append(qs, r.URL.Path+"?"+r.URL.RawQuery)
 			qmu.Unlock()
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -141,8 +144,18 @@ func TestRESTRoutesAndHeaders(t *testing.T) {
 			io.WriteString(w, `{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"}}`)
 		}
 	})
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
+	srv = httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv, func() []string {
+		qmu.Lock()
+		defer qmu.Unlock()
+		return append([]string(nil), qs...)
+	}
+}
+
+func TestRESTRoutesAndHeaders(t *testing.T) {
+	rec := &recorder{}
+	srv, queries := restRoutesServer(t, rec)
 	c := newClient(t, Config{URL: srv.URL, Token: "sekrit-token-1234"})
 	ctx := ctxT(t)
 	s, err := c.Stream(ctx, a2a.OutMessage{ContextID: "c1", Parts: []a2a.Part{{Kind: a2a.PartText, Text: "hi"}}})
@@ -180,9 +193,7 @@ func TestRESTRoutesAndHeaders(t *testing.T) {
 	}
 	// SPEC §12.3's query parameters: GetTask's historyLength; ListTasks by
 	// contextId with its artifacts, the next page by pageToken.
-	qmu.Lock()
-	gotQ := strings.Join(queries, "|")
-	qmu.Unlock()
+	gotQ := strings.Join(queries(), "|")
 	wantQ := "/api/v1/t 1/tasks/t/1?historyLength=5" +
 		"|/api/v1/t 1/tasks?contextId=c1&historyLength=2&includeArtifacts=true&pageSize=100" +
 		"|/api/v1/t 1/tasks?contextId=c1&historyLength=2&includeArtifacts=true&pageSize=100&pageToken=p+2"

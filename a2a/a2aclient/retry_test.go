@@ -244,7 +244,7 @@ func TestRetryAfterBounded(t *testing.T) {
 func TestUnaryContextCancel(t *testing.T) {
 	var hits atomic.Int32
 	srv := statusServer(t, &hits, 503, "text/plain", "busy")
-	c := newClient(t, Config{Endpoint: srv.URL + "/a2a", RetryWait: time.Hour})
+	c := newClient(t, Config{Endpoint: srv.URL + "/a2a", retryWait: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		for hits.Load() == 0 {

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/transport"
 )
 
 // streamServer serves handler at /a2a; the client is given that endpoint.
@@ -27,7 +26,7 @@ func streamServer(t *testing.T, handler http.HandlerFunc) (*httptest.Server, str
 	return srv, srv.URL + "/a2a"
 }
 
-func openStream(t *testing.T, cfg Config) *transport.Stream {
+func openStream(t *testing.T, cfg Config) *Stream {
 	t.Helper()
 	c := newClient(t, cfg)
 	s, err := c.Stream(ctxT(t), a2a.OutMessage{ContextID: "c1", Parts: []a2a.Part{{Text: "hi"}}})
@@ -531,18 +530,26 @@ func TestStreamingFalseCard(t *testing.T) {
 				t.Fatalf("calls %+v", r)
 			}
 			if tt.name == "1.0" {
-				if m := evs[0].Status.Message; m == nil || m.Text() != "thinking" {
-					t.Errorf("history message: %+v", m)
-				}
-				a := evs[1].Artifact
-				if a.ID != "a1" || len(a.Parts) != 2 || a.Parts[0].Text+a.Parts[1].Text != "Hello world" || !evs[1].LastChunk || evs[1].Append {
-					t.Errorf("artifact event: %+v", evs[1])
-				}
-				last := evs[len(evs)-1]
-				if !last.Final || last.Status.Message.Text() != "done" || last.TaskID != "t1" || last.ContextID != "c1" {
-					t.Errorf("final status: %+v", last)
-				}
+				checkTaskAsEvents10(t, evs)
 			}
 		})
+	}
+}
+
+// checkTaskAsEvents10 checks the events of TestStreamingFalseCard's 1.0
+// task: its history's agent message, its first artifact whole, its final
+// status.
+func checkTaskAsEvents10(t *testing.T, evs []a2a.Event) {
+	t.Helper()
+	if m := evs[0].Status.Message; m == nil || m.Text() != "thinking" {
+		t.Errorf("history message: %+v", m)
+	}
+	a := evs[1].Artifact
+	if a.ID != "a1" || len(a.Parts) != 2 || a.Parts[0].Text+a.Parts[1].Text != "Hello world" || !evs[1].LastChunk || evs[1].Append {
+		t.Errorf("artifact event: %+v", evs[1])
+	}
+	last := evs[len(evs)-1]
+	if !last.Final || last.Status.Message.Text() != "done" || last.TaskID != "t1" || last.ContextID != "c1" {
+		t.Errorf("final status: %+v", last)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/shimdev/shim/a2a/wire"
 )
 
-// bindingOf reads a card's protocolBinding or transport name.
+// bindingOf reads a card's protocolBinding (0.3: its transport) name.
 func bindingOf(name string) a2a.Binding {
 	switch strings.ToUpper(strings.TrimSpace(name)) {
 	case "JSONRPC", "JSON-RPC":
@@ -71,7 +71,7 @@ func cardExtras(body []byte, card *a2a.Card) {
 }
 
 func (i wireInterface) binding() a2a.Binding {
-	return bindingOf(cmp.Or(cmp.Or(i.Binding, i.Binding2), i.Transport))
+	return bindingOf(cmp.Or(cmp.Or(i.Binding, i.Binding2), i.Binding03))
 }
 
 // pickInterface chooses among a 1.0 card's interfaces: forced binding
@@ -159,10 +159,11 @@ type wireCard struct {
 }
 
 type wireInterface struct {
-	URL       string `json:"url"`
-	Binding   string `json:"protocolBinding"`
-	Binding2  string `json:"protocol_binding"`
-	Transport string `json:"transport"`
+	URL      string `json:"url"`
+	Binding  string `json:"protocolBinding"`
+	Binding2 string `json:"protocol_binding"`
+	// Binding03 is 0.3's name of the binding (its "transport").
+	Binding03 string `json:"transport"`
 	Version   string `json:"protocolVersion"`
 	Version2  string `json:"protocol_version"`
 	Tenant    string `json:"tenant"`

@@ -50,21 +50,7 @@ func TestParseSecurityBothDialects(t *testing.T) {
 			}
 		})
 	}
-	t.Run("flows", func(t *testing.T) {
-		s := ParseSecurity(readCardFixture(t, "v03-mtls-or-oauth.json", "x")).Scheme
-		ac, cc := s.AuthorizationCode, s.ClientCredentials
-		if ac == nil || ac.AuthorizationURL != "https://auth.example/authorize" || ac.TokenURL != "https://auth.example/token" ||
-			!reflect.DeepEqual(ac.Scopes, []string{"read", "write"}) {
-			t.Fatalf("authorization code flow %+v", ac)
-		}
-		if cc == nil || cc.TokenURL != "https://auth.example/token" || s.DeviceCode != nil {
-			t.Fatalf("client credentials %+v, device %+v", cc, s.DeviceCode)
-		}
-		d := ParseSecurity(readCardFixture(t, "v10-device-code.json", "x")).Scheme.DeviceCode
-		if d == nil || d.DeviceAuthorizationURL != "https://auth.example/device" || d.TokenURL != "https://auth.example/token" {
-			t.Fatalf("device code flow %+v", d)
-		}
-	})
+	t.Run("flows", testSecurityFlows)
 	t.Run("none named is bearer", func(t *testing.T) {
 		sec := ParseSecurity([]byte(card10("https://a.example/rpc", "", true)))
 		if sec != nil || sec.String() != "bearer" {
@@ -81,6 +67,24 @@ func TestParseSecurityBothDialects(t *testing.T) {
 			t.Fatalf("got %+v", sec)
 		}
 	})
+}
+
+// testSecurityFlows: an OAuth scheme's flows, their URLs and scopes
+// (TestParseSecurityBothDialects).
+func testSecurityFlows(t *testing.T) {
+	s := ParseSecurity(readCardFixture(t, "v03-mtls-or-oauth.json", "x")).Scheme
+	ac, cc := s.AuthorizationCode, s.ClientCredentials
+	if ac == nil || ac.AuthorizationURL != "https://auth.example/authorize" || ac.TokenURL != "https://auth.example/token" ||
+		!reflect.DeepEqual(ac.Scopes, []string{"read", "write"}) {
+		t.Fatalf("authorization code flow %+v", ac)
+	}
+	if cc == nil || cc.TokenURL != "https://auth.example/token" || s.DeviceCode != nil {
+		t.Fatalf("client credentials %+v, device %+v", cc, s.DeviceCode)
+	}
+	d := ParseSecurity(readCardFixture(t, "v10-device-code.json", "x")).Scheme.DeviceCode
+	if d == nil || d.DeviceAuthorizationURL != "https://auth.example/device" || d.TokenURL != "https://auth.example/token" {
+		t.Fatalf("device code flow %+v", d)
+	}
 }
 
 // card10 is a 1.0 agent card (supportedInterfaces).

@@ -1,46 +1,51 @@
 package auth
 
 import (
-	"encoding/base64"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
-
-	"github.com/shimdev/shim/a2a"
 )
 
-// applyCredential puts secret on req the way the scheme takes it. A nil
-// scheme (or bearer, OAuth 2.0, OpenID Connect) is a bearer token.
-func applyCredential(req *http.Request, s *a2a.Scheme, secret string) {
-	if s == nil {
-		req.Header.Set("Authorization", "Bearer "+secret)
-		return
+// A Credential puts the credential of a client's requests on them: the
+// stored secret as the card's scheme takes it (Stored), and the managed
+// platforms' own credentials (package platform: a signer, a token source,
+// a header). The client's connection (package binding) asks it for each
+// request bound for the agent's origin, after its own rules: the origin,
+// and no credential over plain http to another machine.
+type Credential interface {
+	// Check fails for a sign-in shim cannot do (a card requirement it
+	// cannot meet): no request is sent then.
+	Check() error
+	// Empty reports whether there is no credential to send.
+	Empty() bool
+	// Apply puts the credential on req.
+	Apply(req *http.Request) error
+}
+
+var _ Credential = (*Stored)(nil)
+
+// Origin is u's scheme and host, lowercased, without a default port: the
+// unit a credential is sent to.
+func Origin(u *url.URL) string {
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	if (u.Scheme == "https" && port == "443") || (u.Scheme == "http" && port == "80") {
+		port = ""
 	}
-	switch s.Kind {
-	case a2a.SchemeBasic:
-		if user, pass, ok := strings.Cut(secret, ":"); ok {
-			req.SetBasicAuth(user, pass)
-		} else {
-			req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(secret)))
-		}
-	case a2a.SchemeAPIKey:
-		switch s.In {
-		case "header":
-			req.Header.Set(s.Param, secret)
-		case "query":
-			q := req.URL.Query()
-			q.Set(s.Param, secret)
-			req.URL.RawQuery = q.Encode()
-		case "cookie":
-			var keep []string
-			for _, ck := range req.Cookies() {
-				if ck.Name != s.Param {
-					keep = append(keep, ck.String())
-				}
-			}
-			keep = append(keep, s.Param+"="+secret)
-			req.Header.Set("Cookie", strings.Join(keep, "; "))
-		}
-	default:
-		req.Header.Set("Authorization", "Bearer "+secret)
+	if port != "" {
+		host = net.JoinHostPort(host, port)
+	} else if strings.Contains(host, ":") {
+		host = "[" + host + "]"
 	}
+	return strings.ToLower(u.Scheme) + "://" + host
+}
+
+// IsLoopback reports whether host (no port) names this machine.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

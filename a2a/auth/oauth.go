@@ -59,7 +59,7 @@ type SharedSignIn interface {
 // expiryDelta renews a token this long before it expires.
 const expiryDelta = 10 * time.Second
 
-// Options configure a State.
+// Options configure a Stored.
 type Options struct {
 	// Token is the stored secret (a bearer token, an API key,
 	// user:password), put on requests as the card's scheme takes it.
@@ -79,9 +79,10 @@ type Options struct {
 	Log *slog.Logger
 }
 
-// State is the credential of one client: the secret, the scheme the card
-// chose, and the OAuth sign-in that renews it. It is a Source.
-type State struct {
+// Stored is the stored credential of one client: the secret, the scheme
+// the card chose, and the OAuth sign-in that renews it. It is a
+// Credential.
+type Stored struct {
 	origin string
 	fixed  *a2a.Scheme
 	base   http.RoundTripper
@@ -96,15 +97,15 @@ type State struct {
 
 // New returns the credential of opts; every secret in it is redacted
 // wherever the process writes.
-func New(opts Options) *State { return newState(opts, time.Now) }
+func New(opts Options) *Stored { return newStored(opts, time.Now) }
 
-// newState is New with the clock now.
-func newState(opts Options, now func() time.Time) *State {
+// newStored is New with the clock now.
+func newStored(opts Options, now func() time.Time) *Stored {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	redact.Add(opts.Token)
-	a := &State{origin: opts.Origin, fixed: opts.Scheme, base: opts.Transport, secret: opts.Token, now: now, log: opts.Log}
+	a := &Stored{origin: opts.Origin, fixed: opts.Scheme, base: opts.Transport, secret: opts.Token, now: now, log: opts.Log}
 	if opts.OAuth != nil {
 		o := *opts.OAuth
 		a.oauth = &o
@@ -119,7 +120,7 @@ func newState(opts Options, now func() time.Time) *State {
 }
 
 // SetSecurity records what the card says about signing in.
-func (a *State) SetSecurity(s *a2a.Security) {
+func (a *Stored) SetSecurity(s *a2a.Security) {
 	a.mu.Lock()
 	a.security = s
 	a.mu.Unlock()
@@ -127,7 +128,7 @@ func (a *State) SetSecurity(s *a2a.Security) {
 
 // Security returns what the card says about signing in, once discovery
 // ran (nil: bearer, or not discovered yet).
-func (a *State) Security() *a2a.Security {
+func (a *Stored) Security() *a2a.Security {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.security
@@ -135,7 +136,7 @@ func (a *State) Security() *a2a.Security {
 
 // Expiry returns the expiry of the OAuth access token in use, zero when
 // unknown.
-func (a *State) Expiry() time.Time {
+func (a *Stored) Expiry() time.Time {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.oauth == nil {
@@ -144,16 +145,16 @@ func (a *State) Expiry() time.Time {
 	return a.oauth.Token.Expiry
 }
 
-// Empty implements Source: no secret was given.
-func (a *State) Empty() bool {
+// Empty implements Credential: no secret was given.
+func (a *Stored) Empty() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.secret == ""
 }
 
-// Check implements Source: it fails for a card requirement shim cannot
+// Check implements Credential: it fails for a card requirement shim cannot
 // meet.
-func (a *State) Check() error {
+func (a *Stored) Check() error {
 	a.mu.Lock()
 	sec := a.security
 	a.mu.Unlock()
@@ -164,9 +165,9 @@ func (a *State) Check() error {
 	return nil
 }
 
-// Apply implements Source: it puts the credential on req as the card's
+// Apply implements Credential: it puts the credential on req as the card's
 // scheme takes it, first renewing an OAuth token that is past its expiry.
-func (a *State) Apply(req *http.Request) error {
+func (a *Stored) Apply(req *http.Request) error {
 	a.mu.Lock()
 	expired := a.oauth != nil && a.stale(a.oauth.Token)
 	current := a.secret
@@ -197,7 +198,7 @@ func (a *State) Apply(req *http.Request) error {
 
 // stale reports whether t expires within the renewal margin (the margin
 // golang.org/x/oauth2 uses too). The caller holds a.mu.
-func (a *State) stale(t OAuthToken) bool {
+func (a *Stored) stale(t OAuthToken) bool {
 	return !t.Expiry.IsZero() && !a.now().Before(t.Expiry.Add(-expiryDelta))
 }
 
@@ -206,7 +207,7 @@ func (a *State) stale(t OAuthToken) bool {
 // the 401 answer that asked for it, if any. With a shared sign-in, it
 // renews under the shared lock: a token another process stored since is
 // taken instead, and a renewal starts from the stored refresh token.
-func (a *State) refresh(ctx context.Context, sent string, refused error) (string, error) {
+func (a *Stored) refresh(ctx context.Context, sent string, refused error) (string, error) {
 	// What the renewal did is told to the call's Reporter once the locks
 	// are let go (deferred first, it runs last).
 	var told *a2a.Report
@@ -329,7 +330,7 @@ func CheckEndpointURL(raw string) error {
 
 // Wrap returns base with the OAuth renewal: a request to the agent's
 // origin answered 401 renews the token and is sent again, once.
-func (a *State) Wrap(base http.RoundTripper) http.RoundTripper {
+func (a *Stored) Wrap(base http.RoundTripper) http.RoundTripper {
 	return &renewing{base: base, auth: a}
 }
 
@@ -337,7 +338,7 @@ func (a *State) Wrap(base http.RoundTripper) http.RoundTripper {
 // again, once.
 type renewing struct {
 	base http.RoundTripper
-	auth *State
+	auth *Stored
 }
 
 func (t *renewing) RoundTrip(req *http.Request) (*http.Response, error) {

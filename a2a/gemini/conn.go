@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shimdev/shim/a2a/binding"
 	"github.com/shimdev/shim/a2a/jsonrpc"
-	"github.com/shimdev/shim/a2a/transport"
 )
 
 // geminiWarmEvery is how often the parked task's connection is used while
@@ -18,9 +18,9 @@ var geminiWarmEvery = 1500 * time.Millisecond
 // geminiSession is one session's task on the server, with the connection
 // its runs live on.
 type geminiSession struct {
-	g       *Transport
+	g       *Binding
 	session string
-	tr      *jsonrpc.Transport
+	rpc     *jsonrpc.Binding
 	// closeIdle closes the session's connection when it is idle.
 	closeIdle func()
 
@@ -30,7 +30,7 @@ type geminiSession struct {
 	// awaiting are the calls waiting for approval, in the order they asked.
 	awaiting []geminiAwait
 	// running is the stream of the run in progress.
-	running *transport.Stream
+	running *binding.Stream
 	// warm stops the keep-alive of a parked task.
 	warm func()
 }
@@ -44,7 +44,7 @@ type geminiAwait struct {
 
 // session returns the state of the session of context id ctxID, creating
 // it with a connection of its own.
-func (g *Transport) session(ctxID string) *geminiSession {
+func (g *Binding) session(ctxID string) *geminiSession {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if s := g.sessions[ctxID]; s != nil {
@@ -52,22 +52,22 @@ func (g *Transport) session(ctxID string) *geminiSession {
 	}
 	s := &geminiSession{g: g, session: ctxID}
 	conn, closeIdle := g.Conn().Dedicated() // the same credentials, log and trace; a connection of its own
-	s.tr, s.closeIdle = jsonrpc.New(conn, g.card), closeIdle
+	s.rpc, s.closeIdle = jsonrpc.New(conn, g.card), closeIdle
 	g.sessions[ctxID] = s
 	return s
 }
 
 // byTask returns the session whose task is id, or nil.
-func (g *Transport) byTask(id string) *geminiSession {
+func (g *Binding) byTask(id string) *geminiSession {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.tasks[id]
 }
 
-// CancelTask implements transport.Transport: it drops the connection of the task's
+// CancelTask implements binding.Binding: it drops the connection of the task's
 // running stream, which ends the run and leaves the task usable; it never
 // sends tasks/cancel, which would make the task terminal.
-func (g *Transport) CancelTask(ctx context.Context, id string) error {
+func (g *Binding) CancelTask(ctx context.Context, id string) error {
 	s := g.byTask(id)
 	if s == nil {
 		return nil
@@ -105,8 +105,8 @@ func (s *geminiSession) warmUp(ctx context.Context, taskID string) {
 				return
 			case <-tick.C:
 			}
-			if _, err := s.tr.GetTask(ctx, taskID, 1); err != nil && ctx.Err() == nil {
-				s.tr.Conn().Log().Debug("keeping the parked task's connection", "task", taskID, "err", err)
+			if _, err := s.rpc.GetTask(ctx, taskID, 1); err != nil && ctx.Err() == nil {
+				s.rpc.Conn().Log().Debug("keeping the parked task's connection", "task", taskID, "err", err)
 			}
 		}
 	}()

@@ -18,7 +18,7 @@
 //     running stream instead of cancelling the task.
 //
 // Files:
-//   - gemini.go: Transport, the profile's frames read into events.
+//   - gemini.go: Binding, the profile's frames read into events.
 //   - conn.go: a session's task and its connection, the keep-alive,
 //     cancel as a dropped connection.
 //   - encode.go: outgoing messages, the settings, an approval's answer.
@@ -28,6 +28,6 @@
 //
 // Goroutines: one keep-alive per parked session (warmUp), stopped by the
 // session's next message, its cancel or its context. Locks:
-// Transport.mu (the sessions and the tasks) and geminiSession.mu (a
+// Binding.mu (the sessions and the tasks) and geminiSession.mu (a
 // session's ids, approvals and running stream) are never held together.
 package gemini

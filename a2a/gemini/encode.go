@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/wire"
+	"github.com/shimdev/shim/a2a/wire/request"
 )
 
 // encode builds the message: the first of a session carries the agent
@@ -42,7 +42,7 @@ func (s *geminiSession) encode(m a2a.OutMessage) map[string]any {
 		s.dropAwait(a.ToolCallID)
 		s.mu.Unlock()
 	}
-	msg := wire.EncodeMessage(a2a.V03, out)
+	msg := request.Message(a2a.V03, out)
 	if taskID == "" {
 		settings := map[string]any{"kind": "agent-settings"}
 		if m.Workspace != "" {

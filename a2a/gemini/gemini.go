@@ -7,9 +7,10 @@ import (
 	"sync"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/binding"
 	"github.com/shimdev/shim/a2a/jsonrpc"
-	"github.com/shimdev/shim/a2a/transport"
 	"github.com/shimdev/shim/a2a/wire"
+	"github.com/shimdev/shim/a2a/wire/request"
 )
 
 // The Gemini CLI profile (SPEC §12.5): this file chooses it and decodes
@@ -28,7 +29,7 @@ import (
 //     workspace) and no ids; later ones the server's task and context ids.
 //     Frames are given the session's context id;
 //   - the server aborts a run when the connection of its request closes,
-//     so each session's task has a connection of its own: a transport with
+//     so each session's task has a connection of its own: a binding with
 //     one connection, kept busy with tasks/get while an approval is asked,
 //     and CancelTask drops the running stream instead of cancelling the
 //     task (tasks/cancel makes it terminal).
@@ -37,9 +38,9 @@ import (
 // applies to the agent of a card so named (unless another is asked for).
 const CardName = "Gemini SDLC Agent"
 
-// Transport is the JSON-RPC binding with the coderAgent protocol.
-type Transport struct {
-	*jsonrpc.Transport
+// Binding is the JSON-RPC binding with the coderAgent protocol.
+type Binding struct {
+	*jsonrpc.Binding
 	card *a2a.Card
 
 	mu       sync.Mutex
@@ -47,22 +48,22 @@ type Transport struct {
 	tasks    map[string]*geminiSession // by the server's task id
 }
 
-var _ transport.Transport = (*Transport)(nil)
+var _ binding.Binding = (*Binding)(nil)
 
 // New returns the profile's binding of card's endpoint over conn. It marks
 // the card NoReplay: the server's tasks/get history is unreliable.
-func New(conn *transport.Conn, card *a2a.Card) *Transport {
+func New(conn *binding.Conn, card *a2a.Card) *Binding {
 	card.NoReplay = true
-	return &Transport{Transport: jsonrpc.New(conn, card), card: card,
+	return &Binding{Binding: jsonrpc.New(conn, card), card: card,
 		sessions: map[string]*geminiSession{}, tasks: map[string]*geminiSession{}}
 }
 
-// SendStreaming implements transport.Transport.
-func (g *Transport) SendStreaming(ctx context.Context, m a2a.OutMessage) (*transport.Stream, error) {
+// SendStreaming implements binding.Binding.
+func (g *Binding) SendStreaming(ctx context.Context, m a2a.OutMessage) (*binding.Stream, error) {
 	s := g.session(m.ContextID)
 	s.stopWarm()
 	msg := s.encode(m)
-	st, err := s.tr.OpenStream(ctx, "message/stream", map[string]any{"message": msg}, &geminiFrames{s: s})
+	st, err := s.rpc.OpenStream(ctx, "message/stream", map[string]any{"message": msg}, &geminiFrames{s: s})
 	if err != nil {
 		return nil, err
 	}
@@ -72,24 +73,24 @@ func (g *Transport) SendStreaming(ctx context.Context, m a2a.OutMessage) (*trans
 	return st, nil
 }
 
-// Send implements transport.Transport (the server streams; a blocking send is only
+// Send implements binding.Binding (the server streams; a blocking send is only
 // encoded the same way).
-func (g *Transport) Send(ctx context.Context, m a2a.OutMessage, immediate bool) (*transport.Stream, error) {
+func (g *Binding) Send(ctx context.Context, m a2a.OutMessage, immediate bool) (*binding.Stream, error) {
 	s := g.session(m.ContextID)
 	p := map[string]any{"message": s.encode(m)}
 	if immediate {
-		p["configuration"] = wire.SendConfiguration(a2a.V03)
+		p["configuration"] = request.SendConfiguration(a2a.V03)
 	}
-	return s.tr.OpenStream(ctx, "message/send", p, &geminiFrames{s: s})
+	return s.rpc.OpenStream(ctx, "message/send", p, &geminiFrames{s: s})
 }
 
-// Subscribe implements transport.Transport.
-func (g *Transport) Subscribe(ctx context.Context, taskID string) (*transport.Stream, error) {
+// Subscribe implements binding.Binding.
+func (g *Binding) Subscribe(ctx context.Context, taskID string) (*binding.Stream, error) {
 	s := g.byTask(taskID)
 	if s == nil {
-		return g.Transport.Subscribe(ctx, taskID)
+		return g.Binding.Subscribe(ctx, taskID)
 	}
-	st, err := s.tr.OpenStream(ctx, "tasks/resubscribe", map[string]any{"id": taskID}, &geminiFrames{s: s})
+	st, err := s.rpc.OpenStream(ctx, "tasks/resubscribe", map[string]any{"id": taskID}, &geminiFrames{s: s})
 	if err == nil {
 		s.mu.Lock()
 		s.running = st
@@ -98,14 +99,14 @@ func (g *Transport) Subscribe(ctx context.Context, taskID string) (*transport.St
 	return st, err
 }
 
-// GetTask implements transport.Transport: on the task's own connection, its state
+// GetTask implements binding.Binding: on the task's own connection, its state
 // read as a stream's final frame would be.
-func (g *Transport) GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
+func (g *Binding) GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
 	s := g.byTask(id)
 	if s == nil {
-		return g.Transport.GetTask(ctx, id, historyLength)
+		return g.Binding.GetTask(ctx, id, historyLength)
 	}
-	t, err := s.tr.GetTask(ctx, id, historyLength)
+	t, err := s.rpc.GetTask(ctx, id, historyLength)
 	if err != nil {
 		return nil, err
 	}
@@ -126,20 +127,20 @@ type geminiFrames struct {
 }
 
 var (
-	_ transport.FinalFrames  = (*geminiFrames)(nil)
-	_ transport.SharedFrames = (*geminiFrames)(nil)
+	_ binding.FinalFrames  = (*geminiFrames)(nil)
+	_ binding.SharedFrames = (*geminiFrames)(nil)
 )
 
-// Share implements transport.SharedFrames.
+// Share implements binding.SharedFrames.
 func (f *geminiFrames) Share() { f.dec.Share() }
 
-// Failure implements transport.Frames.
+// Failure implements binding.Frames.
 func (f *geminiFrames) Failure(data []byte) error { return wire.ErrorFrame(data) }
 
-// Final implements transport.FinalFrames.
+// Final implements binding.FinalFrames.
 func (f *geminiFrames) Final(a2a.Event) bool { return f.ended }
 
-// Event implements transport.Frames.
+// Event implements binding.Frames.
 func (f *geminiFrames) Event(data []byte) (a2a.Event, error) {
 	ev, err := f.dec.Frame(data)
 	if err != nil {

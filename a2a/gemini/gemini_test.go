@@ -14,7 +14,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/agentcard"
-	"github.com/shimdev/shim/a2a/transport"
+	"github.com/shimdev/shim/a2a/binding"
 )
 
 // The Gemini CLI profile, against a fake that answers with the frames
@@ -98,7 +98,7 @@ func (f *geminiFake) client(t *testing.T) *testClient {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testClient{tr: New(transport.New(transport.Options{RetryWait: 5 * time.Millisecond}), card), card: card}
+	return &testClient{tr: New(binding.New(binding.Options{RetryWait: 5 * time.Millisecond}), card), card: card}
 }
 
 func (f *geminiFake) streams() []recorded {
@@ -442,14 +442,14 @@ func TestGeminiEditResultIsADiff(t *testing.T) {
 }
 
 // TestGeminiSessionHasItsOwnConnection: each session's task gets a
-// connection of its own (transport.Conn.Dedicated: one connection, also
+// connection of its own (binding.Conn.Dedicated: one connection, also
 // under the credentials' transport; TestDedicated).
 func TestGeminiSessionHasItsOwnConnection(t *testing.T) {
 	f := newGeminiFake(t, geminiCapture(t, "card.json"), geminiCapture(t, "text.sse"))
 	c := f.client(t)
 	geminiTurn(t, c, a2a.OutMessage{ContextID: "s", Parts: []a2a.Part{{Text: "hi"}}})
 	s := c.tr.sessions["s"]
-	if s == nil || s.tr.Conn() == c.tr.Conn() || s.closeIdle == nil {
+	if s == nil || s.rpc.Conn() == c.tr.Conn() || s.closeIdle == nil {
 		t.Fatalf("the session's task has no connection of its own: %+v", s)
 	}
 }

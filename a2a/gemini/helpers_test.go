@@ -11,17 +11,17 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/transport"
+	"github.com/shimdev/shim/a2a/binding"
 )
 
 // testClient calls the profile's binding as the client does for a
 // streaming card.
 type testClient struct {
-	tr   *Transport
+	tr   *Binding
 	card *a2a.Card
 }
 
-func (c *testClient) Stream(ctx context.Context, m a2a.OutMessage) (*transport.Stream, error) {
+func (c *testClient) Stream(ctx context.Context, m a2a.OutMessage) (*binding.Stream, error) {
 	return c.tr.SendStreaming(ctx, m)
 }
 
@@ -121,7 +121,7 @@ type nextResult struct {
 }
 
 // next calls s.Next with a hang guard.
-func next(t *testing.T, s *transport.Stream) (a2a.Event, error) {
+func next(t *testing.T, s *binding.Stream) (a2a.Event, error) {
 	t.Helper()
 	r := within(t, 10*time.Second, "Stream.Next", func() nextResult {
 		ev, err := s.Next()
@@ -131,7 +131,7 @@ func next(t *testing.T, s *transport.Stream) (a2a.Event, error) {
 }
 
 // drain reads a stream to its end and returns the events and the final error.
-func drain(t *testing.T, s *transport.Stream) ([]a2a.Event, error) {
+func drain(t *testing.T, s *binding.Stream) ([]a2a.Event, error) {
 	t.Helper()
 	var evs []a2a.Event
 	for i := 0; i < 1000; i++ {

@@ -2,10 +2,10 @@
 // (SendMessage, GetTask, …, the card's tenant in every request's params)
 // and 0.3 (message/send, tasks/get, …). Each dialect is a table of its
 // method names (dialects); package wire spells the messages, package
-// transport carries them.
+// binding carries them.
 //
 // Files:
-//   - jsonrpc.go: Transport, its calls and streams, Frames.
+//   - jsonrpc.go: Binding, its calls and streams, Frames.
 //
 // Goroutines and locks: none (the request ids are an atomic counter).
 package jsonrpc

@@ -8,8 +8,9 @@ import (
 	"sync/atomic"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/transport"
+	"github.com/shimdev/shim/a2a/binding"
 	"github.com/shimdev/shim/a2a/wire"
+	"github.com/shimdev/shim/a2a/wire/request"
 )
 
 // methods are a dialect's method names; "" is a call the dialect lacks.
@@ -27,9 +28,9 @@ var dialects = map[a2a.Dialect]methods{
 		subscribe: "tasks/resubscribe", extendedCard: "agent/getAuthenticatedExtendedCard"},
 }
 
-// Transport is the JSON-RPC binding of one card's endpoint.
-type Transport struct {
-	conn     *transport.Conn
+// Binding is the JSON-RPC binding of one card's endpoint.
+type Binding struct {
+	conn     *binding.Conn
 	endpoint string
 	dialect  a2a.Dialect
 	methods  methods
@@ -37,11 +38,11 @@ type Transport struct {
 	seq      atomic.Int64
 }
 
-var _ transport.Transport = (*Transport)(nil)
+var _ binding.Binding = (*Binding)(nil)
 
 // New returns the binding of card's endpoint over conn.
-func New(conn *transport.Conn, card *a2a.Card) *Transport {
-	t := &Transport{conn: conn, endpoint: card.Endpoint, dialect: card.Dialect, methods: dialects[card.Dialect]}
+func New(conn *binding.Conn, card *a2a.Card) *Binding {
+	t := &Binding{conn: conn, endpoint: card.Endpoint, dialect: card.Dialect, methods: dialects[card.Dialect]}
 	if t.methods.tenant {
 		t.tenant = card.Tenant
 	}
@@ -49,14 +50,14 @@ func New(conn *transport.Conn, card *a2a.Card) *Transport {
 }
 
 // Conn is the connection the binding's calls go over.
-func (c *Transport) Conn() *transport.Conn { return c.conn }
+func (c *Binding) Conn() *binding.Conn { return c.conn }
 
-func (c *Transport) encode(method string, params any) []byte {
-	return wire.MarshalRPC(c.seq.Add(1), method, params)
+func (c *Binding) encode(method string, params any) []byte {
+	return request.RPC(c.seq.Add(1), method, params)
 }
 
 // call makes a unary JSON-RPC call with retries.
-func (c *Transport) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+func (c *Binding) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	resp, data, err := c.conn.Call(ctx, http.MethodPost, c.endpoint, c.encode(method, params), c.dialect, method)
 	if err != nil {
 		return nil, err
@@ -73,23 +74,23 @@ func result(resp *http.Response, target string, data []byte) (json.RawMessage, e
 	res, err := wire.DecodeResponse(data)
 	var de *a2a.DecodeError
 	if errors.As(err, &de) || (err == nil && resp.StatusCode/100 != 2) {
-		return nil, transport.HTTPError(resp.StatusCode, target, resp.Header.Get("Content-Type"), data)
+		return nil, binding.HTTPError(resp.StatusCode, target, resp.Header.Get("Content-Type"), data)
 	}
 	return res, err
 }
 
 // params adds the card's tenant to a request's params.
-func (c *Transport) params(p map[string]any) map[string]any {
+func (c *Binding) params(p map[string]any) map[string]any {
 	if c.tenant != "" {
 		p["tenant"] = c.tenant
 	}
 	return p
 }
 
-// GetTask implements transport.Transport.
-func (c *Transport) GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
+// GetTask implements binding.Binding.
+func (c *Binding) GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
 	p := map[string]any{"id": id}
-	if n, ok := wire.HistoryLength(c.dialect, historyLength); ok {
+	if n, ok := request.HistoryLength(c.dialect, historyLength); ok {
 		p["historyLength"] = n
 	}
 	raw, err := c.call(ctx, c.methods.get, c.params(p))
@@ -99,20 +100,20 @@ func (c *Transport) GetTask(ctx context.Context, id string, historyLength int) (
 	return wire.DecodeTask(raw)
 }
 
-// CancelTask implements transport.Transport.
-func (c *Transport) CancelTask(ctx context.Context, id string) error {
+// CancelTask implements binding.Binding.
+func (c *Binding) CancelTask(ctx context.Context, id string) error {
 	_, err := c.call(ctx, c.methods.cancel, c.params(map[string]any{"id": id}))
 	return err
 }
 
-// ListTasks implements transport.Transport (1.0 only: 0.3 has no
+// ListTasks implements binding.Binding (1.0 only: 0.3 has no
 // listing).
-func (c *Transport) ListTasks(ctx context.Context, q transport.TaskQuery) (transport.TaskPage, error) {
+func (c *Binding) ListTasks(ctx context.Context, q binding.TaskQuery) (binding.TaskPage, error) {
 	if c.methods.list == "" {
-		return transport.TaskPage{}, a2a.ErrUnsupported
+		return binding.TaskPage{}, a2a.ErrUnsupported
 	}
 	p := map[string]any{"contextId": q.ContextID, "pageSize": 100, "includeArtifacts": true}
-	if n, ok := wire.HistoryLength(c.dialect, q.HistoryLength); ok {
+	if n, ok := request.HistoryLength(c.dialect, q.HistoryLength); ok {
 		p["historyLength"] = n
 	}
 	if q.PageToken != "" {
@@ -120,41 +121,41 @@ func (c *Transport) ListTasks(ctx context.Context, q transport.TaskQuery) (trans
 	}
 	raw, err := c.call(ctx, c.methods.list, c.params(p))
 	if err != nil {
-		return transport.TaskPage{}, err
+		return binding.TaskPage{}, err
 	}
 	tasks, next, err := wire.DecodeTaskPage(raw)
-	return transport.TaskPage{Tasks: tasks, Next: next}, err
+	return binding.TaskPage{Tasks: tasks, Next: next}, err
 }
 
-// SendStreaming implements transport.Transport.
-func (c *Transport) SendStreaming(ctx context.Context, m a2a.OutMessage) (*transport.Stream, error) {
-	return c.OpenStream(ctx, c.methods.stream, c.params(map[string]any{"message": wire.EncodeMessage(c.dialect, m)}), &Frames{})
+// SendStreaming implements binding.Binding.
+func (c *Binding) SendStreaming(ctx context.Context, m a2a.OutMessage) (*binding.Stream, error) {
+	return c.OpenStream(ctx, c.methods.stream, c.params(map[string]any{"message": request.Message(c.dialect, m)}), &Frames{})
 }
 
-// Send implements transport.Transport.
-func (c *Transport) Send(ctx context.Context, m a2a.OutMessage, immediate bool) (*transport.Stream, error) {
-	p := map[string]any{"message": wire.EncodeMessage(c.dialect, m)}
+// Send implements binding.Binding.
+func (c *Binding) Send(ctx context.Context, m a2a.OutMessage, immediate bool) (*binding.Stream, error) {
+	p := map[string]any{"message": request.Message(c.dialect, m)}
 	if immediate {
-		p["configuration"] = wire.SendConfiguration(c.dialect)
+		p["configuration"] = request.SendConfiguration(c.dialect)
 	}
 	return c.OpenStream(ctx, c.methods.send, c.params(p), &Frames{})
 }
 
-// ExtendedCard implements transport.Transport.
-func (c *Transport) ExtendedCard(ctx context.Context) ([]byte, error) {
+// ExtendedCard implements binding.Binding.
+func (c *Binding) ExtendedCard(ctx context.Context) ([]byte, error) {
 	return c.call(ctx, c.methods.extendedCard, c.params(map[string]any{}))
 }
 
-// Subscribe implements transport.Transport.
-func (c *Transport) Subscribe(ctx context.Context, taskID string) (*transport.Stream, error) {
+// Subscribe implements binding.Binding.
+func (c *Binding) Subscribe(ctx context.Context, taskID string) (*binding.Stream, error) {
 	return c.OpenStream(ctx, c.methods.subscribe, c.params(map[string]any{"id": taskID}), &Frames{})
 }
 
 // OpenStream posts a request whose answer is an SSE stream of JSON-RPC
 // responses read by frames, or one JSON-RPC response in a plain body (a
 // blocking send's result, or an error).
-func (c *Transport) OpenStream(ctx context.Context, method string, params any, frames transport.Frames) (*transport.Stream, error) {
-	req := transport.Request{Method: http.MethodPost, Target: c.endpoint, Body: c.encode(method, params), Dialect: c.dialect, Name: method}
+func (c *Binding) OpenStream(ctx context.Context, method string, params any, frames binding.Frames) (*binding.Stream, error) {
+	req := binding.Request{Method: http.MethodPost, Target: c.endpoint, Body: c.encode(method, params), Dialect: c.dialect, Name: method}
 	return c.conn.Open(ctx, req, frames, func(resp *http.Response, data []byte) ([]a2a.Event, error) {
 		res, err := result(resp, c.endpoint, data)
 		if err != nil {
@@ -169,19 +170,19 @@ type Frames struct {
 	dec wire.Decoder
 }
 
-// Event implements transport.Frames.
+// Event implements binding.Frames.
 func (f *Frames) Event(data []byte) (a2a.Event, error) { return f.dec.Frame(data) }
 
-var _ transport.SharedFrames = (*Frames)(nil)
+var _ binding.SharedFrames = (*Frames)(nil)
 
-// Share implements transport.SharedFrames.
+// Share implements binding.SharedFrames.
 func (f *Frames) Share() { f.dec.Share() }
 
-var _ transport.InPlaceFrames = (*Frames)(nil)
+var _ binding.InPlaceFrames = (*Frames)(nil)
 
-// KeepsNothing implements transport.InPlaceFrames: a frame is decoded by
+// KeepsNothing implements binding.InPlaceFrames: a frame is decoded by
 // the stream's Decoder, which keeps nothing of it.
 func (*Frames) KeepsNothing() {}
 
-// Failure implements transport.Frames.
+// Failure implements binding.Frames.
 func (*Frames) Failure(data []byte) error { return wire.ErrorFrame(data) }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/transport"
+	"github.com/shimdev/shim/a2a/binding"
 	"github.com/shimdev/shim/a2a/wire"
 )
 
@@ -29,7 +29,7 @@ var ErrAbsent = errors.New("a2a: the server has no operator API for this")
 // API is the operator API client of one agent. It is safe for concurrent
 // use.
 type API struct {
-	conn *transport.Conn
+	conn *binding.Conn
 	// base is the agent's base URL (with the /agents/<slug> prefix); ""
 	// when only an endpoint is known: then every call is ErrAbsent.
 	base string
@@ -50,7 +50,7 @@ type API struct {
 
 // New returns the operator API of the agent at base over conn; dialect
 // gives the dialect of the card in use, whose headers every call carries.
-func New(conn *transport.Conn, base string, dialect func() a2a.Dialect) *API {
+func New(conn *binding.Conn, base string, dialect func() a2a.Dialect) *API {
 	return &API{conn: conn, base: base, dialect: dialect,
 		absent: map[string]bool{}, misses: map[string]int{}, unknown: map[string]bool{}}
 }
@@ -85,7 +85,7 @@ func (o *API) do(ctx context.Context, family, method, path string, body any) (in
 		}
 		return resp.StatusCode, nil, ErrAbsent
 	case resp.StatusCode/100 != 2:
-		return resp.StatusCode, nil, transport.HTTPError(resp.StatusCode, target, resp.Header.Get("Content-Type"), data)
+		return resp.StatusCode, nil, binding.HTTPError(resp.StatusCode, target, resp.Header.Get("Content-Type"), data)
 	}
 	return resp.StatusCode, data, nil
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/transport"
+	"github.com/shimdev/shim/a2a/binding"
 	"github.com/shimdev/shim/internal/turnsbody"
 )
 
@@ -18,7 +18,7 @@ func serveTurns(tb testing.TB, body []byte) *API {
 		w.Write(body)
 	}))
 	tb.Cleanup(srv.Close)
-	return New(transport.New(transport.Options{Origin: srv.URL}), srv.URL, func() a2a.Dialect { return a2a.V10 })
+	return New(binding.New(binding.Options{Origin: srv.URL}), srv.URL, func() a2a.Dialect { return a2a.V10 })
 }
 
 // A turn's artifacts and messages are read where the turn keeps them, in
@@ -36,20 +36,27 @@ func TestTurnsModel(t *testing.T) {
 	if len(ts) != 2 {
 		t.Fatalf("%d turns", len(ts))
 	}
-	a := ts[0].Artifacts
+	checkFirstTurn(t, ts[0])
+	if ts[1].TaskID != "t2" || ts[1].State != a2a.StateWorking || ts[1].History != nil || ts[1].Artifacts != nil {
+		t.Errorf("second turn %+v", ts[1])
+	}
+}
+
+// checkFirstTurn checks TestTurnsModel's first turn: its artifacts and
+// its history, the null ones left out, a message's tool call read.
+func checkFirstTurn(t *testing.T, turn Turn) {
+	t.Helper()
+	a := turn.Artifacts
 	if len(a) != 2 || a[0].ID != "a1" || len(a[0].Parts) != 1 || a[0].Parts[0].Text != "one" ||
 		a[1].ID != "a2" || len(a[1].Parts) != 2 || a[1].Parts[1].Text != "2" {
 		t.Errorf("artifacts %+v", a)
 	}
-	h := ts[0].History
+	h := turn.History
 	if len(h) != 2 || h[0].ID != "m1" || h[0].Role != "user" || h[0].Text() != "hi" || h[1].ID != "m2" || h[1].Role != "agent" {
 		t.Fatalf("history %+v", h)
 	}
 	if tc := h[1].ToolCalls(); len(tc) != 1 || tc[0].ID != "c1" || tc[0].Phase != a2a.PhaseStarted || tc[0].Args != `{"path":"a"}` {
 		t.Errorf("tool calls %+v", tc)
-	}
-	if ts[1].TaskID != "t2" || ts[1].State != a2a.StateWorking || ts[1].History != nil || ts[1].Artifacts != nil {
-		t.Errorf("second turn %+v", ts[1])
 	}
 }
 

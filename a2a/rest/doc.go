@@ -8,12 +8,13 @@
 // routes are its proto's google.api.http paths under /v1 (/v1/message:send,
 // /v1/tasks/{id}, the extended card at /v1/card) and whose bodies are the
 // ProtoJSON of the 0.3.0 proto (a message's parts as content, ROLE_USER, a
-// data part as {"data": {"data": …}}; package wire's *Proto03), as the
-// SDKs' 0.3 REST servers and Google's Vertex AI Agent Engine and Gemini
-// Enterprise speak it. The card's dialect picks the codec.
+// data part as {"data": {"data": …}}; request.MessageProto03 and wire's
+// *Proto03 readers), as the SDKs' 0.3 REST servers and Google's Vertex AI
+// Agent Engine and Gemini Enterprise speak it. The card's dialect picks
+// the codec.
 //
 // Files:
-//   - rest.go: the codecs, Transport, its routes and calls, subscribe's
+//   - rest.go: the codecs, Binding, its routes and calls, subscribe's
 //     POST fallback, its frames and error answers.
 //
 // Goroutines and locks: none (the POST fallback is an atomic flag).

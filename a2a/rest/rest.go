@@ -10,8 +10,10 @@ import (
 	"sync/atomic"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/transport"
+	"github.com/shimdev/shim/a2a/binding"
 	"github.com/shimdev/shim/a2a/wire"
+	"github.com/shimdev/shim/a2a/wire/request"
+	"github.com/shimdev/shim/a2a/wire/rpcerror"
 )
 
 // A codec is how one version of the binding names its routes and spells
@@ -42,7 +44,7 @@ var codecs = map[a2a.Dialect]*codec{
 	a2a.V10: {
 		extendedCard: "/extendedAgentCard",
 		lists:        true,
-		message:      func(m a2a.OutMessage) map[string]any { return wire.EncodeMessage(a2a.V10, m) },
+		message:      func(m a2a.OutMessage) map[string]any { return request.Message(a2a.V10, m) },
 		task:         func(b []byte) (*a2a.Task, error) { return wire.DecodeTask(b) },
 		sendResult:   func(b []byte) ([]a2a.Event, error) { return wire.DecodeSendResult(b) },
 		frame:        (*wire.Decoder).RESTFrame,
@@ -51,16 +53,16 @@ var codecs = map[a2a.Dialect]*codec{
 		prefix: "/v1",
 		// GetAgentCard, 0.3's agent/getAuthenticatedExtendedCard.
 		extendedCard: "/card",
-		message:      wire.EncodeMessageProto03,
+		message:      request.MessageProto03,
 		task:         wire.DecodeTaskProto03,
 		sendResult:   wire.DecodeSendResultProto03,
 		frame:        (*wire.Decoder).RESTFrameProto03,
 	},
 }
 
-// Transport is the HTTP+JSON binding of one card's interface.
-type Transport struct {
-	conn    *transport.Conn
+// Binding is the HTTP+JSON binding of one card's interface.
+type Binding struct {
+	conn    *binding.Conn
 	base    string
 	dialect a2a.Dialect
 	codec   *codec
@@ -69,10 +71,10 @@ type Transport struct {
 	postSubscribe atomic.Bool
 }
 
-var _ transport.Transport = (*Transport)(nil)
+var _ binding.Binding = (*Binding)(nil)
 
 // New returns the binding of card's interface over conn.
-func New(conn *transport.Conn, card *a2a.Card) *Transport {
+func New(conn *binding.Conn, card *a2a.Card) *Binding {
 	base := strings.TrimSuffix(card.Endpoint, "/")
 	if card.Tenant != "" {
 		base += "/" + url.PathEscape(card.Tenant)
@@ -81,11 +83,11 @@ func New(conn *transport.Conn, card *a2a.Card) *Transport {
 	if !ok {
 		cd = codecs[a2a.V10]
 	}
-	return &Transport{conn: conn, base: base + cd.prefix, dialect: card.Dialect, codec: cd}
+	return &Binding{conn: conn, base: base + cd.prefix, dialect: card.Dialect, codec: cd}
 }
 
 // route is the URL of path (with its query) under the interface URL.
-func (c *Transport) route(path string, q url.Values) string {
+func (c *Binding) route(path string, q url.Values) string {
 	u := c.base + path
 	if len(q) > 0 {
 		u += "?" + q.Encode()
@@ -98,7 +100,7 @@ func taskPath(id, action string) string {
 }
 
 // call makes a unary call with retries and returns the answer's body.
-func (c *Transport) call(ctx context.Context, method, target string, body []byte, name string) ([]byte, error) {
+func (c *Binding) call(ctx context.Context, method, target string, body []byte, name string) ([]byte, error) {
 	resp, data, err := c.conn.Call(ctx, method, target, body, c.dialect, name)
 	if err != nil {
 		return nil, err
@@ -106,10 +108,10 @@ func (c *Transport) call(ctx context.Context, method, target string, body []byte
 	return result(resp, target, data)
 }
 
-// GetTask implements transport.Transport.
-func (c *Transport) GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
+// GetTask implements binding.Binding.
+func (c *Binding) GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
 	q := url.Values{}
-	if n, ok := wire.HistoryLength(c.dialect, historyLength); ok {
+	if n, ok := request.HistoryLength(c.dialect, historyLength); ok {
 		q.Set("historyLength", strconv.Itoa(n))
 	}
 	raw, err := c.call(ctx, http.MethodGet, c.route(taskPath(id, ""), q), nil, "GetTask")
@@ -119,19 +121,19 @@ func (c *Transport) GetTask(ctx context.Context, id string, historyLength int) (
 	return c.codec.task(raw)
 }
 
-// CancelTask implements transport.Transport.
-func (c *Transport) CancelTask(ctx context.Context, id string) error {
+// CancelTask implements binding.Binding.
+func (c *Binding) CancelTask(ctx context.Context, id string) error {
 	_, err := c.call(ctx, http.MethodPost, c.route(taskPath(id, ":cancel"), nil), []byte(`{}`), "CancelTask")
 	return err
 }
 
-// ListTasks implements transport.Transport (1.0 only: 0.3 has no listing).
-func (c *Transport) ListTasks(ctx context.Context, tq transport.TaskQuery) (transport.TaskPage, error) {
+// ListTasks implements binding.Binding (1.0 only: 0.3 has no listing).
+func (c *Binding) ListTasks(ctx context.Context, tq binding.TaskQuery) (binding.TaskPage, error) {
 	if !c.codec.lists {
-		return transport.TaskPage{}, a2a.ErrUnsupported
+		return binding.TaskPage{}, a2a.ErrUnsupported
 	}
 	q := url.Values{"contextId": {tq.ContextID}, "pageSize": {"100"}, "includeArtifacts": {"true"}}
-	if n, ok := wire.HistoryLength(c.dialect, tq.HistoryLength); ok {
+	if n, ok := request.HistoryLength(c.dialect, tq.HistoryLength); ok {
 		q.Set("historyLength", strconv.Itoa(n))
 	}
 	if tq.PageToken != "" {
@@ -139,36 +141,36 @@ func (c *Transport) ListTasks(ctx context.Context, tq transport.TaskQuery) (tran
 	}
 	raw, err := c.call(ctx, http.MethodGet, c.route("/tasks", q), nil, "ListTasks")
 	if err != nil {
-		return transport.TaskPage{}, err
+		return binding.TaskPage{}, err
 	}
 	tasks, next, err := wire.DecodeTaskPage(raw)
-	return transport.TaskPage{Tasks: tasks, Next: next}, err
+	return binding.TaskPage{Tasks: tasks, Next: next}, err
 }
 
-// ExtendedCard implements transport.Transport.
-func (c *Transport) ExtendedCard(ctx context.Context) ([]byte, error) {
+// ExtendedCard implements binding.Binding.
+func (c *Binding) ExtendedCard(ctx context.Context) ([]byte, error) {
 	return c.call(ctx, http.MethodGet, c.route(c.codec.extendedCard, nil), nil, "GetExtendedAgentCard")
 }
 
-// SendStreaming implements transport.Transport.
-func (c *Transport) SendStreaming(ctx context.Context, m a2a.OutMessage) (*transport.Stream, error) {
-	body := wire.MarshalBody(map[string]any{"message": c.codec.message(m)})
+// SendStreaming implements binding.Binding.
+func (c *Binding) SendStreaming(ctx context.Context, m a2a.OutMessage) (*binding.Stream, error) {
+	body := request.Body(map[string]any{"message": c.codec.message(m)})
 	return c.openStream(ctx, http.MethodPost, c.route("/message:stream", nil), body, "SendStreamingMessage")
 }
 
-// Send implements transport.Transport.
-func (c *Transport) Send(ctx context.Context, m a2a.OutMessage, immediate bool) (*transport.Stream, error) {
+// Send implements binding.Binding.
+func (c *Binding) Send(ctx context.Context, m a2a.OutMessage, immediate bool) (*binding.Stream, error) {
 	p := map[string]any{"message": c.codec.message(m)}
 	if immediate {
-		p["configuration"] = wire.SendConfiguration(c.dialect)
+		p["configuration"] = request.SendConfiguration(c.dialect)
 	}
-	return c.openStream(ctx, http.MethodPost, c.route("/message:send", nil), wire.MarshalBody(p), "SendMessage")
+	return c.openStream(ctx, http.MethodPost, c.route("/message:send", nil), request.Body(p), "SendMessage")
 }
 
-// Subscribe implements transport.Transport: GET as the binding says; a
+// Subscribe implements binding.Binding: GET as the binding says; a
 // server that answers that with 404 or 405 (one that routes subscribe to
 // POST) is asked again with POST, and POST is kept for later reattaches.
-func (c *Transport) Subscribe(ctx context.Context, taskID string) (*transport.Stream, error) {
+func (c *Binding) Subscribe(ctx context.Context, taskID string) (*binding.Stream, error) {
 	target := c.route(taskPath(taskID, ":subscribe"), nil)
 	if !c.postSubscribe.Load() {
 		s, err := c.openStream(ctx, http.MethodGet, target, nil, "SubscribeToTask")
@@ -201,8 +203,8 @@ func notRouted(err error) bool {
 
 // openStream sends a request whose answer is an SSE stream of bare
 // StreamResponses, or one JSON body (a send's result, or an error).
-func (c *Transport) openStream(ctx context.Context, method, target string, body []byte, name string) (*transport.Stream, error) {
-	req := transport.Request{Method: method, Target: target, Body: body, Dialect: c.dialect, Name: name}
+func (c *Binding) openStream(ctx context.Context, method, target string, body []byte, name string) (*binding.Stream, error) {
+	req := binding.Request{Method: method, Target: target, Body: body, Dialect: c.dialect, Name: name}
 	return c.conn.Open(ctx, req, &frames{codec: c.codec}, func(resp *http.Response, data []byte) ([]a2a.Event, error) {
 		res, err := result(resp, target, data)
 		if err != nil {
@@ -219,21 +221,21 @@ type frames struct {
 	dec wire.Decoder
 }
 
-// Event implements transport.Frames.
+// Event implements binding.Frames.
 func (f *frames) Event(data []byte) (a2a.Event, error) { return f.frame(&f.dec, data) }
 
-var _ transport.SharedFrames = (*frames)(nil)
+var _ binding.SharedFrames = (*frames)(nil)
 
-// Share implements transport.SharedFrames.
+// Share implements binding.SharedFrames.
 func (f *frames) Share() { f.dec.Share() }
 
-var _ transport.InPlaceFrames = (*frames)(nil)
+var _ binding.InPlaceFrames = (*frames)(nil)
 
-// KeepsNothing implements transport.InPlaceFrames: a frame is decoded by
+// KeepsNothing implements binding.InPlaceFrames: a frame is decoded by
 // the stream's Decoder, which keeps nothing of it.
 func (*frames) KeepsNothing() {}
 
-// Failure implements transport.Frames.
+// Failure implements binding.Frames.
 func (*frames) Failure(data []byte) error { return wire.RESTErrorFrame(data) }
 
 // statusError is an HTTP+JSON error answer read as the JSON-RPC error it
@@ -256,12 +258,12 @@ func result(resp *http.Response, target string, data []byte) ([]byte, error) {
 	ct := resp.Header.Get("Content-Type")
 	if resp.StatusCode/100 == 2 {
 		if !json.Valid(data) {
-			return nil, transport.HTTPError(resp.StatusCode, target, ct, data)
+			return nil, binding.HTTPError(resp.StatusCode, target, ct, data)
 		}
 		return data, nil
 	}
-	if re := wire.DecodeStatusError(resp.StatusCode, data); re != nil {
+	if re := rpcerror.Decode(resp.StatusCode, data); re != nil {
 		return nil, &statusError{RPCError: re, status: resp.StatusCode}
 	}
-	return nil, transport.HTTPError(resp.StatusCode, target, ct, data)
+	return nil, binding.HTTPError(resp.StatusCode, target, ct, data)
 }

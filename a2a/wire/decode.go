@@ -13,6 +13,8 @@ import (
 	fastjson "github.com/segmentio/encoding/json"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/wire/rpcerror"
+	"github.com/shimdev/shim/internal/jsontext"
 )
 
 // The wire types below accept both dialects at once: camelCase and
@@ -101,7 +103,7 @@ func (e *Enum) UnmarshalJSON(b []byte) error {
 	}
 	if b[0] == '"' {
 		// A string without escapes is its text (no decoder run per enum).
-		s, ok := rawString(b)
+		s, ok := jsontext.String(b)
 		if !ok {
 			if err := fastjson.Unmarshal(b, &s); err != nil {
 				return err
@@ -741,22 +743,12 @@ var kindNames = map[string]a2a.EventKind{
 	"artifact-update": a2a.EventArtifact, "artifact_update": a2a.EventArtifact, "artifactUpdate": a2a.EventArtifact,
 }
 
-// kind is the object's kind: its tag, else its shape.
+// kind is the object's kind: its tag, else its shape (kindFromShape).
 func (w *Object) kind() a2a.EventKind {
 	if k, ok := kindNames[w.Kind]; ok {
 		return k
 	}
-	switch {
-	case w.Artifact.set():
-		return a2a.EventArtifact
-	case w.Status != nil && w.ID == "" && w.taskID() != "":
-		return a2a.EventStatus
-	case w.Status != nil:
-		return a2a.EventTask
-	case len(w.Parts) > 0 || w.Role != "":
-		return a2a.EventMessage
-	}
-	return 0
+	return w.kindFromShape()
 }
 
 func (w *Object) event(big int, into *artifactOfOne) (a2a.Event, error) {
@@ -798,7 +790,7 @@ func (e *wireError) rpcError() *a2a.RPCError {
 		code = int64(f)
 	}
 	r := &a2a.RPCError{Code: int(code), Message: strings.Clone(e.Message), Data: bytes.Clone(e.Data)}
-	r.Reason, r.Notes = dataDetails(e.Data)
+	r.Reason, r.Notes = rpcerror.Details(e.Data)
 	return r
 }
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/wire/rpcerror"
 )
 
 // TestErrorDetailsText: a JSON-RPC error's typed details (A2A 1.0.1) add
@@ -42,7 +42,7 @@ func TestErrorDetailsText(t *testing.T) {
 				return
 			}
 			body := `{"error":{"code":400,"status":"INVALID_ARGUMENT","message":` + string(must(json.Marshal(tc.msg))) + `,"details":` + tc.data + `}}`
-			re := DecodeStatusError(400, []byte(body))
+			re := rpcerror.Decode(400, []byte(body))
 			if re == nil {
 				t.Fatalf("HTTP+JSON: not read as an error: %s", body)
 			}
@@ -58,19 +58,4 @@ func must(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
-}
-
-// FuzzErrorDetails: whatever an error's data holds, reading its typed
-// details never panics and adds a bounded text.
-func FuzzErrorDetails(f *testing.F) {
-	f.Add(`[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND"}]`)
-	f.Add(`[{"@type":"x.BadRequest","fieldViolations":[{"field":"a","description":"b"}]},{"@type":".RetryInfo","retryDelay":{"seconds":"1"}}]`)
-	f.Add(`{"@type":"RetryInfo","retryDelay":"1s"}`)
-	f.Fuzz(func(t *testing.T, data string) {
-		e := &a2a.RPCError{Message: "m"}
-		e.Reason, e.Notes = dataDetails([]byte(data))
-		if n := len(e.Text()); n > len("m")+(detailNotesMax+1)*(detailNoteMax+8)+8 {
-			t.Fatalf("a text of %d bytes", n)
-		}
-	})
 }

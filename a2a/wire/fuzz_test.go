@@ -1,8 +1,6 @@
 package wire
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"testing"
 
@@ -90,51 +88,4 @@ func exerciseArtifact(a *a2a.Artifact) {
 		_ = a.Parts[i].Known()
 		_ = a.Parts[i].Thought()
 	}
-}
-
-// FuzzRawValues holds the readers of raw metadata values to encoding/json:
-// for any valid JSON value, rawString is what json.Unmarshal gives a
-// string (and only for a string), rawText of anything but a string is
-// json.Compact's text, and the members readKeys reads of an object are
-// those of the object read into a map (exact keys, the last of a key
-// given twice).
-func FuzzRawValues(f *testing.F) {
-	for _, s := range []string{`"a b"`, `"a\"b\\"`, `"\u00e9\ud83d\ude00"`, "\"\xff\"", `{ "toolCallId" : "c", "TOOLCALLID":"d", "args": [ 1 , {"a b":" c "} ] }`,
-		`{"name":"x","name":"y","phase":1,"result":null}`, `[1, 2]`, ` 12.50 `, `null`, `true`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		if !json.Valid(in) {
-			return
-		}
-		var want string
-		trimmed := bytes.TrimSpace(in)
-		isString := trimmed[0] == '"' && json.Unmarshal(in, &want) == nil // (null reads into a string too)
-		if got, ok := rawString(in); ok != isString || got != want {
-			t.Fatalf("rawString(%q) = %q, %v; encoding/json: %q, %v", in, got, ok, want, isString)
-		}
-		if !isString && string(trimmed) != "null" {
-			var b bytes.Buffer
-			if err := json.Compact(&b, in); err != nil {
-				t.Fatal(err)
-			}
-			if got := rawText(in); got != b.String() {
-				t.Fatalf("rawText(%q) = %q; json.Compact: %q", in, got, b.String())
-			}
-		}
-		var members map[string]json.RawMessage
-		if json.Unmarshal(in, &members) != nil || members == nil {
-			return
-		}
-		var o toolCallPayload
-		if !readKeys(in, &o) {
-			t.Fatalf("readKeys(%q) refused an object", in)
-		}
-		for key, got := range map[string]json.RawMessage{"toolCallId": o.ID, "tool_call_id": o.ID2, "name": o.Name, "phase": o.Phase,
-			"args": o.Args, "result": o.Result, "error": o.Error, "parentToolCallId": o.Parent, "parent_tool_call_id": o.Parent2} {
-			if want, ok := members[key]; !bytes.Equal(got, want) || ok != (got != nil) {
-				t.Fatalf("readKeys(%q)[%s] = %q; encoding/json: %q", in, key, got, want)
-			}
-		}
-	})
 }

@@ -28,116 +28,119 @@ func decodeOK(t *testing.T, frame []byte) a2a.Event {
 	return ev
 }
 
-func TestDecodeFrameLenient(t *testing.T) {
-	tests := []struct {
-		name  string
-		frame string
-		check func(t *testing.T, ev a2a.Event)
-	}{
-		{"1.0 camelCase status update", `{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`,
-			func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "c", a2a.StateWorking) }},
-		{"snake_case wrapper and ids", `{"status_update":{"task_id":"t","context_id":"c","status":{"state":"TASK_STATE_INPUT_REQUIRED"}}}`,
-			func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "c", a2a.StateInputRequired) }},
-		{"snake_case artifact update", `{"artifact_update":{"task_id":"t","context_id":"c","append":true,"last_chunk":true,
+// lenientFrames are frames of either dialect, spelled every way servers
+// spell them, each with the check of its event (TestDecodeFrameLenient).
+var lenientFrames = []struct {
+	name  string
+	frame string
+	check func(t *testing.T, ev a2a.Event)
+}{
+	{"1.0 camelCase status update", `{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}`,
+		func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "c", a2a.StateWorking) }},
+	{"snake_case wrapper and ids", `{"status_update":{"task_id":"t","context_id":"c","status":{"state":"TASK_STATE_INPUT_REQUIRED"}}}`,
+		func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "c", a2a.StateInputRequired) }},
+	{"snake_case artifact update", `{"artifact_update":{"task_id":"t","context_id":"c","append":true,"last_chunk":true,
 			"artifact":{"artifact_id":"a","parts":[{"raw":"aGk=","media_type":"text/plain","filename":"f.txt"}]}}}`,
-			func(t *testing.T, ev a2a.Event) {
-				want(t, ev, a2a.EventArtifact, "t", "c", "")
-				if !ev.Append || !ev.LastChunk || ev.Artifact.ID != "a" {
-					t.Errorf("append/last/id: %+v", ev)
-				}
-				p := ev.Artifact.Parts[0]
-				if p.Kind != a2a.PartFile || string(p.Raw) != "hi" || p.MediaType != "text/plain" || p.Filename != "f.txt" {
-					t.Errorf("part %+v", p)
-				}
-			}},
-		{"enum number 3 is completed", `{"statusUpdate":{"taskId":"t","status":{"state":3}}}`,
-			func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateCompleted) }},
-		{"enum number 6 is input-required", `{"statusUpdate":{"taskId":"t","status":{"state":6}}}`,
-			func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateInputRequired) }},
-		{"enum number as float", `{"statusUpdate":{"taskId":"t","status":{"state":4.0}}}`,
-			func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateFailed) }},
-		{"enum number out of range", `{"statusUpdate":{"taskId":"t","status":{"state":99}}}`,
-			func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateUnknown) }},
-		{"x-y state (0.3)", `{"kind":"status-update","taskId":"t","contextId":"c","status":{"state":"input-required"},"final":true}`,
-			func(t *testing.T, ev a2a.Event) {
-				want(t, ev, a2a.EventStatus, "t", "c", a2a.StateInputRequired)
-				if !ev.Final {
-					t.Error("final lost")
-				}
-			}},
-		{"lowercase snake state", `{"statusUpdate":{"taskId":"t","status":{"state":"auth_required"}}}`,
-			func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateAuthRequired) }},
-		{"cancelled spelling", `{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_CANCELLED"}}}`,
-			func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateCanceled) }},
-		{"absent booleans are false", `{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","parts":[{"text":"x"}]}}}`,
-			func(t *testing.T, ev a2a.Event) {
-				if ev.Append || ev.LastChunk || ev.Final {
-					t.Errorf("flags %+v", ev)
-				}
-			}},
-		{"null and string booleans", `{"artifactUpdate":{"taskId":"t","append":"true","lastChunk":null,"artifact":{"artifactId":"a"}}}`,
-			func(t *testing.T, ev a2a.Event) {
-				if !ev.Append || ev.LastChunk {
-					t.Errorf("flags %+v", ev)
-				}
-			}},
-		{"role enum number", `{"message":{"messageId":"m","role":2,"parts":[{"text":"hi"}]}}`,
-			func(t *testing.T, ev a2a.Event) {
-				want(t, ev, a2a.EventMessage, "", "", "")
-				if ev.Message.Role != "agent" || ev.Message.Text() != "hi" {
-					t.Errorf("message %+v", ev.Message)
-				}
-			}},
-		{"role names", `{"task":{"id":"t","status":{"state":"TASK_STATE_WORKING"},"history":[{"role":"ROLE_USER"},{"role":"agent"},{"role":1}]}}`,
-			func(t *testing.T, ev a2a.Event) {
-				var roles []string
-				for _, m := range ev.Task.History {
-					roles = append(roles, m.Role)
-				}
-				if strings.Join(roles, ",") != "user,agent,user" || !ev.Task.History[0].FromUser() {
-					t.Errorf("roles %v", roles)
-				}
-			}},
-		{"message with no parts", `{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m","role":"ROLE_AGENT"}}}}`,
-			func(t *testing.T, ev a2a.Event) {
-				if m := ev.Status.Message; m == nil || m.ID != "m" || len(m.Parts) != 0 || m.Text() != "" {
-					t.Errorf("message %+v", m)
-				}
-			}},
-		{"metadata numbers as float", `{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","metadata":{"https://proto-labs.ai/a2a/ext/cost-v1":{"usage":{"input_tokens":18234.0,"output_tokens":12},"costUsd":0.25}}}}}`,
-			func(t *testing.T, ev a2a.Event) {
-				u, ok := ev.Artifact.Usage()
-				if !ok || u.InputTokens != 18234 || u.OutputTokens != 12 || u.CostUSD != 0.25 {
-					t.Errorf("usage %+v %v", u, ok)
-				}
-			}},
-		{"unknown fields ignored", `{"statusUpdate":{"taskId":"t","futureField":{"deep":[1,2]},"status":{"state":"TASK_STATE_COMPLETED","timestamp":"2026-01-01T00:00:00Z","extra":true}},"alsoNew":1}`,
-			func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateCompleted) }},
-		{"wrong types for metadata and flags", `{"artifactUpdate":{"taskId":"t","append":{"x":1},"metadata":"nope","artifact":{"artifactId":"a","metadata":[1],"parts":[{"text":"x","metadata":7}]}}}`,
-			func(t *testing.T, ev a2a.Event) {
-				if ev.Append || ev.Artifact.Metadata != nil || ev.Artifact.Parts[0].Metadata != nil {
-					t.Errorf("%+v", ev)
-				}
-			}},
-		{"0.3 task kind", `{"kind":"task","id":"t","contextId":"c","status":{"state":"submitted"}}`,
-			func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventTask, "t", "c", a2a.StateSubmitted) }},
-		{"0.3 artifact-update kind", `{"kind":"artifact-update","taskId":"t","contextId":"c","append":true,"artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}`,
-			func(t *testing.T, ev a2a.Event) {
-				want(t, ev, a2a.EventArtifact, "t", "c", "")
-				if !ev.Append || ev.Artifact.Parts[0].Text != "x" {
-					t.Errorf("%+v", ev)
-				}
-			}},
-		{"0.3 message kind", `{"kind":"message","messageId":"m","role":"agent","contextId":"c","parts":[{"kind":"text","text":"x"}]}`,
-			func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventMessage, "", "c", "") }},
-		{"no wrapper, no kind: status update by shape", `{"taskId":"t","status":{"state":"working"}}`,
-			func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateWorking) }},
-		{"no wrapper, no kind: task by shape", `{"id":"t","status":{"state":"working"}}`,
-			func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventTask, "t", "", a2a.StateWorking) }},
-		{"status without status object", `{"statusUpdate":{"taskId":"t"}}`,
-			func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateUnknown) }},
-	}
-	for _, tt := range tests {
+		func(t *testing.T, ev a2a.Event) {
+			want(t, ev, a2a.EventArtifact, "t", "c", "")
+			if !ev.Append || !ev.LastChunk || ev.Artifact.ID != "a" {
+				t.Errorf("append/last/id: %+v", ev)
+			}
+			p := ev.Artifact.Parts[0]
+			if p.Kind != a2a.PartFile || string(p.Raw) != "hi" || p.MediaType != "text/plain" || p.Filename != "f.txt" {
+				t.Errorf("part %+v", p)
+			}
+		}},
+	{"enum number 3 is completed", `{"statusUpdate":{"taskId":"t","status":{"state":3}}}`,
+		func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateCompleted) }},
+	{"enum number 6 is input-required", `{"statusUpdate":{"taskId":"t","status":{"state":6}}}`,
+		func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateInputRequired) }},
+	{"enum number as float", `{"statusUpdate":{"taskId":"t","status":{"state":4.0}}}`,
+		func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateFailed) }},
+	{"enum number out of range", `{"statusUpdate":{"taskId":"t","status":{"state":99}}}`,
+		func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateUnknown) }},
+	{"x-y state (0.3)", `{"kind":"status-update","taskId":"t","contextId":"c","status":{"state":"input-required"},"final":true}`,
+		func(t *testing.T, ev a2a.Event) {
+			want(t, ev, a2a.EventStatus, "t", "c", a2a.StateInputRequired)
+			if !ev.Final {
+				t.Error("final lost")
+			}
+		}},
+	{"lowercase snake state", `{"statusUpdate":{"taskId":"t","status":{"state":"auth_required"}}}`,
+		func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateAuthRequired) }},
+	{"cancelled spelling", `{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_CANCELLED"}}}`,
+		func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateCanceled) }},
+	{"absent booleans are false", `{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","parts":[{"text":"x"}]}}}`,
+		func(t *testing.T, ev a2a.Event) {
+			if ev.Append || ev.LastChunk || ev.Final {
+				t.Errorf("flags %+v", ev)
+			}
+		}},
+	{"null and string booleans", `{"artifactUpdate":{"taskId":"t","append":"true","lastChunk":null,"artifact":{"artifactId":"a"}}}`,
+		func(t *testing.T, ev a2a.Event) {
+			if !ev.Append || ev.LastChunk {
+				t.Errorf("flags %+v", ev)
+			}
+		}},
+	{"role enum number", `{"message":{"messageId":"m","role":2,"parts":[{"text":"hi"}]}}`,
+		func(t *testing.T, ev a2a.Event) {
+			want(t, ev, a2a.EventMessage, "", "", "")
+			if ev.Message.Role != "agent" || ev.Message.Text() != "hi" {
+				t.Errorf("message %+v", ev.Message)
+			}
+		}},
+	{"role names", `{"task":{"id":"t","status":{"state":"TASK_STATE_WORKING"},"history":[{"role":"ROLE_USER"},{"role":"agent"},{"role":1}]}}`,
+		func(t *testing.T, ev a2a.Event) {
+			var roles []string
+			for _, m := range ev.Task.History {
+				roles = append(roles, m.Role)
+			}
+			if strings.Join(roles, ",") != "user,agent,user" || !ev.Task.History[0].FromUser() {
+				t.Errorf("roles %v", roles)
+			}
+		}},
+	{"message with no parts", `{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m","role":"ROLE_AGENT"}}}}`,
+		func(t *testing.T, ev a2a.Event) {
+			if m := ev.Status.Message; m == nil || m.ID != "m" || len(m.Parts) != 0 || m.Text() != "" {
+				t.Errorf("message %+v", m)
+			}
+		}},
+	{"metadata numbers as float", `{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","metadata":{"https://proto-labs.ai/a2a/ext/cost-v1":{"usage":{"input_tokens":18234.0,"output_tokens":12},"costUsd":0.25}}}}}`,
+		func(t *testing.T, ev a2a.Event) {
+			u, ok := ev.Artifact.Usage()
+			if !ok || u.InputTokens != 18234 || u.OutputTokens != 12 || u.CostUSD != 0.25 {
+				t.Errorf("usage %+v %v", u, ok)
+			}
+		}},
+	{"unknown fields ignored", `{"statusUpdate":{"taskId":"t","futureField":{"deep":[1,2]},"status":{"state":"TASK_STATE_COMPLETED","timestamp":"2026-01-01T00:00:00Z","extra":true}},"alsoNew":1}`,
+		func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateCompleted) }},
+	{"wrong types for metadata and flags", `{"artifactUpdate":{"taskId":"t","append":{"x":1},"metadata":"nope","artifact":{"artifactId":"a","metadata":[1],"parts":[{"text":"x","metadata":7}]}}}`,
+		func(t *testing.T, ev a2a.Event) {
+			if ev.Append || ev.Artifact.Metadata != nil || ev.Artifact.Parts[0].Metadata != nil {
+				t.Errorf("%+v", ev)
+			}
+		}},
+	{"0.3 task kind", `{"kind":"task","id":"t","contextId":"c","status":{"state":"submitted"}}`,
+		func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventTask, "t", "c", a2a.StateSubmitted) }},
+	{"0.3 artifact-update kind", `{"kind":"artifact-update","taskId":"t","contextId":"c","append":true,"artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}`,
+		func(t *testing.T, ev a2a.Event) {
+			want(t, ev, a2a.EventArtifact, "t", "c", "")
+			if !ev.Append || ev.Artifact.Parts[0].Text != "x" {
+				t.Errorf("%+v", ev)
+			}
+		}},
+	{"0.3 message kind", `{"kind":"message","messageId":"m","role":"agent","contextId":"c","parts":[{"kind":"text","text":"x"}]}`,
+		func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventMessage, "", "c", "") }},
+	{"no wrapper, no kind: status update by shape", `{"taskId":"t","status":{"state":"working"}}`,
+		func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateWorking) }},
+	{"no wrapper, no kind: task by shape", `{"id":"t","status":{"state":"working"}}`,
+		func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventTask, "t", "", a2a.StateWorking) }},
+	{"status without status object", `{"statusUpdate":{"taskId":"t"}}`,
+		func(t *testing.T, ev a2a.Event) { want(t, ev, a2a.EventStatus, "t", "", a2a.StateUnknown) }},
+}
+
+func TestDecodeFrameLenient(t *testing.T) {
+	for _, tt := range lenientFrames {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.check(t, decodeOK(t, rpc(tt.frame)))
 		})
@@ -331,10 +334,13 @@ func TestThoughts(t *testing.T) {
 	}
 }
 
+// hitlPart is a hitl-v1 data part of payload (TestHitl).
+func hitlPart(payload string) string {
+	return `{"data":` + payload + `,"metadata":{"mimeType":"application/vnd.protolabs.hitl-v1+json"}}`
+}
+
 func TestHitl(t *testing.T) {
-	hitl := func(payload string) string {
-		return `{"data":` + payload + `,"metadata":{"mimeType":"application/vnd.protolabs.hitl-v1+json"}}`
-	}
+	hitl := hitlPart
 	t.Run("approval", func(t *testing.T) {
 		m := statusMessage(t, `{"text":"Allow?"},`+hitl(`{"kind":"approval","title":"Run rm -rf build","detail":"in /repo","project":"shim"}`), "")
 		h := m.Hitl()
@@ -358,44 +364,8 @@ func TestHitl(t *testing.T) {
 			t.Errorf("%+v", h)
 		}
 	})
-	t.Run("form", func(t *testing.T) {
-		h := statusMessage(t, hitl(`{"kind":"form","title":"Deploy","description":"Pick targets","steps":[{"schema":{
-			"required":["env"],
-			"properties":{
-				"env":{"type":"string","title":"Environment","enum":["dev","prod"]},
-				"regions":{"type":"array","items":{"oneOf":[{"const":"eu","title":"Europe"},{"const":"us"}]}},
-				"note":{"type":"string","description":"free text"}}}}]}`), "").Hitl()
-		if h == nil || h.Kind != "form" || h.Title != "Deploy" || h.Description != "Pick targets" {
-			t.Fatalf("%+v", h)
-		}
-		wantF := []a2a.FormField{
-			{Name: "env", Title: "Environment", Type: "string", Required: true, Options: []string{"dev", "prod"}},
-			{Name: "note", Type: "string", Description: "free text"},
-			{Name: "regions", Type: "array", Multiple: true, Options: []string{"Europe", "us"}},
-		}
-		if !reflect.DeepEqual(h.Fields, wantF) {
-			t.Errorf("fields\n got %+v\nwant %+v", h.Fields, wantF)
-		}
-	})
-	t.Run("form steps", func(t *testing.T) {
-		h := statusMessage(t, hitl(`{"kind":"form","title":"Deploy","steps":[
-			{"title":"Where","description":"the target","schema":{"properties":{"z":{"type":"string"},"a":{"type":"boolean"}}}},
-			{"title":7,"schema":{"properties":{"n":{"type":"integer"}}}},
-			{}]}`), "").Hitl()
-		if h == nil || len(h.Steps) != 3 {
-			t.Fatalf("%+v", h)
-		}
-		if s := h.Steps[0]; s.Title != "Where" || s.Description != "the target" ||
-			string(s.Schema) != `{"properties":{"z":{"type":"string"},"a":{"type":"boolean"}}}` {
-			t.Errorf("step 1: %+v (%s)", s, s.Schema)
-		}
-		if s := h.Steps[1]; s.Title != "" || string(s.Schema) != `{"properties":{"n":{"type":"integer"}}}` {
-			t.Errorf("step 2: %+v (%s)", s, s.Schema)
-		}
-		if s := h.Steps[2]; s.Title != "" || s.Schema != nil {
-			t.Errorf("step 3: %+v", s)
-		}
-	})
+	t.Run("form", testHitlForm)
+	t.Run("form steps", testHitlFormSteps)
 	t.Run("$case encoding", func(t *testing.T) {
 		h := statusMessage(t, `{"content":{"$case":"data","value":{"kind":"approval","title":"T"}},"metadata":{"mimeType":"application/vnd.protolabs.hitl-v1+json"}}`, "").Hitl()
 		if h == nil || h.Kind != "approval" || h.Title != "T" {
@@ -407,6 +377,48 @@ func TestHitl(t *testing.T) {
 			t.Errorf("%+v", h)
 		}
 	})
+}
+
+// testHitlForm: a form's fields, read from its steps' schemas (TestHitl).
+func testHitlForm(t *testing.T) {
+	h := statusMessage(t, hitlPart(`{"kind":"form","title":"Deploy","description":"Pick targets","steps":[{"schema":{
+		"required":["env"],
+		"properties":{
+			"env":{"type":"string","title":"Environment","enum":["dev","prod"]},
+			"regions":{"type":"array","items":{"oneOf":[{"const":"eu","title":"Europe"},{"const":"us"}]}},
+			"note":{"type":"string","description":"free text"}}}}]}`), "").Hitl()
+	if h == nil || h.Kind != "form" || h.Title != "Deploy" || h.Description != "Pick targets" {
+		t.Fatalf("%+v", h)
+	}
+	wantF := []a2a.FormField{
+		{Name: "env", Title: "Environment", Type: "string", Required: true, Options: []string{"dev", "prod"}},
+		{Name: "note", Type: "string", Description: "free text"},
+		{Name: "regions", Type: "array", Multiple: true, Options: []string{"Europe", "us"}},
+	}
+	if !reflect.DeepEqual(h.Fields, wantF) {
+		t.Errorf("fields\n got %+v\nwant %+v", h.Fields, wantF)
+	}
+}
+
+// testHitlFormSteps: a form's steps, each schema as sent (TestHitl).
+func testHitlFormSteps(t *testing.T) {
+	h := statusMessage(t, hitlPart(`{"kind":"form","title":"Deploy","steps":[
+		{"title":"Where","description":"the target","schema":{"properties":{"z":{"type":"string"},"a":{"type":"boolean"}}}},
+		{"title":7,"schema":{"properties":{"n":{"type":"integer"}}}},
+		{}]}`), "").Hitl()
+	if h == nil || len(h.Steps) != 3 {
+		t.Fatalf("%+v", h)
+	}
+	if s := h.Steps[0]; s.Title != "Where" || s.Description != "the target" ||
+		string(s.Schema) != `{"properties":{"z":{"type":"string"},"a":{"type":"boolean"}}}` {
+		t.Errorf("step 1: %+v (%s)", s, s.Schema)
+	}
+	if s := h.Steps[1]; s.Title != "" || string(s.Schema) != `{"properties":{"n":{"type":"integer"}}}` {
+		t.Errorf("step 2: %+v (%s)", s, s.Schema)
+	}
+	if s := h.Steps[2]; s.Title != "" || s.Schema != nil {
+		t.Errorf("step 3: %+v", s)
+	}
 }
 
 func TestSteersConsumedAndResume(t *testing.T) {
@@ -434,7 +446,7 @@ func TestBigMetadataReadNotKept(t *testing.T) {
 	if !m.HitlResume() || m.Metadata != nil || m.Parts[0].Metadata != nil {
 		t.Errorf("resume %v, metadata kept: %d and %d bytes", m.HitlResume(), len(m.Metadata), len(m.Parts[0].Metadata))
 	}
-	if p := m.Parts[0]; !p.ADK || p.ADKType != "function_call" || p.MimeType != "x/y" {
+	if p := m.Parts[0]; !p.ToolEvent || p.ToolEventType != "function_call" || p.MimeType != "x/y" {
 		t.Errorf("part %+v", p)
 	}
 	want := []a2a.ToolCall{{ID: "c", Name: "run", Args: `{"a":1}`}, {ID: "f", Name: "n", Phase: a2a.PhaseStarted, Args: `{}`}}

@@ -23,8 +23,8 @@ var (
 	parkSchemaKeys   = []string{"resumeSchema", "requestedSchema", "inputSchema", "schema"}
 )
 
-// parkData reads the data parts of no extension shim knows (an ADK part
-// is read too, whatever its kind: in a park, an ADK function call is what
+// parkData reads the data parts of no extension shim knows (a tool-event
+// part is read too, whatever its kind: in a park, a function call is what
 // the park asks about); nil when there is none.
 func parkData(parts []a2a.Part) *a2a.ParkData {
 	var d *parkBuilder
@@ -123,10 +123,8 @@ func (o jsonObject) str(keys ...string) string {
 const parkWrapsMax = 3
 
 // tool reads a tool call from o: a name under one of the name keys and
-// args under one of the args keys. A call whose args hold another call
-// (themselves or one member: a confirmation request around the call it is
-// about, as Google ADK's adk_request_confirmation with its
-// originalFunctionCall) is that inner call, up to parkWrapsMax deep.
+// args under one of the args keys. A call whose args hold another call is
+// that inner call (confirmationWrapsCall), up to parkWrapsMax deep.
 func (o jsonObject) tool(wraps int) *a2a.ToolCall {
 	name := o.str(parkToolNameKeys...)
 	if name == "" {
@@ -137,25 +135,10 @@ func (o jsonObject) tool(wraps int) *a2a.ToolCall {
 		if !ok || string(raw) == "null" {
 			continue
 		}
-		if inner := innerTool(raw, wraps); inner != nil {
+		if inner := confirmationWrapsCall(raw, wraps); inner != nil {
 			return inner
 		}
 		return &a2a.ToolCall{ID: o.str(parkToolIDKeys...), Name: name, Phase: a2a.PhasePending, Args: argsText(raw)}
-	}
-	return nil
-}
-
-// innerTool is the call args hold (themselves or one member of them),
-// when wraps allows one more.
-func innerTool(args json.RawMessage, wraps int) *a2a.ToolCall {
-	a, ok := members(args)
-	if !ok || wraps >= parkWrapsMax {
-		return nil
-	}
-	for _, c := range a.wrapped() {
-		if inner := c.tool(wraps + 1); inner != nil {
-			return inner
-		}
 	}
 	return nil
 }
@@ -186,13 +169,10 @@ func (o jsonObject) schema() json.RawMessage {
 }
 
 // objectSchema returns raw as the JSON text of a schema of type object:
-// raw itself, or the JSON a string holds, compacted in its own order; nil
-// for anything else.
+// raw itself, or the JSON a string holds (schemaInString), compacted in
+// its own order; nil for anything else.
 func objectSchema(raw json.RawMessage) json.RawMessage {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		raw = json.RawMessage(s)
-	}
+	raw = schemaInString(raw)
 	o, ok := members(raw)
 	if !ok {
 		return nil

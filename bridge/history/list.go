@@ -7,14 +7,13 @@ package history
 import (
 	"context"
 	"errors"
-	"github.com/shimdev/shim/a2a/a2aclient"
-	opapi "github.com/shimdev/shim/a2a/operator"
 	"log/slog"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/threads"
 )
@@ -102,7 +101,7 @@ func (l Listing) rows(ctx context.Context) (rows []*Row, operator bool, err erro
 		return rows, true, nil
 	case a2a.IsUnauthorized(err):
 		return nil, false, err
-	case !errors.Is(err, opapi.ErrAbsent):
+	case !errors.Is(err, a2aclient.ErrNoOperator):
 		l.Log.Warn("the server's session list failed; listing the local thread index", "err", err)
 	}
 	for _, it := range l.Items {
@@ -149,7 +148,7 @@ func (l Listing) fetchTitle(ctx context.Context, r *Row, operator bool) string {
 		if err == nil {
 			return past.Title(fromOperator(ts))
 		}
-		if !errors.Is(err, opapi.ErrAbsent) {
+		if !errors.Is(err, a2aclient.ErrNoOperator) {
 			l.Log.Debug("title not fetched", "session", r.ID, "err", err)
 			return ""
 		}

@@ -9,12 +9,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/shimdev/shim/a2a/a2aclient"
-	opapi "github.com/shimdev/shim/a2a/operator"
 	"log/slog"
 	"slices"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/bridge/past"
 )
 
@@ -97,7 +96,7 @@ func (o Operator) Turns(ctx context.Context, thread string) ([]past.Turn, bool, 
 		// /turns is one answer: too big, it is read from the tasks instead.
 		o.Log.Warn("the server's turns are too large; reading its tasks", "session", thread, "err", err)
 		return nil, true, fmt.Errorf("%w: %w", ErrNotHere, err)
-	case !errors.Is(err, opapi.ErrAbsent):
+	case !errors.Is(err, a2aclient.ErrNoOperator):
 		o.Log.Warn("the server's turns could not be read; reading its tasks", "session", thread, "err", err)
 	}
 	return nil, false, fmt.Errorf("%w: %w", ErrNotHere, err)

@@ -6,11 +6,11 @@ import (
 	"slices"
 
 	"github.com/shimdev/shim/a2a"
-	opapi "github.com/shimdev/shim/a2a/operator"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/bridge/past"
 )
 
-func fromOperator(ts []opapi.Turn) []past.Turn {
+func fromOperator(ts []a2aclient.OperatorTurn) []past.Turn {
 	out := make([]past.Turn, 0, len(ts))
 	for _, t := range ts {
 		st := t.State

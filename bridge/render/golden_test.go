@@ -123,7 +123,7 @@ func goldenCases() []goldenCase {
 			add(r.Answer.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text(", world")}}, true))
 			add(r.Answer.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("Hello, world. Again")}}, false))
 			add(r.Answer.Artifact("t1", &a2a.Artifact{ID: "a2", Parts: []a2a.Part{
-				{Kind: a2a.PartText, Text: "thinking", ADKThought: true},
+				{Kind: a2a.PartText, Text: "thinking", Thinking: true},
 				text("Second artifact."),
 				{Kind: a2a.PartFile, URL: "https://example.com/files/report.pdf", MediaType: "application/pdf"},
 				{Kind: a2a.PartFile, Raw: []byte{0x89, 'P', 'N', 'G'}, MediaType: "image/png"},

@@ -54,7 +54,7 @@ func TestShownText(t *testing.T) {
 // TestArtifactAnswer: a stored artifact's answer is its text parts' text
 // joined, thoughts left out, without its leading blank lines.
 func TestArtifactAnswer(t *testing.T) {
-	thought := a2a.Part{Kind: a2a.PartText, Text: "hmm", ADKThought: true}
+	thought := a2a.Part{Kind: a2a.PartText, Text: "hmm", Thinking: true}
 	data := a2a.Part{Kind: a2a.PartData, Data: []byte(`{}`)}
 	for _, c := range []struct {
 		parts []a2a.Part

@@ -7,10 +7,10 @@ package turn
 import (
 	"errors"
 	"fmt"
-	"github.com/shimdev/shim/a2a/operator"
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
 )
@@ -38,7 +38,7 @@ func (t *Turn) waitIdle() (outcome, bool) {
 	}
 	sum, err := t.env.Client.Operator().Session(t.ctx, id)
 	if err != nil || !sum.Active {
-		if err != nil && !errors.Is(err, operator.ErrAbsent) {
+		if err != nil && !errors.Is(err, a2aclient.ErrNoOperator) {
 			t.env.Log.Debug("busy signal unreadable; not waiting", "session", id, "err", err)
 		}
 		t.checkPark(sum)
@@ -63,7 +63,7 @@ func (t *Turn) waitIdle() (outcome, bool) {
 // pollIdle polls the busy signal until the chat is idle (or unreadable);
 // false with the turn's outcome when the turn was given up or the
 // deadline passed.
-func (t *Turn) pollIdle(deadline time.Time, timeout time.Duration) (*operator.SessionSummary, outcome, bool) {
+func (t *Turn) pollIdle(deadline time.Time, timeout time.Duration) (*a2aclient.SessionSummary, outcome, bool) {
 	poll := t.env.BusyPoll
 	if poll <= 0 {
 		poll = defaultBusyPoll
@@ -122,7 +122,7 @@ func (t *Turn) answersPark() bool {
 // checkPark drops the park a turn would answer when the server says the
 // chat's last task is no longer waiting for input (answered elsewhere).
 // Without last_state the park is trusted.
-func (t *Turn) checkPark(sum *operator.SessionSummary) {
+func (t *Turn) checkPark(sum *a2aclient.SessionSummary) {
 	if sum == nil || sum.LastState == "" || !t.answersPark() {
 		return
 	}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/a2a/operator"
+	"github.com/shimdev/shim/a2a/a2aclient"
 )
 
 // Why a dialog was withdrawn (the cause of its context).
@@ -68,7 +68,7 @@ func (t *Turn) watchElsewhere(ctx context.Context, cancel context.CancelCauseFun
 		}
 		sum, err := t.env.Client.Operator().Session(ctx, t.sess.id)
 		switch {
-		case errors.Is(err, operator.ErrAbsent):
+		case errors.Is(err, a2aclient.ErrNoOperator):
 			return
 		case err != nil:
 			t.env.Log.Debug("the chat's summary is unreadable while a dialog is open", "session", t.sess.id, "err", err)

@@ -10,11 +10,11 @@ package turn
 import (
 	"context"
 	"errors"
-	"github.com/shimdev/shim/a2a/operator"
 	"strings"
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 )
 
@@ -101,7 +101,7 @@ func (t *Turn) post(ctx context.Context, id, text string) bool {
 	if err == nil && queued {
 		return true
 	}
-	if err != nil && !errors.Is(err, operator.ErrAbsent) {
+	if err != nil && !errors.Is(err, a2aclient.ErrNoOperator) {
 		t.env.Log.Info("the server did not take the steer", "err", err)
 	}
 	return false

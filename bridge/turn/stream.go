@@ -6,10 +6,10 @@ package turn
 
 import (
 	"errors"
-	"github.com/shimdev/shim/a2a/transport"
 	"io"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
 )
@@ -84,7 +84,7 @@ func (t *Turn) drive() outcome {
 
 // follow reads a stream to the outcome, reattaching when it drops and
 // reading the task back when it cannot.
-func (t *Turn) follow(s *transport.Stream) outcome {
+func (t *Turn) follow(s *a2aclient.Stream) outcome {
 	for attempt := 0; ; attempt++ {
 		out, why, cause := t.consume(s)
 		s.Close()
@@ -165,7 +165,7 @@ func errString(err error) string {
 // ends without one. Each event is done with before the next is read, so
 // the stream shares (Stream.Share): a streamed chunk's decode allocates
 // nothing.
-func (t *Turn) consume(s *transport.Stream) (outcome, consumeResult, error) {
+func (t *Turn) consume(s *a2aclient.Stream) (outcome, consumeResult, error) {
 	t.lastSnap = nil
 	s.Share()
 	for {

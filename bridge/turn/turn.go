@@ -2,13 +2,13 @@ package turn
 
 import (
 	"context"
-	"github.com/shimdev/shim/a2a/a2aclient"
 	"log/slog"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/render"
@@ -295,7 +295,7 @@ func (t *Turn) output(ev event) {
 // emitText sends answer text of one message, like emit, on the output
 // path where queued chunks of the same message merge (acp.Conn.SendText).
 // s may be a stream's frame, valid until the next is read
-// (transport.Stream.Share): it is copied into the output queue, and
+// (a2aclient.Stream.Share): it is copied into the output queue, and
 // copied for the buffer of a detached turn.
 func (t *Turn) emitText(messageID, s string) {
 	t.mu.Lock()

@@ -205,7 +205,7 @@ func TestWindowLeft(t *testing.T) {
 
 // TestDetachedTextCopied: answer text a detached turn buffers is its own:
 // the text a stream gives may be its frame, valid until the next is read
-// (transport.Stream.Share), and the buffer is flushed later.
+// (a2aclient.Stream.Share), and the buffer is flushed later.
 func TestDetachedTextCopied(t *testing.T) {
 	tt, _, _ := testTurn(time.Minute)
 	tt.m.apply(event{kind: evCancel})

@@ -38,7 +38,7 @@ func TestTokenErrorAdvice(t *testing.T) {
 		{"--keyring on without a keyring", on, credentials.Sources{}, "start the OS keyring (Secret Service), or pass --keyring auto"},
 		{"corrupt file", corrupt, credentials.Sources{}, "`shim login` moves it aside"},
 	} {
-		_, _, err := tc.store.Resolve(url, tc.src)
+		_, _, err := tc.store.Lookup(url, tc.src)
 		if err == nil {
 			t.Fatalf("%s: no error", tc.name)
 		}

@@ -81,7 +81,7 @@ func (s *settings) platformConfig(cfg *a2aclient.Config) {
 	}
 	if cfg.CardURL == "" {
 		for _, c := range plat.Cards {
-			cfg.Cards = append(cfg.Cards, a2aclient.CardSource{URL: c.URL, Dialect: c.Dialect})
+			cfg.Cards = append(cfg.Cards, a2aclient.CardPlace{URL: c.URL, Dialect: c.Dialect})
 		}
 	}
 	if cfg.Endpoint == "" {
@@ -93,7 +93,7 @@ func (s *settings) platformConfig(cfg *a2aclient.Config) {
 	if (cfg.Binding == "" || cfg.Binding == "auto") && plat.Binding != "" {
 		cfg.Binding = plat.Binding
 	}
-	cfg.Scheme, cfg.Source, cfg.NoOperator, cfg.NoStreaming = plat.Scheme, plat.Source, true, plat.NoStreaming
+	cfg.Scheme, cfg.Credential, cfg.NoOperator, cfg.NoStreaming = plat.Scheme, plat.Source, true, plat.NoStreaming
 	cfg.Codec = a2aclient.Codec(plat.Codec) // wins over Version and Binding
 }
 

@@ -264,7 +264,7 @@ func (s *settings) resolveToken(c *cli.Context, key string) (token, source strin
 	src := tokenSources(c)
 	addSecret(strings.TrimSpace(src.FlagToken))
 	addSecret(strings.TrimSpace(src.EnvToken))
-	token, source, err = s.store.Resolve(key, src)
+	token, source, err = s.store.Lookup(key, src)
 	if err != nil {
 		return "", "", tokenError(err)
 	}

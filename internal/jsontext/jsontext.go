@@ -3,7 +3,8 @@
 // escaper of the ACP output's text chunks and of the A2A request bodies
 // that carry long text, and the one unescaper of prompt text and of A2A
 // part text. Both directions read one escape table. Members walks an
-// object's top-level members without decoding it.
+// object's top-level members without decoding it; String and Text read a
+// raw value as the string it is or as its JSON text (value.go).
 package jsontext
 
 import (

@@ -19,7 +19,7 @@
 //
 // Files:
 //   - store.go: Store, the modes, Save, Token, Forget, LastURL, CheckToken.
-//   - resolve.go: the token's sources in order (flags, variables, files,
+//   - lookup.go: the token's sources in order (flags, variables, files,
 //     the store).
 //   - file.go: the credentials file, an internal/privfile versioned file.
 //   - oauth.go: an OAuth sign-in's renewal half and the renewal lock.

@@ -14,7 +14,7 @@ func (e keyringOnError) Unwrap() error      { return e.error }
 func (keyringOnError) Is(target error) bool { return target == ErrKeyringOn }
 
 // SourceError is the error of a token source that is given but yields no
-// usable token (Resolve): a token file that cannot be read or is empty, or
+// usable token (Lookup): a token file that cannot be read or is empty, or
 // a token that CheckToken refuses. Its text is the underlying error's,
 // which it wraps.
 type SourceError struct {

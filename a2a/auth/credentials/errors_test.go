@@ -59,7 +59,7 @@ func TestSourceError(t *testing.T) {
 		{"empty SHIM_TOKEN_FILE", Sources{EnvTokenFile: empty}, SourceEnvTokenFile, true},
 		{"bad token in --token-file", Sources{FlagTokenFile: spaced}, SourceFlagTokenFile, true},
 	} {
-		_, _, err := s.Resolve(urlA, tc.src)
+		_, _, err := s.Lookup(urlA, tc.src)
 		var se *SourceError
 		if !errors.As(err, &se) {
 			t.Errorf("%s: %v, want a *SourceError", tc.name, err)
@@ -69,10 +69,10 @@ func TestSourceError(t *testing.T) {
 			t.Errorf("%s: Source %q, File %v; want %q, %v", tc.name, se.Source, se.File(), tc.source, tc.file)
 		}
 	}
-	if _, _, err := s.Resolve(urlA, Sources{FlagTokenFile: missing}); !errors.Is(err, fs.ErrNotExist) {
+	if _, _, err := s.Lookup(urlA, Sources{FlagTokenFile: missing}); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a missing token file: %v, want fs.ErrNotExist in the chain", err)
 	}
-	if _, _, err := s.Resolve(urlA, Sources{FlagToken: "a-token-of-some-length"}); err != nil {
+	if _, _, err := s.Lookup(urlA, Sources{FlagToken: "a-token-of-some-length"}); err != nil {
 		t.Errorf("a good --token: %v", err)
 	}
 }

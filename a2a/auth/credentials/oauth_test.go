@@ -37,6 +37,23 @@ func TestOAuthRecordInTheFile(t *testing.T) {
 	if f.Version != 1 || f.Tokens[urlA] != "access-0123456789" || f.OAuth[urlA] != rec || f.Future == nil {
 		t.Fatalf("file %s", data)
 	}
+	oauthReadBack(t, s, rec, exp)
+	if err := s.Forget(urlA); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.OAuth(urlA); got != nil {
+		t.Fatalf("forgotten record still there: %+v", got)
+	}
+	data, _ = os.ReadFile(s.Path())
+	if strings.Contains(string(data), "refresh-0123456789") || !strings.Contains(string(data), "future") {
+		t.Fatalf("after logout: %s", data)
+	}
+}
+
+// oauthReadBack checks TestOAuthRecordInTheFile's store: the file's mode,
+// the token and the record read back for urlA, none for urlB.
+func oauthReadBack(t *testing.T, s *Store, rec OAuthRecord, exp time.Time) {
+	t.Helper()
 	checkMode(t, s.Path())
 	tok, src, err := s.Token(urlA)
 	if err != nil || tok != "access-0123456789" || src != SourceFile {
@@ -48,16 +65,6 @@ func TestOAuthRecordInTheFile(t *testing.T) {
 	}
 	if other, _ := s.OAuth(urlB); other != nil {
 		t.Fatalf("a record for another URL: %+v", other)
-	}
-	if err := s.Forget(urlA); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := s.OAuth(urlA); got != nil {
-		t.Fatalf("forgotten record still there: %+v", got)
-	}
-	data, _ = os.ReadFile(s.Path())
-	if strings.Contains(string(data), "refresh-0123456789") || !strings.Contains(string(data), "future") {
-		t.Fatalf("after logout: %s", data)
 	}
 }
 
@@ -148,6 +155,50 @@ func TestRenewalLock(t *testing.T) {
 	checkMode(t, filepath.Join(dir, renewalName+".lock"))
 }
 
+// signInMarker is TestSignInMarker in a store of keyring kr and mode: the
+// sign-in known from the file alone, forgotten by a plain token stored
+// over it and by a logout.
+func signInMarker(t *testing.T, kr Keyring, mode Mode, rec OAuthRecord) {
+	dir := t.TempDir()
+	s := NewStore(dir, kr, mode, nil)
+	if agent, ok, err := s.SignIn(urlA); ok || agent != "" || err != nil {
+		t.Fatalf("nothing stored: %q %v %v", agent, ok, err)
+	}
+	if _, err := s.SaveOAuth(urlA, "access-0123456789", rec); err != nil {
+		t.Fatal(err)
+	}
+	// A store whose keyring must not be touched reads it.
+	fileOnly := NewStore(dir, forbiddenKeyring{t}, ModeAuto, nil)
+	if agent, ok, err := fileOnly.SignIn(urlA); !ok || agent != "Corp Agent" || err != nil {
+		t.Fatalf("after the sign-in: %q %v %v", agent, ok, err)
+	}
+	if _, ok, _ := fileOnly.SignIn(urlB); ok {
+		t.Fatal("another URL reads as signed in")
+	}
+	data, _ := os.ReadFile(s.Path())
+	if !strings.Contains(string(data), `"signIns"`) || (kr != nil && strings.Contains(string(data), "refresh-0123456789")) {
+		t.Fatalf("file %s", data)
+	}
+	if _, err := s.Save(urlA, "plain-token-0123456789"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ForgetOAuth(urlA); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.SignIn(urlA); ok {
+		t.Fatal("a plain token stored over the sign-in still reads as one")
+	}
+	if _, err := s.SaveOAuth(urlA, "access-0123456789", rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Forget(urlA); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.SignIn(urlA); ok {
+		t.Fatal("a forgotten sign-in still reads as one")
+	}
+}
+
 // TestSignInMarker: an OAuth sign-in stored for a URL is known from the
 // credentials file alone (SignIn never reads the keyring), with the
 // agent's name, whether the record went to the keyring or the file; a
@@ -160,46 +211,7 @@ func TestSignInMarker(t *testing.T) {
 		kr   Keyring
 		mode Mode
 	}{{"file", nil, ModeOff}, {"keyring", newMemKeyring(), ModeAuto}} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			s := NewStore(dir, tc.kr, tc.mode, nil)
-			if agent, ok, err := s.SignIn(urlA); ok || agent != "" || err != nil {
-				t.Fatalf("nothing stored: %q %v %v", agent, ok, err)
-			}
-			if _, err := s.SaveOAuth(urlA, "access-0123456789", rec); err != nil {
-				t.Fatal(err)
-			}
-			// A store whose keyring must not be touched reads it.
-			fileOnly := NewStore(dir, forbiddenKeyring{t}, ModeAuto, nil)
-			if agent, ok, err := fileOnly.SignIn(urlA); !ok || agent != "Corp Agent" || err != nil {
-				t.Fatalf("after the sign-in: %q %v %v", agent, ok, err)
-			}
-			if _, ok, _ := fileOnly.SignIn(urlB); ok {
-				t.Fatal("another URL reads as signed in")
-			}
-			data, _ := os.ReadFile(s.Path())
-			if !strings.Contains(string(data), `"signIns"`) || (tc.kr != nil && strings.Contains(string(data), "refresh-0123456789")) {
-				t.Fatalf("file %s", data)
-			}
-			if _, err := s.Save(urlA, "plain-token-0123456789"); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.ForgetOAuth(urlA); err != nil {
-				t.Fatal(err)
-			}
-			if _, ok, _ := s.SignIn(urlA); ok {
-				t.Fatal("a plain token stored over the sign-in still reads as one")
-			}
-			if _, err := s.SaveOAuth(urlA, "access-0123456789", rec); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Forget(urlA); err != nil {
-				t.Fatal(err)
-			}
-			if _, ok, _ := s.SignIn(urlA); ok {
-				t.Fatal("a forgotten sign-in still reads as one")
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { signInMarker(t, tc.kr, tc.mode, rec) })
 	}
 	s := NewStore(t.TempDir(), nil, ModeOff, nil)
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {

@@ -38,7 +38,7 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("credentials: --keyring %q: want auto, on or off", s)
 }
 
-// Where a token came from or went to, as returned by Save, Token and Resolve.
+// Where a token came from or went to, as returned by Save, Token and Lookup.
 const (
 	SourceFlagToken     = "--token"
 	SourceFlagTokenFile = "--token-file"

@@ -181,8 +181,8 @@ func TestModeOffNeverTouchesKeyring(t *testing.T) {
 	}
 	wantToken(t, l, s, urlA, tok, SourceFile)
 	wantToken(t, l, s, urlB, "", "")
-	if got, src, err := s.Resolve(urlA, Sources{}); l.err(err) != nil || got != tok || src != SourceFile {
-		t.Fatalf("Resolve = %q, %q, %v", got, src, err)
+	if got, src, err := s.Lookup(urlA, Sources{}); l.err(err) != nil || got != tok || src != SourceFile {
+		t.Fatalf("Lookup = %q, %q, %v", got, src, err)
 	}
 	if err := s.Forget(urlA); l.err(err) != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package transport
+package binding
 
 import (
 	"context"
@@ -6,13 +6,13 @@ import (
 	"github.com/shimdev/shim/a2a"
 )
 
-// Transport is one protocol binding: how the calls reach the agent and how
+// Binding is one protocol binding: how the calls reach the agent and how
 // their answers are read back into the event model. The client picks one
 // per card and delegates every call to it; package jsonrpc (both
 // dialects), package rest (HTTP+JSON) and package gemini (Gemini CLI's
 // profile of JSON-RPC) are the bindings. Nothing in it names a method or
 // an envelope: those are the binding's own.
-type Transport interface {
+type Binding interface {
 	// SendStreaming sends a message and returns the stream of its events.
 	SendStreaming(ctx context.Context, m a2a.OutMessage) (*Stream, error)
 	// Send sends a message in one blocking call and returns its result
@@ -24,7 +24,7 @@ type Transport interface {
 	Subscribe(ctx context.Context, taskID string) (*Stream, error)
 	// GetTask reads a task back with at most historyLength messages of
 	// its history (a2a.HistoryAll: the whole history, as the dialect
-	// spells it: wire.HistoryLength).
+	// spells it: request.HistoryLength).
 	GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error)
 	// CancelTask asks the server to cancel a task.
 	CancelTask(ctx context.Context, id string) error

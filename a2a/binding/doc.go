@@ -1,13 +1,13 @@
-// Package transport is what every A2A binding shares: the HTTP connection
+// Package binding is what every A2A binding shares: the HTTP connection
 // to one agent (shim's headers per dialect, the credential's origin rule,
 // the unary client with its retries, the read bounds, the frame trace),
 // the event stream of a streaming call with the open-stream tail written
 // once (an SSE body read by the binding's Frames, or a plain body's events),
-// a non-streaming task polled, and the Transport interface each binding
+// a non-streaming task polled, and the Binding interface each binding
 // implements (packages jsonrpc, rest and gemini).
 //
 // Files:
-//   - transport.go: the Transport interface, a listing's query and page.
+//   - binding.go: the Binding interface, a listing's query and page.
 //   - conn.go: Conn (Options, requests with shim's headers and the
 //     credential, Call: one unary call's tail, ReadBody, errors, the
 //     dedicated connection of a task).
@@ -26,4 +26,4 @@
 // after a silence; the drain after a final frame has a timer of its own.
 // A Stream is read by one goroutine; Close may come from another. Locks:
 // tracer.mu and stallReader.mu, leaves.
-package transport
+package binding

@@ -1,4 +1,4 @@
-package wire
+package rpcerror
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ func TestRESTErrorTextBounded(t *testing.T) {
 		"problem": `{"type": "about:blank", "title": "Bad request", "status": 400, "detail": "` + detail + `"}`,
 		"status":  `{"error": {"code": 400, "status": "INVALID_ARGUMENT", "message": "` + detail + `"}}`,
 	} {
-		re := DecodeStatusError(400, []byte(body))
+		re := Decode(400, []byte(body))
 		if re == nil {
 			t.Fatalf("%s: not read as an error", name)
 		}
@@ -26,7 +26,7 @@ func TestRESTErrorTextBounded(t *testing.T) {
 			t.Errorf("%s: the %d-byte body kept as data", name, len(re.Data))
 		}
 	}
-	small := DecodeStatusError(404, []byte(`{"error": {"code": 404, "status": "NOT_FOUND", "message": "Task not found"}}`))
+	small := Decode(404, []byte(`{"error": {"code": 404, "status": "NOT_FOUND", "message": "Task not found"}}`))
 	if small == nil || small.Message != "Task not found" || len(small.Data) == 0 {
 		t.Errorf("a small error: %+v", small)
 	}

@@ -1,4 +1,4 @@
-package transport
+package binding
 
 import (
 	"net/http"

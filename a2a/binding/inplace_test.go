@@ -1,4 +1,4 @@
-package transport
+package binding
 
 import (
 	"bytes"
@@ -100,7 +100,7 @@ func TestPlainChunkFields(t *testing.T) {
 	known := map[reflect.Type][]string{
 		reflect.TypeFor[a2a.Event]():    {"Kind", "TaskID", "ContextID", "Task", "Status", "Final", "Artifact", "Append", "LastChunk", "Message", "Metadata"},
 		reflect.TypeFor[a2a.Artifact](): {"ID", "Name", "Parts", "Metadata", "Cost", "Window"},
-		reflect.TypeFor[a2a.Part]():     {"Kind", "Text", "URL", "Raw", "MediaType", "Filename", "Data", "MimeType", "ADK", "ADKType", "ADKThought", "Metadata"},
+		reflect.TypeFor[a2a.Part]():     {"Kind", "Text", "URL", "Raw", "MediaType", "Filename", "Data", "MimeType", "ToolEvent", "ToolEventType", "Thinking", "Metadata"},
 	}
 	for typ, names := range known {
 		var fields []string

@@ -22,7 +22,7 @@ type Sources struct {
 	Home                                             string
 }
 
-// Resolve returns the token for url in the order of SPEC §9, first found
+// Lookup returns the token for url in the order of SPEC §9, first found
 // wins: --token, --token-file, SHIM_TOKEN, SHIM_TOKEN_FILE, then the token
 // stored for url (keyring, then file; see Token). url must be normalized, or
 // "" when there is none (then no stored token is looked up). Token file
@@ -31,7 +31,7 @@ type Sources struct {
 // (a missing or empty file, white space only) is an error, not a reason to
 // fall through to the next. source is one of the Source constants, "" with
 // token "" when nothing was found.
-func (s *Store) Resolve(url string, src Sources) (token, source string, err error) {
+func (s *Store) Lookup(url string, src Sources) (token, source string, err error) {
 	given := []struct {
 		value, source string
 		file          bool

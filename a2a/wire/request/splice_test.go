@@ -1,4 +1,4 @@
-package wire
+package request
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ func TestLongTextSpliced(t *testing.T) {
 		}
 	}
 	long := strings.Repeat("a \"long\" text\n\xff ", longTextMin/10)
-	body := MarshalRPC(1, "SendStreamingMessage", map[string]any{"message": EncodeMessage(a2a.V10, a2a.OutMessage{ContextID: "c",
+	body := RPC(1, "SendStreamingMessage", map[string]any{"message": Message(a2a.V10, a2a.OutMessage{ContextID: "c",
 		Parts: []a2a.Part{{Text: long}, {Text: "short"}, {Text: long + "2"}}})})
 	var got struct {
 		Params struct {

@@ -1,4 +1,4 @@
-package wire
+package rpcerror
 
 import (
 	"bytes"
@@ -84,9 +84,10 @@ func readDetails(list []json.RawMessage) (reason string, notes []string) {
 	return reason, notes
 }
 
-// dataDetails reads a JSON-RPC error's data as typed details when it is a
-// list of them (or one of them).
-func dataDetails(data []byte) (reason string, notes []string) {
+// Details reads a JSON-RPC error's data as typed details when it is a
+// list of them (or one of them): the ErrorInfo reason, and notes for a
+// person.
+func Details(data []byte) (reason string, notes []string) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return "", nil

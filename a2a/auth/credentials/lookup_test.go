@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestResolveOrder(t *testing.T) {
+func TestLookupOrder(t *testing.T) {
 	const (
 		flagTok  = "flag-token-a1"
 		flagFile = "flag-file-token-a2"
@@ -75,15 +75,15 @@ func TestResolveOrder(t *testing.T) {
 			if _, err := NewStore(s.Dir, nil, ModeOff, log).Save(urlB, fileTok); err != nil {
 				t.Fatal(err)
 			}
-			got, from, err := s.Resolve(tc.url, tc.src)
+			got, from, err := s.Lookup(tc.url, tc.src)
 			if tc.wantErr != "" {
 				if l.err(err) == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("Resolve = %q, %q, %v; want an error containing %q", got, from, err, tc.wantErr)
+					t.Fatalf("Lookup = %q, %q, %v; want an error containing %q", got, from, err, tc.wantErr)
 				}
 				return
 			}
 			if l.err(err) != nil || got != tc.want || from != tc.from {
-				t.Fatalf("Resolve = %q, %q, %v; want %q, %q", got, from, err, tc.want, tc.from)
+				t.Fatalf("Lookup = %q, %q, %v; want %q, %q", got, from, err, tc.want, tc.from)
 			}
 		})
 	}
@@ -118,7 +118,7 @@ func TestTokenFileTooLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := NewStore(t.TempDir(), nil, ModeOff, nil)
-	if _, _, err := s.Resolve(urlA, Sources{FlagTokenFile: p}); err == nil || !strings.Contains(err.Error(), "larger") {
-		t.Fatalf("Resolve with a huge token file: %v", err)
+	if _, _, err := s.Lookup(urlA, Sources{FlagTokenFile: p}); err == nil || !strings.Contains(err.Error(), "larger") {
+		t.Fatalf("Lookup with a huge token file: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package wire
+package request
 
 import (
 	"bytes"
@@ -49,8 +49,8 @@ func spellingOf(d a2a.Dialect) spelling {
 	return spellings[a2a.V10]
 }
 
-// EncodeMessage builds a user message for the dialect.
-func EncodeMessage(d a2a.Dialect, m a2a.OutMessage) map[string]any {
+// Message builds a user message for the dialect.
+func Message(d a2a.Dialect, m a2a.OutMessage) map[string]any {
 	return spellingOf(d).message(encodeMessage(m))
 }
 
@@ -59,10 +59,10 @@ func SendConfiguration(d a2a.Dialect) map[string]any { return spellingOf(d).conf
 
 // history03Max is the historyLength a 0.3 request for the whole history
 // sends. A2A 1.0 reads an unset historyLength as no limit, but 0.3 says
-// nothing, and servers differ: the @a2a-js/sdk 0.3 server (Google ADK for
-// TypeScript's) answers with no history at all. 1,000 messages keep the
-// 100 tasks one session/load may read (SPEC §13) within a long thread's
-// reach while bounding what one answer asks the server for.
+// nothing, and servers differ: the @a2a-js/sdk 0.3 server answers with
+// no history at all. 1,000 messages keep the 100 tasks one session/load
+// may read (SPEC §13) within a long thread's reach while bounding what one
+// answer asks the server for.
 const history03Max = 1000
 
 // HistoryLength is the historyLength a request of dialect d sends for n,
@@ -309,18 +309,17 @@ type rpcRequest struct {
 	Params  any    `json:"params"`
 }
 
-// MarshalRPC marshals a JSON-RPC request, the long texts of its params
-// spliced in without a copy.
-func MarshalRPC(id int64, method string, params any) []byte {
+// RPC marshals a JSON-RPC request, the long texts of its params spliced
+// in without a copy.
+func RPC(id int64, method string, params any) []byte {
 	var longs []*longText
 	collectLong(params, &longs)
 	b, _ := marshalSpliced(rpcRequest{JSONRPC: "2.0", ID: id, Method: method, Params: params}, longs)
 	return b
 }
 
-// MarshalBody marshals a request body, long texts spliced in without a
-// copy.
-func MarshalBody(v any) []byte {
+// Body marshals a request body, long texts spliced in without a copy.
+func Body(v any) []byte {
 	var longs []*longText
 	collectLong(v, &longs)
 	b, _ := marshalSpliced(v, longs)

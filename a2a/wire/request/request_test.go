@@ -1,4 +1,4 @@
-package wire
+package request
 
 import (
 	"encoding/json"
@@ -27,7 +27,7 @@ func TestOutMessageIntents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, d := range []a2a.Dialect{a2a.V10, a2a.V03} {
-			b, err := json.Marshal(EncodeMessage(d, tt.m))
+			b, err := json.Marshal(Message(d, tt.m))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,7 +48,7 @@ func TestOutMessageIntents(t *testing.T) {
 // the text "approved" or "denied" (SPEC §6); the workspace is not sent.
 func TestApprovalAnswerIsText(t *testing.T) {
 	for allow, want := range map[bool]string{true: "approved", false: "denied"} {
-		m := EncodeMessage(a2a.V03, a2a.OutMessage{TaskID: "t", Resume: true, Workspace: "/w",
+		m := Message(a2a.V03, a2a.OutMessage{TaskID: "t", Resume: true, Workspace: "/w",
 			Approval: &a2a.ApprovalAnswer{ToolCallID: "c", Allow: allow}})
 		b, _ := json.Marshal(m)
 		var got struct {
@@ -83,7 +83,7 @@ func TestMessageSpelledPerDialect(t *testing.T) {
 		a2a.V03: `{"contextId":"c","kind":"message","parts":[{"kind":"text","text":"hi"},{"data":{"a":1},"kind":"data"},{"file":{"mimeType":"image/png","name":"f.png","uri":"https://x.example/f.png"},"kind":"file"},{"file":{"bytes":"cmF3"},"kind":"file","metadata":{"k":"v"}}],"role":"user","taskId":"t"}`,
 	}
 	for d, w := range want {
-		msg := EncodeMessage(d, m)
+		msg := Message(d, m)
 		delete(msg, "messageId")
 		if b, _ := json.Marshal(msg); string(b) != w {
 			t.Errorf("%s:\n got %s\nwant %s", d, b, w)

@@ -1,4 +1,4 @@
-package transport
+package binding
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ const MaxEvent = 64 << 20
 // Options configure a Conn.
 type Options struct {
 	// Credential puts the credential on requests to Origin.
-	Credential auth.Source
+	Credential auth.Credential
 	// Origin is the agent's origin: the only one credentials go to.
 	Origin string
 	// AllowInsecureHTTP allows a credential over plain http to a

@@ -1,4 +1,4 @@
-package wire
+package rpcerror
 
 import (
 	"bytes"
@@ -11,10 +11,10 @@ import (
 	"github.com/shimdev/shim/a2a"
 )
 
-// wireStatusError is a google.rpc.Status (AIP-193: {"error": {code,
-// status, message, details}}, or bare) or an RFC 9457 problem
-// (application/problem+json: {type, title, status, detail}).
-type wireStatusError struct {
+// Body is an HTTP+JSON error body: a google.rpc.Status (AIP-193:
+// {"error": {code, status, message, details}}, or bare) or an RFC 9457
+// problem (application/problem+json: {type, title, status, detail}).
+type Body struct {
 	Code    json.Number       `json:"code"`
 	Status  json.RawMessage   `json:"status"`
 	Message string            `json:"message"`
@@ -85,9 +85,9 @@ func reasonName(s string) string {
 	return b.String()
 }
 
-// rpcError reads the error as a JSON-RPC error; status is the HTTP
+// RPCError reads the error as a JSON-RPC error; status is the HTTP
 // status it came with (0 in a stream), raw the body kept as its data.
-func (w *wireStatusError) rpcError(status int, raw []byte) *a2a.RPCError {
+func (w *Body) RPCError(status int, raw []byte) *a2a.RPCError {
 	code, status := w.code(status)
 	msg := w.text()
 	if msg == "" {
@@ -103,7 +103,7 @@ func (w *wireStatusError) rpcError(status int, raw []byte) *a2a.RPCError {
 
 // text is the error's message, else its title and detail (RFC 9457),
 // cut to errorTextMax.
-func (w *wireStatusError) text() string {
+func (w *Body) text() string {
 	if msg := cutText(w.Message, errorTextMax); msg != "" {
 		return msg
 	}
@@ -122,7 +122,7 @@ func (w *wireStatusError) text() string {
 // ErrorInfo reason, its problem type, its status name, a negative code,
 // and its HTTP status (in a stream, the status the body gives); and that
 // HTTP status.
-func (w *wireStatusError) code(status int) (int, int) {
+func (w *Body) code(status int) (int, int) {
 	if code, ok := w.reasonCode(); ok {
 		return code, status
 	}
@@ -146,7 +146,7 @@ func (w *wireStatusError) code(status int) (int, int) {
 
 // reasonCode is the code of the error's google.rpc.ErrorInfo reason, else
 // of its problem type.
-func (w *wireStatusError) reasonCode() (int, bool) {
+func (w *Body) reasonCode() (int, bool) {
 	for _, d := range w.Details {
 		var info struct {
 			Type   string `json:"@type"`
@@ -167,7 +167,7 @@ func (w *wireStatusError) reasonCode() (int, bool) {
 
 // bodyStatus is the HTTP status the body gives: a numeric status, else
 // its code.
-func (w *wireStatusError) bodyStatus() int {
+func (w *Body) bodyStatus() int {
 	var n json.Number
 	if json.Unmarshal(w.Status, &n) == nil {
 		i, _ := n.Int64()
@@ -196,74 +196,22 @@ func cutText(s string, n int) string {
 	return strings.Clone(s[:n])
 }
 
-// DecodeStatusError reads an HTTP+JSON error body of either shape as the
-// JSON-RPC error it stands for; status is the HTTP status it came with (0
-// in a stream). It returns nil for a body of neither shape.
-func DecodeStatusError(status int, data []byte) *a2a.RPCError {
+// Decode reads an HTTP+JSON error body of either shape as the JSON-RPC
+// error it stands for; status is the HTTP status it came with (0 in a
+// stream). It returns nil for a body of neither shape.
+func Decode(status int, data []byte) *a2a.RPCError {
 	var env struct {
-		Error *wireStatusError `json:"error"`
+		Error *Body `json:"error"`
 	}
 	if json.Unmarshal(data, &env) == nil && env.Error != nil && (env.Error.Message != "" || env.Error.Code != "") {
-		return env.Error.rpcError(status, data)
+		return env.Error.RPCError(status, data)
 	}
-	var w wireStatusError
+	var w Body
 	if json.Unmarshal(data, &w) != nil {
 		return nil
 	}
 	if w.Message == "" && w.Detail == "" && w.Title == "" && w.Type == "" {
 		return nil
 	}
-	return w.rpcError(status, data)
-}
-
-// restFrame is an HTTP+JSON stream frame, a StreamResponse or an error,
-// in one pass.
-type restFrame struct {
-	result
-	Error *wireStatusError `json:"error"`
-}
-
-// RESTFrame decodes an HTTP+JSON stream frame (a bare StreamResponse, or
-// an {"error": …} object) as Frame does a JSON-RPC one.
-func (d *Decoder) RESTFrame(data []byte) (a2a.Event, error) {
-	f := d.restFrame()
-	f.Error = nil
-	if err := unmarshal(data, f); err != nil {
-		f.result.clear()
-		return a2a.Event{}, a2a.NewDecodeError(err, data)
-	}
-	return f.event(data)
-}
-
-// restFrame is the decoder's HTTP+JSON frame, made on first use.
-func (d *Decoder) restFrame() *restFrame {
-	if d.rest == nil {
-		d.rest = new(restFrame)
-		if d.shared {
-			d.rest.art = &d.art
-		}
-	}
-	return d.rest
-}
-
-// event reads the frame of data: its error, else its StreamResponse.
-func (f *restFrame) event(data []byte) (a2a.Event, error) {
-	if f.Error != nil {
-		f.result.reset()
-		return a2a.Event{}, f.Error.rpcError(0, data)
-	}
-	ev, err := f.result.event(shareOf(data))
-	f.result.reset()
-	if err != nil {
-		return a2a.Event{}, a2a.NewDecodeError(err, data)
-	}
-	return ev, nil
-}
-
-// RESTErrorFrame reads an HTTP+JSON `event: error` frame.
-func RESTErrorFrame(data []byte) error {
-	if err := DecodeStatusError(0, data); err != nil {
-		return err
-	}
-	return ErrorFrame(data)
+	return w.RPCError(status, data)
 }

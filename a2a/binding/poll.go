@@ -1,4 +1,4 @@
-package transport
+package binding
 
 import (
 	"context"
@@ -23,7 +23,7 @@ const pollFirst = 250 * time.Millisecond
 // ran to its end because the server blocked anyway, an SSE stream) is
 // returned as it is.
 // interval is the longest wait between polls (at most 1 s; 0: 1 s).
-func Poll(ctx context.Context, tr Transport, s *Stream, interval time.Duration) *Stream {
+func Poll(ctx context.Context, b Binding, s *Stream, interval time.Duration) *Stream {
 	if s.sse != nil || len(s.queue) == 0 {
 		return s
 	}
@@ -36,7 +36,7 @@ func Poll(ctx context.Context, tr Transport, s *Stream, interval time.Duration) 
 		max = time.Second
 	}
 	pctx, cancel := context.WithCancel(ctx)
-	p := &poller{ctx: pctx, tr: tr, taskID: last.TaskID, max: max, wait: min(pollFirst, max),
+	p := &poller{ctx: pctx, b: b, taskID: last.TaskID, max: max, wait: min(pollFirst, max),
 		seen: map[string]bool{}, arts: map[string]uint64{}}
 	ps := &Stream{log: s.log, trace: s.trace, ctx: pctx, method: "GetTask", cancel: cancel,
 		stall: newStallReader(nil, 0, cancel), queue: p.fresh(s.queue), pull: p.next}
@@ -47,7 +47,7 @@ func Poll(ctx context.Context, tr Transport, s *Stream, interval time.Duration) 
 // poller reads a task's snapshots and keeps what it already gave.
 type poller struct {
 	ctx    context.Context
-	tr     Transport
+	b      Binding
 	taskID string
 	max    time.Duration
 	wait   time.Duration
@@ -69,7 +69,7 @@ func (p *poller) next() (a2a.Event, error) {
 			return a2a.Event{}, context.Canceled
 		}
 		p.wait = min(2*p.wait, p.max)
-		t, err := p.tr.GetTask(p.ctx, p.taskID, a2a.HistoryAll)
+		t, err := p.b.GetTask(p.ctx, p.taskID, a2a.HistoryAll)
 		if err != nil {
 			if p.ctx.Err() != nil {
 				return a2a.Event{}, context.Canceled

@@ -1,4 +1,4 @@
-package transport
+package binding
 
 import (
 	"bytes"
@@ -214,7 +214,7 @@ func oneArtifactPart(ev *a2a.Event) bool {
 // (plainChunk).
 func textOnly(p *a2a.Part) bool {
 	return p.Kind == a2a.PartText && p.URL == "" && p.Raw == nil && p.MediaType == "" &&
-		p.Filename == "" && p.Data == nil && p.MimeType == "" && !p.ADK && p.ADKType == "" && !p.ADKThought && p.Metadata == nil
+		p.Filename == "" && p.Data == nil && p.MimeType == "" && !p.ToolEvent && p.ToolEventType == "" && !p.Thinking && p.Metadata == nil
 }
 
 // Next returns the next event. It returns io.EOF at the end of the stream,
