@@ -39,7 +39,7 @@ import (
 // HelperName is the credential helper's executable name.
 const HelperName = "shim-platform"
 
-// Locate finds the helper's executable (and checks it) before each run.
+// Locate finds the helper's executable, before each run.
 type Locate func() (string, error)
 
 // helperMaxOut bounds what shim reads of the helper's stdout, and
