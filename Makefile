@@ -8,19 +8,15 @@ FUZZTIME ?= 6s
 
 .PHONY: build test check-node demo-deps test-go e2e test-npm fuzz demo demo-agent bench lint lint-tools release clean
 
-# shim carries its platform credential helper (cmd/shim-platform: the AWS
-# and Azure credential libraries, kept out of shim's start) inside it: the
-# helper is built first, gzipped with its SHA-256 beside it into
-# cmd/shim/embed/ (not committed), then shim with -tags shim_platform_embed.
-# A plain `go build ./cmd/shim` runs the shim-platform beside its executable.
-HELPER_EMBED := cmd/shim/embed
+# shim's platform credential helper (cmd/shim-platform: the AWS and Azure
+# credential libraries, kept out of shim's start) is built beside it:
+# shim runs the shim-platform beside its own executable, else the one on
+# the PATH, and never writes one (README "Security").
+HELPER ?= $(dir $(BIN))shim-platform$(if $(filter %.exe,$(BIN)),.exe,)
 
 build:
-	@mkdir -p $(HELPER_EMBED)
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(HELPER_EMBED)/shim-platform ./cmd/shim-platform
-	gzip -9 -n -c $(HELPER_EMBED)/shim-platform > $(HELPER_EMBED)/shim-platform.gz
-	{ sha256sum $(HELPER_EMBED)/shim-platform 2>/dev/null || shasum -a 256 $(HELPER_EMBED)/shim-platform; } | cut -c1-64 > $(HELPER_EMBED)/shim-platform.sha256
-	CGO_ENABLED=0 $(GO) build -trimpath -tags urfave_cli_no_docs,shim_platform_embed -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/shim
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(HELPER) ./cmd/shim-platform
+	CGO_ENABLED=0 $(GO) build -trimpath -tags urfave_cli_no_docs -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/shim
 
 # The test command CI runs (.ci/run): unit and integration tests with the
 # race detector, the end-to-end interop suite (the official ACP TypeScript
@@ -131,4 +127,4 @@ release:
 	$(GO) run ./packaging/cmd/release all -version $(VERSION) -commit $(COMMIT) -epoch $(SOURCE_DATE_EPOCH) -license $(RELEASE_LICENSE) -out $(DIST)
 
 clean:
-	rm -rf bin dist $(HELPER_EMBED)
+	rm -rf bin dist

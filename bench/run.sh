@@ -33,7 +33,16 @@ fi
 CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$OUT/floor" ./bench/floor
 go build -o "$OUT/bench" ./bench
 
-args=(-shim "$SHIM" -peers "$PEERS" -work "$OUT" -out BENCHMARKS.md -floor "$OUT/floor")
+# shim with the AWS and Azure credential libraries linked into it (the
+# other way to keep its platform credential helper, README "Security"):
+# bench/testdata/linked.go laid into cmd/shim with -overlay, built as
+# make build builds shim, measured next to it.
+printf '{"Replace":{"%s":"%s"}}\n' "$PWD/cmd/shim/zz_bench_linked.go" "$PWD/bench/testdata/linked.go" >"$OUT/linked-overlay.json"
+CGO_ENABLED=0 go build -trimpath -tags urfave_cli_no_docs -ldflags '-s -w' -overlay "$OUT/linked-overlay.json" \
+	-o "$OUT/shim-linked" ./cmd/shim
+
+args=(-shim "$SHIM" -peers "$PEERS" -work "$OUT" -out BENCHMARKS.md -floor "$OUT/floor"
+	-variant "the AWS and Azure credential libraries linked into shim=$OUT/shim-linked")
 if [ "${PROFILE:-}" = 1 ]; then
 	args+=(-profile)
 fi

@@ -1,7 +1,8 @@
-// Package packaging builds shim's release artifacts: static binaries packed
-// as reproducible archives, their SHA256SUMS, the ACP registry entry
+// Package packaging builds shim's release artifacts: static binaries (shim
+// and its platform credential helper shim-platform beside it) packed as
+// reproducible archives, their SHA256SUMS, the ACP registry entry
 // (agent.json and icon.svg) and the npm packages (a launcher plus one package
-// per platform carrying the binary). The command in packaging/cmd/release
+// per platform carrying the two binaries). The command in packaging/cmd/release
 // drives it; `make release VERSION=x.y.z` runs that command.
 //
 // Reproducible means: the same commit, the same Go toolchain and the same
@@ -86,6 +87,15 @@ func (p Platform) Exe() string {
 	return "shim"
 }
 
+// HelperExe is the platform credential helper's file name on p: it sits
+// beside shim in the archive and the npm package, where shim finds it.
+func (p Platform) HelperExe() string {
+	if p.GOOS == "windows" {
+		return "shim-platform.exe"
+	}
+	return "shim-platform"
+}
+
 // Archive is the release archive's file name for version on p.
 func (p Platform) Archive(version string) string {
 	ext := ".tar.gz"
@@ -135,10 +145,11 @@ type File struct {
 	Data []byte
 }
 
-// ArchiveFiles are the entries of p's archive: the binary, then README.md
-// and LICENSE (each left out when nil).
-func ArchiveFiles(p Platform, binary, readme, license []byte) []File {
-	files := []File{{Name: p.Exe(), Mode: 0o755, Data: binary}}
+// ArchiveFiles are the entries of p's archive: the binary, the platform
+// credential helper beside it, then README.md and LICENSE (each left out
+// when nil).
+func ArchiveFiles(p Platform, binary, helper, readme, license []byte) []File {
+	files := []File{{Name: p.Exe(), Mode: 0o755, Data: binary}, {Name: p.HelperExe(), Mode: 0o755, Data: helper}}
 	if readme != nil {
 		files = append(files, File{Name: "README.md", Mode: 0o644, Data: readme})
 	}
@@ -421,8 +432,9 @@ func LauncherPackage(version, license string) NPMPackage {
 	}
 }
 
-// PlatformPackage is the package.json of p's package: the binary under bin/,
-// installable only on p (os, cpu). It declares no bin of its own, so it
+// PlatformPackage is the package.json of p's package: the binary under bin/
+// with the platform credential helper beside it, installable only on p
+// (os, cpu). It declares no bin of its own, so it
 // never shadows the launcher's.
 func PlatformPackage(version, license string, p Platform) NPMPackage {
 	return NPMPackage{
@@ -431,7 +443,7 @@ func PlatformPackage(version, license string, p Platform) NPMPackage {
 		Description:     fmt.Sprintf("The %s binary of shim; installed by %s/shim", p, NPMScope),
 		License:         NPMLicense(license),
 		Repository:      map[string]string{"type": "git", "url": "git+" + Repository + ".git"},
-		Files:           []string{"bin/" + p.Exe(), "README.md", "LICENSE"},
+		Files:           []string{"bin/" + p.Exe(), "bin/" + p.HelperExe(), "README.md", "LICENSE"},
 		OS:              []string{p.NodeOS},
 		CPU:             []string{p.NodeCPU},
 		PreferUnplugged: true,
@@ -449,17 +461,14 @@ func WriteFile(path string, data []byte, mode os.FileMode) error {
 	return os.Chmod(path, mode) // WriteFile keeps the mode of an existing file
 }
 
-// HelperPackage is the platform credential helper's main package, which a
-// release binary carries inside it (cmd/shim's helper_embed.go).
+// HelperPackage is the platform credential helper's main package, built
+// beside shim for every platform.
 const HelperPackage = Module + "/cmd/shim-platform"
 
-// BuildBinary builds shim for p into out the way `make build` does on the
-// host: the credential helper first, for the same platform, gzipped with
-// its SHA-256 beside it, then shim with -tags shim_platform_embed and an
-// -overlay that puts those two files where helper_embed.go embeds them
-// (cmd/shim/embed/), so that the source tree is left alone. Each build is
-// reproducible: trimmed paths, no VCS stamp, a gzip without name or time.
-func BuildBinary(gobin string, p Platform, ldflags, tmp, out string) error {
+// BuildBinary builds shim and its platform credential helper for p into
+// dir (dir/p.Exe() and dir/p.HelperExe()), as `make build` does on the
+// host. Each build is reproducible: trimmed paths, no VCS stamp.
+func BuildBinary(gobin string, p Platform, ldflags, dir string) error {
 	env := append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.GOOS, "GOARCH="+p.GOARCH)
 	run := func(args ...string) error {
 		cmd := exec.Command(gobin, args...)
@@ -471,59 +480,12 @@ func BuildBinary(gobin string, p Platform, ldflags, tmp, out string) error {
 		}
 		return nil
 	}
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	helper := filepath.Join(tmp, "shim-platform")
-	if err := run("build", "-trimpath", "-buildvcs=false", "-ldflags", "-s -w", "-o", helper, HelperPackage); err != nil {
+	if err := run("build", "-trimpath", "-buildvcs=false", "-ldflags", "-s -w", "-o", filepath.Join(dir, p.HelperExe()), HelperPackage); err != nil {
 		return err
 	}
-	exe, err := os.ReadFile(helper)
-	if err != nil {
-		return err
-	}
-	var gz bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-	if err != nil {
-		return err
-	}
-	if _, err := zw.Write(exe); err != nil {
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	dir, err := packageDir(gobin, MainPackage)
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256(exe)
-	files := map[string][]byte{"shim-platform.gz": gz.Bytes(), "shim-platform.sha256": []byte(hex.EncodeToString(sum[:]) + "\n")}
-	replace := map[string]string{}
-	for name, data := range files {
-		path := filepath.Join(tmp, name)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			return err
-		}
-		replace[filepath.Join(dir, "embed", name)] = path
-	}
-	overlay, err := json.Marshal(map[string]any{"Replace": replace})
-	if err != nil {
-		return err
-	}
-	overlayPath := filepath.Join(tmp, "overlay.json")
-	if err := os.WriteFile(overlayPath, overlay, 0o644); err != nil {
-		return err
-	}
-	return run("build", "-trimpath", "-buildvcs=false", "-tags", "urfave_cli_no_docs,shim_platform_embed",
-		"-overlay", overlayPath, "-ldflags", ldflags, "-o", out, MainPackage)
-}
-
-// packageDir is the directory of a package of this module's source.
-func packageDir(gobin, pkg string) (string, error) {
-	out, err := exec.Command(gobin, "list", "-f", "{{.Dir}}", pkg).Output()
-	if err != nil {
-		return "", fmt.Errorf("go list %s: %w", pkg, err)
-	}
-	return strings.TrimSpace(string(out)), nil
+	return run("build", "-trimpath", "-buildvcs=false", "-tags", "urfave_cli_no_docs",
+		"-ldflags", ldflags, "-o", filepath.Join(dir, p.Exe()), MainPackage)
 }

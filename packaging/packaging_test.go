@@ -6,11 +6,11 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"debug/buildinfo"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +23,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/shimdev/shim/internal/platformtest"
 	"github.com/shimdev/shim/packaging"
 )
 
@@ -217,7 +218,7 @@ func TestIconFollowsRegistryRules(t *testing.T) {
 func TestArchivesAreReproducible(t *testing.T) {
 	for _, goos := range []string{"linux", "windows"} {
 		p, _ := packaging.Find(goos, "amd64")
-		files := packaging.ArchiveFiles(p, []byte("binary\x00bytes"), []byte("# readme\n"), []byte("Apache License\n"))
+		files := packaging.ArchiveFiles(p, []byte("binary\x00bytes"), []byte("helper\x00bytes"), []byte("# readme\n"), []byte("Apache License\n"))
 		var a, b bytes.Buffer
 		if err := packaging.WriteArchive(&a, files, testEpoch, goos == "windows"); err != nil {
 			t.Fatal(err)
@@ -236,6 +237,9 @@ func TestArchivesAreReproducible(t *testing.T) {
 		if err != nil || string(got) != "binary\x00bytes" {
 			t.Errorf("%s: ReadArchive(%s) = %q, %v", goos, p.Exe(), got, err)
 		}
+		if got, err := packaging.ReadArchive(path, p.HelperExe()); err != nil || string(got) != "helper\x00bytes" {
+			t.Errorf("%s: ReadArchive(%s) = %q, %v", goos, p.HelperExe(), got, err)
+		}
 		for _, e := range listArchive(t, path) {
 			if e.mtime.Unix() != testEpoch {
 				t.Errorf("%s: %s mtime %v, want %v", goos, e.name, e.mtime.UTC(), time.Unix(testEpoch, 0).UTC())
@@ -243,9 +247,17 @@ func TestArchivesAreReproducible(t *testing.T) {
 			if e.owner != "0:0::" && goos != "windows" {
 				t.Errorf("%s: %s owner %s, want 0:0 with no names", goos, e.name, e.owner)
 			}
+			want := os.FileMode(0o644)
+			if e.name == p.Exe() || e.name == p.HelperExe() {
+				want = 0o755
+			}
+			if e.mode != want {
+				t.Errorf("%s: %s mode %v, want %v", goos, e.name, e.mode, want)
+			}
 		}
-		if names := entryNames(listArchive(t, path)); names != p.Exe()+",README.md,LICENSE" {
-			t.Errorf("%s: entries %s, want %s,README.md,LICENSE", goos, names, p.Exe())
+		// The helper beside shim, where shim finds it.
+		if names := entryNames(listArchive(t, path)); names != p.Exe()+","+p.HelperExe()+",README.md,LICENSE" {
+			t.Errorf("%s: entries %s, want %s,%s,README.md,LICENSE", goos, names, p.Exe(), p.HelperExe())
 		}
 	}
 	if got := string(packaging.FormatSums(map[string]string{"b": strings.Repeat("1", 64), "a": strings.Repeat("2", 64)})); got != strings.Repeat("2", 64)+"  a\n"+strings.Repeat("1", 64)+"  b\n" {
@@ -268,31 +280,20 @@ func TestReleaseBinaryAnswersInitializeLikeRegistryCI(t *testing.T) {
 	}
 	const version, commit = "9.8.7", "0123456789ab"
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "build", p.Exe())
-	if err := packaging.BuildBinary("go", p, packaging.LDFlags(version, commit, testEpoch), filepath.Join(dir, "helper"), bin); err != nil {
+	build := filepath.Join(dir, "build")
+	if err := packaging.BuildBinary("go", p, packaging.LDFlags(version, commit, testEpoch), build); err != nil {
 		t.Fatal(err)
 	}
-	// The release binary carries the platform credential helper inside it
-	// (without it, AgentCore and Foundry would fail with "build it").
-	info, err := buildinfo.ReadFile(bin)
+	data, err := os.ReadFile(filepath.Join(build, p.Exe()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tags := ""
-	for _, s := range info.Settings {
-		if s.Key == "-tags" {
-			tags = s.Value
-		}
-	}
-	if !slices.Contains(strings.Split(tags, ","), "shim_platform_embed") {
-		t.Errorf("the release binary was built with tags %q: its credential helper is not inside", tags)
-	}
-	data, err := os.ReadFile(bin)
+	helper, err := os.ReadFile(filepath.Join(build, p.HelperExe()))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the release build has no platform credential helper beside shim: %v", err)
 	}
 	var archive bytes.Buffer
-	if err := packaging.WriteArchive(&archive, packaging.ArchiveFiles(p, data, []byte("readme\n"), nil), testEpoch, p.GOOS == "windows"); err != nil {
+	if err := packaging.WriteArchive(&archive, packaging.ArchiveFiles(p, data, helper, []byte("readme\n"), nil), testEpoch, p.GOOS == "windows"); err != nil {
 		t.Fatal(err)
 	}
 	archivePath := filepath.Join(dir, p.Archive(version))
@@ -311,16 +312,22 @@ func TestReleaseBinaryAnswersInitializeLikeRegistryCI(t *testing.T) {
 		t.Errorf("agent.json sha256 %v, want the archive's %s", target["sha256"], sum)
 	}
 
-	// Extract as verify_agents.py does, and find cmd in the extraction.
+	// Extract as verify_agents.py does (every entry, with its mode), and
+	// find cmd in the extraction.
 	extract := filepath.Join(dir, "extracted")
-	cmdName := strings.TrimPrefix(target["cmd"].(string), "./")
-	exe, err := packaging.ReadArchive(archivePath, cmdName)
-	if err != nil {
-		t.Fatalf("agent.json cmd %q is not in the archive: %v", target["cmd"], err)
+	for _, e := range listArchive(t, archivePath) {
+		b, err := packaging.ReadArchive(archivePath, e.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := packaging.WriteFile(filepath.Join(extract, e.name), b, e.mode); err != nil {
+			t.Fatal(err)
+		}
 	}
+	cmdName := strings.TrimPrefix(target["cmd"].(string), "./")
 	exePath := filepath.Join(extract, cmdName)
-	if err := packaging.WriteFile(exePath, exe, 0o755); err != nil {
-		t.Fatal(err)
+	if _, err := os.Stat(exePath); err != nil {
+		t.Fatalf("agent.json cmd %q is not in the archive: %v", target["cmd"], err)
 	}
 	home := filepath.Join(dir, "auth-home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
@@ -417,6 +424,68 @@ func TestReleaseBinaryAnswersInitializeLikeRegistryCI(t *testing.T) {
 		t.Fatalf("initialize lists no auth method of type agent: %s", first)
 	}
 	t.Logf("auth methods of type agent: %v", agentIDs)
+	t.Run("helper beside shim", func(t *testing.T) { releaseHelperRuns(t, p, extract) })
+}
+
+// releaseHelperRuns: the released shim, unpacked, reads an AgentCore
+// runtime's credential through the shim-platform unpacked beside it
+// (doctor's credential row; every request to the runtime signed): nothing
+// is written to the cache directory, and a shim-platform planted there
+// is never run (it would leave a mark). SPEC §15: no executable written
+// at run time; a signed archive covers the helper that runs.
+func releaseHelperRuns(t *testing.T, p packaging.Platform, dir string) {
+	if p.GOOS == "windows" {
+		t.Skip("a shell script is planted")
+	}
+	if fi, err := os.Stat(filepath.Join(dir, p.HelperExe())); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Fatalf("the helper beside shim: %v %v", fi, err)
+	}
+	const key, secret = "AKIASHIMRELEASE00001", "shim+release/secret/0123456789ABCDEFGHIJ"
+	ac := platformtest.StartAgentCore(t, platformtest.AgentCoreOptions{Keys: map[string]platformtest.SigV4Key{key: {Secret: secret}}})
+	cache, work := t.TempDir(), t.TempDir()
+	mark := filepath.Join(work, "ran")
+	planted := filepath.Join(cache, "shim", "shim-platform")
+	if err := os.MkdirAll(filepath.Dir(planted), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(planted, []byte("#!/bin/sh\ntouch "+mark+"\nexit 1\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + filepath.Join(work, "home"), "XDG_CACHE_HOME=" + cache, "PATH=" + filepath.Join(work, "path"),
+		"AWS_CONFIG_FILE=" + filepath.Join(work, "aws-config"), "AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(work, "aws-credentials"),
+		"AWS_EC2_METADATA_DISABLED=true", "AWS_ACCESS_KEY_ID=" + key, "AWS_SECRET_ACCESS_KEY=" + secret}
+	cmd := exec.Command(filepath.Join(dir, p.Exe()), "doctor", "--url", ac.InvocationsURL(), "--platform", "agentcore",
+		"--config-dir", filepath.Join(work, "config"), "--state-dir", filepath.Join(work, "state"), "--keyring", "off")
+	cmd.Env = env
+	out, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "AWS environment variables (AWS_ACCESS_KEY_ID), region us-west-2") {
+		t.Errorf("doctor did not read the credential through the helper beside shim:\n%s", out)
+	}
+	seen := ac.Requests()
+	if len(seen) == 0 {
+		t.Error("doctor sent nothing to the runtime")
+	}
+	for _, s := range seen {
+		if s.Refused != "" {
+			t.Errorf("the runtime refused %s %s: %s", s.Method, s.Path, s.Refused)
+		}
+	}
+	var files []string
+	_ = filepath.WalkDir(cache, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, path)
+		}
+		return err
+	})
+	if len(files) != 1 || files[0] != planted {
+		t.Errorf("the cache directory holds %v, want only the planted %s", files, planted)
+	}
+	if b, _ := os.ReadFile(planted); !strings.Contains(string(b), "touch "+mark) {
+		t.Errorf("the planted file was changed: %q", b)
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Error("the shim-platform planted in the cache directory was run")
+	}
 }
 
 // authType is the type client.py infers: the type field, else a _meta key
@@ -456,8 +525,8 @@ func TestNPMPackagesCoverEveryPlatform(t *testing.T) {
 		if len(pp.OS) != 1 || pp.OS[0] != p.NodeOS || len(pp.CPU) != 1 || pp.CPU[0] != p.NodeCPU || pp.Bin != nil {
 			t.Errorf("%s: os %v cpu %v bin %v", pp.Name, pp.OS, pp.CPU, pp.Bin)
 		}
-		if pp.Files[0] != "bin/"+p.Exe() || pp.License != "Apache-2.0" || !slices.Contains(pp.Files, "LICENSE") {
-			t.Errorf("%s: files %v license %q", pp.Name, pp.Files, pp.License)
+		if pp.Files[0] != "bin/"+p.Exe() || pp.Files[1] != "bin/"+p.HelperExe() || pp.License != "Apache-2.0" || !slices.Contains(pp.Files, "LICENSE") {
+			t.Errorf("%s: files %v license %q (want shim and its helper beside it under bin/)", pp.Name, pp.Files, pp.License)
 		}
 		if want := fmt.Sprintf("%q: %q", p.NodeOS+"-"+p.NodeCPU, p.NPMName()); !strings.Contains(js, want) {
 			t.Errorf("launcher does not map %s", want)
@@ -471,6 +540,7 @@ func TestNPMPackagesCoverEveryPlatform(t *testing.T) {
 type entry struct {
 	name, owner string
 	mtime       time.Time
+	mode        os.FileMode
 }
 
 func entryNames(es []entry) string {
@@ -492,7 +562,7 @@ func listArchive(t *testing.T, path string) []entry {
 		}
 		defer zr.Close()
 		for _, f := range zr.File {
-			out = append(out, entry{name: f.Name, mtime: f.Modified})
+			out = append(out, entry{name: f.Name, mtime: f.Modified, mode: f.Mode().Perm()})
 		}
 		return out
 	}
@@ -517,7 +587,8 @@ func listArchive(t *testing.T, path string) []entry {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, entry{name: h.Name, mtime: h.ModTime, owner: fmt.Sprintf("%d:%d:%s:%s", h.Uid, h.Gid, h.Uname, h.Gname)})
+		out = append(out, entry{name: h.Name, mtime: h.ModTime, owner: fmt.Sprintf("%d:%d:%s:%s", h.Uid, h.Gid, h.Uname, h.Gname),
+			mode: os.FileMode(h.Mode).Perm()})
 	}
 }
 

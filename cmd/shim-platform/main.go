@@ -4,8 +4,9 @@
 // stdout, for shim alone to read on the pipe between them; shim runs it
 // when a request needs the credential. It lives apart from shim because
 // the libraries cost every start of a program that links them (their
-// package initialisation) and several megabytes; `make build` puts it
-// inside shim, which writes it to the user's cache directory on first use.
+// package initialisation) and several megabytes. It is installed beside
+// shim (`make build` builds both into bin/; every release archive and npm
+// package carries both), where shim finds it, else on the PATH.
 //
 //	shim-platform aws [--region R] [--profile P]
 //	    aws-sdk-go-v2's default credential chain (config.LoadDefaultConfig):

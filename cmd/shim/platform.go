@@ -24,7 +24,7 @@ func (s *settings) place(u string) (string, *platform.Agent, error) {
 	if u == "" || isCardURL(u) {
 		return u, nil, nil
 	}
-	plat, err := platform.Resolve(s.platform, u, platform.Options{Version: s.a2aVersion, Helper: locateHelper, Hosts: s.platformHosts})
+	plat, err := platform.Resolve(s.platform, u, platform.Options{Version: s.a2aVersion, Hosts: s.platformHosts})
 	if err != nil || plat == nil {
 		return u, nil, err
 	}

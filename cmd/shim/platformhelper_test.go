@@ -1,23 +1,23 @@
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/shimdev/shim/internal/platformtest"
 )
 
-// TestShimLinksNoCredentialLibrary: shim itself (with its helper inside or
-// not) links none of the heavy credential libraries, whose package init
-// would cost every start; the helper links them all.
+// TestShimLinksNoCredentialLibrary: shim itself links none of the heavy
+// credential libraries, whose package init would cost every start; the
+// helper links them all.
 func TestShimLinksNoCredentialLibrary(t *testing.T) {
 	heavy := []string{"github.com/aws/aws-sdk-go-v2/config", "github.com/aws/aws-sdk-go-v2/service/sts",
 		"github.com/aws/aws-sdk-go-v2/service/sso", "github.com/Azure/azure-sdk-for-go/sdk/azidentity",
@@ -27,7 +27,6 @@ func TestShimLinksNoCredentialLibrary(t *testing.T) {
 		links     bool
 	}{
 		{".", "urfave_cli_no_docs", false},
-		{".", "urfave_cli_no_docs,shim_platform_embed", false},
 		{"../shim-platform", "", true},
 	} {
 		out, err := exec.Command("go", "list", "-e", "-deps", "-tags", c.tags, c.pkg).Output()
@@ -47,68 +46,178 @@ func TestShimLinksNoCredentialLibrary(t *testing.T) {
 	}
 }
 
-// TestPlatformHelperEmbedded: a shim built as `make build` builds it, the
-// helper inside it, reaches an AgentCore runtime: initialize writes
-// nothing; the first request writes the helper to the user's cache
-// directory under its hash, 0700, and runs it; a helper changed there is
-// refused and written again before it runs.
-func TestPlatformHelperEmbedded(t *testing.T) {
-	helper, err := os.ReadFile(filepath.Join(filepath.Dir(shimBin), "shim-platform"))
+// makeBuild runs `make build` with BIN in a directory of its own (once
+// per test binary) and returns that directory.
+var makeBuild = sync.OnceValues(func() (string, error) {
+	dir := filepath.Join(filepath.Dir(shimBin), "make-build")
+	out, err := exec.Command("make", "-C", filepath.Join("..", ".."), "build", "BIN="+filepath.Join(dir, "shim")).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("make build: %v\n%s", err, out)
+	}
+	return dir, nil
+})
+
+// tree is every file under root: its path and mode, and its content's hash.
+func tree(t *testing.T, root string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		sum := ""
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			sum = fmt.Sprintf("%x", sha256.Sum256(b))
+		}
+		files[p] = fi.Mode().String() + " " + sum
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(helper)
-	zw.Close()
-	sum := fmt.Sprintf("%x", sha256.Sum256(helper))
-	src, _ := filepath.Abs("embed")
-	overlay := map[string]map[string]string{"Replace": {
-		filepath.Join(src, "shim-platform.gz"): filepath.Join(dir, "gz"), filepath.Join(src, "shim-platform.sha256"): filepath.Join(dir, "sum")}}
-	ov, _ := json.Marshal(overlay)
-	for name, b := range map[string][]byte{"gz": gz.Bytes(), "sum": []byte(sum + "\n"), "overlay.json": ov} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+	return files
+}
+
+// sameTree reports what changed between two trees.
+func sameTree(t *testing.T, what string, before, after map[string]string) {
+	t.Helper()
+	for p, v := range after {
+		if before[p] != v {
+			t.Errorf("%s: %s was written (%s, was %q)", what, p, v, before[p])
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			t.Errorf("%s: %s was removed", what, p)
+		}
+	}
+}
+
+// TestPlatformHelperNeverWritten (SPEC §15, no executable written at run
+// time): `make build` puts shim-platform beside shim; that shim, copied
+// elsewhere with its helper as an archive unpacks them, reaches an
+// AgentCore runtime (XDG_CACHE_HOME set) and a Foundry agent (HOME's
+// cache) with the helper beside it: nothing is written to either cache,
+// and the shim-platform files planted there, and one on the PATH, are
+// never run (each would leave a mark). With no helper beside it shim runs
+// the one on the PATH; with none anywhere the request fails with
+// auth_required saying how to get it, and nothing reaches the agent.
+func TestPlatformHelperNeverWritten(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("shell scripts stand in for planted helpers")
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make to build shim as `make build` does")
+	}
+	built, err := makeBuild()
+	if err != nil {
+		t.Fatal(err)
+	}
+	install := filepath.Join(t.TempDir(), "bin")
+	for _, name := range []string{"shim", "shim-platform"} {
+		b, err := os.ReadFile(filepath.Join(built, name))
+		if err != nil {
+			t.Fatalf("make build left no %s beside shim: %v", name, err)
+		}
+		if err := os.MkdirAll(install, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(install, name), b, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	bin := filepath.Join(dir, "bin", "shim") // no shim-platform beside it
-	if out, err := exec.Command("go", "build", "-tags", "shim_platform_embed", "-overlay", filepath.Join(dir, "overlay.json"), "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("building shim with its helper inside: %v\n%s", err, out)
-	}
 	defer func(b string) { shimBin = b }(shimBin)
-	shimBin = bin
+	shimBin = filepath.Join(install, "shim")
+	helper := filepath.Join(install, "shim-platform")
 
-	ac := testAgentCore(t, platformtest.AgentCoreOptions{})
 	e := newShimEnv(t)
-	cache := filepath.Join(t.TempDir(), "cache")
-	e.vars = append(awsStaticVars(t), "XDG_CACHE_HOME="+cache)
-	p := e.start(t, "--url", ac.InvocationsURL(), "--platform", "agentcore")
-	if m := p.call(t, 1, "initialize", initParams(false)); m["result"] == nil {
-		t.Fatal(m)
+	cache, homeCache := filepath.Join(t.TempDir(), "cache"), filepath.Join(e.home, ".cache")
+	planted, onPath := t.TempDir(), t.TempDir()
+	mark := filepath.Join(planted, "ran")
+	fake := []byte("#!/bin/sh\necho \"$0\" >> " + mark + "\nprintf '{\"v\":1,\"error\":\"a planted helper ran\"}'\nexit 1\n")
+	b, _ := os.ReadFile(helper)
+	sum := fmt.Sprintf("%x", sha256.Sum256(b))
+	for _, p := range []string{
+		filepath.Join(cache, "shim", "shim-platform"), filepath.Join(cache, "shim", "shim-platform-"+sum[:32]),
+		filepath.Join(homeCache, "shim", "shim-platform"), filepath.Join(homeCache, "shim", "shim-platform-"+sum[:32]),
+		filepath.Join(onPath, "shim-platform"),
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, fake, 0o700); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if _, err := os.Stat(cache); err == nil || len(ac.Requests()) > 0 {
-		t.Fatalf("initialize wrote the helper (%v) or called the runtime (%d requests)", err, len(ac.Requests()))
-	}
-	if m := p.call(t, 2, "session/new", newSessionParams()); m["result"] == nil {
-		t.Fatalf("session/new: %v\n%s", m, p.logs())
-	}
+	before, beforeHome := tree(t, cache), tree(t, homeCache)
+	path := "PATH=" + onPath + string(os.PathListSeparator) + os.Getenv("PATH")
+
+	// AgentCore, XDG_CACHE_HOME set: session/new answers once the card
+	// was read with the credential the helper gave.
+	ac := testAgentCore(t, platformtest.AgentCoreOptions{})
+	e.vars = append(awsStaticVars(t), "XDG_CACHE_HOME="+cache, path)
+	openSession(t, e.start(t, "--url", ac.InvocationsURL(), "--platform", "agentcore"))
 	if r := refusals(ac.Requests()); len(r) > 0 || len(ac.Requests()) == 0 {
 		t.Fatalf("the runtime refused %v of %d", r, len(ac.Requests()))
 	}
-	path := filepath.Join(cache, "shim", "shim-platform-"+sum[:32])
-	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o700 {
-		t.Fatalf("the helper in the cache: %v %v", fi, err)
+	// Foundry, no XDG_CACHE_HOME: HOME's cache.
+	entra := platformtest.StartEntra(t)
+	app := entra.AddApp("shim-secret-0123456789")
+	f := platformtest.StartFoundry(t, platformtest.FoundryOptions{Entra: entra})
+	e.vars = append(entraVars(t, entra), "AZURE_CLIENT_ID="+app, "AZURE_CLIENT_SECRET=shim-secret-0123456789", path)
+	openSession(t, e.start(t, "--url", f.Base, "--platform", "foundry"))
+	if r := refusals(f.Requests()); len(r) > 0 || len(f.Requests()) == 0 {
+		t.Fatalf("the agent refused %v of %d", r, len(f.Requests()))
+	}
+	sameTree(t, "XDG_CACHE_HOME", before, tree(t, cache))
+	sameTree(t, "HOME's cache", beforeHome, tree(t, homeCache))
+	if b, err := os.ReadFile(mark); err == nil {
+		t.Fatalf("a planted helper ran: %s", b)
 	}
 
-	if err := os.WriteFile(path, []byte("#!/bin/sh\necho '{\"v\":1,\"error\":\"not shim'\"'\"'s helper\"}'\n"), 0o700); err != nil {
+	// No helper beside shim: the one on the PATH (here the real one).
+	realOnPath := t.TempDir()
+	if err := os.Rename(helper, filepath.Join(realOnPath, "shim-platform")); err != nil {
 		t.Fatal(err)
 	}
-	r := e.run(t, "", "doctor", "--url", ac.InvocationsURL(), "--platform", "agentcore")
-	if !strings.Contains(r.stdout, "AWS environment variables (AWS_ACCESS_KEY_ID), region us-west-2") || strings.Contains(r.stdout, "not shim") {
-		t.Errorf("doctor with the helper changed in the cache:\n%s%s", r.stdout, r.stderr)
+	ac2 := testAgentCore(t, platformtest.AgentCoreOptions{})
+	e.vars = append(awsStaticVars(t), "XDG_CACHE_HOME="+cache, "PATH="+realOnPath+string(os.PathListSeparator)+os.Getenv("PATH"))
+	openSession(t, e.start(t, "--url", ac2.InvocationsURL(), "--platform", "agentcore"))
+	if r := refusals(ac2.Requests()); len(r) > 0 || len(ac2.Requests()) == 0 {
+		t.Fatalf("with the helper on the PATH, the runtime refused %v of %d", r, len(ac2.Requests()))
 	}
-	if b, _ := os.ReadFile(path); !bytes.Equal(b, helper) {
-		t.Error("the changed helper was not written again")
+
+	// None anywhere: auth_required, nothing sent, nothing written.
+	ac3 := testAgentCore(t, platformtest.AgentCoreOptions{})
+	e.vars = append(awsStaticVars(t), "XDG_CACHE_HOME="+cache, "PATH="+t.TempDir())
+	p := e.start(t, "--url", ac3.InvocationsURL(), "--platform", "agentcore")
+	if m := p.call(t, 1, "initialize", initParams(false)); m["result"] == nil {
+		t.Fatal(m)
+	}
+	m := p.call(t, 2, "session/new", newSessionParams())
+	msg := fmt.Sprint(rpcErrorOf(m)["message"])
+	if errCode(m) != -32000 {
+		t.Fatalf("session/new with no helper: %v", m)
+	}
+	for _, want := range []string{"shim-platform was not found beside shim in " + install + " or on the PATH",
+		"release archive and npm package", "go install github.com/shimdev/shim/cmd/shim-platform@", "make build"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("%q does not say %q", msg, want)
+		}
+	}
+	if n := len(ac3.Requests()); n > 0 {
+		t.Errorf("the runtime got %d requests with no helper", n)
+	}
+	sameTree(t, "XDG_CACHE_HOME", before, tree(t, cache))
+	if b, err := os.ReadFile(mark); err == nil {
+		t.Fatalf("a planted helper ran: %s", b)
 	}
 }

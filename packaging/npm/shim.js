@@ -2,11 +2,14 @@
 // Launcher of @shimdev/shim: runs the shim binary that npm installed from the
 // optional dependency matching this platform (@shimdev/shim-<os>-<cpu>),
 // with stdio inherited (stdout carries ACP messages only), the same
-// arguments, and its exit code or signal.
+// arguments, and its exit code or signal. shim is run from the package's
+// own bin/, where its platform credential helper (shim-platform) sits
+// beside it: shim runs the helper it finds there.
 "use strict";
 
 const { spawn } = require("child_process");
 const fs = require("fs");
+const path = require("path");
 
 const PACKAGES = {
   "linux-x64": "@shimdev/shim-linux-x64",
@@ -42,13 +45,16 @@ try {
   );
 }
 if (process.platform !== "win32") {
-  try {
-    fs.accessSync(bin, fs.constants.X_OK);
-  } catch (err) {
+  // npm may unpack without the mode bits: shim and the helper beside it.
+  for (const file of [bin, path.join(path.dirname(bin), "shim-platform")]) {
     try {
-      fs.chmodSync(bin, 0o755);
-    } catch (err2) {
-      // spawn reports the problem below
+      fs.accessSync(file, fs.constants.X_OK);
+    } catch (err) {
+      try {
+        fs.chmodSync(file, 0o755);
+      } catch (err2) {
+        // spawn (or shim, for the helper) reports the problem
+      }
     }
   }
 }

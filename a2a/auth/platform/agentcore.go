@@ -198,7 +198,7 @@ func (a *awsCredential) retrieve(ctx context.Context) (aws.Credentials, string, 
 	redact.Add(creds.SecretAccessKey)
 	redact.Add(creds.SessionToken)
 	if !creds.HasKeys() || ans.Region == "" {
-		return aws.Credentials{}, "", &a2a.SignInError{Msg: "the platform credential helper gave no AWS keys or no region: rebuild shim with `make build`"}
+		return aws.Credentials{}, "", &a2a.SignInError{Msg: "the platform credential helper gave no AWS keys or no region: " + reinstall}
 	}
 	if a.signer == nil {
 		a.signer = v4.NewSigner()

@@ -32,9 +32,9 @@
 //     one (a region, a location, an account), and the rule that holds an
 //     agent's places to them (or to this machine, or to a host named
 //     with --platform-host); a refusal is an a2a.RefusedError.
-//   - helper.go: the credential helper: found beside shim's executable or
-//     written from inside shim to the cache directory (Extract, its hash
-//     checked before every run), run with a bounded answer.
+//   - helper.go: the credential helper: found beside shim's executable,
+//     else on the PATH (Find; installed with shim, never written by it:
+//     SPEC §15), run with a bounded answer.
 //   - agentcore.go: Amazon Bedrock AgentCore: the runtime ARN, the
 //     invocations URL, the runtime session header derived from the
 //     editor's session (a2a.SessionOf), SigV4 with aws-sdk-go-v2's

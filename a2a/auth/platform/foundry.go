@@ -114,7 +114,7 @@ func (a *azureCredential) token(ctx context.Context) (string, time.Time, error) 
 	}
 	redact.Add(ans.Token)
 	if ans.Token == "" {
-		return "", time.Time{}, &a2a.SignInError{Msg: "the platform credential helper gave no Microsoft Entra token: rebuild shim with `make build`"}
+		return "", time.Time{}, &a2a.SignInError{Msg: "the platform credential helper gave no Microsoft Entra token: " + reinstall}
 	}
 	a.tok, a.exp, a.from = ans.Token, ans.Expires, helperText(ans.From)
 	return a.tok, a.exp, nil

@@ -9,14 +9,14 @@ package platform
 // the credential, as AWS's credential_process and kubectl's exec
 // credential plugins work: it prints the credential as one JSON object on
 // its stdout pipe (never in an argument, the environment or a log), and
-// shim keeps it until shortly before it expires.
+// shim keeps it until shortly before it expires. The helper is installed
+// beside shim (every release archive and npm package carries both) and
+// found there, else on the PATH; shim never writes a file it then runs
+// (SPEC §15).
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,7 +31,6 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/auth/platform/helperwire"
-	"github.com/shimdev/shim/internal/privfile"
 	"github.com/shimdev/shim/internal/redact"
 	"github.com/shimdev/shim/internal/termsafe"
 	"github.com/shimdev/shim/internal/textcut"
@@ -40,7 +39,7 @@ import (
 // HelperName is the credential helper's executable name.
 const HelperName = "shim-platform"
 
-// Locate finds the helper's executable (and checks it) before each run.
+// Locate finds the helper's executable, before each run.
 type Locate func() (string, error)
 
 // helperMaxOut bounds what shim reads of the helper's stdout, and
@@ -53,116 +52,52 @@ const (
 // helperTimeout bounds one run (the Azure CLI credential runs `az`).
 const helperTimeout = 2 * time.Minute
 
-// Beside finds the helper beside shim's own executable: a shim built
-// without the helper inside it (`go build ./cmd/shim`).
-func Beside() (string, error) {
+// Find finds the helper shim runs: the shim-platform beside shim's own
+// executable (its links resolved, so a link to shim on the PATH finds the
+// helper beside the file it points to), else the first on the PATH. shim
+// never writes a helper: it is installed with shim (every release archive
+// and npm package carries it beside shim; `make build` builds it into
+// bin/ beside shim) or not at all.
+func Find() (string, error) {
+	name := HelperName + exeSuffix()
+	dir := ""
 	self, err := os.Executable()
 	if err == nil {
 		self, err = filepath.EvalSymlinks(self)
 	}
-	if err != nil {
-		return "", &a2a.SignInError{Msg: "the platform credential helper " + HelperName + " was not found (" + err.Error() + "): build shim with `make build`"}
+	if err == nil {
+		dir = filepath.Dir(self)
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p, nil
+		}
 	}
-	dir := filepath.Dir(self)
-	p := filepath.Join(dir, HelperName+exeSuffix())
-	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-		return "", &a2a.SignInError{Msg: fmt.Sprintf("this shim was built without its platform credential helper, and there is no %s beside it in %s: "+
-			"build shim with `make build` (which puts the helper inside it), or `go build -o %s ./cmd/shim-platform` in shim's source",
-			HelperName, dir, filepath.Join(dir, HelperName+exeSuffix()))}
+	if p, err := exec.LookPath(HelperName); err == nil {
+		return p, nil
 	}
-	return p, nil
+	where := "beside shim"
+	build := "`go build -o shim-platform ./cmd/shim-platform` beside it"
+	if dir != "" {
+		where = "beside shim in " + dir
+		build = "`go build -o " + filepath.Join(dir, name) + " ./cmd/shim-platform`"
+	}
+	return "", &a2a.SignInError{Msg: fmt.Sprintf("the platform credential helper %s was not found %s or on the PATH: "+
+		"it comes beside shim in every release archive and npm package (install shim again from one); "+
+		"with Go, `go install %s@<shim's version>`; from shim's source, `make build` (bin/shim and bin/%s), or %s",
+		HelperName, where, helperPackage, HelperName, build)}
 }
+
+// reinstall is what to do about a helper that is not this shim's.
+const reinstall = "install shim again (its release archive and npm package carry the shim-platform of the same version beside it), or build both with `make build`"
+
+// helperPackage is the helper's main package, for `go install`.
+const helperPackage = "github.com/shimdev/shim/cmd/shim-platform"
 
 func exeSuffix() string {
 	if runtime.GOOS == "windows" {
 		return ".exe"
 	}
 	return ""
-}
-
-// Extract returns the helper shim carries inside it (gz, gzip-compressed,
-// whose uncompressed SHA-256 is sum in hex), written to dir under a name
-// keyed by its hash; the file there is hashed first, and written again
-// (0700, atomically) when it is missing or is not what shim carries.
-// Writing it removes the helpers other versions of shim wrote there.
-func Extract(dir string, gz []byte, sum string) (string, error) {
-	sum = strings.TrimSpace(sum)
-	if len(sum) != sha256.Size*2 {
-		return "", errors.New("the platform credential helper inside shim has no hash: rebuild shim with `make build`")
-	}
-	path := filepath.Join(dir, HelperName+"-"+sum[:32]+exeSuffix())
-	if fileSum(path) == sum {
-		return path, nil
-	}
-	bin, err := gunzip(gz)
-	if err != nil {
-		return "", fmt.Errorf("the platform credential helper inside shim is damaged (%v): rebuild shim with `make build`", err)
-	}
-	if h := sha256.Sum256(bin); hex.EncodeToString(h[:]) != sum {
-		return "", errors.New("the platform credential helper inside shim does not match its hash: rebuild shim with `make build`")
-	}
-	if err := privfile.EnsureDir(dir); err != nil {
-		return "", fmt.Errorf("the platform credential helper could not be written to %s: %w", dir, err)
-	}
-	tmp, err := privfile.WriteTemp(path, bin)
-	if err == nil {
-		if err = os.Chmod(tmp, 0o700); err == nil {
-			err = os.Rename(tmp, path)
-		}
-		if err != nil {
-			_ = os.Remove(tmp)
-		}
-	}
-	if err != nil {
-		return "", fmt.Errorf("the platform credential helper could not be written to %s: %w", dir, err)
-	}
-	if fileSum(path) != sum {
-		return "", fmt.Errorf("the platform credential helper written to %s does not match its hash", path)
-	}
-	removeOthers(dir, path)
-	return path, nil
-}
-
-// removeOthers deletes the helpers of other versions of shim in dir (a
-// shim of another version still running writes its own again when it
-// needs it), so the cache holds one.
-func removeOthers(dir, keep string) {
-	others, _ := filepath.Glob(filepath.Join(dir, HelperName+"-*"))
-	for _, o := range others {
-		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(o), HelperName+"-"), exeSuffix())
-		if o != keep && len(name) == 32 && strings.Trim(name, "0123456789abcdef") == "" {
-			_ = os.Remove(o)
-		}
-	}
-}
-
-// gunzip decompresses gz, at most 512 MiB.
-func gunzip(gz []byte) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return nil, err
-	}
-	const max = 512 << 20
-	b, err := io.ReadAll(io.LimitReader(zr, max+1))
-	if err == nil && len(b) > max {
-		err = errors.New("too large")
-	}
-	return b, err
-}
-
-// fileSum is the hex SHA-256 of the regular file at path ("" when it
-// cannot be read).
-func fileSum(path string) string {
-	f, err := privfile.OpenNoFollow(path, os.O_RDONLY, 0)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return ""
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // capped keeps the first max bytes written to it and counts the rest.
@@ -193,7 +128,7 @@ func helperText(s string) string {
 // stdout (it may hold a credential).
 func runHelper(ctx context.Context, locate Locate, args ...string) (*helperwire.Answer, error) {
 	if locate == nil {
-		locate = Beside
+		locate = Find
 	}
 	path, err := locate()
 	if err != nil {
@@ -216,7 +151,7 @@ func runHelper(ctx context.Context, locate Locate, args ...string) (*helperwire.
 	if err := cmd.Start(); err != nil {
 		msg := "the platform credential helper " + helperText(path) + " could not be run: " + helperText(err.Error())
 		if errors.Is(err, fs.ErrPermission) {
-			msg += " (is its directory on a file system mounted noexec? shim writes it under XDG_CACHE_HOME: point that at another)"
+			msg += " (is it executable, on a file system not mounted noexec? install shim again, or `chmod +x` it)"
 		}
 		return nil, &a2a.SignInError{Msg: msg}
 	}
@@ -227,7 +162,7 @@ func runHelper(ctx context.Context, locate Locate, args ...string) (*helperwire.
 	werr := cmd.Wait()
 	switch {
 	case len(data) > helperMaxOut:
-		return nil, &a2a.SignInError{Msg: fmt.Sprintf("the platform credential helper %s wrote more than %d KiB: it is not shim's helper, rebuild shim with `make build`",
+		return nil, &a2a.SignInError{Msg: fmt.Sprintf("the platform credential helper %s wrote more than %d KiB: it is not shim's helper, "+reinstall,
 			helperText(path), helperMaxOut>>10)}
 	case ctx.Err() != nil:
 		return nil, &a2a.SignInError{Msg: "the platform credential helper gave no answer: " + helperText(context.Cause(ctx).Error())}
@@ -245,13 +180,13 @@ func runHelper(ctx context.Context, locate Locate, args ...string) (*helperwire.
 		if s := stderr.buf.String(); strings.TrimSpace(s) != "" {
 			msg += ": " + helperText(s)
 		}
-		return nil, &a2a.SignInError{Msg: msg + "; rebuild shim with `make build`"}
+		return nil, &a2a.SignInError{Msg: msg + "; " + reinstall}
 	}
 	switch {
 	case ans.Error != "":
 		return nil, &a2a.SignInError{Msg: helperText(ans.Error)}
 	case ans.V != helperwire.Version:
-		return nil, &a2a.SignInError{Msg: fmt.Sprintf("the platform credential helper %s answers in version %d, this shim reads version %d: rebuild shim with `make build`",
+		return nil, &a2a.SignInError{Msg: fmt.Sprintf("the platform credential helper %s answers in version %d, this shim reads version %d: "+reinstall,
 			helperText(path), ans.V, helperwire.Version)}
 	case werr != nil:
 		return nil, &a2a.SignInError{Msg: "the platform credential helper failed: " + helperText(werr.Error())}

@@ -2,12 +2,9 @@ package platform
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -24,6 +21,9 @@ import (
 // TestMain builds the credential helper (cmd/shim-platform) beside the
 // test binary, where an agent resolved with no Options.Helper finds it.
 func TestMain(m *testing.M) {
+	if os.Getenv("SHIM_TEST_FIND") == "1" { // TestHelperBesideLink's own run
+		os.Exit(m.Run())
+	}
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -53,108 +53,6 @@ func script(t *testing.T, body string) string {
 }
 
 func at(path string) Locate { return func() (string, error) { return path, nil } }
-
-func gz(t *testing.T, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if _, err := zw.Write(b); err != nil || zw.Close() != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// TestExtract: the helper shim carries is written 0700 under a name keyed
-// by its hash and runs from there; a file there that is not it (changed
-// after it was written) is refused and written again before the run; a
-// carried helper that does not match its hash is never written.
-func TestExtract(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("a shell script stands in for the helper")
-	}
-	helper := []byte("#!/bin/sh\nprintf '{\"v\":1,\"token\":\"tok-0123456789abcdef\",\"from\":\"carried\"}'\n")
-	sum := fmt.Sprintf("%x", sha256.Sum256(helper))
-	dir := filepath.Join(t.TempDir(), "cache", "shim")
-	locate := func() (string, error) { return Extract(dir, gz(t, helper), sum) }
-
-	// Another version's helper, and a file of someone else's.
-	stale, mine := filepath.Join(dir, HelperName+"-0123456789abcdef0123456789abcdef"), filepath.Join(dir, HelperName+"-notes")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{stale, mine} {
-		if err := os.WriteFile(p, []byte("old"), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ans, err := runHelper(context.Background(), locate, "azure")
-	if err != nil || ans.Token != "tok-0123456789abcdef" || ans.From != "carried" {
-		t.Fatalf("%+v %v", ans, err)
-	}
-	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("another version's helper is still there: %v", err)
-	}
-	if _, err := os.Stat(mine); err != nil {
-		t.Errorf("a file that is no helper was removed: %v", err)
-	}
-	path := filepath.Join(dir, HelperName+"-"+sum[:32])
-	fi, err := os.Stat(path)
-	if err != nil || fi.Mode().Perm() != 0o700 {
-		t.Fatalf("%s: %v %v", path, fi, err)
-	}
-	if di, err := os.Stat(dir); err != nil || di.Mode().Perm() != 0o700 {
-		t.Errorf("%s: %v %v", dir, di, err)
-	}
-
-	// Tampered with: refused and written again.
-	evil := []byte("#!/bin/sh\nprintf '{\"v\":1,\"token\":\"stolen\"}'\n")
-	if err := os.WriteFile(path, evil, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ans, err = runHelper(context.Background(), locate, "azure")
-	if err != nil || ans.Token != "tok-0123456789abcdef" {
-		t.Fatalf("after tampering: %+v %v", ans, err)
-	}
-	if b, _ := os.ReadFile(path); !bytes.Equal(b, helper) {
-		t.Errorf("the tampered file was not written again: %q", b)
-	}
-	// A link in its place is replaced, its target untouched.
-	target := filepath.Join(t.TempDir(), "target")
-	if err := os.WriteFile(target, evil, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(path); err != nil || os.Symlink(target, path) != nil {
-		t.Fatal(err)
-	}
-	if p, err := Extract(dir, gz(t, helper), sum); err != nil || p != path {
-		t.Fatalf("%s %v", p, err)
-	}
-	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
-		t.Errorf("the link is still there: %v %v", fi, err)
-	}
-	if b, _ := os.ReadFile(target); !bytes.Equal(b, evil) {
-		t.Error("the link's target was changed")
-	}
-
-	// A carried helper that is not what its hash says is never written.
-	other := filepath.Join(t.TempDir(), "other")
-	for _, c := range []struct {
-		gz   []byte
-		sum  string
-		want string
-	}{
-		{gz(t, evil), sum, "does not match its hash"},
-		{[]byte("not gzip"), sum, "damaged"},
-		{gz(t, helper), "", "no hash"},
-	} {
-		if p, err := Extract(other, c.gz, c.sum); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Extract = %q %v, want an error saying %q", p, err, c.want)
-		}
-	}
-	if _, err := os.Stat(other); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("a refused helper left %s: %v", other, err)
-	}
-}
 
 // TestHelperFails: a helper that fails, says nothing shim can read, says
 // too much, answers in another version or is missing gives a sign-in
@@ -212,21 +110,93 @@ func TestHelperFails(t *testing.T) {
 	}
 }
 
-// TestHelperBeside: a shim built without the helper inside says where it
-// looked and how to build the helper.
-func TestHelperBeside(t *testing.T) {
+// TestHelperFind: the helper run is the one beside shim's executable,
+// even with another on the PATH; with none beside it, the first on the
+// PATH; with neither, a sign-in error that says where shim looked and how
+// to get the helper, and nothing is run.
+func TestHelperFind(t *testing.T) {
 	self, _ := os.Executable()
-	p := filepath.Join(filepath.Dir(self), HelperName+exeSuffix())
-	if got, err := Beside(); err != nil || got != p {
-		t.Fatalf("Beside = %q %v", got, err)
+	beside := filepath.Join(filepath.Dir(self), HelperName+exeSuffix())
+	pathDir := t.TempDir()
+	onPath := filepath.Join(pathDir, HelperName+exeSuffix())
+	marker := filepath.Join(t.TempDir(), "ran")
+	if runtime.GOOS != "windows" {
+		if err := os.WriteFile(onPath, []byte("#!/bin/sh\necho \"$0\" >> "+marker+"\nprintf '{\"v\":1,\"token\":\"tok-on-the-path\"}'\n"), 0o700); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := os.Rename(p, p+".away"); err != nil {
+	t.Setenv("PATH", pathDir)
+	if got, err := Find(); err != nil || got != beside {
+		t.Fatalf("Find = %q %v, want the helper beside the executable %s", got, err, beside)
+	}
+	if err := os.Rename(beside, beside+".away"); err != nil {
 		t.Fatal(err)
 	}
-	defer os.Rename(p+".away", p)
+	defer os.Rename(beside+".away", beside)
+	if runtime.GOOS != "windows" {
+		if got, err := Find(); err != nil || got != onPath {
+			t.Fatalf("Find with none beside = %q %v, want the one on the PATH %s", got, err, onPath)
+		}
+		ans, err := runHelper(context.Background(), nil, "azure")
+		if err != nil || ans.Token != "tok-on-the-path" {
+			t.Fatalf("the helper on the PATH: %+v %v", ans, err)
+		}
+		if b, _ := os.ReadFile(marker); string(b) != onPath+"\n" {
+			t.Fatalf("runs of the helper on the PATH: %q", b)
+		}
+		if err := os.Remove(onPath); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ran, _ := os.ReadFile(marker)
 	_, err := runHelper(context.Background(), nil, "aws")
-	if err == nil || !strings.Contains(err.Error(), "go build -o "+p+" ./cmd/shim-platform") || !strings.Contains(err.Error(), "make build") {
-		t.Errorf("%v", err)
+	var se *a2a.SignInError
+	if !errors.As(err, &se) {
+		t.Fatalf("no helper anywhere: %v, want a sign-in error", err)
+	}
+	for _, want := range []string{"was not found beside shim in " + filepath.Dir(self) + " or on the PATH",
+		"release archive and npm package", "go install github.com/shimdev/shim/cmd/shim-platform@",
+		"make build", "go build -o " + beside + " ./cmd/shim-platform"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not say %q", err, want)
+		}
+	}
+	if b, _ := os.ReadFile(marker); !bytes.Equal(b, ran) {
+		t.Errorf("a helper ran with none to be found: %q", b)
+	}
+}
+
+// TestHelperBesideLink: shim reached through a link (a package manager's
+// bin/shim pointing at the installed file) runs the helper beside the
+// file the link points to, not one beside the link.
+func TestHelperBesideLink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("links and shell scripts")
+	}
+	if os.Getenv("SHIM_TEST_FIND") == "1" {
+		p, err := Find()
+		fmt.Print(p)
+		if err != nil {
+			fmt.Print(" ", err)
+		}
+		return
+	}
+	self, _ := os.Executable()
+	linkDir := t.TempDir()
+	link := filepath.Join(linkDir, "platform.test")
+	if err := os.Symlink(self, link); err != nil {
+		t.Fatal(err)
+	}
+	// A helper beside the link that is not the one to run.
+	if err := os.WriteFile(filepath.Join(linkDir, HelperName), []byte("#!/bin/sh\nexit 1\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(link, "-test.run=^TestHelperBesideLink$")
+	cmd.Env = append(os.Environ(), "SHIM_TEST_FIND=1", "PATH="+linkDir)
+	out, err := cmd.Output()
+	want := filepath.Join(filepath.Dir(self), HelperName)
+	if err != nil || !strings.HasPrefix(string(out), want) {
+		t.Fatalf("Find through a link = %q %v, want %s", out, err, want)
 	}
 }
 

@@ -98,7 +98,8 @@ type Options struct {
 	// cards are read.
 	Version string
 	// Helper finds the credential helper (shim-platform) that loads the
-	// AWS and Azure credentials; nil looks beside shim's executable.
+	// AWS and Azure credentials; nil is Find (beside shim's executable,
+	// then the PATH).
 	Helper Locate
 	// Hosts are the hosts outside the platform's domains its credential
 	// may go to all the same (--platform-host: a private endpoint with a

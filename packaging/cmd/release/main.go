@@ -1,6 +1,6 @@
 // Command release builds shim's release into a directory (dist/):
 //
-//	shim_<version>_<os>_<arch>.tar.gz|.zip   static binaries, six platforms
+//	shim_<version>_<os>_<arch>.tar.gz|.zip   static binaries (shim, shim-platform), six platforms
 //	SHA256SUMS                               of the archives
 //	registry/shim/agent.json, icon.svg       the ACP registry entry
 //	npm/shim/, npm/shim-<os>-<cpu>/          npm packages, ready for npm pack
@@ -136,17 +136,20 @@ func buildArchives(o options, platforms []packaging.Platform) error {
 	ldflags := packaging.LDFlags(o.version, o.commit, o.epoch)
 	for _, p := range platforms {
 		work := filepath.Join(tmp, p.GOOS+"_"+p.GOARCH)
-		bin := filepath.Join(work, p.Exe())
 		fmt.Printf("build %s\n", p)
-		if err := packaging.BuildBinary(o.gobin, p, ldflags, filepath.Join(work, "helper"), bin); err != nil {
+		if err := packaging.BuildBinary(o.gobin, p, ldflags, work); err != nil {
 			return err
 		}
-		data, err := os.ReadFile(bin)
+		data, err := os.ReadFile(filepath.Join(work, p.Exe()))
+		if err != nil {
+			return err
+		}
+		helper, err := os.ReadFile(filepath.Join(work, p.HelperExe()))
 		if err != nil {
 			return err
 		}
 		var buf bytes.Buffer
-		if err := packaging.WriteArchive(&buf, packaging.ArchiveFiles(p, data, readme, license), o.epoch, p.GOOS == "windows"); err != nil {
+		if err := packaging.WriteArchive(&buf, packaging.ArchiveFiles(p, data, helper, readme, license), o.epoch, p.GOOS == "windows"); err != nil {
 			return err
 		}
 		if err := packaging.WriteFile(filepath.Join(o.out, p.Archive(o.version)), buf.Bytes(), 0o644); err != nil {
@@ -243,6 +246,10 @@ func writeNPM(o options, platforms []packaging.Platform) error {
 		if err != nil {
 			return fmt.Errorf("npm package for %s: %w (build the archives first)", p, err)
 		}
+		helper, err := packaging.ReadArchive(filepath.Join(o.out, p.Archive(o.version)), p.HelperExe())
+		if err != nil {
+			return fmt.Errorf("npm package for %s: %w (build the archives again: each carries the platform credential helper beside shim)", p, err)
+		}
 		dir := filepath.Join(root, strings.TrimPrefix(p.NPMName(), packaging.NPMScope+"/"))
 		pj, err := packaging.MarshalIndent(packaging.PlatformPackage(o.version, o.license, p))
 		if err != nil {
@@ -259,8 +266,11 @@ func writeNPM(o options, platforms []packaging.Platform) error {
 				return err
 			}
 		}
-		if err := packaging.WriteFile(filepath.Join(dir, "bin", p.Exe()), bin, 0o755); err != nil {
-			return err
+		// The helper beside the binary, where shim finds it.
+		for name, data := range map[string][]byte{p.Exe(): bin, p.HelperExe(): helper} {
+			if err := packaging.WriteFile(filepath.Join(dir, "bin", name), data, 0o755); err != nil {
+				return err
+			}
 		}
 	}
 	fmt.Printf("wrote npm packages to %s (launcher + %d platform)\n", root, len(platforms))
