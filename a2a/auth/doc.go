@@ -16,8 +16,6 @@
 //   - login.go: the OAuth sign-in flows and their plan.
 //   - page.go: the checks of a sign-in page and code before either is
 //     shown (SPEC §15).
-//   - names.go: the former names State and Source, which auth/platform
-//     still uses.
 //
 // Goroutines: the authorization-code flow serves its loopback redirect
 // while it waits. Locks: Stored.mu is held across a renewal (the token

@@ -93,7 +93,7 @@ func (s *settings) platformConfig(cfg *a2aclient.Config) {
 	if (cfg.Binding == "" || cfg.Binding == "auto") && plat.Binding != "" {
 		cfg.Binding = plat.Binding
 	}
-	cfg.Scheme, cfg.Credential, cfg.NoOperator, cfg.NoStreaming = plat.Scheme, plat.Source, true, plat.NoStreaming
+	cfg.Scheme, cfg.Credential, cfg.NoOperator, cfg.NoStreaming = plat.Scheme, plat.Credential, true, plat.NoStreaming
 	cfg.Codec = a2aclient.Codec(plat.Codec) // wins over Version and Binding
 }
 

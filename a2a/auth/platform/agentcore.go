@@ -171,7 +171,7 @@ type awsCredential struct {
 	signer      *v4.Signer
 }
 
-var _ Credential = (*awsCredential)(nil)
+var _ Ambient = (*awsCredential)(nil)
 
 func (a *awsCredential) Check() error { return nil }
 func (a *awsCredential) Empty() bool  { return false }
@@ -208,7 +208,7 @@ func (a *awsCredential) retrieve(ctx context.Context) (aws.Credentials, string, 
 	return creds, ans.Region, nil
 }
 
-// Apply implements auth.Source: it signs req as sent (its escaped path,
+// Apply implements auth.Credential: it signs req as sent (its escaped path,
 // its headers, the hash of its body).
 func (a *awsCredential) Apply(req *http.Request) error {
 	creds, region, err := a.retrieve(req.Context())

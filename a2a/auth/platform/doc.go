@@ -5,11 +5,11 @@
 // resource URL, a Gemini Enterprise agent's URL, a Foundry agent's A2A
 // URL, a ServiceNow agent's URL), the binding and dialect it speaks, how
 // a stored secret is put on, the platform's own credential (an
-// auth.Source from the platform's own library), and its extra headers.
+// auth.Credential from the platform's own library), and its extra headers.
 // Nothing above the A2A client knows which platform ran: the client is
-// configured with the Agent's URLs and its Source.
+// configured with the Agent's URLs and its Credential.
 //
-// The credential libraries load lazily: Resolve and Source construct
+// The credential libraries load lazily: Resolve and Credential construct
 // nothing of theirs and read no file; the first request that needs the
 // credential loads it, and a failure is tried again by the next request.
 // aws-sdk-go-v2's config.LoadDefaultConfig and azidentity's
@@ -25,8 +25,8 @@
 // --token) wins over the ambient credential.
 //
 // Files:
-//   - platform.go: Name, Parse, Detect, Resolve, Agent, Credential, Info,
-//     the Source that puts the headers and the credential on.
+//   - platform.go: Name, Parse, Detect, Resolve, Agent, Ambient, Info,
+//     the Credential that puts the headers and the credential on.
 //   - hosts.go: where each platform's credential may go (SPEC §15): the
 //     table of its hosts, the documented form of every part placed into
 //     one (a region, a location, an account), and the rule that holds an

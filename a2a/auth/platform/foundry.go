@@ -93,7 +93,7 @@ type azureCredential struct {
 	from string
 }
 
-var _ Credential = (*azureCredential)(nil)
+var _ Ambient = (*azureCredential)(nil)
 
 func (a *azureCredential) Check() error { return nil }
 func (a *azureCredential) Empty() bool  { return false }

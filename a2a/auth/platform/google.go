@@ -144,7 +144,7 @@ type googleCredential struct {
 	from    string
 }
 
-var _ Credential = (*googleCredential)(nil)
+var _ Ambient = (*googleCredential)(nil)
 
 func (g *googleCredential) Check() error { return nil }
 func (g *googleCredential) Empty() bool  { return false }
@@ -231,7 +231,7 @@ func (g *googleCredential) token() (*oauth2.Token, string, error) {
 	return tok, project, nil
 }
 
-// Apply implements auth.Source: the access token as a bearer token, and
+// Apply implements auth.Credential: the access token as a bearer token, and
 // the quota project for Gemini Enterprise.
 func (g *googleCredential) Apply(req *http.Request) error {
 	tok, project, err := g.token()

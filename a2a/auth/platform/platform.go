@@ -154,7 +154,7 @@ type Agent struct {
 
 	// ambient is the platform's own credential (nil: none, ServiceNow),
 	// and signs what it does ("AWS Signature Version 4").
-	ambient Credential
+	ambient Ambient
 	signs   string
 	// decorate puts the platform's extra headers on every request.
 	decorate func(*http.Request)
@@ -170,11 +170,11 @@ type Info struct {
 	Expiry time.Time
 }
 
-// Credential is a platform's own credential, from the platform's own
+// Ambient is a platform's own credential, from the platform's own
 // library, loaded by the first request that needs it. It is an
-// auth.Source.
-type Credential interface {
-	auth.Source
+// auth.Credential.
+type Ambient interface {
+	auth.Credential
 	// Describe loads the credential (which may read files, run a command
 	// or call a token endpoint) and says where it came from.
 	Describe(ctx context.Context) (Info, error)
@@ -270,29 +270,29 @@ func (a *Agent) SchemeName(stored bool) string {
 
 // Ambient is the platform's own credential; nil when the platform has
 // none (ServiceNow takes a stored API key or token).
-func (a *Agent) Ambient() Credential { return a.ambient }
+func (a *Agent) Ambient() Ambient { return a.ambient }
 
-// Source is the credential of every request to the agent: the stored
+// Credential is the credential of every request to the agent: the stored
 // secret when there is one (a stored token or `shim login` wins over the
 // ambient credential), else the platform's own; with the platform's extra
 // headers put on first (a signature covers them).
-func (a *Agent) Source(stored *auth.State) auth.Source {
-	return &source{stored: stored, ambient: a.ambient, decorate: a.decorate}
+func (a *Agent) Credential(stored *auth.Stored) auth.Credential {
+	return &credential{stored: stored, ambient: a.ambient, decorate: a.decorate}
 }
 
-type source struct {
-	stored   *auth.State
-	ambient  Credential
+type credential struct {
+	stored   *auth.Stored
+	ambient  Ambient
 	decorate func(*http.Request)
 }
 
-// Check implements auth.Source: the platform says how to sign in, not the
+// Check implements auth.Credential: the platform says how to sign in, not the
 // card, so a scheme of the card shim cannot meet is no obstacle.
-func (s *source) Check() error { return nil }
+func (s *credential) Check() error { return nil }
 
-func (s *source) Empty() bool { return s.stored.Empty() && s.ambient == nil && s.decorate == nil }
+func (s *credential) Empty() bool { return s.stored.Empty() && s.ambient == nil && s.decorate == nil }
 
-func (s *source) Apply(req *http.Request) error {
+func (s *credential) Apply(req *http.Request) error {
 	if s.decorate != nil {
 		s.decorate(req)
 	}

@@ -177,7 +177,7 @@ func TestAgentCoreSignature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := a.Source(auth.New(auth.Options{}))
+	src := a.Credential(auth.New(auth.Options{}))
 	sign := func(ctx context.Context, body []byte) *http.Request {
 		t.Helper()
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.Endpoint, bytes.NewReader(body))
@@ -220,7 +220,7 @@ func TestAgentCoreSignature(t *testing.T) {
 	}
 }
 
-// TestLazy: resolving an agent and building its Source read nothing: a
+// TestLazy: resolving an agent and building its Credential read nothing: a
 // Google credentials file that does not exist, an AWS profile that does
 // not exist and an Entra authority that is not there fail only when a
 // request needs the credential (and again at the next one), as a
@@ -246,7 +246,7 @@ func TestLazy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src := a.Source(auth.New(auth.Options{}))
+		src := a.Credential(auth.New(auth.Options{}))
 		if src.Check() != nil || src.Empty() {
 			t.Errorf("%s: Check %v, Empty %v", c.name, src.Check(), src.Empty())
 		}
@@ -276,7 +276,7 @@ func TestStoredWins(t *testing.T) {
 	t.Setenv("GOOGLE_CLOUD_PROJECT", "env-project")
 	a, _ := Resolve(GeminiEnterprise, "projects/1/locations/global/collections/c/engines/e/assistants/a/agents/7", Options{})
 	req, _ := http.NewRequest(http.MethodGet, a.Cards[0].URL, nil)
-	if err := a.Source(auth.New(auth.Options{Token: "stored-token-0123456789"})).Apply(req); err != nil {
+	if err := a.Credential(auth.New(auth.Options{Token: "stored-token-0123456789"})).Apply(req); err != nil {
 		t.Fatal(err)
 	}
 	if req.Header.Get("Authorization") != "Bearer stored-token-0123456789" || req.Header.Get(QuotaProjectHeader) != "env-project" || len(tokens.Requests()) > 0 {
@@ -294,7 +294,7 @@ func TestStoredWins(t *testing.T) {
 		st := auth.New(auth.Options{Token: c.stored, Scheme: s.Scheme})
 		st.SetSecurity(&a2a.Security{}) // the card's (bearer) does not change it
 		req, _ := http.NewRequest(http.MethodGet, s.Cards[0].URL, nil)
-		src := s.Source(st)
+		src := s.Credential(st)
 		if !src.Empty() {
 			if err := src.Apply(req); err != nil {
 				t.Fatal(err)
@@ -337,7 +337,7 @@ func TestGoogleQuotaProject(t *testing.T) {
 		}
 		a, _ := Resolve(c.name, raw, Options{})
 		req, _ := http.NewRequest(http.MethodGet, a.Cards[0].URL, nil)
-		err := a.Source(auth.New(auth.Options{})).Apply(req)
+		err := a.Credential(auth.New(auth.Options{})).Apply(req)
 		switch {
 		case c.wantErr != "":
 			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
