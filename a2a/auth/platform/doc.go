@@ -27,8 +27,12 @@
 // Files:
 //   - platform.go: Name, Parse, Detect, Resolve, Agent, Ambient, Info,
 //     the Credential that puts the headers and the credential on.
-//   - hosts.go: where each platform's credential may go (SPEC §15): the
-//     table of its hosts, the documented form of every part placed into
+//   - registry.go: the registry, one row per platform: its name, its
+//     vendor's title, its hosts, the names of its own form (an ARN, a
+//     resource name) and the function that reads its places. A new
+//     platform is a row and a file.
+//   - hosts.go: where each platform's credential may go (SPEC §15): its
+//     hosts' patterns matched, the documented form of every part placed into
 //     one (a region, a location, an account), and the rule that holds an
 //     agent's places to them (or to this machine, or to a host named
 //     with --platform-host); a refusal is an a2a.RefusedError.

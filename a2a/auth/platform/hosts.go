@@ -64,38 +64,10 @@ type hostPattern struct {
 	Detect  bool
 }
 
-// hosts are the host names each platform's credential may go to (SPEC
-// §15), in the order auto tries the platforms.
-var hosts = []struct {
-	Platform Name
-	Patterns []hostPattern
-}{
-	{AgentCore, []hostPattern{
-		{"bedrock-agentcore.{region}.amazonaws.com", true},
-		{"bedrock-agentcore-fips.{region}.amazonaws.com", true},
-		{"bedrock-agentcore.{region}.amazonaws.com.cn", true},
-		// A VPC interface endpoint's own names; any AWS service has them,
-		// so auto does not take one for AgentCore.
-		{"*.vpce.amazonaws.com", false},
-	}},
-	{Vertex, []hostPattern{
-		{"{location}-aiplatform.googleapis.com", true},
-		{"aiplatform.googleapis.com", true},
-	}},
-	{GeminiEnterprise, []hostPattern{
-		{"discoveryengine.googleapis.com", true},
-		{"{location}-discoveryengine.googleapis.com", true},
-	}},
-	{Foundry, []hostPattern{{"{account}.services.ai.azure.com", true}}},
-	{ServiceNow, []hostPattern{{"{instance}.service-now.com", true}}},
-}
-
 // patterns are the host patterns of platform n.
 func patterns(n Name) []hostPattern {
-	for _, h := range hosts {
-		if h.Platform == n {
-			return h.Patterns
-		}
+	if r, ok := lookup(n); ok {
+		return r.hosts
 	}
 	return nil
 }
@@ -174,9 +146,9 @@ func onPlatform(n Name, host string, detect bool) (map[string]string, bool) {
 
 // detectHost names the platform of host ("" for none).
 func detectHost(host string) Name {
-	for _, h := range hosts {
-		if _, ok := onPlatform(h.Platform, host, true); ok {
-			return h.Platform
+	for _, r := range registry {
+		if _, ok := onPlatform(r.name, host, true); ok {
+			return r.name
 		}
 	}
 	return ""

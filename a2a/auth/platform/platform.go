@@ -28,8 +28,9 @@ const (
 	ServiceNow       Name = "servicenow"
 )
 
-// Names are the values --platform takes, in the order help lists them.
-var Names = []Name{Auto, None, AgentCore, Vertex, GeminiEnterprise, Foundry, ServiceNow}
+// Names are the values --platform takes, in the order help lists them:
+// auto, none, then the registry's (set with it).
+var Names []Name
 
 // Parse reads a --platform value ("" is auto).
 func Parse(s string) (Name, error) {
@@ -42,22 +43,17 @@ func Parse(s string) (Name, error) {
 			return n, nil
 		}
 	}
-	return "", fmt.Errorf("--platform %q: use auto, none, agentcore, vertex, gemini-enterprise, foundry or servicenow", s)
+	use := make([]string, len(Names))
+	for i, n := range Names {
+		use[i] = string(n)
+	}
+	return "", fmt.Errorf("--platform %q: use %s or %s", s, strings.Join(use[:len(use)-1], ", "), use[len(use)-1])
 }
 
 // Title is the platform's name as its vendor writes it.
 func (n Name) Title() string {
-	switch n {
-	case AgentCore:
-		return "Amazon Bedrock AgentCore"
-	case Vertex:
-		return "Google Vertex AI Agent Engine"
-	case GeminiEnterprise:
-		return "Google Gemini Enterprise"
-	case Foundry:
-		return "Microsoft Foundry"
-	case ServiceNow:
-		return "ServiceNow AI Agents"
+	if r, ok := lookup(n); ok {
+		return r.title
 	}
 	return string(n)
 }
@@ -67,18 +63,11 @@ func (n Name) Title() string {
 // of hosts.go); None for any other agent.
 func Detect(raw string) Name {
 	raw = strings.TrimSpace(raw)
-	switch {
-	case strings.HasPrefix(raw, "arn:"):
-		if _, ok := parseARN(raw); ok {
-			return AgentCore
-		}
-		return None
-	case strings.HasPrefix(raw, "projects/"):
-		if _, _, ok := vertexName(raw); ok {
-			return Vertex
-		}
-		if _, _, ok := geminiName(raw); ok {
-			return GeminiEnterprise
+	if strings.HasPrefix(raw, "arn:") || strings.HasPrefix(raw, "projects/") {
+		for _, r := range registry {
+			if r.owns != nil && r.owns(raw) {
+				return r.name
+			}
 		}
 		return None
 	}
@@ -192,24 +181,14 @@ func Resolve(name Name, raw string, opts Options) (*Agent, error) {
 	if name == Auto || name == "" {
 		name, detected = Detect(raw), true
 	}
-	var a *Agent
-	var err error
-	switch name {
-	case None:
+	if name == None {
 		return nil, nil
-	case AgentCore:
-		a, err = agentCore(raw, opts)
-	case Vertex:
-		a, err = vertex(raw, opts)
-	case GeminiEnterprise:
-		a, err = geminiEnterprise(raw, opts)
-	case Foundry:
-		a, err = foundry(raw, opts)
-	case ServiceNow:
-		a, err = serviceNow(raw)
-	default:
+	}
+	r, ok := lookup(name)
+	if !ok {
 		return nil, fmt.Errorf("--platform %q: unknown", name)
 	}
+	a, err := r.resolve(raw, opts)
 	var refused *a2a.RefusedError
 	switch {
 	case errors.As(err, &refused):
