@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The tests here send the built binary one big event and check what
@@ -114,6 +115,7 @@ func bigTurn(t *testing.T, url, text string, terminal bool) (msgs []map[string]a
 	dir := t.TempDir()
 	p := startCmd(t, append(os.Environ(), "SHIM_URL=", "SHIM_TOKEN=", "SHIM_TOKEN_FILE=", "GOMEMLIMIT=off"),
 		"--state-dir", dir, "--config-dir", dir, "--keyring", "off", "--url", url, "--log-level", "info", "--no-preamble")
+	p.wait = 5 * time.Minute
 	init := initParams(false)
 	if terminal {
 		init["clientCapabilities"] = map[string]any{"_meta": map[string]any{"terminal_output": true}}

@@ -58,6 +58,11 @@ type proc struct {
 	seen    []map[string]any
 	// lines keeps every stdout line read.
 	lines [][]byte
+	// wait is how long next waits for a line (0: 30 s). A test that has
+	// shim convert tens of MiB under the race detector waits longer: on a
+	// loaded machine that takes more than 30 s, and its assertion is the
+	// memory, not the time.
+	wait time.Duration
 }
 
 func startProc(t *testing.T, args ...string) *proc {
@@ -137,11 +142,15 @@ func (p *proc) next(t *testing.T, methods map[string]string) map[string]any {
 		l, err := p.stdout.ReadBytes('\n')
 		ch <- res{l, err}
 	}()
+	wait := p.wait
+	if wait == 0 {
+		wait = 30 * time.Second
+	}
 	var r res
 	select {
 	case r = <-ch:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("no output within 30s; stderr:\n%s", p.logs())
+	case <-time.After(wait):
+		t.Fatalf("no output within %s; stderr:\n%s", wait, p.logs())
 	}
 	if r.err != nil {
 		t.Fatalf("reading stdout: %v; stderr:\n%s", r.err, p.logs())
