@@ -32,7 +32,7 @@ check-node:
 	@node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' || { echo "make test needs Node.js >= 20 for the end-to-end suite (e2e/); this is node $$(node --version)"; exit 1; }
 
 test-go:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 e2e: build
 	SHIM_BIN=$(BIN) e2e/run.sh
