@@ -124,6 +124,8 @@ type Client struct {
 	stored *auth.Stored
 	// origin is the agent's origin: the only one the credential goes to.
 	origin string
+	// departures are the server's departures from the spec read anyway.
+	departures *a2a.Departures
 	// base is the URL every path is under; nil with only an endpoint.
 	base *url.URL
 
@@ -166,7 +168,7 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 	if cfg.Transport == nil {
 		cfg.Transport = cleanhttp.DefaultPooledTransport()
 	}
-	c := &Client{cfg: cfg, log: cfg.Log, origin: auth.Origin(u)}
+	c := &Client{cfg: cfg, log: cfg.Log, origin: auth.Origin(u), departures: a2a.NewDepartures(cfg.Log)}
 	if cfg.URL == "" && cfg.CardURL != "" {
 		// The card names the agent: its origin is the base (a card
 		// under the agent's own path says nothing of a common prefix).
@@ -328,7 +330,12 @@ func (c *Client) Stream(ctx context.Context, m a2a.OutMessage) (*Stream, error) 
 		}
 		return binding.Poll(ctx, b, s, c.cfg.pollInterval), nil
 	}
-	return b.SendStreaming(ctx, m)
+	s, err := b.SendStreaming(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	s.Watch(c.failureUnderUnknownTask(m.ContextID))
+	return s, nil
 }
 
 // Resubscribe reattaches to a live task's stream.

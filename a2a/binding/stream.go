@@ -148,7 +148,15 @@ type Stream struct {
 	// rep is the last plain chunk read in place, whose repeats are not
 	// decoded again (repeat.go).
 	rep repeat
+	// watch, when set, sees each event before Next returns it (Watch).
+	watch   func(ev *a2a.Event)
+	watched a2a.Event
 }
+
+// Watch makes fn see each event the stream gives, before Next returns it;
+// fn may change the event (the client reads a server's departure there).
+// Set it before the first Next.
+func (s *Stream) Watch(fn func(ev *a2a.Event)) { s.watch = fn }
 
 // keptString is a stream's own copy of the last string it was given.
 type keptString struct{ s string }
@@ -223,6 +231,20 @@ func textOnly(p *a2a.Part) bool {
 // do not decode are logged and skipped. After Share, an artifact event's
 // Artifact is valid until the next call.
 func (s *Stream) Next() (a2a.Event, error) {
+	ev, err := s.next()
+	if err != nil || s.watch == nil {
+		return ev, err
+	}
+	// (Through a field of the stream: a pointer to ev would move it to
+	// the heap on every call.)
+	s.watched = ev
+	s.watch(&s.watched)
+	ev, s.watched = s.watched, a2a.Event{}
+	return ev, nil
+}
+
+// next is Next before the watcher sees the event.
+func (s *Stream) next() (a2a.Event, error) {
 	if s.sse == nil {
 		return s.nextQueued()
 	}

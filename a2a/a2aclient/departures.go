@@ -1,0 +1,56 @@
+package a2aclient
+
+// Where a server departs from the A2A spec and the client reads it anyway
+// (SPEC §16): one function per departure, named for what the server does,
+// its comment naming the server (README, "Agents known to work" and the
+// table of departures the client reads). Each says once in the log what
+// the server did (a2a.Departures), and `shim doctor --probe` reports it
+// (Client.Departures).
+
+import (
+	"github.com/shimdev/shim/a2a"
+)
+
+// Departures returns the departures from the spec this client has seen
+// the agent make and read anyway, in the order first seen.
+func (c *Client) Departures() []a2a.Departure { return c.departures.Seen() }
+
+// failureUnderUnknownTask: @a2a-js/sdk 0.3.x's request handler (Strands
+// Agents and BeeAI run on 0.3.14) publishes the failure of a run that
+// throws as `status-update {state: failed, final: true}` under a task id
+// of its own making, after the stream named the real task, whose record
+// stays working. On the turn's own stream (never a resubscription), a
+// final failed or rejected status of the turn's context under a task id
+// no earlier frame of that stream named is that failure of the task the
+// stream named first: the event is given as the turn's task's. Any other
+// frame of another task id is left as it is (a completed one included).
+func (c *Client) failureUnderUnknownTask(contextID string) func(ev *a2a.Event) {
+	var first string
+	named := map[string]bool{}
+	return func(ev *a2a.Event) {
+		if first != "" && ev.Kind == a2a.EventStatus && ev.Final && !named[ev.TaskID] &&
+			(ev.Status.State == a2a.StateFailed || ev.Status.State == a2a.StateRejected) &&
+			ev.ContextID != "" && ev.ContextID == contextID {
+			c.departures.Saw(a2a.DepartureFailureUnknownTask, "sent", ev.TaskID, "task", first)
+			ev.TaskID = first
+			return
+		}
+		for _, id := range [...]string{ev.TaskID, taskOf(ev)} {
+			if id == "" || named[id] {
+				continue
+			}
+			named[id] = true
+			if first == "" {
+				first = id
+			}
+		}
+	}
+}
+
+// taskOf is the task id a message event's message names.
+func taskOf(ev *a2a.Event) string {
+	if ev.Message != nil {
+		return ev.Message.TaskID
+	}
+	return ""
+}

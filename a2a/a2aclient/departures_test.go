@@ -1,0 +1,161 @@
+package a2aclient
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/shimdev/shim/a2a"
+)
+
+// strandsCapture reads a recorded exchange of Strands Agents' own A2A
+// server (@strands-agents/sdk 1.19.0 on @a2a-js/sdk 0.3.14, Apache-2.0;
+// bridge/testdata/frameworks/strands, e2e/lib/frameworks/strands).
+func strandsCapture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("../../bridge/testdata/frameworks/strands/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// streamFor opens the turn's stream of contextID on a server that answers
+// with body, and returns the client with it.
+func streamFor(t *testing.T, contextID string, body []byte) (*Client, *Stream) {
+	t.Helper()
+	_, ep := streamServer(t, func(w http.ResponseWriter, r *http.Request) {
+		sseStart(w)
+		sseWrite(w, string(body))
+	})
+	c := newClient(t, Config{Endpoint: ep, Version: "0.3"})
+	s, err := c.Stream(ctxT(t), a2a.OutMessage{ContextID: contextID, Parts: []a2a.Part{{Text: "Break. [scenario:fail]"}}})
+	if err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return c, s
+}
+
+// TestStrandsFailureUnderPlaceholderTaskID: Strands Agents (on @a2a-js/sdk
+// 0.3.14's request handler) names the task in a `working` task frame,
+// then, when its run throws, sends `status-update {state: failed, final:
+// true}` under a task id of the SDK's making. The turn's stream gives that
+// failure, with its message, as the failure of the task it named first
+// (SPEC §16), and the log says so once.
+func TestStrandsFailureUnderPlaceholderTaskID(t *testing.T) {
+	body := strandsCapture(t, "06-failure-stream.response.sse")
+	const task, placeholder = "295267ed-1aaf-4134-9082-083d0e897077", "1ab98820-8f02-4d43-b2d6-a50f5fc6ddc9"
+	if !bytes.Contains(body, []byte(placeholder)) {
+		t.Fatal("the capture lacks the placeholder id")
+	}
+	var logs logBuffer
+	_, ep := streamServer(t, func(w http.ResponseWriter, r *http.Request) {
+		sseStart(w)
+		sseWrite(w, string(body))
+	})
+	c := newClient(t, Config{Endpoint: ep, Version: "0.3", Log: logs.logger()})
+	s, err := c.Stream(ctxT(t), a2a.OutMessage{ContextID: "ctx-capture-1", Parts: []a2a.Part{{Text: "Break. [scenario:fail]"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	evs, err := drain(t, s)
+	if !errors.Is(err, io.EOF) || kinds(evs) != "task:working,status:failed" {
+		t.Fatalf("got %s, %v", kinds(evs), err)
+	}
+	failed := evs[1]
+	if failed.TaskID != task || !failed.Final || failed.ContextID != "ctx-capture-1" {
+		t.Errorf("the failure is under %q (final %v, context %q), want the turn's task %q", failed.TaskID, failed.Final, failed.ContextID, task)
+	}
+	if got := failed.Status.Message.Text(); !strings.Contains(got, "The usage limit has been reached") {
+		t.Errorf("the failure's message is %q", got)
+	}
+	if d := c.Departures(); len(d) != 1 || d[0] != a2a.DepartureFailureUnknownTask {
+		t.Errorf("departures %v", d)
+	}
+	if n := strings.Count(logs.String(), string(a2a.DepartureFailureUnknownTask)); n != 1 {
+		t.Errorf("%d log lines say it, want 1:\n%s", n, logs.String())
+	}
+	if !strings.Contains(logs.String(), placeholder) {
+		t.Errorf("the log does not name the id the server sent:\n%s", logs.String())
+	}
+}
+
+// TestOtherTaskFramesStillIgnored: a conforming stream is unaffected, and
+// only a final failure (or rejection) of the turn's context under an id
+// never named is read as the turn's: a non-final failure, a completed
+// frame, a frame of another context, a failure before any task was named
+// and a resubscription keep their task id, and nothing is said.
+func TestOtherTaskFramesStillIgnored(t *testing.T) {
+	task := `{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t1","contextId":"c1","status":{"state":"working"}}}`
+	status := func(id, ctx, state string, final bool) string {
+		f := "false"
+		if final {
+			f = "true"
+		}
+		return `{"jsonrpc":"2.0","id":1,"result":{"kind":"status-update","taskId":"` + id + `","contextId":"` + ctx + `","status":{"state":"` + state + `"},"final":` + f + `}}`
+	}
+	sse := func(frames ...string) []byte {
+		var b strings.Builder
+		for _, f := range frames {
+			b.WriteString("data: " + f + "\n\n")
+		}
+		return []byte(b.String())
+	}
+	cases := map[string]struct {
+		body []byte
+		want string // the last event's task id
+	}{
+		"conforming":             {sse(task, status("t1", "c1", "failed", true)), "t1"},
+		"not final":              {sse(task, status("other", "c1", "failed", false)), "other"},
+		"completed":              {sse(task, status("other", "c1", "completed", true)), "other"},
+		"another context":        {sse(task, status("other", "c2", "failed", true)), "other"},
+		"no task named before":   {sse(status("other", "c1", "failed", true)), "other"},
+		"a task named before":    {sse(task, status("t2", "c1", "working", false), status("t2", "c1", "failed", true)), "t2"},
+		"rejected, conforming":   {sse(task, status("t1", "c1", "rejected", true)), "t1"},
+		"canceled under unknown": {sse(task, status("other", "c1", "canceled", true)), "other"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, s := streamFor(t, "c1", tc.body)
+			evs, err := drain(t, s)
+			if !errors.Is(err, io.EOF) || len(evs) == 0 {
+				t.Fatalf("got %s, %v", kinds(evs), err)
+			}
+			if got := evs[len(evs)-1].TaskID; got != tc.want {
+				t.Errorf("last event under %q, want %q", got, tc.want)
+			}
+			if d := c.Departures(); len(d) != 0 {
+				t.Errorf("departures %v", d)
+			}
+		})
+	}
+	t.Run("rejected under unknown", func(t *testing.T) {
+		c, s := streamFor(t, "c1", sse(task, status("other", "c1", "rejected", true)))
+		evs, _ := drain(t, s)
+		if got := evs[len(evs)-1].TaskID; got != "t1" || len(c.Departures()) != 1 {
+			t.Errorf("last event under %q, departures %v; want t1, one", got, c.Departures())
+		}
+	})
+	t.Run("resubscription", func(t *testing.T) {
+		_, ep := streamServer(t, func(w http.ResponseWriter, r *http.Request) {
+			sseStart(w)
+			sseWrite(w, string(sse(task, status("other", "c1", "failed", true))))
+		})
+		c := newClient(t, Config{Endpoint: ep, Version: "0.3"})
+		s, err := c.Resubscribe(ctxT(t), "t1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		evs, _ := drain(t, s)
+		if got := evs[len(evs)-1].TaskID; got != "other" || len(c.Departures()) != 0 {
+			t.Errorf("last event under %q, departures %v", got, c.Departures())
+		}
+	})
+}
