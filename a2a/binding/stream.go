@@ -97,7 +97,7 @@ func (c *Conn) Open(ctx context.Context, req Request, frames Frames, answer func
 func (c *Conn) newStream(ctx context.Context, method string, frames Frames) *Stream {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Stream{eventMax: c.opts.MaxEvent, log: c.log, trace: c.trace, frames: frames, method: method, cancel: cancel, ctx: ctx, parent: parent}
+	s := &Stream{eventMax: c.opts.MaxEvent, departures: c.opts.Departures, log: c.log, trace: c.trace, frames: frames, method: method, cancel: cancel, ctx: ctx, parent: parent}
 	s.stall = newStallReader(nil, c.opts.Stall, cancel)
 	return s
 }
@@ -119,10 +119,12 @@ func (s *Stream) answered(events []a2a.Event) {
 
 // Stream is the event stream of one streaming call.
 type Stream struct {
-	log    *slog.Logger
-	trace  *tracer
-	frames Frames
-	ctx    context.Context
+	log *slog.Logger
+	// departures records what the server departs from (SPEC §16).
+	departures *a2a.Departures
+	trace      *tracer
+	frames     Frames
+	ctx        context.Context
 	// parent is the context the stream was opened with.
 	parent context.Context
 	method string
@@ -252,6 +254,9 @@ func (s *Stream) next() (a2a.Event, error) {
 		raw, err := s.sse.Next()
 		if err != nil {
 			return a2a.Event{}, s.broken(err)
+		}
+		if raw.RecordSeparated {
+			s.departures.Saw(a2a.DepartureRecordSeparator)
 		}
 		if len(raw.Data) == 0 && raw.Event != "error" {
 			continue
