@@ -8,6 +8,10 @@ package a2aclient
 // (Client.Departures).
 
 import (
+	"context"
+	"errors"
+	"net/http"
+
 	"github.com/shimdev/shim/a2a"
 )
 
@@ -53,4 +57,31 @@ func taskOf(ev *a2a.Event) string {
 		return ev.Message.TaskID
 	}
 	return ""
+}
+
+// cardAtOldPath: Strands Agents and BeeAI cards name protocol versions
+// 0.2.0 and 0.1.0, whose agent card sat at /.well-known/agent.json; a
+// server of that age may serve it only there. When the card at the default
+// place (<base>/.well-known/agent-card.json, no --card-url) answered 404
+// (notFound), the card is read at <base>/.well-known/agent.json before
+// discovery gives up (SPEC §16). Otherwise, or when the old path has no
+// card either, notFound is returned as it was (a refused credential at
+// the old path as it is).
+func (c *Client) cardAtOldPath(ctx context.Context, notFound error, forced a2a.Dialect, bind a2a.Binding, pinned bool) (*a2a.Card, []byte, error) {
+	var herr *a2a.HTTPError
+	if c.cfg.CardURL != "" || len(c.cfg.Cards) > 0 || c.base == nil ||
+		!errors.As(notFound, &herr) || herr.StatusCode != http.StatusNotFound {
+		return nil, nil, notFound
+	}
+	old := c.base.String() + "/.well-known/agent.json"
+	card, body, err := c.readCard(ctx, CardPlace{URL: old}, forced, bind, pinned)
+	switch {
+	case err == nil:
+		c.cardURL = old
+		c.departures.Saw(a2a.DepartureOldCardPath, "url", old)
+		return card, body, nil
+	case a2a.IsUnauthorized(err):
+		return nil, nil, err
+	}
+	return nil, nil, notFound
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -156,6 +158,103 @@ func TestOtherTaskFramesStillIgnored(t *testing.T) {
 		evs, _ := drain(t, s)
 		if got := evs[len(evs)-1].TaskID; got != "other" || len(c.Departures()) != 0 {
 			t.Errorf("last event under %q, departures %v", got, c.Departures())
+		}
+	})
+}
+
+// TestOldCardPath: an agent whose card is only at the A2A 0.2 path
+// (/.well-known/agent.json; an a2a-go v2 server's card handler mounted
+// there) is found after /.well-known/agent-card.json answers 404, and the
+// card's endpoint answers; the log says so once (SPEC §16).
+func TestOldCardPath(t *testing.T) {
+	var rec recorder
+	var logs logBuffer
+	url := sdkServer(t, echoAgent{}, "/.well-known/agent.json", recording(&rec))
+	c := newClient(t, Config{URL: url, Log: logs.logger()})
+	s, err := c.Stream(ctxT(t), a2a.OutMessage{ContextID: "c1", Parts: []a2a.Part{{Text: "ping"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if evs, err := drain(t, s); !errors.Is(err, io.EOF) || !strings.HasSuffix(kinds(evs), "status:completed") {
+		t.Fatalf("got %s, %v", kinds(evs), err)
+	}
+	var paths []string
+	for _, r := range rec.all() {
+		paths = append(paths, r.Method+" "+r.Path)
+	}
+	if want := "GET /.well-known/agent-card.json,GET /.well-known/agent.json,POST /a2a"; strings.Join(paths, ",") != want {
+		t.Errorf("requests %v, want %s", paths, want)
+	}
+	if c.CardURL() != url+"/.well-known/agent.json" {
+		t.Errorf("CardURL %q", c.CardURL())
+	}
+	if d := c.Departures(); len(d) != 1 || d[0] != a2a.DepartureOldCardPath {
+		t.Errorf("departures %v", d)
+	}
+	if n := strings.Count(logs.String(), string(a2a.DepartureOldCardPath)); n != 1 {
+		t.Errorf("%d log lines say it, want 1:\n%s", n, logs.String())
+	}
+}
+
+// TestOldCardPathOnlyAfter404: the old path is asked only when the card's
+// default place answered 404: not after another answer (500, 401), not
+// for a card URL given (--card-url), and a 404 there too is the first
+// place's error; a server with its card at the default place is asked
+// nothing more.
+func TestOldCardPathOnlyAfter404(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		status  int
+		cardURL bool
+		want    string // the paths asked
+	}{
+		{"500", 500, false, "/.well-known/agent-card.json"},
+		{"401", 401, false, "/.well-known/agent-card.json"},
+		{"card URL given", 404, true, "/cards/x.json"},
+		{"404 at both", 404, false, "/.well-known/agent-card.json,/.well-known/agent.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var rec recorder
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				rec.add(r)
+				w.WriteHeader(tc.status)
+			}))
+			defer srv.Close()
+			cfg := Config{URL: srv.URL}
+			if tc.cardURL {
+				cfg = Config{CardURL: srv.URL + "/cards/x.json"}
+			}
+			c := newClient(t, cfg)
+			_, err := c.Discover(ctxT(t))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var paths []string
+			for _, r := range rec.all() {
+				paths = append(paths, r.Path)
+			}
+			if strings.Join(slices.Compact(paths), ",") != tc.want {
+				t.Errorf("asked %v, want %s", paths, tc.want)
+			}
+			var herr *a2a.HTTPError
+			if !errors.As(err, &herr) || herr.StatusCode != tc.status || strings.Contains(herr.URL, "agent.json") {
+				t.Errorf("error %v", err)
+			}
+			if len(c.Departures()) != 0 {
+				t.Errorf("departures %v", c.Departures())
+			}
+		})
+	}
+	t.Run("card at the default place", func(t *testing.T) {
+		var rec recorder
+		url := sdkServer(t, echoAgent{}, "/.well-known/agent-card.json", recording(&rec))
+		c := newClient(t, Config{URL: url})
+		if _, err := c.Discover(ctxT(t)); err != nil {
+			t.Fatal(err)
+		}
+		if n := rec.count(); n != 1 || len(c.Departures()) != 0 {
+			t.Errorf("%d requests, departures %v", n, c.Departures())
 		}
 	})
 }
