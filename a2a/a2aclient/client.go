@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-cleanhttp"
@@ -126,6 +127,9 @@ type Client struct {
 	origin string
 	// departures are the server's departures from the spec read anyway.
 	departures *a2a.Departures
+	// noStreaming: the agent's streaming call is not there, whatever its
+	// card says (streamingNotServed); every message is polled.
+	noStreaming atomic.Bool
 	// base is the URL every path is under; nil with only an endpoint.
 	base *url.URL
 
@@ -323,19 +327,28 @@ func (c *Client) Stream(ctx context.Context, m a2a.OutMessage) (*Stream, error) 
 	if err != nil {
 		return nil, err
 	}
-	if !card.Streaming {
-		s, err := b.Send(ctx, m, true)
-		if err != nil {
-			return nil, err
-		}
-		return binding.Poll(ctx, b, s, c.cfg.pollInterval), nil
+	if !card.Streaming || c.noStreaming.Load() {
+		return c.polled(ctx, b, m)
 	}
 	s, err := b.SendStreaming(ctx, m)
+	if err != nil && c.streamingNotServed(err) {
+		return c.polled(ctx, b, m)
+	}
 	if err != nil {
 		return nil, err
 	}
 	s.Watch(c.failureUnderUnknownTask(m.ContextID))
 	return s, nil
+}
+
+// polled sends m asking for an answer at once and polls its task (SPEC
+// §12.6).
+func (c *Client) polled(ctx context.Context, b binding.Binding, m a2a.OutMessage) (*Stream, error) {
+	s, err := b.Send(ctx, m, true)
+	if err != nil {
+		return nil, err
+	}
+	return binding.Poll(ctx, b, s, c.cfg.pollInterval), nil
 }
 
 // Resubscribe reattaches to a live task's stream.

@@ -85,3 +85,29 @@ func (c *Client) cardAtOldPath(ctx context.Context, notFound error, forced a2a.D
 	}
 	return nil, nil, notFound
 }
+
+// streamingNotServed: a server whose card says `streaming: true` while
+// its streaming call (JSON-RPC message/stream or SendStreamingMessage,
+// HTTP+JSON message:stream) is not there, answering -32601 (method not
+// found) or HTTP 404 or 405. The message is then sent again on the
+// non-streaming path (SPEC §12.6), and every later one of this client
+// goes there directly (SPEC §16). It reports whether err is that answer.
+func (c *Client) streamingNotServed(err error) bool {
+	var rpc *a2a.RPCError
+	var status interface{ HTTPStatus() int }
+	var herr *a2a.HTTPError
+	code := 0
+	switch {
+	case errors.As(err, &status):
+		code = status.HTTPStatus()
+	case errors.As(err, &herr):
+		code = herr.StatusCode
+	}
+	missing := code == http.StatusNotFound || code == http.StatusMethodNotAllowed ||
+		(errors.As(err, &rpc) && rpc.Code == a2a.CodeMethodNotFound)
+	if missing {
+		c.noStreaming.Store(true)
+		c.departures.Saw(a2a.DepartureStreamingNotServed, "err", err)
+	}
+	return missing
+}

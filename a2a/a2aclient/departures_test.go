@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	a2ago "github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/shimdev/shim/a2a"
 )
@@ -257,4 +260,127 @@ func TestOldCardPathOnlyAfter404(t *testing.T) {
 			t.Errorf("%d requests, departures %v", n, c.Departures())
 		}
 	})
+}
+
+// notServingStreams stands before a real server whose card says it
+// streams, and answers its streaming call as a server without one does
+// (what no real server can be made to do): a JSON-RPC SendStreamingMessage
+// with -32601, an HTTP+JSON message:stream with status.
+func notServingStreams(rec *recorder, status int) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return recording(rec)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			switch {
+			case strings.HasSuffix(r.URL.Path, "/message:stream"):
+				w.WriteHeader(status)
+				return
+			case bytes.Contains(body, []byte(`"method":"SendStreamingMessage"`)):
+				w.Header().Set("Content-Type", "application/json")
+				w.Write([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		}))
+	}
+}
+
+// TestStreamingClaimedNotServed: a card that says the agent streams while
+// its streaming call is not there (-32601 on JSON-RPC; 404 or 405 on
+// HTTP+JSON): the first message is sent again on the non-streaming path
+// and its task polled to its answer; every later message (of any context)
+// goes there directly; the log says so once (SPEC §16). a2a-go v2 servers,
+// their streaming call answered as a server without one answers it.
+func TestStreamingClaimedNotServed(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		binding a2ago.TransportProtocol
+		status  int
+		stream  string // the streaming call, as the request log names it
+	}{
+		{"JSON-RPC -32601", a2ago.TransportProtocolJSONRPC, 0, "SendStreamingMessage"},
+		{"HTTP+JSON 404", a2ago.TransportProtocolHTTPJSON, http.StatusNotFound, "/rest/message:stream"},
+		{"HTTP+JSON 405", a2ago.TransportProtocolHTTPJSON, http.StatusMethodNotAllowed, "/rest/message:stream"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var rec recorder
+			var logs logBuffer
+			url := sdkServerOn(t, echoAgent{}, "/.well-known/agent-card.json", tc.binding, notServingStreams(&rec, tc.status))
+			c := newClient(t, Config{URL: url, Log: logs.logger(), pollInterval: 10 * time.Millisecond})
+			calls := func() []string {
+				var out []string
+				for _, r := range rec.all() {
+					switch {
+					case r.RPC != "":
+						out = append(out, r.RPC)
+					case r.Method == http.MethodPost:
+						out = append(out, r.Path)
+					}
+				}
+				return out
+			}
+			for i, ctxID := range []string{"c1", "c1", "c2"} {
+				mark := len(calls())
+				s, err := c.Stream(ctxT(t), a2a.OutMessage{ContextID: ctxID, Parts: []a2a.Part{{Text: "ping"}}})
+				if err != nil {
+					t.Fatalf("message %d: %v", i, err)
+				}
+				evs, err := drain(t, s)
+				s.Close()
+				if !errors.Is(err, io.EOF) || len(evs) == 0 || evs[len(evs)-1].Status.State != a2a.StateCompleted {
+					t.Fatalf("message %d: got %s, %v", i, kinds(evs), err)
+				}
+				sent := calls()[mark:]
+				streamed := slices.Contains(sent, tc.stream)
+				if streamed != (i == 0) {
+					t.Errorf("message %d: streaming asked %v; calls %v", i, streamed, sent)
+				}
+				if n := len(slices.DeleteFunc(slices.Clone(sent), func(s string) bool { return s != "SendMessage" && s != "/rest/message:send" })); n != 1 {
+					t.Errorf("message %d: sent %d times on the non-streaming path; calls %v", i, n, sent)
+				}
+			}
+			if d := c.Departures(); len(d) != 1 || d[0] != a2a.DepartureStreamingNotServed {
+				t.Errorf("departures %v", d)
+			}
+			if n := strings.Count(logs.String(), string(a2a.DepartureStreamingNotServed)); n != 1 {
+				t.Errorf("%d log lines say it, want 1:\n%s", n, logs.String())
+			}
+		})
+	}
+}
+
+// TestStreamingServedUnaffected: an a2a-go v2 server that streams is
+// streamed, every time, and another error of the streaming call is that
+// error, not a fall back (a -32603 here).
+func TestStreamingServedUnaffected(t *testing.T) {
+	var rec recorder
+	url := sdkServer(t, echoAgent{}, "/.well-known/agent-card.json", recording(&rec))
+	c := newClient(t, Config{URL: url})
+	for i := 0; i < 2; i++ {
+		s, err := c.Stream(ctxT(t), a2a.OutMessage{ContextID: "c1", Parts: []a2a.Part{{Text: "ping"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		drain(t, s)
+		s.Close()
+	}
+	var rpcs []string
+	for _, r := range rec.rpcs() {
+		rpcs = append(rpcs, r.RPC)
+	}
+	if strings.Join(rpcs, ",") != "SendStreamingMessage,SendStreamingMessage" || len(c.Departures()) != 0 {
+		t.Errorf("calls %v, departures %v", rpcs, c.Departures())
+	}
+	var rec2 recorder
+	_, ep := streamServer(t, func(w http.ResponseWriter, r *http.Request) {
+		rec2.add(r)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"boom"}}`))
+	})
+	c2 := newClient(t, Config{Endpoint: ep})
+	_, err := c2.Stream(ctxT(t), a2a.OutMessage{ContextID: "c1", Parts: []a2a.Part{{Text: "ping"}}})
+	var rpc *a2a.RPCError
+	if !errors.As(err, &rpc) || rpc.Code != -32603 || rec2.count() != 1 || len(c2.Departures()) != 0 {
+		t.Errorf("err %v, %d requests, departures %v", err, rec2.count(), c2.Departures())
+	}
 }

@@ -43,17 +43,25 @@ func (echoAgent) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Se
 // set, stands between it and the client (the request recorder, or what a
 // real server cannot be made to do). It returns the server's URL.
 func sdkServer(t *testing.T, exec a2asrv.AgentExecutor, cardPath string, wrap func(http.Handler) http.Handler) string {
+	return sdkServerOn(t, exec, cardPath, a2ago.TransportProtocolJSONRPC, wrap)
+}
+
+// sdkServerOn is sdkServer whose card names one interface of binding:
+// JSON-RPC at /a2a or HTTP+JSON under /rest.
+func sdkServerOn(t *testing.T, exec a2asrv.AgentExecutor, cardPath string, binding a2ago.TransportProtocol, wrap func(http.Handler) http.Handler) string {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	card := &a2ago.AgentCard{Name: "SDK Agent", Description: "an a2a-go v2 server", Version: "1.0.0",
-		SupportedInterfaces: []*a2ago.AgentInterface{{URL: srv.URL + "/a2a", ProtocolBinding: a2ago.TransportProtocolJSONRPC,
+		SupportedInterfaces: []*a2ago.AgentInterface{{URL: srv.URL + map[a2ago.TransportProtocol]string{a2ago.TransportProtocolJSONRPC: "/a2a", a2ago.TransportProtocolHTTPJSON: "/rest"}[binding], ProtocolBinding: binding,
 			ProtocolVersion: a2ago.Version}},
 		DefaultInputModes: []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"},
 		Capabilities: a2ago.AgentCapabilities{Streaming: true}}
 	mux := http.NewServeMux()
-	mux.Handle("/a2a", a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(exec)))
+	handler := a2asrv.NewHandler(exec)
+	mux.Handle("/a2a", a2asrv.NewJSONRPCHandler(handler))
+	mux.Handle("/rest/", http.StripPrefix("/rest", a2asrv.NewRESTHandler(handler)))
 	mux.Handle(cardPath, a2asrv.NewStaticAgentCardHandler(card))
 	var h http.Handler = mux
 	if wrap != nil {
