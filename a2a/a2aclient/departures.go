@@ -39,7 +39,11 @@ func (c *Client) failureUnderUnknownTask(contextID string) func(ev *a2a.Event) {
 			ev.TaskID = first
 			return
 		}
-		for _, id := range [...]string{ev.TaskID, taskOf(ev)} {
+		msgTask := ""
+		if ev.Message != nil {
+			msgTask = ev.Message.TaskID
+		}
+		for _, id := range [...]string{ev.TaskID, msgTask} {
 			if id == "" || named[id] {
 				continue
 			}
@@ -49,14 +53,6 @@ func (c *Client) failureUnderUnknownTask(contextID string) func(ev *a2a.Event) {
 			}
 		}
 	}
-}
-
-// taskOf is the task id a message event's message names.
-func taskOf(ev *a2a.Event) string {
-	if ev.Message != nil {
-		return ev.Message.TaskID
-	}
-	return ""
 }
 
 // cardAtOldPath: Strands Agents and BeeAI cards name protocol versions
