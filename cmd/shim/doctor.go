@@ -136,6 +136,8 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 	probeRow(t, perr, tok, key, src, plat)
 	if c.Bool("probe") && perr == nil {
 		probeRows(ctx, t, client, client.KnownCard())
+	} else {
+		departureRows(t, client) // those discovery saw (the card's old path)
 	}
 	switch {
 	case plat != nil:

@@ -155,6 +155,19 @@ func TestDoctorProbeDepartures(t *testing.T) {
 	if !strings.Contains(calls, "SendStreamingMessage,SendMessage") {
 		t.Errorf("calls %s: want the message sent again without streaming", calls)
 	}
+	// Without --probe, what discovery saw is still a row; no message is sent.
+	n := len(log.list())
+	r = newShimEnv(t).run(t, "", "doctor", "--url", url)
+	rows = doctorRows(t, r.stdout)
+	wantRow(t, rows, "old card path", "warn the agent has its agent card only at the old path")
+	if _, ok := rows["streaming claimed"]; ok || r.code != 0 {
+		t.Errorf("exit %d, rows %v", r.code, rows)
+	}
+	for _, c := range log.list()[n:] {
+		if c == "SendStreamingMessage" || c == "SendMessage" {
+			t.Errorf("doctor without --probe called %s", c)
+		}
+	}
 }
 
 // TestDoctorProbeStrands: a scripted server that answers as Strands Agents
