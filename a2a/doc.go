@@ -28,6 +28,8 @@
 //   - report.go: what the client did on its own in a call (a renewed
 //     sign-in), told to the Reporter on the call's context.
 //   - friendly.go: a failed task's text as a person reads it.
+//   - departures.go: the departures from the spec a client reads anyway
+//     (SPEC §16), each said once in the log and kept (Departures).
 //
 // The packages, one way (each imports only those before it):
 //

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-cleanhttp"
@@ -124,6 +125,11 @@ type Client struct {
 	stored *auth.Stored
 	// origin is the agent's origin: the only one the credential goes to.
 	origin string
+	// departures are the server's departures from the spec read anyway.
+	departures *a2a.Departures
+	// noStreaming: the agent's streaming call is not there, whatever its
+	// card says (streamingNotServed); every message is polled.
+	noStreaming atomic.Bool
 	// base is the URL every path is under; nil with only an endpoint.
 	base *url.URL
 
@@ -166,7 +172,7 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 	if cfg.Transport == nil {
 		cfg.Transport = cleanhttp.DefaultPooledTransport()
 	}
-	c := &Client{cfg: cfg, log: cfg.Log, origin: auth.Origin(u)}
+	c := &Client{cfg: cfg, log: cfg.Log, origin: auth.Origin(u), departures: a2a.NewDepartures(cfg.Log)}
 	if cfg.URL == "" && cfg.CardURL != "" {
 		// The card names the agent: its origin is the base (a card
 		// under the agent's own path says nothing of a common prefix).
@@ -187,7 +193,7 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 	}
 	c.conn = binding.New(binding.Options{Credential: cred, Origin: c.origin, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
 		UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, RetryWait: cfg.retryWait, Stall: cfg.Stall,
-		Base: cfg.Transport, Wrap: c.stored.Wrap, Log: cfg.Log, Trace: cfg.Trace, MaxEvent: maxEvent})
+		Base: cfg.Transport, Wrap: c.stored.Wrap, Log: cfg.Log, Trace: cfg.Trace, MaxEvent: maxEvent, Departures: c.departures})
 	return c, nil
 }
 
@@ -321,14 +327,28 @@ func (c *Client) Stream(ctx context.Context, m a2a.OutMessage) (*Stream, error) 
 	if err != nil {
 		return nil, err
 	}
-	if !card.Streaming {
-		s, err := b.Send(ctx, m, true)
-		if err != nil {
-			return nil, err
-		}
-		return binding.Poll(ctx, b, s, c.cfg.pollInterval), nil
+	if !card.Streaming || c.noStreaming.Load() {
+		return c.polled(ctx, b, m)
 	}
-	return b.SendStreaming(ctx, m)
+	s, err := b.SendStreaming(ctx, m)
+	if err != nil && c.streamingNotServed(err) {
+		return c.polled(ctx, b, m)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.Watch(c.failureUnderUnknownTask(m.ContextID))
+	return s, nil
+}
+
+// polled sends m asking for an answer at once and polls its task (SPEC
+// §12.6).
+func (c *Client) polled(ctx context.Context, b binding.Binding, m a2a.OutMessage) (*Stream, error) {
+	s, err := b.Send(ctx, m, true)
+	if err != nil {
+		return nil, err
+	}
+	return binding.Poll(ctx, b, s, c.cfg.pollInterval), nil
 }
 
 // Resubscribe reattaches to a live task's stream.

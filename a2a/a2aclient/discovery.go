@@ -52,6 +52,11 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 			c.cardURL = place.URL
 			break
 		}
+		if i == len(places)-1 {
+			if card, body, err = c.cardAtOldPath(ctx, err, forced, bind, isPinned); err == nil {
+				break
+			}
+		}
 		if i == len(places)-1 || a2a.IsUnauthorized(err) || !errors.Is(err, a2a.ErrNoCard) {
 			return nil, err
 		}

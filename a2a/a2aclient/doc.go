@@ -27,6 +27,10 @@
 //   - operator.go: the operator API (package operator) as the client
 //     offers it: Operator, its answers' types and ErrNoOperator, so that
 //     no caller imports package operator (nor binding: Stream).
+//   - departures.go: where a server departs from the spec beyond one
+//     frame's JSON and the client reads it anyway (SPEC §16): a failure
+//     under a task id nobody knows, the card at the old path, streaming
+//     claimed and not served; Departures, what it saw.
 //
 // Goroutines: none of its own (callbacks of OnCardChange run on the
 // caller's). Locks: Client.mu (the card, the binding, the operator API)

@@ -58,6 +58,9 @@ type Options struct {
 	// MaxEvent bounds one SSE event and one body (0: MaxEvent; tests set
 	// less).
 	MaxEvent int
+	// Departures, when set, records the server's departures from the
+	// spec that the streams read anyway (SPEC §16).
+	Departures *a2a.Departures
 }
 
 // Conn is the HTTP plumbing every call to one agent shares, whatever the

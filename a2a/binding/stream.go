@@ -97,7 +97,7 @@ func (c *Conn) Open(ctx context.Context, req Request, frames Frames, answer func
 func (c *Conn) newStream(ctx context.Context, method string, frames Frames) *Stream {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Stream{eventMax: c.opts.MaxEvent, log: c.log, trace: c.trace, frames: frames, method: method, cancel: cancel, ctx: ctx, parent: parent}
+	s := &Stream{eventMax: c.opts.MaxEvent, departures: c.opts.Departures, log: c.log, trace: c.trace, frames: frames, method: method, cancel: cancel, ctx: ctx, parent: parent}
 	s.stall = newStallReader(nil, c.opts.Stall, cancel)
 	return s
 }
@@ -119,10 +119,12 @@ func (s *Stream) answered(events []a2a.Event) {
 
 // Stream is the event stream of one streaming call.
 type Stream struct {
-	log    *slog.Logger
-	trace  *tracer
-	frames Frames
-	ctx    context.Context
+	log *slog.Logger
+	// departures records what the server departs from (SPEC §16).
+	departures *a2a.Departures
+	trace      *tracer
+	frames     Frames
+	ctx        context.Context
 	// parent is the context the stream was opened with.
 	parent context.Context
 	method string
@@ -148,7 +150,15 @@ type Stream struct {
 	// rep is the last plain chunk read in place, whose repeats are not
 	// decoded again (repeat.go).
 	rep repeat
+	// watch, when set, sees each event before Next returns it (Watch).
+	watch   func(ev *a2a.Event)
+	watched a2a.Event
 }
+
+// Watch makes fn see each event the stream gives, before Next returns it;
+// fn may change the event (the client reads a server's departure there).
+// Set it before the first Next.
+func (s *Stream) Watch(fn func(ev *a2a.Event)) { s.watch = fn }
 
 // keptString is a stream's own copy of the last string it was given.
 type keptString struct{ s string }
@@ -223,6 +233,20 @@ func textOnly(p *a2a.Part) bool {
 // do not decode are logged and skipped. After Share, an artifact event's
 // Artifact is valid until the next call.
 func (s *Stream) Next() (a2a.Event, error) {
+	ev, err := s.next()
+	if err != nil || s.watch == nil {
+		return ev, err
+	}
+	// (Through a field of the stream: a pointer to ev would move it to
+	// the heap on every call.)
+	s.watched = ev
+	s.watch(&s.watched)
+	ev, s.watched = s.watched, a2a.Event{}
+	return ev, nil
+}
+
+// next is Next before the watcher sees the event.
+func (s *Stream) next() (a2a.Event, error) {
 	if s.sse == nil {
 		return s.nextQueued()
 	}
@@ -230,6 +254,9 @@ func (s *Stream) Next() (a2a.Event, error) {
 		raw, err := s.sse.Next()
 		if err != nil {
 			return a2a.Event{}, s.broken(err)
+		}
+		if raw.RecordSeparated {
+			s.departures.Saw(a2a.DepartureRecordSeparator)
 		}
 		if len(raw.Data) == 0 && raw.Event != "error" {
 			continue

@@ -247,6 +247,9 @@ type statusError struct {
 
 func (e *statusError) Unwrap() error { return e.RPCError }
 
+// HTTPStatus is the HTTP status the error came with.
+func (e *statusError) HTTPStatus() int { return e.status }
+
 // result reads an HTTP+JSON answer: a 2xx JSON body is the result;
 // 401/403 is the credentials refused; an error body of google.rpc.Status
 // or problem+json shape is the JSON-RPC error it stands for; anything

@@ -10,6 +10,9 @@
 // Files:
 //   - reader.go: the Reader, its line and field reading, the Buffer events
 //     and bodies are collected in, the line-end normalizer, TooLargeError.
+//   - departures.go: where a server departs from the SSE the A2A spec
+//     names and the reader reads it anyway (recordSeparator: a record
+//     separator before each event's data).
 //
 // Goroutines and locks: none; a Reader is one goroutine's.
 package sse

@@ -50,6 +50,7 @@ func FuzzSSE(f *testing.F) {
 	f.Add([]byte(sseStream))
 	f.Add([]byte("data: a\r\n\rdata: b\n\n"))
 	f.Add([]byte("data: a\r"))
+	f.Add([]byte("data: \x1e{\"a\":1}\n\ndata: \x1e\x1e\n\ndata:\x1e\ndata: b\n\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		whole, err := sseEvents(t, bytes.NewReader(in), len(in))
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -64,6 +65,9 @@ func FuzzSSE(f *testing.F) {
 				if !bytes.Contains(in, []byte("data")) {
 					t.Fatalf("empty event from %q", in)
 				}
+			}
+			if ev.RecordSeparated && bytes.IndexByte(in, 0x1e) < 0 {
+				t.Fatalf("a record separator dropped from %q, which has none", in)
 			}
 			if bytes.IndexByte([]byte(ev.ID), 0) >= 0 {
 				t.Fatalf("id holds a NUL: %q", ev.ID)
@@ -111,7 +115,8 @@ func sameEvents(t *testing.T, how string, got, want []Event) {
 		t.Fatalf("%s: %d events, at once: %d", how, len(got), len(want))
 	}
 	for i := range want {
-		if got[i].ID != want[i].ID || got[i].Event != want[i].Event || !bytes.Equal(got[i].Data, want[i].Data) || (got[i].Data == nil) != (want[i].Data == nil) {
+		if got[i].ID != want[i].ID || got[i].Event != want[i].Event || !bytes.Equal(got[i].Data, want[i].Data) || (got[i].Data == nil) != (want[i].Data == nil) ||
+			got[i].RecordSeparated != want[i].RecordSeparated {
 			t.Fatalf("%s: event %d differs: %+v vs %+v", how, i, got[i], want[i])
 		}
 	}

@@ -59,6 +59,9 @@ type Event struct {
 	ID    string
 	Event string
 	Data  []byte
+	// RecordSeparated says the data began with U+001E, dropped
+	// (recordSeparator).
+	RecordSeparated bool
 }
 
 // Reader reads events per the WHATWG rules: data lines joined with
@@ -271,9 +274,10 @@ func (b *building) ready() bool { return b.hasData || b.ev.Event != "" }
 func (b *building) event() Event {
 	if b.borrowed != nil {
 		b.ev.Data = b.borrowed
-		return b.ev
+	} else {
+		b.ev.Data = eventData(&b.data, b.hasData)
 	}
-	b.ev.Data = eventData(&b.data, b.hasData)
+	recordSeparator(&b.ev)
 	return b.ev
 }
 

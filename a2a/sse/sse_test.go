@@ -100,7 +100,7 @@ func TestSSEReader(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			got := readAllSSE(t, wrap(strings.NewReader(sseStream)))
 			if len(got) != len(sseWant) {
-				t.Fatalf("got %d events, want %d: %q", len(got), len(sseWant), got)
+				t.Fatalf("got %d events, want %d: %q", len(got), len(sseWant), datas(got))
 			}
 			for i := range got {
 				g, w := got[i], sseWant[i]
@@ -118,7 +118,7 @@ func TestSSEReaderLeadingBlankLines(t *testing.T) {
 	got := readAllSSE(t, strings.NewReader("\n\n\r\n\r\ndata: a\n\n\n\n\ndata: b\n\n"))
 	want := []Event{{Data: []byte("a")}, {Data: []byte("b")}}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %q, want %q", got, want)
+		t.Errorf("got %q, want %q", datas(got), datas(want))
 	}
 }
 
@@ -177,4 +177,13 @@ func (r *readsOf) Read(p []byte) (int, error) {
 		r.reads = r.reads[1:]
 	}
 	return n, nil
+}
+
+// datas are the events' data, for messages.
+func datas(evs []Event) []string {
+	out := make([]string, len(evs))
+	for i, ev := range evs {
+		out[i] = string(ev.Data)
+	}
+	return out
 }

@@ -72,7 +72,7 @@ func doctorAction(c *cli.Context) error {
 	}
 	t := &doctorTable{w: tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)}
 	fmt.Fprintln(t.w, "CHECK\tVERDICT\tDETAIL")
-	ctx, cancel := context.WithTimeout(c.Context, 2*time.Minute)
+	ctx, cancel := context.WithTimeout(c.Context, 2*time.Minute+probeMax)
 	defer cancel()
 	s.checkServer(ctx, c, t)
 	checkDir(t, "state dir", stateDir(c), "threads.json", "the thread index")
@@ -132,7 +132,13 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 		scheme = plat.SchemeName(tok != "")
 	}
 	securityRows(t, client, s.endpoint != "", scheme) // the scheme and the token expiry (login_oauth.go)
-	probeRow(t, client.Probe(ctx), tok, key, src, plat)
+	perr := client.Probe(ctx)
+	probeRow(t, perr, tok, key, src, plat)
+	if c.Bool("probe") && perr == nil {
+		probeRows(ctx, t, client, client.KnownCard())
+	} else {
+		departureRows(t, client) // those discovery saw (the card's old path)
+	}
 	switch {
 	case plat != nil:
 		t.row("server APIs", vSkip, plat.Platform.Title()+" serves no operator API")

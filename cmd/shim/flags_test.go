@@ -35,7 +35,7 @@ func TestCommandHelpListsItsFlags(t *testing.T) {
 		{"login", loginFlags},
 		{"logout", logoutFlags},
 		{"threads", threadsFlags},
-		{"doctor", doctorFlags},
+		{"doctor", append(slices.Clone(doctorFlags), "probe")}, // --probe is doctor's own
 	} {
 		got := helpFlags(e.run(t, "", c.cmd, "--help").stdout)
 		want := slices.Clone(c.want)

@@ -195,11 +195,13 @@ func newApp(newConsole func(prompt io.Writer) *console, args []string) *cli.App 
 			{Name: "threads", Usage: "list the local thread index (id, cwd, title, updated), newest first",
 				Flags: flagsOf("threads", threadsFlags...), Action: threadsAction, OnUsageError: usageError},
 			{Name: "doctor", Usage: "check the agent card, dialect, endpoint, token, optional server APIs and state-dir permissions",
-				UsageText: "shim doctor [--url URL | --card-url URL] [--slug SLUG] [--token-file FILE]",
+				UsageText: "shim doctor [--url URL | --card-url URL] [--slug SLUG] [--token-file FILE] [--probe]",
 				Description: "Prints one row per check with its verdict: ok, absent (an optional server API the server\n" +
 					"does not offer; not a problem), warn, skip, or FAIL. Exits 1 when a check a session needs\n" +
-					"fails, and the FAIL row says what to do.",
-				Flags: flagsOf("doctor", doctorFlags...), Action: doctorAction, OnUsageError: usageError},
+					"fails, and the FAIL row says what to do. With --probe it also sends the agent one short\n" +
+					"message (\"ping\"), cancels it while it runs, and reports whether streaming works, the time to\n" +
+					"the first event, and where the agent departs from the A2A spec (warn rows).",
+				Flags: doctorCommandFlags(flagsOf("doctor", doctorFlags...)), Action: doctorAction, OnUsageError: usageError},
 			{Name: "version", Usage: "print the version, commit and Go version", Action: func(c *cli.Context) error {
 				fmt.Fprintln(c.App.Writer, versionString())
 				return nil
@@ -217,6 +219,16 @@ var (
 	doctorFlags  = []string{"url", "card-url", "platform", "platform-host", "endpoint", "token", "token-file", "slug", "a2a-version", "binding", "agent-profile", "allow-insecure-http",
 		"state-dir", "config-dir", "keyring", "log-level", "oauth-client-secret-file"}
 )
+
+// doctorCommandFlags are doctor's flags (none when the command line does
+// not name doctor) and its own --probe.
+func doctorCommandFlags(flags []cli.Flag) []cli.Flag {
+	if flags == nil {
+		return nil
+	}
+	return append(flags, &cli.BoolFlag{Name: "probe", Usage: "also send the agent one short message (\"ping\") and cancel it while it runs: " +
+		"reports whether streaming works, the time to the first event and where the agent departs from the A2A spec"})
+}
 
 // flagsNamed returns fresh definitions of the named flags, in the order of
 // commonFlags.

@@ -251,7 +251,7 @@ export function frameworkSuite(name) {
         // publishes `status-update {state: failed, final: true}` under a task id
         // of its own making (requestContext.task is unset for a new task), on
         // the turn's stream, after the `working` task frame of the real task.
-        test(`strands: a failed run, sent under a placeholder task id: a ⚠️ chunk, then -32603 naming the model's error, data.taskId the turn's task [${way}]`, { todo: "SPEC §16: a failure under a task id nobody knows" }, async () => {
+        test(`strands: a failed run, sent under a placeholder task id: a ⚠️ chunk, then -32603 naming the model's error, data.taskId the turn's task [${way}]`, async () => {
           await drive(fw, way, async (acp, shim) => {
             const { err, mark } = await failed(acp, shim);
             assert.equal(err.data?.taskId, firstTaskId(fw, mark), "data.taskId names the task the turn knew");
@@ -536,7 +536,7 @@ function sdk03StrandsApproval(way, getFw, getCwd) {
       reply.shown = textOf(shim.updates(sessionId, between), "agent_message_chunk");
       assert.ok(!fw.events.slice(from).some((e) => e.event === "tool"), "the tool ran on an answer Strands cannot take");
     });
-    await t.test("the answer fails under a placeholder task id (Strands: the agent is interrupted): shown as that failure", { todo: "SPEC §16: a failure under a task id nobody knows" }, () => {
+    await t.test("the answer fails under a placeholder task id (Strands: the agent is interrupted): shown as that failure", () => {
       assert.ok(reply.err, `the answer must fail; it answered ${JSON.stringify(reply.ok)}`);
       assert.equal(reply.err.code, -32603);
       assert.match(reply.err.message, /Agent is in an interrupted state/);
