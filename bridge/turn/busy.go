@@ -19,9 +19,6 @@ import (
 const (
 	// defaultBusyTimeout is --busy-timeout's default.
 	defaultBusyTimeout = 120 * time.Second
-	// defaultBusyPoll is how often a busy chat is polled: every 2 s, the
-	// most often SPEC allows.
-	defaultBusyPoll = 2 * time.Second
 )
 
 // idleWait is the wait before a turn sends, on the turn's goroutine; msg

@@ -1,8 +1,9 @@
 package turn
 
 // The machine under its lock: events applied, their effects done; the
-// task id; the waits on the phase. Every goroutine of a turn goes through
-// its control to change or read the turn's state.
+// task id; the waits on the phase; an update queued for the editor. Every
+// goroutine of a turn goes through its control to change or read the
+// turn's state (output.go routes the turn's updates through it).
 
 import (
 	"context"
@@ -29,6 +30,9 @@ type control struct {
 	timer   *time.Timer
 	changed chan struct{}
 }
+
+// bufferMax bounds a detached turn's buffered output.
+const bufferMax = 1 << 20
 
 func newControl(ctx context.Context, env *Env, sess *Session, req *acp.Request, giveUp func(string)) *control {
 	return &control{env: env, sess: sess, ctx: ctx, giveUp: giveUp,
@@ -220,3 +224,16 @@ func (c *control) steers(fn func(m *machine)) {
 	defer c.mu.Unlock()
 	fn(&c.m)
 }
+
+// send queues one update for the editor; false when it cannot be
+// delivered.
+func (c *control) send(u acp.Update) bool {
+	if err := c.env.Conn.Send(c.sess.id, u); err != nil {
+		c.env.Log.Debug("update not delivered", "err", err)
+		return false
+	}
+	return true
+}
+
+// pace waits while the editor is behind on its output.
+func (c *control) pace() { _ = c.env.Conn.Pace() }

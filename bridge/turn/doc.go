@@ -49,9 +49,11 @@
 //
 // # Files
 //
-//	machine.go  the state machine: phases, events, effects, transitions
-//	turn.go     Turn, the owner: start, run, cancel, withdraw, abandon;
-//	            the outcome
+//	machine.go  the state machine: phases, events, effects, transitions;
+//	            the outcome, the steers folded in
+//	turn.go     Turn, the owner: start, run, cancel, withdraw, abandon,
+//	            Send Now's steer and _session/steering's; the session's
+//	            current turn
 //	env.go      Env and the roles the server plays for a turn (Replies,
 //	            Thread, Modes)
 //	control.go  control: the machine under its lock, the task id, the
@@ -59,15 +61,15 @@
 //	output.go   control's output routed to whoever owns it; what the A2A
 //	            client did on its own in a call (a renewed sign-in) as a
 //	            notice
-//	stream.go   driver: the turn run, the A2A streams: drive, follow,
-//	            reattach, read back
-//	frames.go   driver: each frame through the renderer: statuses,
+//	stream.go   the driver's run: the busy wait, then the A2A streams:
+//	            drive, follow, reattach, read back; the end
+//	frames.go   driver; each frame through the renderer: statuses,
 //	            messages, artifacts, snapshots, tool calls (and the roots
 //	            they need); a park asked of the person (package ask)
 //	busy.go     idleWait: the wait for a chat busy elsewhere; the park a
 //	            turn answers
-//	steer.go    Send Now and _session/steering: steers posted, marked,
-//	            settled at the turn's end
+//	steer.go    steers: posted to the server's steering queue, marked
+//	            where the agent read them, settled at the turn's end
 //	session.go  Session: what a session's turns share
 //
 // # Goroutines
@@ -94,4 +96,9 @@
 // queueing never waits). Session.mu is taken alone. No lock is held while
 // waiting for the editor: an update waits for room after control.mu is
 // let go.
+//
+// The files reference each other one way, from the owner down: turn.go;
+// stream.go; frames.go and busy.go; steer.go and output.go; control.go;
+// env.go; session.go and machine.go. A session knows its current turn
+// only as something that ends.
 package turn

@@ -73,6 +73,10 @@ type Modes interface {
 	ModeChanged(s *Session, emit func(acp.Update))
 }
 
+// defaultBusyPoll is how often a busy chat is polled: every 2 s, the most
+// often SPEC allows.
+const defaultBusyPoll = 2 * time.Second
+
 // busyPoll is how often env's busy chat is polled.
 func (env *Env) busyPoll() time.Duration {
 	if env.BusyPoll <= 0 {

@@ -9,25 +9,8 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
-	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/steer"
 )
-
-// bufferMax bounds a detached turn's buffered output.
-const bufferMax = 1 << 20
-
-// send queues one update for the editor; false when it cannot be
-// delivered.
-func (c *control) send(u acp.Update) bool {
-	if err := c.env.Conn.Send(c.sess.id, u); err != nil {
-		c.env.Log.Debug("update not delivered", "err", err)
-		return false
-	}
-	return true
-}
-
-// pace waits while the editor is behind on its output.
-func (c *control) pace() { _ = c.env.Conn.Pace() }
 
 // Emit sends an update to whoever owns the turn's output now. The update
 // takes its place in the output queue under c.mu (so that it cannot pass
@@ -119,10 +102,4 @@ func bufferItem(u acp.Update) steer.Item[acp.Update] {
 		}
 	}
 	return steer.Item[acp.Update]{Update: u, Kind: steer.Other, Size: 256}
-}
-
-// droppedNote is the update that says what a full buffer dropped (a
-// message of shim's own).
-func droppedNote(bytes, thoughts int) acp.Update {
-	return render.DroppedNote("shim-"+randid.Hex(6), bytes, thoughts)
 }

@@ -5,7 +5,8 @@ package turn
 // _session/steering (the text joins the turn that runs for its prompt),
 // both posted to the server's steering queue; the markers placed where
 // the agent read them; at the turn's end, a steer never read is taken
-// back and run as the next message, or dropped.
+// back and run as the next message, or dropped. Turn.Steer and
+// Turn.NativeSteer fold them in (turn.go); steers does the rest.
 
 import (
 	"context"
@@ -15,17 +16,8 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
-	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
 )
-
-// pendingSteer is a steer folded into a running turn.
-type pendingSteer struct {
-	id   string
-	text string
-	// shown is set once its marker was placed.
-	shown bool
-}
 
 // steers posts, marks and settles the steers folded into a turn. post
 // runs on the steering request's goroutine; the rest on the turn's (the
@@ -35,58 +27,6 @@ type steers struct {
 	sess *Session
 	ctl  *control
 	r    *render.Renderer
-}
-
-// Steer folds a prompt's text (a steer of id; ctx is its request's) into
-// the turn detached by a cancel, within its grace window: the steer is
-// posted to the server's steering queue and the prompt req adopts the
-// turn, its buffered output first. False when the prompt must run as a turn of its own: the window
-// is not open, or nothing runs on the server yet, or the server did not
-// take the steer (then the turn is given up).
-func (t *Turn) Steer(ctx context.Context, req *acp.Request, id, text string) bool {
-	fx := t.ctl.apply(event{kind: evSteer, steer: &pendingSteer{id: id, text: text}})
-	if !fx.taken {
-		return false
-	}
-	if t.ctl.task() == "" {
-		// Nothing runs on the server yet (the turn still waits for a busy
-		// chat, or for its first frame): there is nothing to steer.
-		t.ctl.apply(event{kind: evRefuse})
-		return false
-	}
-	if !t.steers.post(ctx, id, text) {
-		t.ctl.apply(event{kind: evRefuse})
-		return false
-	}
-	kept, dropped := t.Buffered()
-	t.env.Log.Debug("the steer was taken; its prompt adopts the turn", "session", t.sess.id, "buffered", kept, "dropped", dropped)
-	t.ctl.apply(event{kind: evAdopt, req: req})
-	// The steered turn's own index write (at its end) dates the thread.
-	return true
-}
-
-// NativeSteer handles a _session/steering steer of id for the turn (ctx
-// is its request's): the
-// text rides it exactly as a Send Now steer does. The outcome is
-// promptRequired when the turn does not run for its prompt (the editor is
-// to send a prompt: shim never starts a turn outside one), failed when it
-// takes none now or the server did not take it (nothing changes then).
-func (t *Turn) NativeSteer(ctx context.Context, id, text string) string {
-	if !t.Running() {
-		return acp.SteerPromptRequired
-	}
-	ps := &pendingSteer{id: id, text: text}
-	var taken bool
-	t.ctl.steers(func(m *machine) { taken = m.nativeSteer(ps) })
-	switch {
-	case !taken:
-		t.env.Log.Info("the turn takes no steer now (no task on the server yet, or it is ending)", "session", t.sess.id)
-	case t.steers.post(ctx, id, text):
-		return acp.SteerInjected
-	default:
-		t.ctl.steers(func(m *machine) { m.nativeRefused(ps) })
-	}
-	return acp.SteerFailed
 }
 
 // post posts a steer already folded into the turn to the server's

@@ -1,12 +1,11 @@
 package turn
 
-// The driver: the turn's goroutine reads its streams, the events of the
-// answer mapped one by one (frames.go), reattaching when a stream drops,
-// reading the task back when it cannot; a park is asked of the person
-// (package ask).
+// The driver's run (frames.go holds the driver): the wait for a busy chat,
+// then the turn's streams read, the events of the answer mapped one by
+// one (frames.go), reattaching when a stream drops, reading the task back
+// when it cannot; at the end the open calls settled, the turn recorded.
 
 import (
-	"context"
 	"errors"
 	"io"
 	"time"
@@ -15,40 +14,7 @@ import (
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
-	"github.com/shimdev/shim/bridge/turn/ask"
 )
-
-// A driver runs a turn on the turn's goroutine, which alone uses it: it
-// sends the message, reads the answer's streams and renders their
-// frames; what it renders goes out through the turn's control.
-type driver struct {
-	ctx    context.Context
-	env    *Env
-	sess   *Session
-	ctl    *control
-	steers *steers
-	ask    *ask.Asker
-	r      *render.Renderer // the turn's a2a values as updates
-	msg    a2a.OutMessage
-	title  string
-
-	// ownTask is the driver's copy of the machine's task id, which only
-	// the driver writes (setTask, resetTask): read without the control's
-	// lock for each frame.
-	ownTask string
-	stream
-	// sentBypass is set when the message the turn's stream answers asked
-	// to bypass approvals.
-	sentBypass bool
-	usage      *a2a.Usage
-	ctxInfo    *a2a.ContextInfo
-}
-
-func newDriver(ctx context.Context, env *Env, sess *Session, ctl *control, st *steers, r *render.Renderer, msg a2a.OutMessage, title string) *driver {
-	a := &ask.Asker{Conn: env.Conn, Client: env.Client, Session: sess.id, Forms: env.Draws.Forms, Poll: env.busyPoll(),
-		Log: env.Log, R: r, Out: ctl, Prompt: ctl, Mode: mode{env: env, sess: sess, ctl: ctl}}
-	return &driver{ctx: ctx, env: env, sess: sess, ctl: ctl, steers: st, ask: a, r: r, msg: msg, title: title}
-}
 
 // run runs the turn once its session's previous turn is over and returns
 // how it ended: it waits for a chat busy elsewhere, names the thread,
@@ -92,43 +58,6 @@ func (d *driver) usageUpdate() {
 		return
 	}
 	d.ctl.Emit(render.Usage(used, size, d.sess.cost()))
-}
-
-// setTask records the task id the server gave the turn.
-func (d *driver) setTask(id string) {
-	if d.ownTask != "" || id == "" {
-		return // what machine.task would say, without the lock
-	}
-	first, cancel := d.ctl.claim(id)
-	if !first {
-		return
-	}
-	d.ownTask = id
-	d.env.Log.Debug("the agent started a task", "session", d.sess.id, "task", id)
-	d.env.Shown.Claim(id) // shown live: never replayed
-	if cancel {
-		// The cancel came before the server named the task.
-		go d.env.cancelTask(d.ctx, id)
-	}
-	// The index learns the task when the turn ends (Thread.Record).
-}
-
-// resetTask forgets the task: a steer run as the next message starts a
-// task of its own.
-func (d *driver) resetTask() {
-	d.ctl.resetTask()
-	d.ownTask = ""
-}
-
-// stream is what the driver keeps of the stream it reads.
-type stream struct {
-	gotMessage   bool
-	authRequired bool
-	// staleFirst: the stream's first frame, a snapshot, is the resumed
-	// task's stale one; lastSnap is the status of the stream's last frame
-	// when that was a snapshot.
-	staleFirst bool
-	lastSnap   *a2a.Status
 }
 
 // consumeResult is why consume returned.
@@ -360,4 +289,12 @@ func (d *driver) final(st a2a.Status) (outcome, bool) {
 		return outcome{stop: acp.StopEndTurn}, true
 	}
 	return outcome{}, false
+}
+
+// callStatus is the status the calls still open at the turn's end get.
+func callStatus(out outcome) acp.ToolStatus {
+	if out.err == nil && out.stop == acp.StopEndTurn {
+		return acp.ToolCompleted
+	}
+	return acp.ToolFailed
 }

@@ -22,7 +22,9 @@ import (
 type Turn struct {
 	env  *Env
 	sess *Session
-	prev *Turn
+	// prev is the session's previous turn, waited for before this one
+	// sends.
+	prev running
 
 	// ctx is the turn's own (its prompt's context, with its trace
 	// context), cancelled when it is given up or over.
@@ -34,19 +36,6 @@ type Turn struct {
 	steers *steers
 	// drv is the turn's goroutine's alone.
 	drv *driver
-}
-
-// outcome is how a stream of the turn ended: a stop reason, an error, or
-// a message that resumes the task (an answered approval) in the same turn.
-type outcome struct {
-	stop   acp.StopReason
-	err    *acp.Error
-	resume *a2a.OutMessage
-	// elsewhere: the park the turn asked about was answered elsewhere;
-	// the turn follows the task from there (reattaching).
-	elsewhere bool
-	// usage is the turn's, for the prompt's answer.
-	usage *a2a.Usage
 }
 
 // Start runs a turn of sess for the prompt req: it sends msg once the
@@ -75,6 +64,14 @@ func Start(ctx context.Context, env Env, sess *Session, req *acp.Request, msg a2
 	return t
 }
 
+// Current is the session's turn that last ran or still runs.
+func (s *Session) Current() *Turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, _ := s.current.(*Turn)
+	return t
+}
+
 // Done is closed once the turn's goroutine is over.
 func (t *Turn) Done() <-chan struct{} { return t.done }
 
@@ -82,7 +79,7 @@ func (t *Turn) run() {
 	defer close(t.done)
 	defer t.cancel()
 	if t.prev != nil {
-		<-t.prev.done
+		<-t.prev.Done()
 		t.prev = nil // a session's turns must not chain up in memory
 	}
 	t.ctl.apply(event{kind: evEnd, out: t.drv.run()})
@@ -131,10 +128,54 @@ func (t *Turn) Buffered() (kept, dropped int) { return t.ctl.Buffered() }
 // then).
 func (t *Turn) Running() bool { return t.ctl.running() }
 
-// callStatus is the status the calls still open at the turn's end get.
-func callStatus(out outcome) acp.ToolStatus {
-	if out.err == nil && out.stop == acp.StopEndTurn {
-		return acp.ToolCompleted
+// Steer folds a prompt's text (a steer of id; ctx is its request's) into
+// the turn detached by a cancel, within its grace window: the steer is
+// posted to the server's steering queue and the prompt req adopts the
+// turn, its buffered output first. False when the prompt must run as a turn of its own: the window
+// is not open, or nothing runs on the server yet, or the server did not
+// take the steer (then the turn is given up).
+func (t *Turn) Steer(ctx context.Context, req *acp.Request, id, text string) bool {
+	fx := t.ctl.apply(event{kind: evSteer, steer: &pendingSteer{id: id, text: text}})
+	if !fx.taken {
+		return false
 	}
-	return acp.ToolFailed
+	if t.ctl.task() == "" {
+		// Nothing runs on the server yet (the turn still waits for a busy
+		// chat, or for its first frame): there is nothing to steer.
+		t.ctl.apply(event{kind: evRefuse})
+		return false
+	}
+	if !t.steers.post(ctx, id, text) {
+		t.ctl.apply(event{kind: evRefuse})
+		return false
+	}
+	kept, dropped := t.Buffered()
+	t.env.Log.Debug("the steer was taken; its prompt adopts the turn", "session", t.sess.id, "buffered", kept, "dropped", dropped)
+	t.ctl.apply(event{kind: evAdopt, req: req})
+	// The steered turn's own index write (at its end) dates the thread.
+	return true
+}
+
+// NativeSteer handles a _session/steering steer of id for the turn (ctx
+// is its request's): the
+// text rides it exactly as a Send Now steer does. The outcome is
+// promptRequired when the turn does not run for its prompt (the editor is
+// to send a prompt: shim never starts a turn outside one), failed when it
+// takes none now or the server did not take it (nothing changes then).
+func (t *Turn) NativeSteer(ctx context.Context, id, text string) string {
+	if !t.Running() {
+		return acp.SteerPromptRequired
+	}
+	ps := &pendingSteer{id: id, text: text}
+	var taken bool
+	t.ctl.steers(func(m *machine) { taken = m.nativeSteer(ps) })
+	switch {
+	case !taken:
+		t.env.Log.Info("the turn takes no steer now (no task on the server yet, or it is ending)", "session", t.sess.id)
+	case t.steers.post(ctx, id, text):
+		return acp.SteerInjected
+	default:
+		t.ctl.steers(func(m *machine) { m.nativeRefused(ps) })
+	}
+	return acp.SteerFailed
 }
