@@ -46,13 +46,12 @@ type Turn struct {
 func Start(ctx context.Context, env Env, sess *Session, req *acp.Request, msg a2a.OutMessage, title string) *Turn {
 	ctx = a2a.WithSession(ctx, sess.id) // the turn's calls are made for the session (a platform keeps its state)
 	t := &Turn{env: &env, sess: sess, done: make(chan struct{})}
-	var reported func(a2a.Report)
 	if env.Draws.Notices {
-		ctx = a2a.WithReporter(ctx, func(rep a2a.Report) { reported(rep) })
+		// The turn's calls start once its control is made, below.
+		ctx = a2a.WithReporter(ctx, func(rep a2a.Report) { t.ctl.reported(rep) })
 	}
 	t.ctx, t.cancel = context.WithCancel(ctx)
 	t.ctl = newControl(t.ctx, t.env, sess, req, t.givenUp)
-	reported = t.ctl.reported
 	r := render.New(env.Agent, render.RootsOf(env.Roots, sess.cwd, sess.Dirs()), env.Draws)
 	t.steers = &steers{env: t.env, sess: sess, ctl: t.ctl, r: r}
 	t.drv = newDriver(t.ctx, t.env, sess, t.ctl, t.steers, r, msg, title)
