@@ -8,13 +8,13 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"github.com/shimdev/shim/a2a/a2aclient"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/turn"
@@ -99,10 +99,12 @@ func withdrawOnCancel(ctx context.Context, req *acp.Request, t *turn.Turn) {
 func (s *Server) turnEnv(c *a2aclient.Client, sess *turn.Session) turn.Env {
 	return turn.Env{Conn: s.conn, Client: c, Agent: s.agentName(), Roots: s.roots(), Shown: s.shown.Of(sess.ID()), Log: s.log,
 		Grace: s.opts.SteerGrace, ContextWindow: s.opts.ContextWindow, BusyTimeout: s.opts.BusyTimeout, BusyPoll: s.opts.BusyPoll,
-		Draws: s.clientDraws(), Host: turnHost{s}}
+		Draws: s.clientDraws(), Replies: turnHost{s}, Thread: turnHost{s}, Modes: turnHost{s}}
 }
 
-// turnHost is the server as its turns see it (turn.Host).
+// turnHost is the server as its turns see it: what answers their prompts
+// (turn.Replies), the session's thread (turn.Thread), the modes
+// (turn.Modes).
 type turnHost struct{ *Server }
 
 func (h turnHost) Reply(req *acp.Request, result any, err error) { h.reply(req, result, err) }

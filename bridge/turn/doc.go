@@ -5,9 +5,31 @@
 // prompt: Send Now detaches it from the cancelled prompt and hands it to
 // the next one.
 //
+// # The parts
+//
+// Turn is a thin owner: it starts the turn's goroutine and hands the
+// session's calls (Cancel, Withdraw, Steer, NativeSteer, Abandon) to its
+// parts, each of one job:
+//
+//	control   the machine under its lock: events applied, effects done,
+//	          the task id, the waits on the phase; the output routed to
+//	          whoever owns it now (the prompt, the grace buffer, nobody)
+//	driver    the turn's goroutine: the wait for a busy chat (idleWait),
+//	          the streams, their frames through the renderer, the parks
+//	          asked of the person (package ask), the end recorded
+//	steers    the steers folded in: posted, marked, settled
+//
+// Asking the person (approvals, questions, forms, withdrawn dialogs) is
+// package ask, over interfaces it declares (its Output, Prompt and Mode:
+// the control and the session's mode); it never sees a Turn. What the
+// turn needs of the server is Env and three roles it declares: Replies
+// (answer the prompt, map a client error), Thread (the session still
+// open, the turns that finished meanwhile, the index record) and Modes
+// (a mode change told to the editor).
+//
 // # The state machine
 //
-// A turn's state is one machine (machine.go) under one lock (Turn.mu):
+// A turn's state is one machine (machine.go) under one lock (control.mu):
 // who owns its output (phase: attached, detached, adopting, orphaned,
 // ended), the prompt that waits, the grace window's buffer and timer,
 // the steers folded in, the task id and the outcome. Its transition
@@ -15,46 +37,51 @@
 // machine.apply takes an event (a cancel, a steer, an adoption, a refused
 // steer, the window expiring, a give-up, the end, an update to route) and
 // returns effects (a prompt to answer, the buffer to hand over, the timer
-// to start or stop, the task to give up, an update to deliver); Turn.apply
-// does them. The grace timer applies its expiry under the same lock.
+// to start or stop, the task to give up, an update to deliver);
+// control.apply does them. The grace timer applies its expiry under the
+// same lock.
 //
-// The A2A events of a stream are read by the turn's goroutine
-// (stream.go), rendered (frames.go: the renderer is the goroutine's own)
-// and their updates routed through the machine. An approval (approval.go)
-// is a pure decision (decide: from the park, the call it names, the
-// session's mode and whether the message asked to bypass) and a driver
-// that asks the editor and resumes the task with the answer.
+// The A2A events of a stream are read by the turn's goroutine (the
+// driver, stream.go), rendered (frames.go: the renderer is the
+// goroutine's own) and their updates routed through the machine. An
+// approval is package ask's: a pure decision and a driver that asks the
+// editor; its answer resumes the task in the same turn.
 //
 // # Files
 //
-//	machine.go  the state machine: phases, events, effects, transitions
-//	turn.go     Turn, Env, Host: start, run, the output routed, cancel,
-//	            give up, the task id, the waits on the phase; what the A2A
+//	machine.go  the state machine: phases, events, effects, transitions;
+//	            the outcome, the steers folded in
+//	turn.go     Turn, the owner: start, run, cancel, withdraw, abandon,
+//	            Send Now's steer and _session/steering's; the session's
+//	            current turn
+//	env.go      Env and the roles the server plays for a turn (Replies,
+//	            Thread, Modes)
+//	control.go  control: the machine under its lock, the task id, the
+//	            waits on the phase
+//	output.go   control's output routed to whoever owns it; what the A2A
 //	            client did on its own in a call (a renewed sign-in) as a
 //	            notice
-//	stream.go   the A2A streams: drive, follow, reattach, read back
-//	frames.go   each frame through the renderer: statuses, messages,
-//	            artifacts, snapshots, tool calls (and the roots they need)
-//	approval.go an approval: the decision and its driver
-//	park.go     questions and forms (as the editor's forms, else as text)
-//	dialog.go   a park's dialog in the editor, withdrawn ($/cancel_request)
-//	            once it is not needed: the prompt cancelled, the turn over,
-//	            the park answered elsewhere
-//	busy.go     the wait for a chat busy elsewhere; the park a turn answers
-//	steer.go    Send Now and _session/steering: steers posted, marked,
-//	            settled at the turn's end
+//	stream.go   the driver's run: the busy wait, then the A2A streams:
+//	            drive, follow, reattach, read back; the end
+//	frames.go   driver; each frame through the renderer: statuses,
+//	            messages, artifacts, snapshots, tool calls (and the roots
+//	            they need); a park asked of the person (package ask)
+//	busy.go     idleWait: the wait for a chat busy elsewhere; the park a
+//	            turn answers
+//	steer.go    steers: posted to the server's steering queue, marked
+//	            where the agent read them, settled at the turn's end
 //	session.go  Session: what a session's turns share
 //
 // # Goroutines
 //
 //	goroutine      started by      owns / does
-//	turn           Start           the stream, the renderer and the fields "only the
-//	                               turn's goroutine touches"; waits for the session's
-//	                               previous turn first; permission and elicitation calls
-//	                               run on it (acp.Conn.Call)
-//	grace timer    Turn.apply      applies the window's expiry (its generation) under Turn.mu
-//	CancelTask     Turn.apply      one per given-up task (Abandon cancels in its caller)
-//	dialog         Turn.dialog     two per open dialog (a permission request, a form):
+//	turn           Start           the driver: the stream, the renderer and the fields
+//	                               only it touches; waits for the session's previous
+//	                               turn first; permission and elicitation calls run on
+//	                               it (package ask, acp.Conn.Call)
+//	grace timer    control.apply   applies the window's expiry (its generation) under control.mu
+//	CancelTask     control.apply   one per given-up task (Abandon cancels in its caller)
+//	dialog         package ask     two per open dialog (a permission request, a form):
 //	watchers                       one ends it when its prompt is cancelled, one reads the
 //	                               operator API's summary of the chat while it is open
 //
@@ -63,10 +90,15 @@
 //
 // # Locks
 //
-// Turn.mu guards the machine, the timer and the phase channel; under it
-// a turn queues its updates and its prompt's reply on the acp.Conn (so
+// control.mu guards the machine, the timer and the phase channel; under
+// it a turn queues its updates and its prompt's reply on the acp.Conn (so
 // that nothing passes a handed-over buffer or a cancel's answer;
 // queueing never waits). Session.mu is taken alone. No lock is held while
-// waiting for the editor: an update waits for room after Turn.mu is let
-// go.
+// waiting for the editor: an update waits for room after control.mu is
+// let go.
+//
+// The files reference each other one way, from the owner down: turn.go;
+// stream.go; frames.go and busy.go; steer.go and output.go; control.go;
+// env.go; session.go and machine.go. A session knows its current turn
+// only as something that ends.
 package turn

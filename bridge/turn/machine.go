@@ -10,7 +10,10 @@ package turn
 // rest (pacing, cancelling the task) after letting it go.
 
 import (
+	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/steer"
 )
 
@@ -316,4 +319,31 @@ func (m *machine) task(id string) (first, cancel bool) {
 	}
 	m.taskID = id
 	return true, m.givenUp
+}
+
+// outcome is how a stream of the turn ended: a stop reason, an error, or
+// a message that resumes the task (an answered approval) in the same turn.
+type outcome struct {
+	stop   acp.StopReason
+	err    *acp.Error
+	resume *a2a.OutMessage
+	// elsewhere: the park the turn asked about was answered elsewhere;
+	// the turn follows the task from there (reattaching).
+	elsewhere bool
+	// usage is the turn's, for the prompt's answer.
+	usage *a2a.Usage
+}
+
+// pendingSteer is a steer folded into a running turn.
+type pendingSteer struct {
+	id   string
+	text string
+	// shown is set once its marker was placed.
+	shown bool
+}
+
+// droppedNote is the update that says what a full buffer dropped (a
+// message of shim's own).
+func droppedNote(bytes, thoughts int) acp.Update {
+	return render.DroppedNote("shim-"+randid.Hex(6), bytes, thoughts)
 }

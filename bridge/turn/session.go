@@ -28,8 +28,9 @@ type Session struct {
 	mcpTold bool
 	// prompted is set once the first prompt was sent.
 	prompted bool
-	// current is the turn that last ran or still runs.
-	current *Turn
+	// current is the turn that last ran or still runs (a *Turn: Start
+	// links it; the session knows only when it is over).
+	current running
 	// parkedTask is a task waiting in input-required for the next prompt
 	// to answer it.
 	parkedTask string
@@ -44,6 +45,13 @@ type Session struct {
 	toldNoSkip bool
 	// costUSD is the session's running total, for usage_update.
 	costUSD float64
+}
+
+// running is a session's turn as the session knows it: a goroutine that
+// ends.
+type running interface {
+	// Done is closed once the turn's goroutine is over.
+	Done() <-chan struct{}
 }
 
 // NewSession returns the session id in the directory cwd; minted is set
@@ -85,13 +93,6 @@ func (s *Session) TellMCP() bool {
 
 // Minted reports whether this process created the session.
 func (s *Session) Minted() bool { return s.minted }
-
-// Current is the session's turn that last ran or still runs.
-func (s *Session) Current() *Turn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.current
-}
 
 // SetPark leaves a parked task for the next prompt to answer.
 func (s *Session) SetPark(taskID string) {

@@ -1,12 +1,14 @@
 package turn
 
-// Reading a turn's streams: the events of the answer mapped one by one
-// (frames.go), reattaching when a stream drops, reading the task back
-// when it cannot.
+// The driver's run (frames.go holds the driver): the wait for a busy chat,
+// then the turn's streams read, the events of the answer mapped one by
+// one (frames.go), reattaching when a stream drops, reading the task back
+// when it cannot; at the end the open calls settled, the turn recorded.
 
 import (
 	"errors"
 	"io"
+	"time"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
@@ -14,15 +16,48 @@ import (
 	"github.com/shimdev/shim/bridge/render"
 )
 
-// stream is what the turn's goroutine keeps of the stream it reads.
-type stream struct {
-	gotMessage   bool
-	authRequired bool
-	// staleFirst: the stream's first frame, a snapshot, is the resumed
-	// task's stale one; lastSnap is the status of the stream's last frame
-	// when that was a snapshot.
-	staleFirst bool
-	lastSnap   *a2a.Status
+// run runs the turn once its session's previous turn is over and returns
+// how it ended: it waits for a chat busy elsewhere, names the thread,
+// drives the streams, settles the calls still open, records the turn in
+// the thread index and reports the context use.
+func (d *driver) run() outcome {
+	w := idleWait{ctx: d.ctx, env: d.env, sess: d.sess, ctl: d.ctl, r: d.r, msg: &d.msg}
+	if out, ok := w.wait(); !ok { // a chat busy elsewhere (busy.go)
+		return out
+	}
+	if d.title != "" {
+		d.ctl.Emit(render.Title(d.title, time.Now()))
+	}
+	out := d.drive()
+	d.ctl.Show(d.r.Snapshots.NoteBeforeAnswer()) // a note still held when the turn ends
+	for _, o := range d.r.Tools.Settle(callStatus(out)) {
+		d.ctl.emitSettled(o.Update())
+	}
+	d.env.Thread.Record(d.sess, d.title, d.ctl.task())
+	d.usageUpdate()
+	out.usage = d.usage
+	return out
+}
+
+// usageUpdate reports the context use when the window is known.
+func (d *driver) usageUpdate() {
+	size := d.env.ContextWindow
+	if d.ctxInfo != nil && d.ctxInfo.Window > 0 {
+		size = d.ctxInfo.Window
+	}
+	if size <= 0 || (d.usage == nil && d.ctxInfo == nil) {
+		return
+	}
+	var used int64
+	switch {
+	case d.ctxInfo != nil && d.ctxInfo.Tokens > 0:
+		used = d.ctxInfo.Tokens
+	case d.usage != nil:
+		used = d.usage.InputTokens
+	default:
+		return
+	}
+	d.ctl.Emit(render.Usage(used, size, d.sess.cost()))
 }
 
 // consumeResult is why consume returned.
@@ -36,37 +71,37 @@ const (
 
 // drive runs the turn and returns how it ended. An answered approval
 // resumes the task with a new stream, in the same turn.
-func (t *Turn) drive() outcome {
-	msg := t.msg
+func (d *driver) drive() outcome {
+	msg := d.msg
 	for {
-		t.sentBypass = msg.Bypass
+		d.sentBypass = msg.Bypass
 		// A resumed task's first frame is its stale parked snapshot.
-		t.staleFirst = msg.TaskID != ""
-		s, err := t.env.Client.Stream(t.ctx, msg)
+		d.staleFirst = msg.TaskID != ""
+		s, err := d.env.Client.Stream(d.ctx, msg)
 		if err != nil {
-			if t.isCancelled() {
+			if d.ctl.GivenUp() {
 				return outcome{stop: acp.StopCancelled}
 			}
-			return outcome{err: t.env.Host.CallError(err, t.task())}
+			return outcome{err: d.env.Replies.CallError(err, d.ctl.task())}
 		}
-		out := t.follow(s)
+		out := d.follow(s)
 		for n := 0; out.elsewhere; n++ {
 			if n >= elsewhereMax {
-				t.env.Log.Info("the park keeps being answered elsewhere; ending the turn", "task", t.task())
+				d.env.Log.Info("the park keeps being answered elsewhere; ending the turn", "task", d.ctl.task())
 				out = outcome{stop: acp.StopEndTurn}
 				break
 			}
-			out = t.rejoin()
+			out = d.rejoin()
 		}
 		for {
 			if out.resume == nil && out.err == nil && out.stop == acp.StopEndTurn {
-				out.resume = t.settleSteers()
+				out.resume = d.steers.settle(d.ctx)
 			} else if out.resume == nil {
-				t.dropSteers()
+				d.steers.drop(d.ctx)
 			}
 			// A native steer taken while the steers were settled is
 			// settled too; then no more are taken.
-			if out.resume != nil || t.closeSteers() {
+			if out.resume != nil || d.steers.close() {
 				break
 			}
 		}
@@ -74,47 +109,47 @@ func (t *Turn) drive() outcome {
 			return out
 		}
 		msg = *out.resume
-		t.authRequired = false
+		d.authRequired = false
 		if msg.TaskID == "" {
 			// A steer run as the next turn starts a task of its own.
-			t.resetTask()
+			d.resetTask()
 		}
 	}
 }
 
 // follow reads a stream to the outcome, reattaching when it drops and
 // reading the task back when it cannot.
-func (t *Turn) follow(s *a2aclient.Stream) outcome {
+func (d *driver) follow(s *a2aclient.Stream) outcome {
 	for attempt := 0; ; attempt++ {
-		out, why, cause := t.consume(s)
+		out, why, cause := d.consume(s)
 		s.Close()
 		if why == consumedEnd {
 			return out
 		}
-		if snap := t.lastSnap; why == consumedDropped && snap != nil {
+		if snap := d.lastSnap; why == consumedDropped && snap != nil {
 			// A snapshot streamer's stream ends on its last snapshot.
-			if out, ok := t.final(*snap); ok {
+			if out, ok := d.final(*snap); ok {
 				return out
 			}
 		}
-		if out, ok := t.lost(cause); ok {
+		if out, ok := d.lost(cause); ok {
 			return out
 		}
-		taskID := t.task()
+		taskID := d.ctl.task()
 		if why == consumedError || attempt >= 2 {
 			break
 		}
-		t.env.Log.Info("the stream ended before the turn did; reattaching", "task", taskID, "cause", errString(cause))
-		t.show(t.r.Notices.Say(render.ReconnectingNotice()))
+		d.env.Log.Info("the stream ended before the turn did; reattaching", "task", taskID, "cause", errString(cause))
+		d.ctl.Show(d.r.Notices.Say(render.ReconnectingNotice()))
 		var err error
-		t.staleFirst = false // a reattach's first frame is the task now
-		s, err = t.env.Client.Resubscribe(t.ctx, taskID)
+		d.staleFirst = false // a reattach's first frame is the task now
+		s, err = d.env.Client.Resubscribe(d.ctx, taskID)
 		if err != nil {
-			t.env.Log.Info("reattach refused; reading the task back", "task", taskID, "err", err)
+			d.env.Log.Info("reattach refused; reading the task back", "task", taskID, "err", err)
 			break
 		}
 	}
-	return t.readBack()
+	return d.readBack()
 }
 
 // elsewhereMax bounds the times one turn follows a task whose park was
@@ -123,35 +158,35 @@ const elsewhereMax = 3
 
 // rejoin follows the task after its park was answered elsewhere: a new
 // stream of it, else what it is now (read back).
-func (t *Turn) rejoin() outcome {
-	if t.isCancelled() {
+func (d *driver) rejoin() outcome {
+	if d.ctl.GivenUp() {
 		return outcome{stop: acp.StopCancelled}
 	}
-	s, err := t.env.Client.Resubscribe(t.ctx, t.task())
+	s, err := d.env.Client.Resubscribe(d.ctx, d.ctl.task())
 	if err != nil {
-		t.env.Log.Info("reattach refused; reading the task back", "task", t.task(), "err", err)
-		return t.readBack()
+		d.env.Log.Info("reattach refused; reading the task back", "task", d.ctl.task(), "err", err)
+		return d.readBack()
 	}
-	t.staleFirst = false // a reattach's first frame is the task now
-	return t.follow(s)
+	d.staleFirst = false // a reattach's first frame is the task now
+	return d.follow(s)
 }
 
 // lost is the outcome of a stream lost before the turn's end when there
 // is no task to reattach to (or no need); false to reattach.
-func (t *Turn) lost(cause error) (outcome, bool) {
+func (d *driver) lost(cause error) (outcome, bool) {
 	switch {
-	case t.isCancelled():
+	case d.ctl.GivenUp():
 		return outcome{stop: acp.StopCancelled}, true
-	case t.authRequired:
+	case d.authRequired:
 		return outcome{stop: acp.StopEndTurn}, true
-	case t.task() != "":
+	case d.ctl.task() != "":
 		return outcome{}, false
-	case t.gotMessage:
+	case d.gotMessage:
 		return outcome{stop: acp.StopEndTurn}, true
 	case cause != nil:
-		return outcome{err: t.env.Host.CallError(cause, "")}, true
+		return outcome{err: d.env.Replies.CallError(cause, "")}, true
 	}
-	return outcome{err: render.Error(t.env.Agent+": the stream ended before the agent started a task", "unknown", "", "")}, true
+	return outcome{err: render.Error(d.env.Agent+": the stream ended before the agent started a task", "unknown", "", "")}, true
 }
 
 func errString(err error) string {
@@ -165,19 +200,19 @@ func errString(err error) string {
 // ends without one. Each event is done with before the next is read, so
 // the stream shares (Stream.Share): a streamed chunk's decode allocates
 // nothing.
-func (t *Turn) consume(s *a2aclient.Stream) (outcome, consumeResult, error) {
-	t.lastSnap = nil
+func (d *driver) consume(s *a2aclient.Stream) (outcome, consumeResult, error) {
+	d.lastSnap = nil
 	s.Share()
 	for {
 		ev, err := s.Next()
 		if err != nil {
-			return t.streamError(err)
+			return d.streamError(err)
 		}
-		if !t.mine(&ev) {
+		if !d.mine(&ev) {
 			continue
 		}
-		out, done := t.frame(&ev)
-		t.staleFirst = false
+		out, done := d.frame(&ev)
+		d.staleFirst = false
 		if done {
 			return out, consumedEnd, nil
 		}
@@ -187,32 +222,32 @@ func (t *Turn) consume(s *a2aclient.Stream) (outcome, consumeResult, error) {
 // mine reports whether a frame is of the turn: of its session's context
 // and of its task, once the server named one (another client's turn on
 // the same thread is not).
-func (t *Turn) mine(ev *a2a.Event) bool {
-	if ev.ContextID != "" && ev.ContextID != t.sess.id {
-		t.env.Log.Debug("ignoring a frame of another context", "context", ev.ContextID)
+func (d *driver) mine(ev *a2a.Event) bool {
+	if ev.ContextID != "" && ev.ContextID != d.sess.id {
+		d.env.Log.Debug("ignoring a frame of another context", "context", ev.ContextID)
 		return false
 	}
-	if known := t.ownTask; known != "" && ev.TaskID != "" && ev.TaskID != known {
-		t.env.Log.Debug("ignoring a frame of another task", "task", ev.TaskID, "turn task", known)
+	if known := d.ownTask; known != "" && ev.TaskID != "" && ev.TaskID != known {
+		d.env.Log.Debug("ignoring a frame of another task", "task", ev.TaskID, "turn task", known)
 		return false
 	}
 	return true
 }
 
 // streamError is what a stream's error means for the turn.
-func (t *Turn) streamError(err error) (outcome, consumeResult, error) {
-	if t.isCancelled() {
+func (d *driver) streamError(err error) (outcome, consumeResult, error) {
+	if d.ctl.GivenUp() {
 		return outcome{stop: acp.StopCancelled}, consumedEnd, nil
 	}
 	var rpc *a2a.RPCError
 	if errors.As(err, &rpc) {
-		if t.task() == "" {
-			return outcome{err: t.env.Host.CallError(err, "")}, consumedEnd, nil
+		if d.ctl.task() == "" {
+			return outcome{err: d.env.Replies.CallError(err, "")}, consumedEnd, nil
 		}
 		return outcome{}, consumedError, err
 	}
 	if a2a.IsUnauthorized(err) || errors.Is(err, a2a.ErrTooLarge) {
-		return outcome{err: t.env.Host.CallError(err, t.task())}, consumedEnd, nil
+		return outcome{err: d.env.Replies.CallError(err, d.ctl.task())}, consumedEnd, nil
 	}
 	if errors.Is(err, io.EOF) {
 		err = nil
@@ -221,37 +256,45 @@ func (t *Turn) streamError(err error) (outcome, consumeResult, error) {
 }
 
 // readBack reads the task after the stream was lost for good.
-func (t *Turn) readBack() outcome {
-	taskID := t.task()
-	task, err := t.env.Client.GetTask(t.ctx, taskID, 0)
+func (d *driver) readBack() outcome {
+	taskID := d.ctl.task()
+	task, err := d.env.Client.GetTask(d.ctx, taskID, 0)
 	if err != nil {
-		if t.isCancelled() {
+		if d.ctl.GivenUp() {
 			return outcome{stop: acp.StopCancelled}
 		}
-		e := t.env.Host.CallError(err, taskID)
-		e.Message = t.env.Agent + ": the stream was lost and the task could not be read back: " + err.Error()
+		e := d.env.Replies.CallError(err, taskID)
+		e.Message = d.env.Agent + ": the stream was lost and the task could not be read back: " + err.Error()
 		return outcome{err: e}
 	}
 	for i := range task.Artifacts {
-		t.artifact(&task.Artifacts[i], false)
+		d.artifact(&task.Artifacts[i], false)
 	}
-	if out, ok := t.final(task.Status); ok {
+	if out, ok := d.final(task.Status); ok {
 		return out
 	}
-	return outcome{err: render.Error(t.env.Agent+": the connection was lost while the task was still "+string(task.Status.State)+"; it may finish on its own",
+	return outcome{err: render.Error(d.env.Agent+": the connection was lost while the task was still "+string(task.Status.State)+"; it may finish on its own",
 		"working", taskID, "")}
 }
 
 // final maps a task's last known status when it is terminal or
 // interrupted; ok is false while the task still runs.
-func (t *Turn) final(st a2a.Status) (outcome, bool) {
+func (d *driver) final(st a2a.Status) (outcome, bool) {
 	switch st.State {
 	case a2a.StateCompleted, a2a.StateCanceled, a2a.StateRejected, a2a.StateFailed, a2a.StateInputRequired:
-		out, _ := t.status(st)
+		out, _ := d.status(st)
 		return out, true
 	case a2a.StateAuthRequired:
-		t.status(st)
+		d.status(st)
 		return outcome{stop: acp.StopEndTurn}, true
 	}
 	return outcome{}, false
+}
+
+// callStatus is the status the calls still open at the turn's end get.
+func callStatus(out outcome) acp.ToolStatus {
+	if out.err == nil && out.stop == acp.StopEndTurn {
+		return acp.ToolCompleted
+	}
+	return acp.ToolFailed
 }

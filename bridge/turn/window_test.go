@@ -16,9 +16,9 @@ import (
 // (The grace window's tests, from package steer's Window, which the
 // machine took in.)
 
-// replies is a Host that keeps what the turn answered.
+// replies keeps what the turn answered.
 type replies struct {
-	Host
+	Replies
 	got chan any
 }
 
@@ -48,9 +48,10 @@ func (l logLines) Handle(_ context.Context, r slog.Record) error {
 func testTurn(grace time.Duration) (*Turn, replies, logLines) {
 	h := replies{got: make(chan any, 8)}
 	lines := make(logLines, 8)
-	t := &Turn{env: Env{Grace: grace, Host: h, Log: slog.New(lines)}, sess: NewSession("s1", "/w", true, false),
-		m: newMachine(&acp.Request{}, grace > 0, 0), changed: make(chan struct{}), done: make(chan struct{})}
+	t := &Turn{env: &Env{Grace: grace, Replies: h, Log: slog.New(lines)}, sess: NewSession("s1", "/w", true, false), done: make(chan struct{})}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
+	t.ctl = newControl(t.ctx, t.env, t.sess, &acp.Request{}, t.givenUp)
+	t.ctl.m = newMachine(&acp.Request{}, grace > 0, 0)
 	return t, h, lines
 }
 
@@ -106,18 +107,18 @@ func TestWindowExpires(t *testing.T) {
 	if r := <-h.got; r.(acp.PromptResult).StopReason != acp.StopCancelled {
 		t.Fatalf("the prompt answered %v", r)
 	}
-	tr.emit(acp.AgentMessageChunk{Content: acp.Text("lost")})
+	tr.ctl.Emit(acp.AgentMessageChunk{Content: acp.Text("lost")})
 	select {
 	case <-tr.ctx.Done():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the window did not close")
 	}
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	if tr.m.phase != orphaned || tr.m.apply(text("x")).deliver || tr.m.apply(event{kind: evSteer, steer: &pendingSteer{}}).taken {
+	tr.ctl.mu.Lock()
+	defer tr.ctl.mu.Unlock()
+	if tr.ctl.m.phase != orphaned || tr.ctl.m.apply(text("x")).deliver || tr.ctl.m.apply(event{kind: evSteer, steer: &pendingSteer{}}).taken {
 		t.Error("an expired window drops output and takes no steer")
 	}
-	if fx := tr.m.apply(event{kind: evAdopt, req: &acp.Request{}}); len(fx.flush) != 0 {
+	if fx := tr.ctl.m.apply(event{kind: evAdopt, req: &acp.Request{}}); len(fx.flush) != 0 {
 		t.Error("nothing to adopt")
 	}
 }
@@ -128,23 +129,23 @@ func TestWindowExpires(t *testing.T) {
 func TestWindowRelease(t *testing.T) {
 	tr, _, _ := testTurn(time.Hour)
 	tr.Cancel()
-	if fx := tr.apply(event{kind: evSteer, steer: &pendingSteer{}}); !fx.taken {
+	if fx := tr.ctl.apply(event{kind: evSteer, steer: &pendingSteer{}}); !fx.taken {
 		t.Fatal("steer")
 	}
-	tr.mu.Lock()
-	stopped := !tr.timer.Stop()
-	gen := tr.m.gen
-	tr.mu.Unlock()
+	tr.ctl.mu.Lock()
+	stopped := !tr.ctl.timer.Stop()
+	gen := tr.ctl.m.gen
+	tr.ctl.mu.Unlock()
 	if !stopped {
 		t.Error("the grace timer still ran after the steer")
 	}
-	tr.apply(event{kind: evExpire, gen: gen}) // what the timer does when it fires
-	if tr.m.phase != adopting || tr.ctx.Err() != nil {
-		t.Fatalf("a window holding a steer must not expire: %s", tr.m.phase)
+	tr.ctl.apply(event{kind: evExpire, gen: gen}) // what the timer does when it fires
+	if tr.ctl.m.phase != adopting || tr.ctx.Err() != nil {
+		t.Fatalf("a window holding a steer must not expire: %s", tr.ctl.m.phase)
 	}
-	tr.apply(event{kind: evRefuse})
-	if tr.m.phase != orphaned || tr.ctx.Err() == nil {
-		t.Errorf("refused: %s", tr.m.phase)
+	tr.ctl.apply(event{kind: evRefuse})
+	if tr.ctl.m.phase != orphaned || tr.ctx.Err() == nil {
+		t.Errorf("refused: %s", tr.ctl.m.phase)
 	}
 }
 
@@ -155,7 +156,7 @@ func TestWindowWait(t *testing.T) {
 	tr, _, lines := testTurn(time.Hour)
 	tr.Cancel()
 	got := make(chan bool, 1)
-	go func() { got <- tr.waitPhase() }()
+	go func() { got <- tr.ctl.waitPhase() }()
 	for line := range lines {
 		if strings.Contains(line, "waits for a prompt to adopt the turn") {
 			break
@@ -166,8 +167,8 @@ func TestWindowWait(t *testing.T) {
 		t.Fatalf("the wait returned %v while the window was open", r)
 	default:
 	}
-	tr.apply(event{kind: evSteer, steer: &pendingSteer{}})
-	tr.apply(event{kind: evAdopt, req: &acp.Request{}})
+	tr.ctl.apply(event{kind: evSteer, steer: &pendingSteer{}})
+	tr.ctl.apply(event{kind: evAdopt, req: &acp.Request{}})
 	select {
 	case r := <-got:
 		if !r {
@@ -179,7 +180,7 @@ func TestWindowWait(t *testing.T) {
 	other, _, _ := testTurn(time.Hour)
 	other.Cancel()
 	other.cancel()
-	if other.waitPhase() {
+	if other.ctl.waitPhase() {
 		t.Error("a turn whose context ended waits for nobody")
 	}
 }
@@ -188,7 +189,7 @@ func TestWindowWait(t *testing.T) {
 // is closed at once for a turn that is not attached; with no grace too.
 func TestWindowLeft(t *testing.T) {
 	tr, _, _ := testTurn(time.Hour)
-	left := tr.left()
+	left := tr.ctl.left()
 	select {
 	case <-left:
 		t.Fatal("closed while attached")
@@ -196,9 +197,9 @@ func TestWindowLeft(t *testing.T) {
 	}
 	tr.Cancel()
 	<-left
-	<-tr.left()
+	<-tr.ctl.left()
 	o, _, _ := testTurn(0)
-	left = o.left()
+	left = o.ctl.left()
 	o.Cancel()
 	<-left
 }
@@ -208,12 +209,12 @@ func TestWindowLeft(t *testing.T) {
 // (a2aclient.Stream.Share), and the buffer is flushed later.
 func TestDetachedTextCopied(t *testing.T) {
 	tt, _, _ := testTurn(time.Minute)
-	tt.m.apply(event{kind: evCancel})
+	tt.ctl.m.apply(event{kind: evCancel})
 	frame := []byte("chunk of a frame")
-	tt.emitText("m-1", unsafe.String(&frame[0], len(frame)))
+	tt.ctl.emitText("m-1", unsafe.String(&frame[0], len(frame)))
 	copy(frame, "the next frame!!") // the stream reads its next frame
-	tt.m.apply(event{kind: evSteer, steer: &pendingSteer{}})
-	if got := texts(tt.m.apply(event{kind: evAdopt, req: &acp.Request{}}).flush); got != "[chunk of a frame]" {
+	tt.ctl.m.apply(event{kind: evSteer, steer: &pendingSteer{}})
+	if got := texts(tt.ctl.m.apply(event{kind: evAdopt, req: &acp.Request{}}).flush); got != "[chunk of a frame]" {
 		t.Errorf("flushed %v", got)
 	}
 }

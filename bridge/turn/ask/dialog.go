@@ -1,4 +1,4 @@
-package turn
+package ask
 
 // A park's dialog in the editor (a permission request, a form) while it is
 // needed, and no longer (SPEC §14): the request is withdrawn with
@@ -25,40 +25,38 @@ var (
 )
 
 // dialog asks the editor method and waits for its answer in result, while
-// the dialog is needed. withdrawn is why it was withdrawn (errPromptLeft,
-// errElsewhere, or the turn's context's error), nil when the editor
-// answered (err is then the call's error).
-func (t *Turn) dialog(method string, params, result any) (withdrawn, err error) {
-	ctx, cancel := context.WithCancelCause(t.ctx)
+// the dialog is needed: until left is closed (the prompt that owns the
+// turn was cancelled), or the turn's context ctx ends, or the park is
+// answered elsewhere. withdrawn is why it was withdrawn (errPromptLeft,
+// errElsewhere, or ctx's error), nil when the editor answered (err is
+// then the call's error).
+func (a *Asker) dialog(ctx context.Context, left <-chan struct{}, method string, params, result any) (withdrawn, err error) {
+	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go func() {
 		select {
-		case <-t.left():
+		case <-left:
 			cancel(errPromptLeft)
 		case <-ctx.Done():
 		}
 	}()
-	go t.watchElsewhere(ctx, cancel)
-	err = t.env.Conn.Call(ctx, method, params, result)
+	go a.watchElsewhere(ctx, cancel)
+	err = a.Conn.Call(ctx, method, params, result)
 	if err != nil && ctx.Err() != nil {
 		withdrawn = context.Cause(ctx)
-		t.env.Log.Info("the editor's dialog was withdrawn", "session", t.sess.id, "method", method, "why", withdrawn)
+		a.Log.Info("the editor's dialog was withdrawn", "session", a.Session, "method", method, "why", withdrawn)
 		return withdrawn, err
 	}
 	return nil, err
 }
 
-// watchElsewhere reads the operator API's summary of the chat every busy
-// poll while a dialog is open, and ends it (errElsewhere) once the chat's
-// last task is no longer waiting for input, or a turn runs on the chat:
-// the park was answered elsewhere. A server without the route, or a
-// summary that cannot be read, leaves the dialog to the editor.
-func (t *Turn) watchElsewhere(ctx context.Context, cancel context.CancelCauseFunc) {
-	poll := t.env.BusyPoll
-	if poll <= 0 {
-		poll = defaultBusyPoll
-	}
-	tick := time.NewTicker(poll)
+// watchElsewhere reads the operator API's summary of the chat every poll
+// while a dialog is open, and ends it (errElsewhere) once the chat's last
+// task is no longer waiting for input, or a turn runs on the chat: the
+// park was answered elsewhere. A server without the route, or a summary
+// that cannot be read, leaves the dialog to the editor.
+func (a *Asker) watchElsewhere(ctx context.Context, cancel context.CancelCauseFunc) {
+	tick := time.NewTicker(a.Poll)
 	defer tick.Stop()
 	for {
 		select {
@@ -66,14 +64,14 @@ func (t *Turn) watchElsewhere(ctx context.Context, cancel context.CancelCauseFun
 			return
 		case <-tick.C:
 		}
-		sum, err := t.env.Client.Operator().Session(ctx, t.sess.id)
+		sum, err := a.Client.Operator().Session(ctx, a.Session)
 		switch {
 		case errors.Is(err, a2aclient.ErrNoOperator):
 			return
 		case err != nil:
-			t.env.Log.Debug("the chat's summary is unreadable while a dialog is open", "session", t.sess.id, "err", err)
+			a.Log.Debug("the chat's summary is unreadable while a dialog is open", "session", a.Session, "err", err)
 		case sum.Active || (sum.LastState != "" && a2a.ParseState(sum.LastState) != a2a.StateInputRequired):
-			t.env.Log.Info("the park was answered elsewhere", "session", t.sess.id, "active", sum.Active, "last_state", sum.LastState)
+			a.Log.Info("the park was answered elsewhere", "session", a.Session, "active", sum.Active, "last_state", sum.LastState)
 			cancel(errElsewhere)
 			return
 		}

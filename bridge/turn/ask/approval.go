@@ -1,13 +1,14 @@
-package turn
+package ask
 
 // Approvals (SPEC §6): a park that asks to approve a call. What to do is
 // a pure decision (decide: from the park, the call it names, the
 // session's mode and whether the message asked to bypass approvals);
-// approval carries it out: it asks the editor's permission dialog when the
+// Asker.Approval carries it out: it asks the editor's permission dialog when the
 // decision says so and resumes the task with the answer. Permissions fail
 // closed: anything but an explicit allow is a denial.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -142,71 +143,79 @@ func (d decision) answer(choice string) (approved, always, sessionMode bool) {
 	return false, false, false
 }
 
-// approval carries the decision out: it opens the approval's own view,
+// Case is what an approval is decided on, of what the turn knows: its
+// task, the session's mode, and whether the message the park answers
+// asked to bypass approvals.
+type Case struct {
+	TaskID string
+	// Bypass: the session is in allow-commands; SentBypass: the message
+	// the park answers asked to bypass approvals.
+	Bypass, SentBypass bool
+}
+
+// Approval carries the decision out: it opens the approval's own view,
 // asks the editor (unless approved at once) and resumes the task with the
 // answer.
-func (t *Turn) approval(h *a2a.Hitl) outcome {
-	taskID := t.task()
-	own, ok := t.r.Tools.Open(h.ToolCallID)
-	d := decide(approvalCase{park: h, own: own, ownOK: ok, bypass: t.sess.Settings().Bypass, sentBypass: t.sentBypass,
-		viewID: "approval-" + taskID + "-" + randid.Hex(3)})
+func (a *Asker) Approval(ctx context.Context, h *a2a.Hitl, c Case) Result {
+	own, ok := a.R.Tools.Open(h.ToolCallID)
+	d := decide(approvalCase{park: h, own: own, ownOK: ok, bypass: c.Bypass, sentBypass: c.SentBypass,
+		viewID: "approval-" + c.TaskID + "-" + randid.Hex(3)})
 	if d.view != nil {
-		t.emit(d.view)
+		a.Out.Emit(d.view)
 	}
 	approved, always := d.auto, false
 	if d.auto {
-		if d.tellNoSkip && t.sess.tellNoSkip() {
-			t.show(t.r.Notices.Say(render.NoSkipNotice()))
+		if d.tellNoSkip && a.Mode.TellNoSkip() {
+			a.Out.Show(a.R.Notices.Say(render.NoSkipNotice()))
 		}
-		t.env.Log.Info("auto-approved a command for this session", "task", taskID)
+		a.Log.Info("auto-approved a command for this session", "task", c.TaskID)
 	} else {
-		choice, elsewhere := t.askPermission(d)
+		choice, elsewhere := a.permission(ctx, d)
 		if elsewhere {
 			if d.view != nil {
-				t.emit(render.ApprovalEnd(d.callID, false))
+				a.Out.Emit(render.ApprovalEnd(d.callID, false))
 			}
-			t.show(t.r.Notices.Say(render.ElsewhereNotice()))
-			return outcome{elsewhere: true}
+			a.Out.Show(a.R.Notices.Say(render.ElsewhereNotice()))
+			return Result{Elsewhere: true}
 		}
 		var setMode bool
 		approved, always, setMode = d.answer(choice)
-		if setMode && t.sess.SetBypass(true) {
-			t.env.Log.Info("session mode set by the permission dialog", "session", t.sess.id, "mode", "allow-commands")
-			t.env.Host.ModeChanged(t.sess, t.emit)
+		if setMode {
+			a.Mode.AllowCommands()
 		}
 	}
 	if d.view != nil {
-		t.emit(render.ApprovalEnd(d.callID, approved))
+		a.Out.Emit(render.ApprovalEnd(d.callID, approved))
 	}
-	if t.isCancelled() {
-		return outcome{stop: acp.StopCancelled}
+	if a.Prompt.GivenUp() {
+		return Result{GivenUp: true}
 	}
-	return outcome{resume: t.sess.Intents(&a2a.OutMessage{ContextID: t.sess.id, TaskID: taskID, Resume: true,
-		Approval: &a2a.ApprovalAnswer{ToolCallID: h.ToolCallID, Allow: approved, Always: always}})}
+	return Result{Resume: &a2a.OutMessage{ContextID: a.Session, TaskID: c.TaskID, Resume: true,
+		Approval: &a2a.ApprovalAnswer{ToolCallID: h.ToolCallID, Allow: approved, Always: always}}}
 }
 
-// askPermission shows the editor's permission dialog and returns the
-// chosen option; any failure, dismissal or unknown answer is a denial.
-// A dialog withdrawn because its prompt was cancelled is asked again of
-// the prompt that adopts the turn (Send Now), a denial when none does;
-// elsewhere reports that it was withdrawn because the park was answered
-// elsewhere.
-func (t *Turn) askPermission(d decision) (choice string, elsewhere bool) {
-	req := acp.RequestPermissionParams{SessionID: t.sess.id,
+// permission shows the editor's permission dialog and returns the chosen
+// option; any failure, dismissal or unknown answer is a denial. A dialog
+// withdrawn because its prompt was cancelled is asked again of the prompt
+// that adopts the turn (Send Now), a denial when none does; elsewhere
+// reports that it was withdrawn because the park was answered elsewhere.
+func (a *Asker) permission(ctx context.Context, d decision) (choice string, elsewhere bool) {
+	req := acp.RequestPermissionParams{SessionID: a.Session,
 		ToolCall: acp.PermissionToolCall{ToolCallID: d.callID, Title: d.title, RawInput: d.rawInput}, Options: d.options}
 	for {
-		if !t.waitPhase() {
+		left, ok := a.Prompt.Wait()
+		if !ok {
 			return optDeny, false
 		}
 		var resp acp.RequestPermissionResponse
-		withdrawn, err := t.dialog(acp.MethodRequestPermission, req, &resp)
+		withdrawn, err := a.dialog(ctx, left, acp.MethodRequestPermission, req, &resp)
 		switch {
 		case errors.Is(withdrawn, errPromptLeft):
 			continue
 		case errors.Is(withdrawn, errElsewhere):
 			return "", true
 		case err != nil:
-			t.env.Log.Info("permission request failed; denying", "err", err)
+			a.Log.Info("permission request failed; denying", "err", err)
 			return optDeny, false
 		case resp.Outcome.Outcome != acp.OutcomeSelected:
 			return optDeny, false
@@ -216,7 +225,7 @@ func (t *Turn) askPermission(d decision) (choice string, elsewhere bool) {
 				return o.OptionID, false
 			}
 		}
-		t.env.Log.Warn("the editor chose an option shim did not offer; denying", "option", resp.Outcome.OptionID)
+		a.Log.Warn("the editor chose an option shim did not offer; denying", "option", resp.Outcome.OptionID)
 		return optDeny, false
 	}
 }

@@ -1,4 +1,4 @@
-package turn
+package ask
 
 import (
 	"encoding/json"
