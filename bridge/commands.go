@@ -7,17 +7,18 @@ package bridge
 // here without an A2A call.
 
 import (
-	"github.com/shimdev/shim/a2a/a2aclient"
-	"github.com/shimdev/shim/bridge/turn"
-	"github.com/shimdev/shim/internal/textcut"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/randid"
+	"github.com/shimdev/shim/internal/textcut"
 )
 
 // statusCommand is shim's own command.
@@ -31,6 +32,23 @@ const (
 	commandHintMax = 80
 	commandsMax    = 1000
 )
+
+// commands is the card's skills as the editor's commands: the list last
+// sent (cardChanged compares), a prompt's skill hint, and /status.
+type commands struct {
+	out   *out
+	agent *remoteAgent
+	store *store
+	log   *slog.Logger
+	// version is shim's; source, when set, says where the token in use
+	// came from (Options.CredentialSource).
+	version string
+	source  func() string
+
+	// mu guards the command list last sent.
+	mu   sync.Mutex
+	sent []acp.AvailableCommand
+}
 
 // commandSet is the commands of a card: the list the editor shows and the
 // skill id behind each skill's name.
@@ -134,54 +152,38 @@ func commandsOf(card *a2a.Card) commandSet {
 	return set
 }
 
-// knownCard is the card in use, when discovery ran; it never fetches.
-func (s *Server) knownCard() *a2a.Card {
-	s.clientMu.Lock()
-	c := s.client
-	s.clientMu.Unlock()
-	if c == nil {
-		return nil
-	}
-	return c.KnownCard()
-}
-
-// sendCommands sends a session its commands (after the response that
+// send sends a session its commands (after the response that
 // introduced it) and remembers the list sent.
-func (s *Server) sendCommands(id string) {
-	set := commandsOf(s.knownCard())
-	s.cmdMu.Lock()
-	s.commandsSent = set.list
-	s.cmdMu.Unlock()
-	s.notify(id, render.Commands(set.list))
+func (c *commands) send(id string) {
+	set := commandsOf(c.agent.knownCard())
+	c.mu.Lock()
+	c.sent = set.list
+	c.mu.Unlock()
+	c.out.notify(id, render.Commands(set.list))
 }
 
 // cardChanged re-sends the commands to every open session when the card
 // in use gives another list than the one sent: the extended card replaced
 // the public one (SPEC §12.2; a2aclient.Client.OnCardChange calls it), or a new
 // card after authenticate.
-func (s *Server) cardChanged() {
-	set := commandsOf(s.knownCard())
-	s.cmdMu.Lock()
-	same := s.commandsSent == nil || slices.EqualFunc(s.commandsSent, set.list, sameCommand)
+func (c *commands) cardChanged() {
+	set := commandsOf(c.agent.knownCard())
+	c.mu.Lock()
+	same := c.sent == nil || slices.EqualFunc(c.sent, set.list, sameCommand)
 	if !same {
-		s.commandsSent = set.list
+		c.sent = set.list
 	}
-	s.cmdMu.Unlock()
-	var ids []string
-	if !same {
-		s.sessMu.Lock()
-		for id := range s.sessions {
-			ids = append(ids, id)
-		}
-		s.sessMu.Unlock()
-	}
-	if same || len(ids) == 0 {
+	c.mu.Unlock()
+	if same {
 		return
 	}
-	slices.Sort(ids)
-	s.log.Info("the agent's skills changed; sending the commands again", "sessions", len(ids))
+	ids := c.store.ids()
+	if len(ids) == 0 {
+		return
+	}
+	c.log.Info("the agent's skills changed; sending the commands again", "sessions", len(ids))
 	for _, id := range ids {
-		s.enqueue(id, func() { s.notify(id, render.Commands(set.list)) })
+		c.store.enqueue(id, func() { c.out.notify(id, render.Commands(set.list)) })
 	}
 }
 
@@ -212,18 +214,18 @@ func slashCommand(blocks []acp.PromptBlock) string {
 }
 
 // skillHint is the skill id a prompt's command names, "" for none.
-func (s *Server) skillHint(cmd string) string {
+func (c *commands) skillHint(cmd string) string {
 	if cmd == "" {
 		return ""
 	}
-	return commandsOf(s.knownCard()).skillOf[cmd]
+	return commandsOf(c.agent.knownCard()).skillOf[cmd]
 }
 
-// showStatus answers /status: what the session talks to and how, as
+// status answers /status: what the session talks to and how, as
 // message chunks, then end_turn. No A2A call is made.
-func (s *Server) showStatus(req *acp.Request, sess *turn.Session) {
-	c := s.knownClient()
-	card := s.knownCard()
+func (c *commands) status(req *acp.Request, sess *turn.Session) {
+	client := c.agent.knownClient()
+	card := c.agent.knownCard()
 	line := func(label, value string) string {
 		if value == "" {
 			value = "unknown"
@@ -231,10 +233,10 @@ func (s *Server) showStatus(req *acp.Request, sess *turn.Session) {
 		return "- " + label + ": " + value + "\n"
 	}
 	var b strings.Builder
-	b.WriteString("**" + s.agentName() + "** through shim " + s.opts.Version + "\n\n")
+	b.WriteString("**" + c.agent.name() + "** through shim " + c.version + "\n\n")
 	url := ""
-	if c != nil {
-		url = c.Base()
+	if client != nil {
+		url = client.Base()
 	}
 	b.WriteString(line("URL", url))
 	dialect, endpoint := "", ""
@@ -244,8 +246,8 @@ func (s *Server) showStatus(req *acp.Request, sess *turn.Session) {
 	b.WriteString(line("Protocol", dialect))
 	b.WriteString(line("Endpoint", endpoint))
 	creds := "none"
-	if s.opts.CredentialSource != nil {
-		if src := s.opts.CredentialSource(); src != "" {
+	if c.source != nil {
+		if src := c.source(); src != "" {
 			creds = src
 		}
 	}
@@ -257,13 +259,6 @@ func (s *Server) showStatus(req *acp.Request, sess *turn.Session) {
 		model = st.model
 	}
 	b.WriteString(line("Model", model))
-	s.notify(sess.ID(), render.AnswerChunk("shim-status-"+randid.Hex(6), b.String()))
-	s.reply(req, acp.PromptResult{StopReason: acp.StopEndTurn}, nil)
-}
-
-// knownClient is the A2A client when one was built; it builds none.
-func (s *Server) knownClient() *a2aclient.Client {
-	s.clientMu.Lock()
-	defer s.clientMu.Unlock()
-	return s.client
+	c.out.notify(sess.ID(), render.AnswerChunk("shim-status-"+randid.Hex(6), b.String()))
+	c.out.reply(req, acp.PromptResult{StopReason: acp.StopEndTurn}, nil)
 }

@@ -13,25 +13,43 @@
 //
 // # Files
 //
-//	server.go    Server, Options, Serve; routes (where each ACP call runs,
-//	             under which context: a request's trace context goes on
-//	             every A2A call it causes), replies, notifications and the
-//	             notices about a session outside a turn (SPEC §14), the
-//	             thread index, the project roots, additional directories
+// Server is routes over a session store and small values with one job
+// each, composed once by newServer; none of them calls up into another's
+// owner, and each gets only the values it uses.
+//
+//	server.go    Server (the values composed), Serve, the shutdown
+//	options.go   Options: what cmd/shim configures
+//	routes.go    routes: where each ACP call runs, under which context
+//	             (a request's trace context goes on every A2A call it
+//	             causes); thin handlers; session/new, close, delete
+//	store.go     store: the open sessions and their queues, what this
+//	             process showed of each thread, the thread index, the
+//	             project roots; the bounds of additional directories
 //	queue.go     a session's serial queue
-//	lifecycle.go initialize, authenticate, logout; the A2A client, built
-//	             lazily and probed once
-//	signin.go    signing in from the editor: the OAuth flow's page shown
-//	             as a URL elicitation, completed or withdrawn
-//	prompt.go    session/prompt (a turn of package turn, or a steer),
-//	             session/cancel; the turns' Host; ACP prompt content as an
-//	             A2A message; the editor-context preamble; context ids
-//	steering.go  Send Now and _session/steering routed to the session's turn
-//	commands.go  the card's skills as commands, /status, skill hints (§11.1)
-//	modes.go     the permissions and model options, mirrored as modes
-//	             (§11.2); session/set_model of older clients (§14)
-//	sessions.go  session/list, load, resume, close, delete; past turns
-//	             replayed through the renderer; the console hand-off
+//	out.go       out: replies and session updates to the editor, and the
+//	             connection's lifetime
+//	agent.go     remoteAgent: the A2A client, built lazily and probed
+//	             once, its card and the agent's name; callContext
+//	editor.go    editor: what initialize said of the client (its name,
+//	             what it draws), initialize's answer, the context-id
+//	             prefix and minted ids, the notes given once
+//	notices.go   notices: about a session outside a turn (SPEC §14)
+//	signin.go    access: the auth methods offered, authenticate, logout;
+//	             signing in from the editor (the OAuth flow's page shown
+//	             as a URL elicitation, completed or withdrawn)
+//	prompt.go    prompts: session/prompt (a turn of package turn, or a
+//	             steer), session/cancel; the turns' Host; the
+//	             editor-context preamble
+//	message.go   ACP prompt content as an A2A message
+//	steering.go  steering: Send Now and _session/steering routed to the
+//	             session's turn
+//	commands.go  commands: the card's skills as commands, /status, skill
+//	             hints (§11.1)
+//	modes.go     modes: the permissions and model options, mirrored as
+//	             modes (§11.2); session/set_model of older clients (§14)
+//	archive.go   archive: session/list, load, resume; past turns replayed
+//	             through the renderer
+//	handoff.go   the console hand-off claimed on session/new (§4.2)
 //
 // Each call of the client's runs under its request's context (acp):
 // the client may cancel it ($/cancel_request). session/new, session/list,
@@ -61,17 +79,18 @@
 //
 // # Locks
 //
-// Server's state is under four locks, one per concern, each taken alone:
-// Server.clientMu (the A2A client, probed), Server.sessMu (the sessions
-// and their queues), Server.infoMu (what initialize said of the client,
-// the context-id prefix, the once-only notes) and Server.cmdMu (the
-// command list last sent). The order is Server.sessMu → serial.mu
-// (enqueue and dropQueue hold sessMu while they take a queue's lock).
-// Server.connectMu is held around building the A2A client, and takes
-// Server.clientMu inside it to read and set the client. A turn's locks
-// (turn.Turn.mu, turn.Session.mu) are never taken under a Server lock,
-// nor a Server lock under them. No lock is held while waiting for the
-// editor: a reply never waits (so a cancel never waits on stdout).
+// Each value keeps its own state under its own lock, taken alone:
+// remoteAgent.mu (the A2A client, probed), store.mu (the sessions and
+// their queues), editor.mu (what initialize said of the client, the
+// context-id prefix, the once-only notes), commands.mu (the command list
+// last sent) and signInPage.mu (one sign-in's page). The order is
+// store.mu → serial.mu (enqueue and dropQueue hold store.mu while they
+// take a queue's lock). remoteAgent.connectMu is held around building
+// the A2A client, and takes remoteAgent.mu inside it to read and set the
+// client. A turn's locks (turn.Turn.mu, turn.Session.mu) are never taken
+// under a lock of this package, nor one of this package's under them. No
+// lock is held while waiting for the editor: a reply never waits (so a
+// cancel never waits on stdout).
 //
 // # Shutdown
 //

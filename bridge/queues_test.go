@@ -22,9 +22,9 @@ func TestQueueDroppedOnClose(t *testing.T) {
 	srv := s.server()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		srv.sessMu.Lock()
-		n := len(srv.queues)
-		srv.sessMu.Unlock()
+		srv.store.mu.Lock()
+		n := len(srv.store.queues)
+		srv.store.mu.Unlock()
 		if n == 0 {
 			return
 		}
