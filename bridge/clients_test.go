@@ -85,7 +85,7 @@ func TestNotices(t *testing.T) {
 			api := newOpAPI()
 			f := withOperator(t, api)
 			answering(f, "Live answer.")
-			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.BusyPoll = fastPoll }, nil)
+			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { setBusyPoll(o, fastPoll) }, nil)
 			s.initCaps(t, caps)
 			id := s.newSession(t, "/w")
 			api.mu.Lock()

@@ -725,7 +725,7 @@ func TestBusyWait(t *testing.T) {
 	api.setTurns(id, t0)
 	f := withOperator(t, api)
 	answering(f, "Live answer.")
-	s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.BusyPoll = fastPoll }, nil)
+	s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { setBusyPoll(o, fastPoll) }, nil)
 	s.init(t)
 	if m := s.Call("session/load", loadArgs(id, "/w")); m.Error != nil {
 		t.Fatalf("load: %v", m.Error)
@@ -772,7 +772,10 @@ func TestBusyTimeout(t *testing.T) {
 	api.summary = busyFor(-1, "TASK_STATE_WORKING")
 	f := withOperator(t, api)
 	answering(f, "never")
-	s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.BusyTimeout, o.BusyPoll = 300*time.Millisecond, fastPoll }, nil)
+	s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) {
+		o.BusyTimeout = 300 * time.Millisecond
+		setBusyPoll(o, fastPoll)
+	}, nil)
 	s.init(t)
 	id := s.newSession(t, "/w")
 	m := s.prompt(t, id, "hi")
@@ -807,7 +810,7 @@ func busyCancel(t *testing.T, cancel func(s *testShim, id string, ch chan acptes
 			api.summary = busyFor(-1, "TASK_STATE_WORKING")
 			f := withOperator(t, api)
 			answering(f, "answer")
-			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.SteerGrace, o.BusyPoll = grace, fastPoll }, nil)
+			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.SteerGrace = grace; setBusyPoll(o, fastPoll) }, nil)
 			s.init(t)
 			id := s.newSession(t, "/w")
 			ch, reqID := s.Start("session/prompt", promptArgs(id, "first"))

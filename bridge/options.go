@@ -25,8 +25,6 @@ type Options struct {
 	ContextWindow int64
 	// BusyTimeout bounds the wait for a chat busy elsewhere.
 	BusyTimeout time.Duration
-	// BusyPoll is how often a busy chat is polled; 0 means every 2 s.
-	BusyPoll time.Duration
 	// ThreadsOnly lists and loads only this shim's threads.
 	ThreadsOnly bool
 	// ServerKey is the normalized URL: the thread index key.
@@ -60,4 +58,8 @@ type Options struct {
 	CredentialSource func() string
 	// Log receives diagnostics (stderr).
 	Log *slog.Logger
+
+	// busyPoll is how often a busy chat is polled; 0 means every 2 s.
+	// Only tests set it (export_test.go).
+	busyPoll time.Duration
 }

@@ -120,7 +120,7 @@ func withdrawOnCancel(ctx context.Context, req *acp.Request, t *turn.Turn) {
 // turnEnv is what a turn of sess needs of the server.
 func (s *prompts) turnEnv(c *a2aclient.Client, sess *turn.Session) turn.Env {
 	return turn.Env{Conn: s.out.conn, Client: c, Agent: s.agent.name(), Roots: s.store.roots, Shown: s.store.shown.Of(sess.ID()), Log: s.log,
-		Grace: s.opts.SteerGrace, ContextWindow: s.opts.ContextWindow, BusyTimeout: s.opts.BusyTimeout, BusyPoll: s.opts.BusyPoll,
+		Grace: s.opts.SteerGrace, ContextWindow: s.opts.ContextWindow, BusyTimeout: s.opts.BusyTimeout, BusyPoll: s.opts.busyPoll,
 		Draws: s.editor.drawsNow(), Host: turnHost{s}}
 }
 

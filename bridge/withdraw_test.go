@@ -226,7 +226,7 @@ func TestDialogWithdrawnElsewhere(t *testing.T) {
 			d := newDialogs()
 			var s *testShim
 			d.s = func() *testShim { return s }
-			s = startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.BusyPoll = fastPoll }, d.handler)
+			s = startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { setBusyPoll(o, fastPoll) }, d.handler)
 			caps := tc.caps
 			if caps == nil {
 				caps = map[string]any{}
