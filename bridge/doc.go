@@ -10,6 +10,7 @@
 //	bridge/history   a thread's past turns behind one Source; session/list's rows
 //	bridge/past      a past turn as read back (the value history reads and render shows)
 //	bridge/toolview  a tool call's kind, title, locations, diff, plan
+//	bridge/slash     the card's skills as the editor's "/" commands
 //
 // # Files
 //
@@ -43,8 +44,9 @@
 //	message.go   ACP prompt content as an A2A message
 //	steering.go  steering: Send Now and _session/steering routed to the
 //	             session's turn
-//	commands.go  commands: the card's skills as commands, /status, skill
-//	             hints (§11.1)
+//	commands.go  commands: the card's commands (package slash) sent and
+//	             sent again when the card changes, /status, skill hints
+//	             (§11.1)
 //	modes.go     modes: the permissions and model options, mirrored as
 //	             modes (§11.2); session/set_model of older clients (§14)
 //	archive.go   archive: session/list, load, resume; past turns replayed

@@ -15,6 +15,7 @@ import (
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/past"
+	"github.com/shimdev/shim/bridge/slash"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/threads"
 )
@@ -53,8 +54,8 @@ func (s *prompts) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPar
 		s.out.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
 		return
 	}
-	cmd := slashCommand(p.Prompt)
-	if cmd == statusCommand {
+	cmd := slash.Command(p.Prompt)
+	if cmd == slash.Status {
 		s.commands.status(req, sess)
 		return
 	}
