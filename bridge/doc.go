@@ -11,6 +11,7 @@
 //	bridge/past      a past turn as read back (the value history reads and render shows)
 //	bridge/toolview  a tool call's kind, title, locations, diff, plan
 //	bridge/slash     the card's skills as the editor's "/" commands
+//	bridge/message   ACP prompt content as the parts of an A2A message
 //
 // # Files
 //
@@ -41,7 +42,6 @@
 //	prompt.go    prompts: session/prompt (a turn of package turn, or a
 //	             steer), session/cancel; the turns' Host; the
 //	             editor-context preamble
-//	message.go   ACP prompt content as an A2A message
 //	steering.go  steering: Send Now and _session/steering routed to the
 //	             session's turn
 //	commands.go  commands: the card's commands (package slash) sent and

@@ -1,8 +1,9 @@
 package bridge
 
-// session/prompt: the prompt's content as an A2A message, then a turn of
-// its own (package turn), or a steer folded into the session's detached
-// turn (steering.go); /status answered here; session/cancel.
+// session/prompt: the prompt's content as an A2A message (package
+// message), then a turn of its own (package turn), or a steer folded into
+// the session's detached turn (steering.go); /status answered here;
+// session/cancel.
 
 import (
 	"context"
@@ -14,6 +15,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/message"
 	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/slash"
 	"github.com/shimdev/shim/bridge/turn"
@@ -59,7 +61,7 @@ func (s *prompts) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPar
 		s.commands.status(req, sess)
 		return
 	}
-	parts, userText, err := promptMessage(p.Prompt)
+	parts, userText, err := message.Parts(p.Prompt)
 	p.Prompt = nil // a big prompt's blocks are not kept for the turn
 	if err != nil {
 		s.out.reply(req, nil, acp.InvalidParams(err.Error()))
@@ -84,7 +86,7 @@ func (s *prompts) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPar
 		msg.Resume = true
 	case first && sess.Minted() && !s.opts.NoPreamble:
 		if pre := s.preamble(call, sess.CWD(), sess.Dirs()); pre != "" {
-			msg.Parts = addPreamble(msg.Parts, pre)
+			msg.Parts = message.WithPreamble(msg.Parts, pre)
 		}
 	}
 	msg.Workspace = sess.CWD()

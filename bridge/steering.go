@@ -11,6 +11,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/message"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/steer"
 )
@@ -35,7 +36,7 @@ func (st *steering) fold(ctx context.Context, req *acp.Request, sess *turn.Sessi
 	if prev == nil || st.grace <= 0 {
 		return false
 	}
-	text, ok := plainText(parts)
+	text, ok := message.PlainText(parts)
 	if !ok {
 		return false
 	}
@@ -57,8 +58,8 @@ func (st *steering) native(ctx context.Context, req *acp.Request, p *acp.Steerin
 		st.out.reply(req, acp.SteeringResult{Outcome: acp.SteerPromptRequired}, nil)
 		return
 	}
-	parts, _, err := promptMessage(p.Prompt)
-	text, plain := plainText(parts)
+	parts, _, err := message.Parts(p.Prompt)
+	text, plain := message.PlainText(parts)
 	if err != nil || !plain {
 		st.log.Info("a steer that is not plain text is not sent", "session", sess.ID())
 		st.out.reply(req, acp.SteeringResult{Outcome: acp.SteerFailed}, nil)

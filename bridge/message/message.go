@@ -1,8 +1,4 @@
-package bridge
-
-// ACP prompt content as an A2A message: its parts, the start of the
-// user's own text (for a title), the editor-context preamble put before
-// it, and whether it is plain text (a steer).
+package message
 
 import (
 	"encoding/base64"
@@ -16,11 +12,11 @@ import (
 // userTextMax bounds the user's text kept for the title.
 const userTextMax = 4 << 10
 
-// promptMessage turns ACP prompt content into the parts of one A2A user
+// Parts turns ACP prompt content into the parts of one A2A user
 // message, and returns the start of the user's own text (for the title).
 // A lone text block becomes its part without a copy: a prompt of S bytes
 // is not held twice here.
-func promptMessage(blocks []acp.PromptBlock) (parts []a2a.Part, userText string, err error) {
+func Parts(blocks []acp.PromptBlock) (parts []a2a.Part, userText string, err error) {
 	var pending []string // text for the next text part, joined once
 	var user strings.Builder
 	flush := func() {
@@ -95,8 +91,8 @@ func orUnknown(s string) string {
 	return s
 }
 
-// addPreamble puts the editor-context line before the first text part.
-func addPreamble(parts []a2a.Part, preamble string) []a2a.Part {
+// WithPreamble puts the editor-context line before the first text part.
+func WithPreamble(parts []a2a.Part, preamble string) []a2a.Part {
 	for i := range parts {
 		if parts[i].Kind == a2a.PartText {
 			parts[i].Text = preamble + "\n\n" + parts[i].Text
@@ -106,8 +102,8 @@ func addPreamble(parts []a2a.Part, preamble string) []a2a.Part {
 	return append([]a2a.Part{{Kind: a2a.PartText, Text: preamble}}, parts...)
 }
 
-// plainText joins the text parts; false when the prompt has other parts.
-func plainText(parts []a2a.Part) (string, bool) {
+// PlainText joins the text parts; false when the prompt has other parts.
+func PlainText(parts []a2a.Part) (string, bool) {
 	var b strings.Builder
 	for _, p := range parts {
 		if p.Kind != a2a.PartText {
