@@ -16,6 +16,7 @@ import (
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/internal/termsafe"
@@ -28,7 +29,8 @@ type archive struct {
 	out     *out
 	agent   *remoteAgent
 	editor  *editor
-	store   *store
+	store   *sessions.Store
+	queues  *queues
 	notices *notices
 	log     *slog.Logger
 	// loadBytes bounds the bytes one session/load reads; threadsOnly
@@ -41,7 +43,7 @@ type archive struct {
 // while it reads the threads, it answers -32800 and writes nothing to the
 // index.
 func (a *archive) list(ctx context.Context, p *acp.ListParams) (any, error) {
-	if err := checkCWD(acp.MethodSessionList, p.CWD, false); err != nil {
+	if err := sessions.CheckCWD(acp.MethodSessionList, p.CWD, false); err != nil {
 		return nil, err
 	}
 	c, err := a.agent.remote()
@@ -49,7 +51,7 @@ func (a *archive) list(ctx context.Context, p *acp.ListParams) (any, error) {
 		return nil, err
 	}
 	l := history.Listing{Client: c, CWD: p.CWD, Log: a.log}
-	if index, key, ok := a.store.threadIndex(); ok {
+	if index, key, ok := a.store.ThreadIndex(); ok {
 		if l.Items, err = index.List(key); err != nil {
 			a.log.Warn("thread index unreadable", "err", err)
 		}
@@ -67,7 +69,7 @@ func (a *archive) list(ctx context.Context, p *acp.ListParams) (any, error) {
 	out := make([]acp.SessionInfo, 0, len(rows))
 	for _, r := range rows {
 		if r.Fetched {
-			a.store.update(r.ID, func(e *threads.Entry) {
+			a.store.Update(r.ID, func(e *threads.Entry) {
 				if e.Title == "" {
 					e.Title = r.Title
 				}
@@ -105,10 +107,10 @@ func (a *archive) load(ctx context.Context, req *acp.Request, p acp.SessionParam
 	if p.SessionID == "" {
 		return nil, acp.InvalidParams(req.Method + " needs {sessionId, cwd}")
 	}
-	if err := checkCWD(req.Method, p.CWD, false); err != nil {
+	if err := sessions.CheckCWD(req.Method, p.CWD, false); err != nil {
 		return nil, err
 	}
-	dirs, err := checkDirs(req.Method, p.AdditionalDirectories)
+	dirs, err := sessions.CheckDirs(req.Method, p.AdditionalDirectories)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +123,7 @@ func (a *archive) load(ctx context.Context, req *acp.Request, p acp.SessionParam
 	if a.threadsOnly && !strings.HasPrefix(id, a.editor.contextPrefix()) {
 		return nil, unknownThread(id)
 	}
-	existing := a.store.session(id)
+	existing := a.store.Session(id)
 	noReplay := false
 	if card := c.KnownCard(); replay && card != nil && card.NoReplay {
 		// The agent's history cannot be read back: the thread is resumed.
@@ -140,9 +142,9 @@ func (a *archive) load(ctx context.Context, req *acp.Request, p acp.SessionParam
 	if replay && len(turns) == 0 && !cut && existing == nil {
 		return nil, unknownThread(id)
 	}
-	sess := a.store.register(id, p.CWD, turns, len(turns) > 0)
+	sess := a.store.Register(id, p.CWD, turns, len(turns) > 0)
 	// The complete list now (the schema's "complete resulting" one).
-	a.store.setDirs(sess, dirs)
+	a.store.SetDirs(sess, dirs)
 	if replay {
 		a.replay(ctx, sess, turns, cut, true, func(u acp.Update) { a.out.notify(id, u) })
 		return sess, nil
@@ -159,14 +161,14 @@ func (a *archive) resume(sess *turn.Session, turns []past.Turn, noReplay bool) {
 	if noReplay {
 		a.notices.noReplay(id)
 	}
-	st := a.store.shown.Of(id)
+	st := a.store.Shown().Of(id)
 	st.Expect(len(turns))
 	for _, t := range turns {
 		st.Claim(t.TaskID)
 	}
 	if last := past.Parked(turns); last != nil {
 		sess.SetPark(last.TaskID)
-		a.store.enqueue(id, func() {
+		a.queues.enqueue(id, func() {
 			a.out.notify(id, render.QuestionChunk(last.TaskID, last.Status.Message))
 		})
 	}
@@ -181,7 +183,7 @@ func unknownThread(id string) error {
 // task ids the index recorded, else ListTasks by contextId (1.0); cut
 // reports that the load budget left older turns out.
 func (a *archive) readTurns(ctx context.Context, c *a2aclient.Client, id string) ([]past.Turn, bool, error) {
-	recorded := func() []string { return a.store.recorded(id) }
+	recorded := func() []string { return a.store.Recorded(id) }
 	return history.Read(ctx, id, a.loadBytes,
 		history.Operator{Client: c, Log: a.log},
 		history.Tasks{Client: c, IDs: recorded, Log: a.log},
@@ -221,10 +223,10 @@ func (a *archive) replay(ctx context.Context, sess *turn.Session, turns []past.T
 // showTurns shows the turns not shown yet, each through a renderer of its
 // own.
 func (a *archive) showTurns(ctx context.Context, sess *turn.Session, turns []past.Turn, emit func(acp.Update)) {
-	_ = a.store.roots.Load(ctx) // a failure is logged; the map works with what it has
-	rp := history.NewReplay(a.store.shown.Of(sess.ID()), len(turns))
+	_ = a.store.Roots().Load(ctx) // a failure is logged; the map works with what it has
+	rp := history.NewReplay(a.store.Shown().Of(sess.ID()), len(turns))
 	agent, draws := a.agent.name(), a.editor.drawsNow()
-	snap := render.RootsOf(a.store.roots, sess.CWD(), sess.Dirs())
+	snap := render.RootsOf(a.store.Roots(), sess.CWD(), sess.Dirs())
 	var r *render.Renderer
 	for i := range turns {
 		p := &turns[i]
@@ -249,8 +251,8 @@ func (a *archive) showTurns(ctx context.Context, sess *turn.Session, turns []pas
 func (a *archive) needRoots(ctx context.Context, r *render.Renderer, p *past.Turn, snap render.Roots, sess *turn.Session) render.Roots {
 	check := func(calls []a2a.ToolCall) {
 		for _, tc := range calls {
-			if name := r.Tools.Unknown(tc); name != "" && a.store.roots.ReloadFor(ctx, name) {
-				snap = render.RootsOf(a.store.roots, sess.CWD(), sess.Dirs())
+			if name := r.Tools.Unknown(tc); name != "" && a.store.Roots().ReloadFor(ctx, name) {
+				snap = render.RootsOf(a.store.Roots(), sess.CWD(), sess.Dirs())
 				r.Tools.SetRoots(snap)
 			}
 		}

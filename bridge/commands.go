@@ -13,6 +13,7 @@ import (
 
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/bridge/slash"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/randid"
@@ -21,10 +22,11 @@ import (
 // commands is the card's skills as the editor's commands: the list last
 // sent (cardChanged compares), a prompt's skill hint, and /status.
 type commands struct {
-	out   *out
-	agent *remoteAgent
-	store *store
-	log   *slog.Logger
+	out    *out
+	agent  *remoteAgent
+	store  *sessions.Store
+	queues *queues
+	log    *slog.Logger
 	// version is shim's; source, when set, says where the token in use
 	// came from (Options.CredentialSource).
 	version string
@@ -60,13 +62,13 @@ func (c *commands) cardChanged() {
 	if same {
 		return
 	}
-	ids := c.store.ids()
+	ids := c.store.IDs()
 	if len(ids) == 0 {
 		return
 	}
 	c.log.Info("the agent's skills changed; sending the commands again", "sessions", len(ids))
 	for _, id := range ids {
-		c.store.enqueue(id, func() { c.out.notify(id, render.Commands(set.List)) })
+		c.queues.enqueue(id, func() { c.out.notify(id, render.Commands(set.List)) })
 	}
 }
 

@@ -12,6 +12,8 @@
 //	bridge/toolview  a tool call's kind, title, locations, diff, plan
 //	bridge/slash     the card's skills as the editor's "/" commands
 //	bridge/message   ACP prompt content as the parts of an A2A message
+//	bridge/sessions  the session store: the open sessions, what was shown
+//	                 of each thread, the thread index, the project roots
 //
 // # Files
 //
@@ -24,10 +26,8 @@
 //	routes.go    routes: where each ACP call runs, under which context
 //	             (a request's trace context goes on every A2A call it
 //	             causes); thin handlers; session/new, close, delete
-//	store.go     store: the open sessions and their queues, what this
-//	             process showed of each thread, the thread index, the
-//	             project roots; the bounds of additional directories
-//	queue.go     a session's serial queue
+//	queue.go     queues: where a session's calls run, one serial queue
+//	             per session id with work
 //	out.go       out: replies and session updates to the editor, and the
 //	             connection's lifetime
 //	agent.go     remoteAgent: the A2A client, built lazily and probed
@@ -81,18 +81,20 @@
 //
 // # Locks
 //
-// Each value keeps its own state under its own lock, taken alone:
-// remoteAgent.mu (the A2A client, probed), store.mu (the sessions and
-// their queues), editor.mu (what initialize said of the client, the
-// context-id prefix, the once-only notes), commands.mu (the command list
-// last sent) and signInPage.mu (one sign-in's page). The order is
-// store.mu → serial.mu (enqueue and dropQueue hold store.mu while they
-// take a queue's lock). remoteAgent.connectMu is held around building
-// the A2A client, and takes remoteAgent.mu inside it to read and set the
-// client. A turn's locks (turn.Turn.mu, turn.Session.mu) are never taken
-// under a lock of this package, nor one of this package's under them. No
-// lock is held while waiting for the editor: a reply never waits (so a
-// cancel never waits on stdout).
+// Each value keeps its own state under its own lock: remoteAgent.mu (the
+// A2A client, probed), queues.mu (the sessions' queues),
+// sessions.Store.mu (the open sessions), editor.mu (what initialize said
+// of the client, the context-id prefix, the once-only notes), commands.mu
+// (the command list last sent) and signInPage.mu (one sign-in's page).
+// They are taken alone, but for one order: queues.mu → sessions.Store.mu
+// and queues.mu → serial.mu (enqueue and drop hold queues.mu while they
+// read whether the id is a session and take a queue's lock).
+// remoteAgent.connectMu is held around building the A2A client, and takes
+// remoteAgent.mu inside it to read and set the client. A turn's locks
+// (turn.Turn.mu, turn.Session.mu) are never taken under a lock of this
+// package, nor one of this package's under them. No lock is held while
+// waiting for the editor: a reply never waits (so a cancel never waits on
+// stdout).
 //
 // # Shutdown
 //

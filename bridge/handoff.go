@@ -42,17 +42,17 @@ func (a *archive) claimHandoff(ctx context.Context, c *a2aclient.Client, cwd str
 func (a *archive) openHandoff(c *a2aclient.Client, cwd string, dirs []string, h *a2aclient.Handoff) (*turn.Session, func()) {
 	id := h.SessionID
 	a.log.Info("claimed a console hand-off", "session", id)
-	sess := a.store.register(id, cwd, nil, h.Title != "")
-	a.store.setDirs(sess, dirs)
+	sess := a.store.Register(id, cwd, nil, h.Title != "")
+	a.store.SetDirs(sess, dirs)
 	if h.Title != "" {
-		a.store.update(id, func(e *threads.Entry) {
+		a.store.Update(id, func(e *threads.Entry) {
 			if e.Title == "" {
 				e.Title = h.Title
 			}
 		})
 	}
 	ready := make(chan struct{})
-	a.store.enqueue(id, func() {
+	a.queues.enqueue(id, func() {
 		<-ready
 		a.showHandoff(c, sess, h)
 	})
@@ -73,12 +73,12 @@ func (a *archive) showHandoff(c *a2aclient.Client, sess *turn.Session, h *a2acli
 	if h.Path == "" {
 		return
 	}
-	_ = a.store.roots.Load(a.out.ctx) // a failure is logged; the map works with what it has
+	_ = a.store.Roots().Load(a.out.ctx) // a failure is logged; the map works with what it has
 	if h.Project != "" {
-		a.store.roots.ReloadFor(a.out.ctx, h.Project)
+		a.store.Roots().ReloadFor(a.out.ctx, h.Project)
 	}
 	var loc *acp.Location
-	if abs, ok := render.RootsOf(a.store.roots, sess.CWD(), sess.Dirs()).Resolve(h.Project, h.Path); ok {
+	if abs, ok := render.RootsOf(a.store.Roots(), sess.CWD(), sess.Dirs()).Resolve(h.Project, h.Path); ok {
 		loc = &acp.Location{Path: abs}
 		if h.Line > 0 {
 			loc.Line = h.Line

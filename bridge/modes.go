@@ -14,6 +14,7 @@ import (
 
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/bridge/turn"
 )
 
@@ -45,7 +46,7 @@ func modeName(id string) string {
 // and their changes (session/set_mode, set_model, set_config_option).
 type modes struct {
 	out   *out
-	store *store
+	store *sessions.Store
 	log   *slog.Logger
 	// models are the model ids the agent accepts (--models).
 	models []string
@@ -114,7 +115,7 @@ func (m *modes) changed(sess *turn.Session, send func(acp.Update)) {
 // setMode handles session/set_mode; the config picker learns the
 // change after the answer.
 func (m *modes) setMode(req *acp.Request, p *acp.SetModeParams) {
-	sess := m.store.session(p.SessionID)
+	sess := m.store.Session(p.SessionID)
 	if sess == nil {
 		m.out.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
 		return
@@ -136,7 +137,7 @@ func (m *modes) setMode(req *acp.Request, p *acp.SetModeParams) {
 // {}; the model picker hears of it after the answer. A model not offered
 // (--models, or "default") is -32602.
 func (m *modes) setModel(req *acp.Request, p *acp.SetModelParams) {
-	sess := m.store.session(p.SessionID)
+	sess := m.store.Session(p.SessionID)
 	if sess == nil {
 		m.out.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
 		return
@@ -158,7 +159,7 @@ func (m *modes) setModel(req *acp.Request, p *acp.SetModelParams) {
 // setConfigOption handles session/set_config_option; the answer is the
 // complete list, and the mode picker learns a permissions change after it.
 func (m *modes) setConfigOption(req *acp.Request, p *acp.SetConfigOptionParams) {
-	sess := m.store.session(p.SessionID)
+	sess := m.store.Session(p.SessionID)
 	if sess == nil {
 		m.out.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
 		return

@@ -3,6 +3,7 @@ package bridge
 import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/internal/randid"
 )
 
@@ -12,7 +13,8 @@ import (
 type notices struct {
 	out    *out
 	editor *editor
-	store  *store
+	store  *sessions.Store
+	queues *queues
 	agent  *remoteAgent
 }
 
@@ -34,7 +36,7 @@ func (n *notices) mcp(id string, count int) {
 	if n.editor.firstMCPNote() {
 		n.out.log.Info("mcpServers from the editor are not forwarded: the remote agent cannot reach this machine's MCP servers", "count", count)
 	}
-	if sess := n.store.session(id); sess != nil && n.editor.notices() && sess.TellMCP() {
+	if sess := n.store.Session(id); sess != nil && n.editor.notices() && sess.TellMCP() {
 		n.say(id, render.MCPNotice(count))
 	}
 }
@@ -47,7 +49,7 @@ func (n *notices) mcpAfterReply(id string, count int) (release func()) {
 		return func() {}
 	}
 	ready := make(chan struct{})
-	n.store.enqueue(id, func() {
+	n.queues.enqueue(id, func() {
 		<-ready
 		n.mcp(id, count)
 	})
@@ -80,6 +82,6 @@ func (n *notices) reporter(id string) a2a.Reporter {
 // history back.
 func (n *notices) noReplay(id string) {
 	if n.editor.firstNoReplayNote() {
-		n.store.enqueue(id, func() { n.say(id, render.NoReplayNotice(n.agent.name())) })
+		n.queues.enqueue(id, func() { n.say(id, render.NoReplayNotice(n.agent.name())) })
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/message"
 	"github.com/shimdev/shim/bridge/past"
+	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/bridge/slash"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/threads"
@@ -28,7 +29,7 @@ type prompts struct {
 	out      *out
 	agent    *remoteAgent
 	editor   *editor
-	store    *store
+	store    *sessions.Store
 	commands *commands
 	modes    *modes
 	archive  *archive
@@ -51,7 +52,7 @@ func (s *prompts) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPar
 		return
 	}
 	call := callContext(ctx)
-	sess := s.store.session(p.SessionID)
+	sess := s.store.Session(p.SessionID)
 	if sess == nil {
 		s.out.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
 		return
@@ -122,7 +123,7 @@ func withdrawOnCancel(ctx context.Context, req *acp.Request, t *turn.Turn) {
 
 // turnEnv is what a turn of sess needs of the server.
 func (s *prompts) turnEnv(c *a2aclient.Client, sess *turn.Session) turn.Env {
-	return turn.Env{Conn: s.out.conn, Client: c, Agent: s.agent.name(), Roots: s.store.roots, Shown: s.store.shown.Of(sess.ID()), Log: s.log,
+	return turn.Env{Conn: s.out.conn, Client: c, Agent: s.agent.name(), Roots: s.store.Roots(), Shown: s.store.Shown().Of(sess.ID()), Log: s.log,
 		Grace: s.opts.SteerGrace, ContextWindow: s.opts.ContextWindow, BusyTimeout: s.opts.BusyTimeout, BusyPoll: s.opts.busyPoll,
 		Draws: s.editor.drawsNow(), Host: turnHost{s}}
 }
@@ -136,7 +137,7 @@ func (h turnHost) CallError(err error, taskID string) *acp.Error {
 	return h.agent.callError(err, taskID)
 }
 
-func (h turnHost) Open(sess *turn.Session) bool { return h.store.session(sess.ID()) == sess }
+func (h turnHost) Open(sess *turn.Session) bool { return h.store.Session(sess.ID()) == sess }
 
 // Meanwhile shows the turns that finished while a turn waited for a busy
 // chat.
@@ -148,10 +149,10 @@ func (h turnHost) Meanwhile(ctx context.Context, sess *turn.Session, emit func(a
 // id, time) in one write, once the turn's stream is over: never between
 // the prompt and its first chunk (SPEC §8).
 func (h turnHost) Record(sess *turn.Session, title, taskID string) {
-	if _, _, ok := h.store.threadIndex(); !ok {
+	if _, _, ok := h.store.ThreadIndex(); !ok {
 		return
 	}
-	h.store.update(sess.ID(), func(e *threads.Entry) {
+	h.store.Update(sess.ID(), func(e *threads.Entry) {
 		if title != "" && e.Title == "" {
 			e.Title = title
 		}
@@ -171,10 +172,10 @@ func (s *prompts) preamble(ctx context.Context, cwd string, dirs []string) strin
 	if cwd == "" {
 		return ""
 	}
-	if err := s.store.roots.Load(ctx); err != nil {
+	if err := s.store.Roots().Load(ctx); err != nil {
 		s.log.Debug("project roots not loaded", "err", err)
 	}
-	r, ok := s.store.roots.Containing(cwd)
+	r, ok := s.store.Roots().Containing(cwd)
 	if !ok {
 		return ""
 	}
@@ -192,7 +193,7 @@ func (s *prompts) moreFolders(dirs []string) string {
 		if strings.ContainsFunc(d, unicode.IsControl) {
 			continue
 		}
-		if r, ok := s.store.roots.Containing(d); ok && r.Path == d {
+		if r, ok := s.store.Roots().Containing(d); ok && r.Path == d {
 			named = append(named, "`"+r.Name+"` ("+d+")")
 		} else {
 			named = append(named, d)
@@ -210,7 +211,7 @@ func (s *prompts) moreFolders(dirs []string) string {
 // cancel handles session/cancel: the running prompt answers cancelled at
 // once and the task is cancelled.
 func (s *prompts) cancel(sessionID string) {
-	sess := s.store.session(sessionID)
+	sess := s.store.Session(sessionID)
 	if sess == nil {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/threads"
 )
@@ -54,7 +55,7 @@ func (r routes) ListSessions(ctx context.Context, req *acp.Request, p *acp.ListP
 }
 
 func (r routes) Session(ctx context.Context, c acp.SessionCall) {
-	r.store.enqueue(c.SessionID, func() { c.Serve(work{r, ctx}) })
+	r.queues.enqueue(c.SessionID, func() { c.Serve(work{r, ctx}) })
 }
 
 // work is the routes serving one call of a session's queue, with the
@@ -101,7 +102,7 @@ func (r routes) open(ctx context.Context, req *acp.Request, p *acp.SessionParams
 }
 
 func (r routes) Close(req *acp.Request, p *acp.SessionParams) {
-	if !r.store.close(p.SessionID) {
+	if !r.store.Close(p.SessionID) {
 		r.out.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
 		return
 	}
@@ -117,10 +118,10 @@ func (r routes) Delete(req *acp.Request, p *acp.SessionParams) {
 		r.out.reply(req, nil, acp.InvalidParams("session/delete needs {sessionId}"))
 		return
 	}
-	if _, _, ok := r.store.threadIndex(); !ok {
+	if _, _, ok := r.store.ThreadIndex(); !ok {
 		r.out.log.Warn("session/delete: there is no thread index to mark the thread in", "session", p.SessionID)
 	} else {
-		r.store.update(p.SessionID, func(e *threads.Entry) { e.Deleted = true })
+		r.store.Update(p.SessionID, func(e *threads.Entry) { e.Deleted = true })
 		r.out.log.Info("thread deleted from this editor's history (the agent keeps it)", "session", p.SessionID)
 	}
 	r.out.reply(req, struct{}{}, nil)
@@ -141,10 +142,10 @@ func (r routes) SetConfigOption(req *acp.Request, p *acp.SetConfigOptionParams) 
 // A session/new the client cancels ($/cancel_request) before its session
 // exists answers -32800 and leaves no session and no index entry.
 func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result any, after func(), err error) {
-	if err := checkCWD(acp.MethodSessionNew, p.CWD, true); err != nil {
+	if err := sessions.CheckCWD(acp.MethodSessionNew, p.CWD, true); err != nil {
 		return nil, nil, err
 	}
-	dirs, err := checkDirs(acp.MethodSessionNew, p.AdditionalDirectories)
+	dirs, err := sessions.CheckDirs(acp.MethodSessionNew, p.AdditionalDirectories)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -166,8 +167,8 @@ func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result
 	id := mintContextID(r.editor.contextPrefix(), time.Now())
 	sess := turn.NewSession(id, p.CWD, true, false)
 	sess.SetDirs(dirs)
-	r.store.add(sess)
-	r.store.update(id, func(e *threads.Entry) {
+	r.store.Add(sess)
+	r.store.Update(id, func(e *threads.Entry) {
 		e.CWD = p.CWD
 		e.AdditionalDirectories = dirs
 		e.UpdatedAt = time.Now()

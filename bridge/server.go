@@ -8,6 +8,7 @@ import (
 
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
+	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/roots"
 )
 
@@ -17,7 +18,8 @@ type Server struct {
 	out      *out
 	agent    *remoteAgent
 	editor   *editor
-	store    *store
+	store    *sessions.Store
+	queues   *queues
 	notices  *notices
 	archive  *archive
 	commands *commands
@@ -42,13 +44,14 @@ func newServer(opts Options, loadBytes int64) *Server {
 	o := &out{log: log}
 	ag := &remoteAgent{connect: opts.Connect, advice: opts.RefusedAdvice}
 	ed := newEditor(opts.Version, opts.ContextPrefix)
-	st := newStore(log, opts.Index, opts.ServerKey, opts.CurrentKey,
+	st := sessions.New(log, opts.Index, opts.ServerKey, opts.CurrentKey,
 		roots.New(opts.RootOverrides, ag.loadRoots, opts.Home, log))
-	s := &Server{out: o, agent: ag, editor: ed, store: st}
-	s.notices = &notices{out: o, editor: ed, store: st, agent: ag}
-	s.archive = &archive{out: o, agent: ag, editor: ed, store: st, notices: s.notices, log: log,
+	qs := newQueues(st)
+	s := &Server{out: o, agent: ag, editor: ed, store: st, queues: qs}
+	s.notices = &notices{out: o, editor: ed, store: st, queues: qs, agent: ag}
+	s.archive = &archive{out: o, agent: ag, editor: ed, store: st, queues: qs, notices: s.notices, log: log,
 		loadBytes: loadBytes, threadsOnly: opts.ThreadsOnly}
-	s.commands = &commands{out: o, agent: ag, store: st, log: log, version: opts.Version, source: opts.CredentialSource}
+	s.commands = &commands{out: o, agent: ag, store: st, queues: qs, log: log, version: opts.Version, source: opts.CredentialSource}
 	s.modes = &modes{out: o, store: st, log: log, models: opts.Models}
 	s.access = &access{out: o, editor: ed, agent: ag, log: log, executable: opts.Executable, signIn: opts.SignIn, forget: opts.Logout}
 	s.steering = &steering{out: o, editor: ed, store: st, log: log, grace: opts.SteerGrace}
@@ -82,7 +85,7 @@ func (s *Server) serve(ctx context.Context, in io.Reader, out io.Writer) error {
 func (s *Server) shutdown() {
 	_ = s.out.conn.Close()
 	var wg sync.WaitGroup
-	for _, t := range s.store.running() {
+	for _, t := range s.store.Running() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

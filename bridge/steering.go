@@ -12,6 +12,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/message"
+	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/steer"
 )
@@ -20,7 +21,7 @@ import (
 type steering struct {
 	out    *out
 	editor *editor
-	store  *store
+	store  *sessions.Store
 	log    *slog.Logger
 	// grace is the window after a cancel in which a prompt steers
 	// (Options.SteerGrace; 0: none).
@@ -48,7 +49,7 @@ func (st *steering) fold(ctx context.Context, req *acp.Request, sess *turn.Sessi
 // editor is told to send a prompt (shim never starts a turn outside one);
 // a steer the server does not take changes nothing.
 func (st *steering) native(ctx context.Context, req *acp.Request, p *acp.SteeringParams) {
-	sess := st.store.session(p.SessionID)
+	sess := st.store.Session(p.SessionID)
 	if sess == nil {
 		st.out.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
 		return

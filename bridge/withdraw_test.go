@@ -168,7 +168,7 @@ func TestFormWithdrawnOnCancel(t *testing.T) {
 	id := s.newSession(t, "/tmp")
 	ch, _ := s.Start("session/prompt", promptArgs(id, "merge it"))
 	d.waitOpened(t, "elicitation/create")
-	tr := s.server().store.session(id).Current()
+	tr := s.server().store.Session(id).Current()
 	s.Notify("session/cancel", map[string]any{"sessionId": id})
 	if got := stopReason(t, s.Wait(ch, "prompt")); got != "cancelled" {
 		t.Fatalf("stop %q", got)

@@ -1,4 +1,4 @@
-package bridge
+package sessions
 
 import (
 	"fmt"
@@ -18,11 +18,11 @@ import (
 	"github.com/shimdev/shim/threads"
 )
 
-// store is what a session is and keeps: the open sessions and their
-// queues, what this process showed of each thread, the thread index
-// (where sessions outlive the process), the project roots their paths
-// resolve against, and the bounds of their folders.
-type store struct {
+// Store is what a session is and keeps: the open sessions, what this
+// process showed of each thread, the thread index (where sessions
+// outlive the process) and the project roots their paths resolve
+// against.
+type Store struct {
 	log *slog.Logger
 	// index is the local thread index (nil: none), keyed by the agent's
 	// normalized URL: currentKey() when set (authenticate may switch to
@@ -35,34 +35,43 @@ type store struct {
 	// shown is what this process showed of each thread.
 	shown history.Threads
 
-	// mu guards the sessions and their queues.
+	// mu guards the sessions.
 	mu       sync.Mutex
 	sessions map[string]*turn.Session
-	queues   map[string]*serial
 }
 
-func newStore(log *slog.Logger, index *threads.Index, serverKey string, currentKey func() string, rootMap *roots.Map) *store {
-	return &store{log: log, index: index, serverKey: serverKey, currentKey: currentKey, roots: rootMap,
-		sessions: map[string]*turn.Session{}, queues: map[string]*serial{}}
+// New is a store of no session. index is the local thread index (nil:
+// none), keyed by the agent's normalized URL: currentKey() when set
+// (authenticate may switch to the URL of a login made after start), else
+// serverKey.
+func New(log *slog.Logger, index *threads.Index, serverKey string, currentKey func() string, rootMap *roots.Map) *Store {
+	return &Store{log: log, index: index, serverKey: serverKey, currentKey: currentKey, roots: rootMap,
+		sessions: map[string]*turn.Session{}}
 }
 
-// session is the open session id, nil when there is none.
-func (s *store) session(id string) *turn.Session {
+// Roots is the project roots.
+func (s *Store) Roots() *roots.Map { return s.roots }
+
+// Shown is what this process showed of each thread.
+func (s *Store) Shown() *history.Threads { return &s.shown }
+
+// Session is the open session id, nil when there is none.
+func (s *Store) Session(id string) *turn.Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.sessions[id]
 }
 
-// add opens sess.
-func (s *store) add(sess *turn.Session) {
+// Add opens sess.
+func (s *Store) Add(sess *turn.Session) {
 	s.mu.Lock()
 	s.sessions[sess.ID()] = sess
 	s.mu.Unlock()
 }
 
-// close forgets the session id and gives its running turn up; false when
+// Close forgets the session id and gives its running turn up; false when
 // there was none.
-func (s *store) close(id string) bool {
+func (s *Store) Close(id string) bool {
 	s.mu.Lock()
 	sess := s.sessions[id]
 	delete(s.sessions, id)
@@ -77,8 +86,8 @@ func (s *store) close(id string) bool {
 	return true
 }
 
-// ids is the open sessions' ids, sorted.
-func (s *store) ids() []string {
+// IDs is the open sessions' ids, sorted.
+func (s *Store) IDs() []string {
 	s.mu.Lock()
 	ids := make([]string, 0, len(s.sessions))
 	for id := range s.sessions {
@@ -89,8 +98,8 @@ func (s *store) ids() []string {
 	return ids
 }
 
-// running is the current turn of every session.
-func (s *store) running() []*turn.Turn {
+// Running is the current turn of every session.
+func (s *Store) Running() []*turn.Turn {
 	s.mu.Lock()
 	sessions := make([]*turn.Session, 0, len(s.sessions))
 	for _, sess := range s.sessions {
@@ -106,39 +115,11 @@ func (s *store) running() []*turn.Turn {
 	return running
 }
 
-// enqueue runs f in the session's queue, after what arrived before it;
-// the queue is found (or made) and f queued under s.mu, so that dropQueue
-// never forgets a queue that has work.
-func (s *store) enqueue(id string, f func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q := s.queues[id]
-	if q == nil {
-		q = &serial{}
-		s.queues[id] = q
-	}
-	q.push(func() {
-		f()
-		s.dropQueue(id, q)
-	})
-}
-
-// dropQueue forgets an idle queue of an id that is no session (closed,
-// or never one): the map holds queues of live sessions only.
-func (s *store) dropQueue(id string, q *serial) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, live := s.sessions[id]; live || s.queues[id] != q || !q.idleAfterThis() {
-		return
-	}
-	delete(s.queues, id)
-}
-
-// register makes a loaded, resumed or claimed thread a session of this
+// Register makes a loaded, resumed or claimed thread a session of this
 // process (never minted: no preamble) and records it in the index. A
 // thread that already has a title (named) is not renamed by its next
 // prompt.
-func (s *store) register(id, cwd string, turns []past.Turn, named bool) *turn.Session {
+func (s *Store) Register(id, cwd string, turns []past.Turn, named bool) *turn.Session {
 	s.mu.Lock()
 	sess := s.sessions[id]
 	if sess == nil {
@@ -153,7 +134,7 @@ func (s *store) register(id, cwd string, turns []past.Turn, named bool) *turn.Se
 		}
 	}
 	title := past.Title(turns)
-	s.update(id, func(e *threads.Entry) {
+	s.Update(id, func(e *threads.Entry) {
 		if e.CWD == "" {
 			e.CWD = cwd
 		}
@@ -182,19 +163,19 @@ func addTasks(e *threads.Entry, turns []past.Turn) {
 	}
 }
 
-// setDirs gives sess its additional directories, the complete list now,
+// SetDirs gives sess its additional directories, the complete list now,
 // and records them in the index.
-func (s *store) setDirs(sess *turn.Session, dirs []string) {
+func (s *Store) SetDirs(sess *turn.Session, dirs []string) {
 	if len(dirs) == 0 {
 		return
 	}
 	sess.SetDirs(dirs)
-	s.update(sess.ID(), func(e *threads.Entry) { e.AdditionalDirectories = dirs })
+	s.Update(sess.ID(), func(e *threads.Entry) { e.AdditionalDirectories = dirs })
 }
 
-// threadIndex is the thread index and this agent's key in it; false when
+// ThreadIndex is the thread index and this agent's key in it; false when
 // there is no index (or no key to file threads under).
-func (s *store) threadIndex() (*threads.Index, string, bool) {
+func (s *Store) ThreadIndex() (*threads.Index, string, bool) {
 	key := s.key()
 	if s.index == nil || key == "" {
 		return nil, "", false
@@ -203,16 +184,16 @@ func (s *store) threadIndex() (*threads.Index, string, bool) {
 }
 
 // key is the normalized URL the thread index keys this agent by.
-func (s *store) key() string {
+func (s *Store) key() string {
 	if s.currentKey != nil {
 		return s.currentKey()
 	}
 	return s.serverKey
 }
 
-// update updates the thread index; its failures are logged, never fatal.
-func (s *store) update(id string, fn func(*threads.Entry)) {
-	index, key, ok := s.threadIndex()
+// Update updates the thread index; its failures are logged, never fatal.
+func (s *Store) Update(id string, fn func(*threads.Entry)) {
+	index, key, ok := s.ThreadIndex()
 	if !ok {
 		return
 	}
@@ -221,9 +202,9 @@ func (s *store) update(id string, fn func(*threads.Entry)) {
 	}
 }
 
-// recorded is the task ids the index recorded for the thread id.
-func (s *store) recorded(id string) []string {
-	index, key, ok := s.threadIndex()
+// Recorded is the task ids the index recorded for the thread id.
+func (s *Store) Recorded(id string) []string {
+	index, key, ok := s.ThreadIndex()
 	if !ok {
 		return nil
 	}
@@ -241,11 +222,11 @@ const (
 	maxDirBytes = 1024
 )
 
-// checkDirs refuses additional directories that are not absolute (SPEC
+// CheckDirs refuses additional directories that are not absolute (SPEC
 // §14), more than maxDirs of them, one longer than maxDirBytes or holding
 // a NUL (§15); it returns them cleaned. Its message quotes at most the
 // start of a folder.
-func checkDirs(method string, dirs []string) ([]string, error) {
+func CheckDirs(method string, dirs []string) ([]string, error) {
 	if len(dirs) == 0 {
 		return nil, nil
 	}
@@ -270,9 +251,9 @@ func checkDirs(method string, dirs []string) ([]string, error) {
 	return out, nil
 }
 
-// checkCWD refuses a cwd that is not absolute (an empty one only when the
+// CheckCWD refuses a cwd that is not absolute (an empty one only when the
 // method requires a cwd).
-func checkCWD(method, cwd string, required bool) error {
+func CheckCWD(method, cwd string, required bool) error {
 	if (cwd == "" && !required) || filepath.IsAbs(cwd) {
 		return nil
 	}
