@@ -15,6 +15,7 @@ import (
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/past"
+	"github.com/shimdev/shim/bridge/remote"
 	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/bridge/turn"
@@ -27,7 +28,7 @@ import (
 // loaded (replayed), resumed, and handed over from the console.
 type archive struct {
 	out     *out
-	agent   *remoteAgent
+	agent   *remote.Agent
 	editor  *editor
 	store   *sessions.Store
 	queues  *queues
@@ -46,7 +47,7 @@ func (a *archive) list(ctx context.Context, p *acp.ListParams) (any, error) {
 	if err := sessions.CheckCWD(acp.MethodSessionList, p.CWD, false); err != nil {
 		return nil, err
 	}
-	c, err := a.agent.remote()
+	c, err := a.agent.Client()
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +62,7 @@ func (a *archive) list(ctx context.Context, p *acp.ListParams) (any, error) {
 	}
 	rows, err := history.List(ctx, l)
 	if err != nil {
-		return nil, a.agent.callError(err, "")
+		return nil, a.agent.CallError(err, "")
 	}
 	if ctx.Err() != nil {
 		return nil, acp.Cancelled()
@@ -115,7 +116,7 @@ func (a *archive) load(ctx context.Context, req *acp.Request, p acp.SessionParam
 		return nil, err
 	}
 	ctx = a2a.WithReporter(ctx, a.notices.reporter(p.SessionID))
-	c, err := a.agent.probedClient(ctx)
+	c, err := a.agent.Probed(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +136,7 @@ func (a *archive) load(ctx context.Context, req *acp.Request, p acp.SessionParam
 	}
 	if err != nil {
 		if replay {
-			return nil, a.agent.callError(err, "")
+			return nil, a.agent.CallError(err, "")
 		}
 		a.log.Warn("the thread's turns could not be read; resuming without them", "session", id, "err", err)
 	}
@@ -193,7 +194,7 @@ func (a *archive) readTurns(ctx context.Context, c *a2aclient.Client, id string)
 // meanwhile shows the turns that finished while a turn of sess waited for
 // a busy chat.
 func (a *archive) meanwhile(ctx context.Context, sess *turn.Session, emit func(acp.Update)) {
-	c, err := a.agent.remote()
+	c, err := a.agent.Client()
 	if err != nil {
 		return
 	}
@@ -225,7 +226,7 @@ func (a *archive) replay(ctx context.Context, sess *turn.Session, turns []past.T
 func (a *archive) showTurns(ctx context.Context, sess *turn.Session, turns []past.Turn, emit func(acp.Update)) {
 	_ = a.store.Roots().Load(ctx) // a failure is logged; the map works with what it has
 	rp := history.NewReplay(a.store.Shown().Of(sess.ID()), len(turns))
-	agent, draws := a.agent.name(), a.editor.drawsNow()
+	agent, draws := a.agent.Name(), a.editor.drawsNow()
 	snap := render.RootsOf(a.store.Roots(), sess.CWD(), sess.Dirs())
 	var r *render.Renderer
 	for i := range turns {

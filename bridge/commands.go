@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/remote"
 	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/bridge/slash"
@@ -23,7 +24,7 @@ import (
 // sent (cardChanged compares), a prompt's skill hint, and /status.
 type commands struct {
 	out    *out
-	agent  *remoteAgent
+	agent  *remote.Agent
 	store  *sessions.Store
 	queues *queues
 	log    *slog.Logger
@@ -40,7 +41,7 @@ type commands struct {
 // send sends a session its commands (after the response that
 // introduced it) and remembers the list sent.
 func (c *commands) send(id string) {
-	set := slash.Of(c.agent.knownCard())
+	set := slash.Of(c.agent.KnownCard())
 	c.mu.Lock()
 	c.sent = set.List
 	c.mu.Unlock()
@@ -52,7 +53,7 @@ func (c *commands) send(id string) {
 // the public one (SPEC §12.2; a2aclient.Client.OnCardChange calls it), or a new
 // card after authenticate.
 func (c *commands) cardChanged() {
-	set := slash.Of(c.agent.knownCard())
+	set := slash.Of(c.agent.KnownCard())
 	c.mu.Lock()
 	same := c.sent == nil || slash.Same(c.sent, set.List)
 	if !same {
@@ -77,14 +78,14 @@ func (c *commands) skillHint(cmd string) string {
 	if cmd == "" {
 		return ""
 	}
-	return slash.Of(c.agent.knownCard()).Skill(cmd)
+	return slash.Of(c.agent.KnownCard()).Skill(cmd)
 }
 
 // status answers /status: what the session talks to and how, as
 // message chunks, then end_turn. No A2A call is made.
 func (c *commands) status(req *acp.Request, sess *turn.Session) {
-	client := c.agent.knownClient()
-	card := c.agent.knownCard()
+	client := c.agent.KnownClient()
+	card := c.agent.KnownCard()
 	line := func(label, value string) string {
 		if value == "" {
 			value = "unknown"
@@ -92,7 +93,7 @@ func (c *commands) status(req *acp.Request, sess *turn.Session) {
 		return "- " + label + ": " + value + "\n"
 	}
 	var b strings.Builder
-	b.WriteString("**" + c.agent.name() + "** through shim " + c.version + "\n\n")
+	b.WriteString("**" + c.agent.Name() + "** through shim " + c.version + "\n\n")
 	url := ""
 	if client != nil {
 		url = client.Base()

@@ -12,6 +12,8 @@
 //	bridge/toolview  a tool call's kind, title, locations, diff, plan
 //	bridge/slash     the card's skills as the editor's "/" commands
 //	bridge/message   ACP prompt content as the parts of an A2A message
+//	bridge/remote    the remote agent: the A2A client built lazily and
+//	                 probed once, its card, the agent's name
 //	bridge/sessions  the session store: the open sessions, what was shown
 //	                 of each thread, the thread index, the project roots
 //
@@ -24,14 +26,13 @@
 //	server.go    Server (the values composed), Serve, the shutdown
 //	options.go   Options: what cmd/shim configures
 //	routes.go    routes: where each ACP call runs, under which context
-//	             (a request's trace context goes on every A2A call it
-//	             causes); thin handlers; session/new, close, delete
+//	             (callContext: a request's trace context goes on every
+//	             A2A call it causes); thin handlers; session/new, close,
+//	             delete
 //	queue.go     queues: where a session's calls run, one serial queue
 //	             per session id with work
 //	out.go       out: replies and session updates to the editor, and the
 //	             connection's lifetime
-//	agent.go     remoteAgent: the A2A client, built lazily and probed
-//	             once, its card and the agent's name; callContext
 //	editor.go    editor: what initialize said of the client (its name,
 //	             what it draws), initialize's answer, the context-id
 //	             prefix and minted ids, the notes given once
@@ -81,20 +82,18 @@
 //
 // # Locks
 //
-// Each value keeps its own state under its own lock: remoteAgent.mu (the
-// A2A client, probed), queues.mu (the sessions' queues),
-// sessions.Store.mu (the open sessions), editor.mu (what initialize said
-// of the client, the context-id prefix, the once-only notes), commands.mu
-// (the command list last sent) and signInPage.mu (one sign-in's page).
-// They are taken alone, but for one order: queues.mu → sessions.Store.mu
-// and queues.mu → serial.mu (enqueue and drop hold queues.mu while they
-// read whether the id is a session and take a queue's lock).
-// remoteAgent.connectMu is held around building the A2A client, and takes
-// remoteAgent.mu inside it to read and set the client. A turn's locks
-// (turn.Turn.mu, turn.Session.mu) are never taken under a lock of this
-// package, nor one of this package's under them. No lock is held while
-// waiting for the editor: a reply never waits (so a cancel never waits on
-// stdout).
+// Each value keeps its own state under its own lock: queues.mu (the
+// sessions' queues), editor.mu (what initialize said of the client, the
+// context-id prefix, the once-only notes), commands.mu (the command list
+// last sent) and signInPage.mu (one sign-in's page). They are taken
+// alone, but for one order: queues.mu → sessions.Store.mu and queues.mu →
+// serial.mu (enqueue and drop hold queues.mu while they read whether the
+// id is a session and take a queue's lock). The remote agent's locks
+// (package remote) and the session store's are never held while one of
+// this package's is taken. A turn's locks (turn.Turn.mu, turn.Session.mu)
+// are never taken under a lock of this package, nor one of this
+// package's under them. No lock is held while waiting for the editor: a
+// reply never waits (so a cancel never waits on stdout).
 //
 // # Shutdown
 //

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/bridge/remote"
 	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/internal/randid"
@@ -15,7 +16,7 @@ type notices struct {
 	editor *editor
 	store  *sessions.Store
 	queues *queues
-	agent  *remoteAgent
+	agent  *remote.Agent
 }
 
 // say tells the editor a notice about the session id outside a turn (a
@@ -82,6 +83,6 @@ func (n *notices) reporter(id string) a2a.Reporter {
 // history back.
 func (n *notices) noReplay(id string) {
 	if n.editor.firstNoReplayNote() {
-		n.queues.enqueue(id, func() { n.say(id, render.NoReplayNotice(n.agent.name())) })
+		n.queues.enqueue(id, func() { n.say(id, render.NoReplayNotice(n.agent.Name())) })
 	}
 }

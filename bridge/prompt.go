@@ -17,6 +17,7 @@ import (
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/message"
 	"github.com/shimdev/shim/bridge/past"
+	"github.com/shimdev/shim/bridge/remote"
 	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/bridge/slash"
 	"github.com/shimdev/shim/bridge/turn"
@@ -27,7 +28,7 @@ import (
 // turn), or its steer of the session's detached turn; /status.
 type prompts struct {
 	out      *out
-	agent    *remoteAgent
+	agent    *remote.Agent
 	editor   *editor
 	store    *sessions.Store
 	commands *commands
@@ -68,7 +69,7 @@ func (s *prompts) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPar
 		s.out.reply(req, nil, acp.InvalidParams(err.Error()))
 		return
 	}
-	client, err := s.agent.remote()
+	client, err := s.agent.Client()
 	if err != nil {
 		s.out.reply(req, nil, err)
 		return
@@ -123,7 +124,7 @@ func withdrawOnCancel(ctx context.Context, req *acp.Request, t *turn.Turn) {
 
 // turnEnv is what a turn of sess needs of the server.
 func (s *prompts) turnEnv(c *a2aclient.Client, sess *turn.Session) turn.Env {
-	return turn.Env{Conn: s.out.conn, Client: c, Agent: s.agent.name(), Roots: s.store.Roots(), Shown: s.store.Shown().Of(sess.ID()), Log: s.log,
+	return turn.Env{Conn: s.out.conn, Client: c, Agent: s.agent.Name(), Roots: s.store.Roots(), Shown: s.store.Shown().Of(sess.ID()), Log: s.log,
 		Grace: s.opts.SteerGrace, ContextWindow: s.opts.ContextWindow, BusyTimeout: s.opts.BusyTimeout, BusyPoll: s.opts.busyPoll,
 		Draws: s.editor.drawsNow(), Host: turnHost{s}}
 }
@@ -134,7 +135,7 @@ type turnHost struct{ *prompts }
 func (h turnHost) Reply(req *acp.Request, result any, err error) { h.out.reply(req, result, err) }
 
 func (h turnHost) CallError(err error, taskID string) *acp.Error {
-	return h.agent.callError(err, taskID)
+	return h.agent.CallError(err, taskID)
 }
 
 func (h turnHost) Open(sess *turn.Session) bool { return h.store.Session(sess.ID()) == sess }

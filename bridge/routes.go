@@ -8,6 +8,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/bridge/turn"
@@ -24,7 +25,7 @@ type routes struct{ *Server }
 // the client.
 func (r routes) Initialize(_ context.Context, req *acp.Request, p *acp.InitializeParams) {
 	r.editor.learn(p)
-	res := r.editor.answer(r.access.methods(p.ClientCapabilities.Auth.Terminal), r.agent.name())
+	res := r.editor.answer(r.access.methods(p.ClientCapabilities.Auth.Terminal), r.agent.Name())
 	r.out.reply(req, res, nil)
 }
 
@@ -149,7 +150,7 @@ func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := r.agent.probedClient(ctx)
+	c, err := r.agent.Probed(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -181,4 +182,11 @@ func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result
 func (r routes) newResult(sess *turn.Session) acp.NewSessionResult {
 	open := r.modes.openResult(sess)
 	return acp.NewSessionResult{SessionID: sess.ID(), ConfigOptions: open.ConfigOptions, Modes: open.Modes}
+}
+
+// callContext is the context of a request with its trace context (SPEC
+// §14) in the form the A2A client puts on every request it causes.
+func callContext(req context.Context) context.Context {
+	tr := acp.TraceOf(req)
+	return a2a.WithTrace(req, tr.Parent, tr.State)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
+	"github.com/shimdev/shim/bridge/remote"
 	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/roots"
 )
@@ -16,7 +17,7 @@ import (
 // store and small values with one job each, composed here once.
 type Server struct {
 	out      *out
-	agent    *remoteAgent
+	agent    *remote.Agent
 	editor   *editor
 	store    *sessions.Store
 	queues   *queues
@@ -42,10 +43,10 @@ func newServer(opts Options, loadBytes int64) *Server {
 	}
 	log := opts.Log
 	o := &out{log: log}
-	ag := &remoteAgent{connect: opts.Connect, advice: opts.RefusedAdvice}
+	ag := remote.New(opts.Connect, opts.RefusedAdvice)
 	ed := newEditor(opts.Version, opts.ContextPrefix)
 	st := sessions.New(log, opts.Index, opts.ServerKey, opts.CurrentKey,
-		roots.New(opts.RootOverrides, ag.loadRoots, opts.Home, log))
+		roots.New(opts.RootOverrides, ag.LoadRoots, opts.Home, log))
 	qs := newQueues(st)
 	s := &Server{out: o, agent: ag, editor: ed, store: st, queues: qs}
 	s.notices = &notices{out: o, editor: ed, store: st, queues: qs, agent: ag}
@@ -59,7 +60,7 @@ func newServer(opts Options, loadBytes int64) *Server {
 		archive: s.archive, steering: s.steering, log: log, opts: opts}
 	// The extended card (or a new sign-in) may bring other skills: the
 	// open sessions get the new commands.
-	ag.onCard = s.commands.cardChanged
+	ag.OnCard(s.commands.cardChanged)
 	return s
 }
 

@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/remote"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/internal/termsafe"
 )
@@ -47,7 +48,7 @@ type SignIn struct {
 type access struct {
 	out    *out
 	editor *editor
-	agent  *remoteAgent
+	agent  *remote.Agent
 	log    *slog.Logger
 	// executable is the absolute path of the running binary (terminal
 	// auth); signIn signs in from the editor (nil: no such method); forget
@@ -84,7 +85,7 @@ func (a *access) methods(terminal bool) []acp.AuthMethod {
 func (a *access) authenticate(ctx context.Context, req *acp.Request, p *acp.AuthenticateParams) (any, error) {
 	switch p.MethodID {
 	case "shim-credentials":
-		if err := a.agent.reprobe(ctx); err != nil {
+		if err := a.agent.Reprobe(ctx); err != nil {
 			return nil, err
 		}
 		return struct{}{}, nil
@@ -102,7 +103,7 @@ func (a *access) logout() (any, error) {
 			return nil, acp.NewError(acp.CodeInternal, "logout failed: "+err.Error(), nil)
 		}
 	}
-	a.agent.forget()
+	a.agent.Forget()
 	return struct{}{}, nil
 }
 
@@ -152,7 +153,7 @@ func (a *access) signInHere(ctx context.Context, req *acp.Request) (any, error) 
 	}
 	p.complete()
 	a.log.Info("signed in from the editor", "method", signInMethod)
-	if err := a.agent.reprobe(ctx); err != nil {
+	if err := a.agent.Reprobe(ctx); err != nil {
 		return nil, err
 	}
 	return struct{}{}, nil

@@ -1,4 +1,4 @@
-package bridge
+package remote
 
 import (
 	"context"
@@ -15,14 +15,15 @@ import (
 	"github.com/shimdev/shim/roots"
 )
 
-// remoteAgent is the connection to the remote agent: the A2A client, built
+// Agent is the connection to the remote agent: the A2A client, built
 // lazily from the configuration and credentials and probed once, its card
 // and the agent's name. It learns nothing of the editor: what changes with
 // the card is told to onCard.
-type remoteAgent struct {
-	// connect builds the A2A client (Options.Connect); nil: no agent URL.
+type Agent struct {
+	// connect builds the A2A client; nil: no agent URL.
 	connect func() (*a2aclient.Client, error)
-	// advice says what to do about a refused token (Options.RefusedAdvice).
+	// advice says what to do about a refused token (nil: run `shim
+	// login`).
 	advice func() string
 	// onCard is called when the card in use may give other skills (the
 	// extended card, a new sign-in); set once before serving.
@@ -38,10 +39,21 @@ type remoteAgent struct {
 	probed bool
 }
 
-// name is the agent card's name when known, else "A2A agent". It never
+// New is the agent reached through the client connect builds (nil: no
+// agent URL is configured); advice, when set, says what to do about a
+// token the server refused.
+func New(connect func() (*a2aclient.Client, error), advice func() string) *Agent {
+	return &Agent{connect: connect, advice: advice}
+}
+
+// OnCard sets what is called when the card in use may give other skills
+// (the extended card, a new sign-in); it is set once, before any call.
+func (a *Agent) OnCard(f func()) { a.onCard = f }
+
+// Name is the agent card's name when known, else "A2A agent". It never
 // fetches the card.
-func (a *remoteAgent) name() string {
-	if c := a.knownClient(); c != nil {
+func (a *Agent) Name() string {
+	if c := a.KnownClient(); c != nil {
 		// The card's name is the server's text in shim's words (the
 		// agent's title, notices, errors): one line, no control
 		// characters or bidirectional overrides (SPEC §15).
@@ -54,26 +66,26 @@ func (a *remoteAgent) name() string {
 	return "A2A agent"
 }
 
-// knownClient is the A2A client when one was built; it builds none.
-func (a *remoteAgent) knownClient() *a2aclient.Client {
+// KnownClient is the A2A client when one was built; it builds none.
+func (a *Agent) KnownClient() *a2aclient.Client {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.client
 }
 
-// knownCard is the card in use, when discovery ran; it never fetches.
-func (a *remoteAgent) knownCard() *a2a.Card {
-	if c := a.knownClient(); c != nil {
+// KnownCard is the card in use, when discovery ran; it never fetches.
+func (a *Agent) KnownCard() *a2a.Card {
+	if c := a.KnownClient(); c != nil {
 		return c.KnownCard()
 	}
 	return nil
 }
 
-// remote returns the A2A client, building it on first use.
+// Client returns the A2A client, building it on first use.
 // Building it may read the OS keyring (seconds when it hangs), so it holds
 // connectMu, not mu: initialize never waits for it.
-func (a *remoteAgent) remote() (*a2aclient.Client, error) {
-	if c := a.knownClient(); c != nil {
+func (a *Agent) Client() (*a2aclient.Client, error) {
+	if c := a.KnownClient(); c != nil {
 		return c, nil
 	}
 	if a.connect == nil {
@@ -81,7 +93,7 @@ func (a *remoteAgent) remote() (*a2aclient.Client, error) {
 	}
 	a.connectMu.Lock()
 	defer a.connectMu.Unlock()
-	if c := a.knownClient(); c != nil {
+	if c := a.KnownClient(); c != nil {
 		return c, nil
 	}
 	c, err := a.connect()
@@ -102,15 +114,15 @@ func (a *remoteAgent) remote() (*a2aclient.Client, error) {
 }
 
 // cardChanged tells onCard that the card in use may be another.
-func (a *remoteAgent) cardChanged() {
+func (a *Agent) cardChanged() {
 	if a.onCard != nil {
 		a.onCard()
 	}
 }
 
-// probedClient checks the credentials once per process (success is cached).
-func (a *remoteAgent) probedClient(ctx context.Context) (*a2aclient.Client, error) {
-	c, err := a.remote()
+// Probed checks the credentials once per process (success is cached).
+func (a *Agent) Probed(ctx context.Context) (*a2aclient.Client, error) {
+	c, err := a.Client()
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +142,7 @@ func (a *remoteAgent) probedClient(ctx context.Context) (*a2aclient.Client, erro
 }
 
 // probeError is the ACP error of a failed probe.
-func (a *remoteAgent) probeError(c *a2aclient.Client, err error) error {
+func (a *Agent) probeError(c *a2aclient.Client, err error) error {
 	// A sign-in shim cannot do, or an OAuth token that could not be
 	// renewed: the a2a error says what to do.
 	var se *a2a.SignInError
@@ -146,30 +158,30 @@ func (a *remoteAgent) probeError(c *a2aclient.Client, err error) error {
 		return acp.AuthRequired(fmt.Sprintf("the agent at %s refused the request (HTTP %d): the token is missing, wrong or expired; %s",
 			where, h.StatusCode, a.refusedAdvice()))
 	}
-	return a.callError(err, "")
+	return a.CallError(err, "")
 }
 
-// reprobe reads the stored sign-in again and checks it against the card;
+// Reprobe reads the stored sign-in again and checks it against the card;
 // the card may be another now (a login to another agent, a changed one,
 // more said to a signed-in client): onCard is told.
-func (a *remoteAgent) reprobe(ctx context.Context) error {
-	a.forget()
-	if _, err := a.probedClient(ctx); err != nil {
+func (a *Agent) Reprobe(ctx context.Context) error {
+	a.Forget()
+	if _, err := a.Probed(ctx); err != nil {
 		return err
 	}
 	a.cardChanged()
 	return nil
 }
 
-// forget drops the client: the next call builds it again and probes.
-func (a *remoteAgent) forget() {
+// Forget drops the client: the next call builds it again and probes.
+func (a *Agent) Forget() {
 	a.mu.Lock()
 	a.client, a.probed = nil, false
 	a.mu.Unlock()
 }
 
 // refusedAdvice says what to do about a refused token.
-func (a *remoteAgent) refusedAdvice() string {
+func (a *Agent) refusedAdvice() string {
 	if a.advice != nil {
 		if s := a.advice(); s != "" {
 			return s
@@ -178,15 +190,15 @@ func (a *remoteAgent) refusedAdvice() string {
 	return "run `shim login` in a terminal to store a valid token, then sign in again"
 }
 
-// callError maps an A2A client error to an ACP error.
-func (a *remoteAgent) callError(err error, taskID string) *acp.Error {
-	return render.CallError(a.name(), err, taskID, a.refusedAdvice())
+// CallError maps an A2A client error to an ACP error.
+func (a *Agent) CallError(err error, taskID string) *acp.Error {
+	return render.CallError(a.Name(), err, taskID, a.refusedAdvice())
 }
 
-// loadRoots asks the operator API for the server's project roots (the
+// LoadRoots asks the operator API for the server's project roots (the
 // roots.Map's loader).
-func (a *remoteAgent) loadRoots(ctx context.Context) ([]roots.Root, error) {
-	c, err := a.remote()
+func (a *Agent) LoadRoots(ctx context.Context) ([]roots.Root, error) {
+	c, err := a.Client()
 	if err != nil {
 		return nil, nil
 	}
@@ -202,11 +214,4 @@ func (a *remoteAgent) loadRoots(ctx context.Context) ([]roots.Root, error) {
 		out = append(out, roots.Root{Name: r.Name, Path: r.Path})
 	}
 	return out, nil
-}
-
-// callContext is the context of a request with its trace context (SPEC
-// §14) in the form the A2A client puts on every request it causes.
-func callContext(req context.Context) context.Context {
-	tr := acp.TraceOf(req)
-	return a2a.WithTrace(req, tr.Parent, tr.State)
 }
