@@ -13,6 +13,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/editor"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/remote"
@@ -29,7 +30,7 @@ import (
 type archive struct {
 	out     *out
 	agent   *remote.Agent
-	editor  *editor
+	editor  *editor.Editor
 	store   *sessions.Store
 	queues  *queues
 	notices *notices
@@ -58,7 +59,7 @@ func (a *archive) list(ctx context.Context, p *acp.ListParams) (any, error) {
 		}
 	}
 	if a.threadsOnly {
-		l.Prefix = a.editor.contextPrefix()
+		l.Prefix = a.editor.ContextPrefix()
 	}
 	rows, err := history.List(ctx, l)
 	if err != nil {
@@ -121,7 +122,7 @@ func (a *archive) load(ctx context.Context, req *acp.Request, p acp.SessionParam
 		return nil, err
 	}
 	id := p.SessionID
-	if a.threadsOnly && !strings.HasPrefix(id, a.editor.contextPrefix()) {
+	if a.threadsOnly && !strings.HasPrefix(id, a.editor.ContextPrefix()) {
 		return nil, unknownThread(id)
 	}
 	existing := a.store.Session(id)
@@ -211,7 +212,7 @@ func (a *archive) meanwhile(ctx context.Context, sess *turn.Session, emit func(a
 // turn leaves its task for the next prompt to answer.
 func (a *archive) replay(ctx context.Context, sess *turn.Session, turns []past.Turn, cut, park bool, emit func(acp.Update)) {
 	if cut {
-		if u := render.Said(render.EarlierNotShown(), a.editor.notices(), "shim-"+randid.Hex(6)); u != nil {
+		if u := render.Said(render.EarlierNotShown(), a.editor.Notices(), "shim-"+randid.Hex(6)); u != nil {
 			emit(u)
 		}
 	}
@@ -226,7 +227,7 @@ func (a *archive) replay(ctx context.Context, sess *turn.Session, turns []past.T
 func (a *archive) showTurns(ctx context.Context, sess *turn.Session, turns []past.Turn, emit func(acp.Update)) {
 	_ = a.store.Roots().Load(ctx) // a failure is logged; the map works with what it has
 	rp := history.NewReplay(a.store.Shown().Of(sess.ID()), len(turns))
-	agent, draws := a.agent.Name(), a.editor.drawsNow()
+	agent, draws := a.agent.Name(), a.editor.Draws()
 	snap := render.RootsOf(a.store.Roots(), sess.CWD(), sess.Dirs())
 	var r *render.Renderer
 	for i := range turns {

@@ -12,6 +12,8 @@
 //	bridge/toolview  a tool call's kind, title, locations, diff, plan
 //	bridge/slash     the card's skills as the editor's "/" commands
 //	bridge/message   ACP prompt content as the parts of an A2A message
+//	bridge/editor    the editor as initialize described it: its name, what
+//	                 it draws, initialize's answer, context ids
 //	bridge/remote    the remote agent: the A2A client built lazily and
 //	                 probed once, its card, the agent's name
 //	bridge/sessions  the session store: the open sessions, what was shown
@@ -33,9 +35,6 @@
 //	             per session id with work
 //	out.go       out: replies and session updates to the editor, and the
 //	             connection's lifetime
-//	editor.go    editor: what initialize said of the client (its name,
-//	             what it draws), initialize's answer, the context-id
-//	             prefix and minted ids, the notes given once
 //	notices.go   notices: about a session outside a turn (SPEC §14)
 //	signin.go    access: the auth methods offered, authenticate, logout;
 //	             signing in from the editor (the OAuth flow's page shown
@@ -83,17 +82,16 @@
 // # Locks
 //
 // Each value keeps its own state under its own lock: queues.mu (the
-// sessions' queues), editor.mu (what initialize said of the client, the
-// context-id prefix, the once-only notes), commands.mu (the command list
-// last sent) and signInPage.mu (one sign-in's page). They are taken
-// alone, but for one order: queues.mu → sessions.Store.mu and queues.mu →
-// serial.mu (enqueue and drop hold queues.mu while they read whether the
-// id is a session and take a queue's lock). The remote agent's locks
-// (package remote) and the session store's are never held while one of
-// this package's is taken. A turn's locks (turn.Turn.mu, turn.Session.mu)
-// are never taken under a lock of this package, nor one of this
-// package's under them. No lock is held while waiting for the editor: a
-// reply never waits (so a cancel never waits on stdout).
+// sessions' queues), commands.mu (the command list last sent) and
+// signInPage.mu (one sign-in's page). They are taken alone, but for one
+// order: queues.mu → sessions.Store.mu and queues.mu → serial.mu (enqueue
+// and drop hold queues.mu while they read whether the id is a session and
+// take a queue's lock). The locks of the remote agent (package remote),
+// the editor (package editor) and the session store are never held while
+// one of this package's is taken. A turn's locks (turn.Turn.mu,
+// turn.Session.mu) are never taken under a lock of this package, nor one
+// of this package's under them. No lock is held while waiting for the
+// editor: a reply never waits (so a cancel never waits on stdout).
 //
 // # Shutdown
 //

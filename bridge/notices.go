@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/bridge/editor"
 	"github.com/shimdev/shim/bridge/remote"
 	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/bridge/sessions"
@@ -13,7 +14,7 @@ import (
 // shown, or nothing.
 type notices struct {
 	out    *out
-	editor *editor
+	editor *editor.Editor
 	store  *sessions.Store
 	queues *queues
 	agent  *remote.Agent
@@ -23,7 +24,7 @@ type notices struct {
 // notice, or what a client without notices was always shown; nothing
 // when such a client is not told).
 func (n *notices) say(id string, notice render.Notice) {
-	if u := render.Said(notice, n.editor.notices(), "shim-"+randid.Hex(6)); u != nil {
+	if u := render.Said(notice, n.editor.Notices(), "shim-"+randid.Hex(6)); u != nil {
 		n.out.notify(id, u)
 	}
 }
@@ -34,10 +35,10 @@ func (n *notices) mcp(id string, count int) {
 	if count == 0 {
 		return
 	}
-	if n.editor.firstMCPNote() {
+	if n.editor.FirstMCPNote() {
 		n.out.log.Info("mcpServers from the editor are not forwarded: the remote agent cannot reach this machine's MCP servers", "count", count)
 	}
-	if sess := n.store.Session(id); sess != nil && n.editor.notices() && sess.TellMCP() {
+	if sess := n.store.Session(id); sess != nil && n.editor.Notices() && sess.TellMCP() {
 		n.say(id, render.MCPNotice(count))
 	}
 }
@@ -61,7 +62,7 @@ func (n *notices) mcpAfterReply(id string, count int) (release func()) {
 // A2A client did on its own in a call (a renewed sign-in); nil for a
 // client without notices. It never waits for the editor.
 func (n *notices) reporter(id string) a2a.Reporter {
-	if !n.editor.notices() {
+	if !n.editor.Notices() {
 		return nil
 	}
 	return func(rep a2a.Report) {
@@ -82,7 +83,7 @@ func (n *notices) reporter(id string) a2a.Reporter {
 // written (queued on the session), that the agent gives no thread's
 // history back.
 func (n *notices) noReplay(id string) {
-	if n.editor.firstNoReplayNote() {
+	if n.editor.FirstNoReplayNote() {
 		n.queues.enqueue(id, func() { n.say(id, render.NoReplayNotice(n.agent.Name())) })
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/editor"
 	"github.com/shimdev/shim/bridge/message"
 	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/remote"
@@ -29,7 +30,7 @@ import (
 type prompts struct {
 	out      *out
 	agent    *remote.Agent
-	editor   *editor
+	editor   *editor.Editor
 	store    *sessions.Store
 	commands *commands
 	modes    *modes
@@ -126,7 +127,7 @@ func withdrawOnCancel(ctx context.Context, req *acp.Request, t *turn.Turn) {
 func (s *prompts) turnEnv(c *a2aclient.Client, sess *turn.Session) turn.Env {
 	return turn.Env{Conn: s.out.conn, Client: c, Agent: s.agent.Name(), Roots: s.store.Roots(), Shown: s.store.Shown().Of(sess.ID()), Log: s.log,
 		Grace: s.opts.SteerGrace, ContextWindow: s.opts.ContextWindow, BusyTimeout: s.opts.BusyTimeout, BusyPoll: s.opts.busyPoll,
-		Draws: s.editor.drawsNow(), Host: turnHost{s}}
+		Draws: s.editor.Draws(), Host: turnHost{s}}
 }
 
 // turnHost is the server as its turns see it (turn.Host).
@@ -180,7 +181,7 @@ func (s *prompts) preamble(ctx context.Context, cwd string, dirs []string) strin
 	if !ok {
 		return ""
 	}
-	client := s.editor.called()
+	client := s.editor.Called()
 	return past.PreambleStart + client + " opened on your project `" + r.Name + "` (" + r.Path + ")" + s.moreFolders(dirs) +
 		". Paths you read or search there are shown to them in the editor.]"
 }

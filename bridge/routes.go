@@ -10,6 +10,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/editor"
 	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/threads"
@@ -24,8 +25,8 @@ type routes struct{ *Server }
 // Initialize runs at once: the calls after it read what it learned of
 // the client.
 func (r routes) Initialize(_ context.Context, req *acp.Request, p *acp.InitializeParams) {
-	r.editor.learn(p)
-	res := r.editor.answer(r.access.methods(p.ClientCapabilities.Auth.Terminal), r.agent.Name())
+	r.editor.Learn(p)
+	res := r.editor.Answer(r.access.methods(p.ClientCapabilities.Auth.Terminal), r.agent.Name())
 	r.out.reply(req, res, nil)
 }
 
@@ -165,7 +166,7 @@ func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result
 	if ctx.Err() != nil {
 		return nil, nil, acp.Cancelled()
 	}
-	id := mintContextID(r.editor.contextPrefix(), time.Now())
+	id := editor.MintContextID(r.editor.ContextPrefix(), time.Now())
 	sess := turn.NewSession(id, p.CWD, true, false)
 	sess.SetDirs(dirs)
 	r.store.Add(sess)

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/editor"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/remote"
 	"github.com/shimdev/shim/bridge/sessions"
@@ -18,7 +19,7 @@ import (
 type Server struct {
 	out      *out
 	agent    *remote.Agent
-	editor   *editor
+	editor   *editor.Editor
 	store    *sessions.Store
 	queues   *queues
 	notices  *notices
@@ -44,7 +45,7 @@ func newServer(opts Options, loadBytes int64) *Server {
 	log := opts.Log
 	o := &out{log: log}
 	ag := remote.New(opts.Connect, opts.RefusedAdvice)
-	ed := newEditor(opts.Version, opts.ContextPrefix)
+	ed := editor.New(opts.Version, opts.ContextPrefix)
 	st := sessions.New(log, opts.Index, opts.ServerKey, opts.CurrentKey,
 		roots.New(opts.RootOverrides, ag.LoadRoots, opts.Home, log))
 	qs := newQueues(st)

@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/editor"
 	"github.com/shimdev/shim/bridge/remote"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/internal/termsafe"
@@ -47,7 +48,7 @@ type SignIn struct {
 // authenticate, logout, and signing in from the editor.
 type access struct {
 	out    *out
-	editor *editor
+	editor *editor.Editor
 	agent  *remote.Agent
 	log    *slog.Logger
 	// executable is the absolute path of the running binary (terminal
@@ -136,7 +137,7 @@ func (a *access) signInHere(ctx context.Context, req *acp.Request) (any, error) 
 	if !ok {
 		return nil, acp.InvalidParams(fmt.Sprintf("unknown auth method %q", signInMethod))
 	}
-	if !a.editor.showsURL() {
+	if !a.editor.ShowsURL() {
 		return nil, acp.AuthRequired("this editor cannot open a sign-in page for shim (it offers no URL elicitation): " +
 			"run `shim login` in a terminal to sign in, then choose the stored credentials")
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/editor"
 	"github.com/shimdev/shim/bridge/message"
 	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/bridge/turn"
@@ -20,7 +21,7 @@ import (
 // steering routes a steer to the session's turn.
 type steering struct {
 	out    *out
-	editor *editor
+	editor *editor.Editor
 	store  *sessions.Store
 	log    *slog.Logger
 	// grace is the window after a cancel in which a prompt steers
@@ -41,7 +42,7 @@ func (st *steering) fold(ctx context.Context, req *acp.Request, sess *turn.Sessi
 	if !ok {
 		return false
 	}
-	return prev.Steer(ctx, req, steer.NewID(clientSlug(st.editor.clientName())), text)
+	return prev.Steer(ctx, req, steer.NewID(editor.Slug(st.editor.Name())), text)
 }
 
 // native handles _session/steering (SPEC §11.4): the text rides the
@@ -66,5 +67,5 @@ func (st *steering) native(ctx context.Context, req *acp.Request, p *acp.Steerin
 		st.out.reply(req, acp.SteeringResult{Outcome: acp.SteerFailed}, nil)
 		return
 	}
-	st.out.reply(req, acp.SteeringResult{Outcome: t.NativeSteer(ctx, steer.NewID(clientSlug(st.editor.clientName())), text)}, nil)
+	st.out.reply(req, acp.SteeringResult{Outcome: t.NativeSteer(ctx, steer.NewID(editor.Slug(st.editor.Name())), text)}, nil)
 }

@@ -1,4 +1,4 @@
-package bridge
+package editor
 
 import (
 	"strconv"
@@ -15,10 +15,10 @@ import (
 // client.
 const defaultPrefix = "chat-acp"
 
-// editor is what the client is and draws, as initialize said (its name,
+// Editor is what the client is and draws, as initialize said (its name,
 // what it draws, whether it opens a page shim asks it to), the prefix of
 // the context ids minted for it, and the notes it is given once.
-type editor struct {
+type Editor struct {
 	version string
 	// fixed: the context-id prefix was given (--context-prefix); the
 	// client's name does not change it.
@@ -39,18 +39,18 @@ type editor struct {
 	noReplayTold bool
 }
 
-// newEditor is the editor before initialize: prefix, when set, is the
+// New is the editor before initialize: prefix, when set, is the
 // context-id prefix whatever the client.
-func newEditor(version, prefix string) *editor {
-	e := &editor{version: version, fixed: prefix != "", prefix: prefix}
+func New(version, prefix string) *Editor {
+	e := &Editor{version: version, fixed: prefix != "", prefix: prefix}
 	if prefix == "" {
 		e.prefix = defaultPrefix
 	}
 	return e
 }
 
-// learn keeps what initialize says of the client.
-func (e *editor) learn(p *acp.InitializeParams) {
+// Learn keeps what initialize says of the client.
+func (e *Editor) Learn(p *acp.InitializeParams) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if p.ClientInfo != nil {
@@ -59,13 +59,13 @@ func (e *editor) learn(p *acp.InitializeParams) {
 	e.draws = render.DrawsOf(p.ClientCapabilities)
 	e.urlElicitation = p.ClientCapabilities.URLElicitation()
 	if !e.fixed {
-		e.prefix = "chat-" + clientSlug(e.name)
+		e.prefix = "chat-" + Slug(e.name)
 	}
 }
 
-// answer is initialize's answer: what shim is and does, the auth methods
+// Answer is initialize's answer: what shim is and does, the auth methods
 // it offers, and the agent's name as its title.
-func (e *editor) answer(methods []acp.AuthMethod, agent string) acp.InitializeResult {
+func (e *Editor) Answer(methods []acp.AuthMethod, agent string) acp.InitializeResult {
 	var res acp.InitializeResult
 	res.ProtocolVersion = 1
 	caps := &res.AgentCapabilities
@@ -79,33 +79,33 @@ func (e *editor) answer(methods []acp.AuthMethod, agent string) acp.InitializeRe
 	return res
 }
 
-// drawsNow is what the client draws (SPEC §11.3, §11.6, §14).
-func (e *editor) drawsNow() render.Draws {
+// Draws is what the client draws (SPEC §11.3, §11.6, §14).
+func (e *Editor) Draws() render.Draws {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.draws
 }
 
-// notices reports whether the client advertised notices (SPEC §14).
-func (e *editor) notices() bool { return e.drawsNow().Notices }
+// Notices reports whether the client advertised notices (SPEC §14).
+func (e *Editor) Notices() bool { return e.Draws().Notices }
 
-// showsURL reports whether the client opens a page shim asks it to.
-func (e *editor) showsURL() bool {
+// ShowsURL reports whether the client opens a page shim asks it to.
+func (e *Editor) ShowsURL() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.urlElicitation
 }
 
-// clientName is clientInfo.name from initialize.
-func (e *editor) clientName() string {
+// Name is clientInfo.name from initialize.
+func (e *Editor) Name() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.name
 }
 
-// called is what the preamble calls the client: its title, else its
+// Called is what the preamble calls the client: its title, else its
 // name, else "an ACP editor".
-func (e *editor) called() string {
+func (e *Editor) Called() string {
 	e.mu.Lock()
 	client := e.title
 	if client == "" {
@@ -118,16 +118,16 @@ func (e *editor) called() string {
 	return client
 }
 
-// contextPrefix prefixes the context ids minted for this client.
-func (e *editor) contextPrefix() string {
+// ContextPrefix prefixes the context ids minted for this client.
+func (e *Editor) ContextPrefix() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.prefix
 }
 
-// firstMCPNote reports whether the log is yet to say that the editor's MCP
+// FirstMCPNote reports whether the log is yet to say that the editor's MCP
 // servers are not forwarded: once per process.
-func (e *editor) firstMCPNote() bool {
+func (e *Editor) FirstMCPNote() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	first := !e.mcpNoted
@@ -135,9 +135,9 @@ func (e *editor) firstMCPNote() bool {
 	return first
 }
 
-// firstNoReplayNote reports whether the note that a thread's history
+// FirstNoReplayNote reports whether the note that a thread's history
 // cannot be replayed is due: once per process.
-func (e *editor) firstNoReplayNote() bool {
+func (e *Editor) FirstNoReplayNote() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	first := !e.noReplayTold
@@ -145,9 +145,9 @@ func (e *editor) firstNoReplayNote() bool {
 	return first
 }
 
-// clientSlug is clientInfo.name lowercased with every character outside
+// Slug is clientInfo.name lowercased with every character outside
 // [a-z0-9] dropped, cut to 16, else "acp".
-func clientSlug(name string) string {
+func Slug(name string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(name) {
 		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
@@ -164,7 +164,7 @@ func clientSlug(name string) string {
 	return s
 }
 
-// mintContextID returns <prefix>-<epoch ms>-<6 hex>.
-func mintContextID(prefix string, now time.Time) string {
+// MintContextID returns <prefix>-<epoch ms>-<6 hex>.
+func MintContextID(prefix string, now time.Time) string {
 	return prefix + "-" + strconv.FormatInt(now.UnixMilli(), 10) + "-" + randid.Hex(3)
 }
