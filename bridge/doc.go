@@ -1,8 +1,10 @@
 // Package bridge is the ACP side of shim: the server on one editor
-// connection, its sessions and their queues, and the handlers of the ACP
-// methods. The wire (types, the stdio stream, the one connection to the
+// connection, the handlers of the ACP methods over a session store, and
+// where each session's calls run (its queue). The wire (types, the stdio stream, the one connection to the
 // editor) is package acp; the A2A client package a2a. Below bridge, with
-// one-way imports (bridge → turn → render and history → past):
+// one-way imports (bridge → turn → render and history → past; sessions →
+// turn and history; remote and editor → render; slash and message import
+// none of them):
 //
 //	bridge/turn      a turn: one state machine under one lock (the steer
 //	                 window folded in), the A2A streams, approvals, forms
