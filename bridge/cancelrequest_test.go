@@ -187,7 +187,7 @@ func TestCancelNewSession(t *testing.T) {
 	if items, err := ix.List(f.url); err != nil || len(items) != 0 {
 		t.Errorf("the cancelled session/new wrote the index: %+v %v", items, err)
 	}
-	if n := len(s.server().sessions); n != 0 {
+	if n := len(s.server().store.IDs()); n != 0 {
 		t.Errorf("%d sessions after a cancelled session/new", n)
 	}
 	g.release()
@@ -209,7 +209,7 @@ func TestCancelBusyPrompt(t *testing.T) {
 	busyCancel(t, func(s *testShim, id string, ch chan acptest.Message, reqID string) {
 		s.cancelRequest(t, reqID)
 		wantCancelled(t, "the cancelled prompt", s.Wait(ch, "the cancelled prompt"))
-		tr := s.server().session(id).Current()
+		tr := s.server().store.Session(id).Current()
 		select {
 		case <-tr.Done():
 		case <-time.After(10 * time.Second):

@@ -85,7 +85,7 @@ func TestNotices(t *testing.T) {
 			api := newOpAPI()
 			f := withOperator(t, api)
 			answering(f, "Live answer.")
-			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.BusyPoll = fastPoll }, nil)
+			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { setBusyPoll(o, fastPoll) }, nil)
 			s.initCaps(t, caps)
 			id := s.newSession(t, "/w")
 			api.mu.Lock()
@@ -367,6 +367,31 @@ func TestSetModel(t *testing.T) {
 	}
 }
 
+// locates reports whether an update of the session id links path.
+func locates(t *testing.T, s *testShim, id, path string) bool {
+	for _, u := range decodeUpdates(t, s.Updates(id)) {
+		for _, l := range u.Locations {
+			if l.Path == path {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dirsListedIn is the additionalDirectories session/list gives the
+// session id under cwd.
+func dirsListedIn(t *testing.T, s *testShim, cwd, id string) any {
+	t.Helper()
+	for _, row := range listSessions(t, s, cwd) {
+		if row["sessionId"] == id {
+			return row["additionalDirectories"]
+		}
+	}
+	t.Fatalf("%s not listed", id)
+	return nil
+}
+
 // TestAdditionalDirectories: additionalDirectories on session/new are
 // roots like the cwd (an absolute path the agent names in one links), kept
 // in the thread index and listed back; a non-empty list on load replaces
@@ -391,16 +416,7 @@ func TestAdditionalDirectories(t *testing.T) {
 	ix := threads.Open(t.TempDir(), nil)
 	s := startShim(t, f.url, withIndex(ix, "k", nil), nil)
 	s.init(t)
-	located := func(id string) bool {
-		for _, u := range decodeUpdates(t, s.Updates(id)) {
-			for _, l := range u.Locations {
-				if l.Path == readIn {
-					return true
-				}
-			}
-		}
-		return false
-	}
+	located := func(id string) bool { return locates(t, s, id, readIn) }
 
 	plain := s.newSession(t, first)
 	stopReason(t, s.prompt(t, plain, "read it"))
@@ -422,15 +438,7 @@ func TestAdditionalDirectories(t *testing.T) {
 		t.Errorf("a path in an additional directory did not link: %s", transcript(decodeUpdates(t, s.Updates(id))))
 	}
 
-	dirsListed := func(id string) any {
-		for _, row := range listSessions(t, s, first) {
-			if row["sessionId"] == id {
-				return row["additionalDirectories"]
-			}
-		}
-		t.Fatalf("%s not listed", id)
-		return nil
-	}
+	dirsListed := func(id string) any { return dirsListedIn(t, s, first, id) }
 	if got := dirsListed(id); !jsonEqual(got, []any{second}) {
 		t.Errorf("listed %v, want [%s]", got, second)
 	}

@@ -1,8 +1,10 @@
 // Package bridge is the ACP side of shim: the server on one editor
-// connection, its sessions and their queues, and the handlers of the ACP
-// methods. The wire (types, the stdio stream, the one connection to the
+// connection, the handlers of the ACP methods over a session store, and
+// where each session's calls run (its queue). The wire (types, the stdio stream, the one connection to the
 // editor) is package acp; the A2A client package a2a. Below bridge, with
-// one-way imports (bridge → turn → render and history → past):
+// one-way imports (bridge → turn → render and history → past; sessions →
+// turn and history; remote and editor → render; slash and message import
+// none of them):
 //
 //	bridge/turn      a turn: one state machine under one lock (the steer
 //	                 window folded in), the A2A streams, approvals, forms
@@ -10,28 +12,48 @@
 //	bridge/history   a thread's past turns behind one Source; session/list's rows
 //	bridge/past      a past turn as read back (the value history reads and render shows)
 //	bridge/toolview  a tool call's kind, title, locations, diff, plan
+//	bridge/slash     the card's skills as the editor's "/" commands
+//	bridge/message   ACP prompt content as the parts of an A2A message
+//	bridge/editor    the editor as initialize described it: its name, what
+//	                 it draws, initialize's answer, context ids
+//	bridge/remote    the remote agent: the A2A client built lazily and
+//	                 probed once, its card, the agent's name
+//	bridge/sessions  the session store: the open sessions, what was shown
+//	                 of each thread, the thread index, the project roots
 //
 // # Files
 //
-//	server.go    Server, Options, Serve; routes (where each ACP call runs,
-//	             under which context: a request's trace context goes on
-//	             every A2A call it causes), replies, notifications and the
-//	             notices about a session outside a turn (SPEC §14), the
-//	             thread index, the project roots, additional directories
-//	queue.go     a session's serial queue
-//	lifecycle.go initialize, authenticate, logout; the A2A client, built
-//	             lazily and probed once
-//	signin.go    signing in from the editor: the OAuth flow's page shown
-//	             as a URL elicitation, completed or withdrawn
-//	prompt.go    session/prompt (a turn of package turn, or a steer),
-//	             session/cancel; the turns' Host; ACP prompt content as an
-//	             A2A message; the editor-context preamble; context ids
-//	steering.go  Send Now and _session/steering routed to the session's turn
-//	commands.go  the card's skills as commands, /status, skill hints (§11.1)
-//	modes.go     the permissions and model options, mirrored as modes
-//	             (§11.2); session/set_model of older clients (§14)
-//	sessions.go  session/list, load, resume, close, delete; past turns
-//	             replayed through the renderer; the console hand-off
+// Server is routes over a session store and small values with one job
+// each, composed once by newServer; none of them calls up into another's
+// owner, and each gets only the values it uses.
+//
+//	server.go    Server (the values composed), Serve, the shutdown
+//	options.go   Options: what cmd/shim configures
+//	routes.go    routes: where each ACP call runs, under which context
+//	             (callContext: a request's trace context goes on every
+//	             A2A call it causes); thin handlers; session/new, close,
+//	             delete
+//	queue.go     queues: where a session's calls run, one serial queue
+//	             per session id with work
+//	out.go       out: replies and session updates to the editor, and the
+//	             connection's lifetime
+//	notices.go   notices: about a session outside a turn (SPEC §14)
+//	signin.go    access: the auth methods offered, authenticate, logout;
+//	             signing in from the editor (the OAuth flow's page shown
+//	             as a URL elicitation, completed or withdrawn)
+//	prompt.go    prompts: session/prompt (a turn of package turn, or a
+//	             steer), session/cancel; the turns' Host; the
+//	             editor-context preamble
+//	steering.go  steering: Send Now and _session/steering routed to the
+//	             session's turn
+//	commands.go  commands: the card's commands (package slash) sent and
+//	             sent again when the card changes, /status, skill hints
+//	             (§11.1)
+//	modes.go     modes: the permissions and model options, mirrored as
+//	             modes (§11.2); session/set_model of older clients (§14)
+//	archive.go   archive: session/list, load, resume; past turns replayed
+//	             through the renderer
+//	handoff.go   the console hand-off claimed on session/new (§4.2)
 //
 // Each call of the client's runs under its request's context (acp):
 // the client may cancel it ($/cancel_request). session/new, session/list,
@@ -61,16 +83,16 @@
 //
 // # Locks
 //
-// Server's state is under four locks, one per concern, each taken alone:
-// Server.clientMu (the A2A client, probed), Server.sessMu (the sessions
-// and their queues), Server.infoMu (what initialize said of the client,
-// the context-id prefix, the once-only notes) and Server.cmdMu (the
-// command list last sent). The order is Server.sessMu → serial.mu
-// (enqueue and dropQueue hold sessMu while they take a queue's lock).
-// Server.connectMu is held around building the A2A client, and takes
-// Server.clientMu inside it to read and set the client. A turn's locks
-// (turn.Turn.mu, turn.Session.mu) are never taken under a Server lock,
-// nor a Server lock under them. No lock is held while waiting for the
+// Each value keeps its own state under its own lock: queues.mu (the
+// sessions' queues), commands.mu (the command list last sent) and
+// signInPage.mu (one sign-in's page). They are taken alone, but for one
+// order: queues.mu → sessions.Store.mu and queues.mu → serial.mu (enqueue
+// and drop hold queues.mu while they read whether the id is a session and
+// take a queue's lock). The locks of the remote agent (package remote),
+// the editor (package editor) and the session store are never held while
+// one of this package's is taken. A turn's locks (turn.Turn.mu,
+// turn.Session.mu) are never taken under a lock of this package, nor one
+// of this package's under them. No lock is held while waiting for the
 // editor: a reply never waits (so a cancel never waits on stdout).
 //
 // # Shutdown

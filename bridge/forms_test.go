@@ -266,7 +266,7 @@ func TestElicitationCancelledPrompt(t *testing.T) {
 	id := s.newSession(t, "/tmp")
 	ch, _ := s.Start("session/prompt", promptArgs(id, "merge it"))
 	<-asked
-	tr := s.server().session(id).Current()
+	tr := s.server().store.Session(id).Current()
 	s.Notify("session/cancel", map[string]any{"sessionId": id})
 	if got := stopReason(t, s.Wait(ch, "prompt")); got != "cancelled" {
 		t.Fatalf("stop %q", got)

@@ -520,6 +520,30 @@ func wireTurns() []any {
 	}
 }
 
+// checkParkAnswered: the next prompt of the loaded thread id answers its
+// parked task t1 on the same context, with no preamble; the prompt after
+// it is a fresh message.
+func checkParkAnswered(t *testing.T, s *testShim, f *fakeAgent, id string) {
+	t.Helper()
+	if got := stopReason(t, s.prompt(t, id, "staging")); got != "end_turn" {
+		t.Fatalf("stop %q", got)
+	}
+	calls := f.callsOf("SendStreamingMessage")
+	if len(calls) != 1 {
+		t.Fatalf("%d sends", len(calls))
+	}
+	m := calls[0].message()
+	meta, _ := m["metadata"].(map[string]any)
+	if calls[0].contextID() != id || m["taskId"] != "t1" || meta["hitl_resume"] != true || calls[0].text() != "staging" {
+		t.Errorf("the park's answer: %v", m)
+	}
+	stopReason(t, s.prompt(t, id, "and then?"))
+	calls = f.callsOf("SendStreamingMessage")
+	if m := calls[1].message(); calls[1].contextID() != id || m["taskId"] != nil || calls[1].text() != "and then?" {
+		t.Errorf("the next message: %v", m)
+	}
+}
+
 // TestLoadReplaysTurns: session/load replays /turns (SPEC §4.5) before
 // answering: the user's text without the preamble, the tool call once as
 // a completed tool_call with title, kind, location, content and input,
@@ -565,23 +589,7 @@ func TestLoadReplaysTurns(t *testing.T) {
 		t.Errorf("tool call %+v content %s", tc, tc.Content)
 	}
 
-	if got := stopReason(t, s.prompt(t, id, "staging")); got != "end_turn" {
-		t.Fatalf("stop %q", got)
-	}
-	calls := f.callsOf("SendStreamingMessage")
-	if len(calls) != 1 {
-		t.Fatalf("%d sends", len(calls))
-	}
-	m := calls[0].message()
-	meta, _ := m["metadata"].(map[string]any)
-	if calls[0].contextID() != id || m["taskId"] != "t1" || meta["hitl_resume"] != true || calls[0].text() != "staging" {
-		t.Errorf("the park's answer: %v", m)
-	}
-	stopReason(t, s.prompt(t, id, "and then?"))
-	calls = f.callsOf("SendStreamingMessage")
-	if m := calls[1].message(); calls[1].contextID() != id || m["taskId"] != nil || calls[1].text() != "and then?" {
-		t.Errorf("the next message: %v", m)
-	}
+	checkParkAnswered(t, s, f, id)
 
 	// Loading again shows no turn twice.
 	n := len(s.Updates(id))
@@ -725,7 +733,7 @@ func TestBusyWait(t *testing.T) {
 	api.setTurns(id, t0)
 	f := withOperator(t, api)
 	answering(f, "Live answer.")
-	s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.BusyPoll = fastPoll }, nil)
+	s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { setBusyPoll(o, fastPoll) }, nil)
 	s.init(t)
 	if m := s.Call("session/load", loadArgs(id, "/w")); m.Error != nil {
 		t.Fatalf("load: %v", m.Error)
@@ -772,7 +780,10 @@ func TestBusyTimeout(t *testing.T) {
 	api.summary = busyFor(-1, "TASK_STATE_WORKING")
 	f := withOperator(t, api)
 	answering(f, "never")
-	s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.BusyTimeout, o.BusyPoll = 300*time.Millisecond, fastPoll }, nil)
+	s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) {
+		o.BusyTimeout = 300 * time.Millisecond
+		setBusyPoll(o, fastPoll)
+	}, nil)
 	s.init(t)
 	id := s.newSession(t, "/w")
 	m := s.prompt(t, id, "hi")
@@ -807,7 +818,7 @@ func busyCancel(t *testing.T, cancel func(s *testShim, id string, ch chan acptes
 			api.summary = busyFor(-1, "TASK_STATE_WORKING")
 			f := withOperator(t, api)
 			answering(f, "answer")
-			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.SteerGrace, o.BusyPoll = grace, fastPoll }, nil)
+			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.SteerGrace = grace; setBusyPoll(o, fastPoll) }, nil)
 			s.init(t)
 			id := s.newSession(t, "/w")
 			ch, reqID := s.Start("session/prompt", promptArgs(id, "first"))

@@ -8,12 +8,14 @@ package bridge
 
 import (
 	"encoding/json"
-	"github.com/shimdev/shim/bridge/turn"
+	"log/slog"
 	"slices"
 	"strconv"
 
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/sessions"
+	"github.com/shimdev/shim/bridge/turn"
 )
 
 // Config option ids, mode ids and values.
@@ -40,6 +42,16 @@ func modeName(id string) string {
 	return id
 }
 
+// modes is a session's permissions and model pickers: what they offer,
+// and their changes (session/set_mode, set_model, set_config_option).
+type modes struct {
+	out   *out
+	store *sessions.Store
+	log   *slog.Logger
+	// models are the model ids the agent accepts (--models).
+	models []string
+}
+
 // sessionSettings is a session's mode and model at one moment.
 type sessionSettings struct {
 	mode  string
@@ -57,13 +69,13 @@ func settingsOf(sess *turn.Session) sessionSettings {
 
 // configOptions is the complete list of a session's options, in SPEC's
 // order.
-func (s *Server) configOptions(st sessionSettings) []acp.SessionConfigOption {
+func (m *modes) configOptions(st sessionSettings) []acp.SessionConfigOption {
 	out := []acp.SessionConfigOption{{ID: configPermissions, Name: "Permissions", Category: "mode",
 		CurrentValue: st.mode, Options: permissionChoices}}
-	if len(s.opts.Models) > 0 {
+	if len(m.models) > 0 {
 		opts := []acp.SelectOption{{Value: modelDefault, Name: "Agent's default"}}
-		for _, m := range s.opts.Models {
-			opts = append(opts, acp.SelectOption{Value: m, Name: m})
+		for _, id := range m.models {
+			opts = append(opts, acp.SelectOption{Value: id, Name: id})
 		}
 		cur := st.model
 		if cur == "" {
@@ -86,37 +98,37 @@ func modeState(st sessionSettings) *acp.SessionModeState {
 
 // openResult is the answer of new, load and resume: the session's options
 // and modes.
-func (s *Server) openResult(sess *turn.Session) acp.LoadSessionResult {
+func (m *modes) openResult(sess *turn.Session) acp.LoadSessionResult {
 	st := settingsOf(sess)
-	return acp.LoadSessionResult{ConfigOptions: s.configOptions(st), Modes: modeState(st)}
+	return acp.LoadSessionResult{ConfigOptions: m.configOptions(st), Modes: modeState(st)}
 }
 
-// modeChanged tells the editor of a mode change it did not ask for in
+// changed tells the editor of a mode change it did not ask for in
 // the picker: current_mode_update and config_option_update (the complete
 // list), sent through send.
-func (s *Server) modeChanged(sess *turn.Session, send func(acp.Update)) {
+func (m *modes) changed(sess *turn.Session, send func(acp.Update)) {
 	st := settingsOf(sess)
 	send(render.CurrentMode(st.mode))
-	send(render.ConfigOptions(s.configOptions(st)))
+	send(render.ConfigOptions(m.configOptions(st)))
 }
 
-// setModeRequest handles session/set_mode; the config picker learns the
+// setMode handles session/set_mode; the config picker learns the
 // change after the answer.
-func (s *Server) setModeRequest(req *acp.Request, p *acp.SetModeParams) {
-	sess := s.session(p.SessionID)
+func (m *modes) setMode(req *acp.Request, p *acp.SetModeParams) {
+	sess := m.store.Session(p.SessionID)
 	if sess == nil {
-		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
+		m.out.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
 		return
 	}
 	if p.ModeID != modeAsk && p.ModeID != modeAllow {
-		s.reply(req, nil, acp.InvalidParams("unknown mode "+p.ModeID+": the modes are ask and allow-commands"))
+		m.out.reply(req, nil, acp.InvalidParams("unknown mode "+p.ModeID+": the modes are ask and allow-commands"))
 		return
 	}
 	changed := sess.SetBypass(p.ModeID == modeAllow)
-	s.log.Info("session mode set", "session", sess.ID(), "mode", p.ModeID)
-	s.reply(req, struct{}{}, nil)
+	m.log.Info("session mode set", "session", sess.ID(), "mode", p.ModeID)
+	m.out.reply(req, struct{}{}, nil)
 	if changed {
-		s.notify(sess.ID(), render.ConfigOptions(s.configOptions(settingsOf(sess))))
+		m.out.notify(sess.ID(), render.ConfigOptions(m.configOptions(settingsOf(sess))))
 	}
 }
 
@@ -124,14 +136,14 @@ func (s *Server) setModeRequest(req *acp.Request, p *acp.SetModeParams) {
 // schema): the model option set as set_config_option sets it, answered
 // {}; the model picker hears of it after the answer. A model not offered
 // (--models, or "default") is -32602.
-func (s *Server) setModel(req *acp.Request, p *acp.SetModelParams) {
-	sess := s.session(p.SessionID)
+func (m *modes) setModel(req *acp.Request, p *acp.SetModelParams) {
+	sess := m.store.Session(p.SessionID)
 	if sess == nil {
-		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
+		m.out.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
 		return
 	}
-	if len(s.opts.Models) == 0 || (p.ModelID != modelDefault && !slices.Contains(s.opts.Models, p.ModelID)) {
-		s.reply(req, nil, acp.InvalidParams("unknown model "+strconv.Quote(p.ModelID)+": the models are those of --models"))
+	if len(m.models) == 0 || (p.ModelID != modelDefault && !slices.Contains(m.models, p.ModelID)) {
+		m.out.reply(req, nil, acp.InvalidParams("unknown model "+strconv.Quote(p.ModelID)+": the models are those of --models"))
 		return
 	}
 	model := p.ModelID
@@ -139,44 +151,44 @@ func (s *Server) setModel(req *acp.Request, p *acp.SetModelParams) {
 		model = ""
 	}
 	sess.SetModel(model)
-	s.log.Info("session model set", "session", sess.ID(), "model", p.ModelID)
-	s.reply(req, struct{}{}, nil)
-	s.notify(sess.ID(), render.ConfigOptions(s.configOptions(settingsOf(sess))))
+	m.log.Info("session model set", "session", sess.ID(), "model", p.ModelID)
+	m.out.reply(req, struct{}{}, nil)
+	m.out.notify(sess.ID(), render.ConfigOptions(m.configOptions(settingsOf(sess))))
 }
 
 // setConfigOption handles session/set_config_option; the answer is the
 // complete list, and the mode picker learns a permissions change after it.
-func (s *Server) setConfigOption(req *acp.Request, p *acp.SetConfigOptionParams) {
-	sess := s.session(p.SessionID)
+func (m *modes) setConfigOption(req *acp.Request, p *acp.SetConfigOptionParams) {
+	sess := m.store.Session(p.SessionID)
 	if sess == nil {
-		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
+		m.out.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
 		return
 	}
 	var value string
 	if json.Unmarshal(p.Value, &value) != nil {
-		s.reply(req, nil, acp.InvalidParams("the value of "+p.ConfigID+" must be one of its option values"))
+		m.out.reply(req, nil, acp.InvalidParams("the value of "+p.ConfigID+" must be one of its option values"))
 		return
 	}
 	modeChanged := false
 	switch {
 	case p.ConfigID == configPermissions && (value == modeAsk || value == modeAllow):
 		modeChanged = sess.SetBypass(value == modeAllow)
-	case p.ConfigID == configModel && len(s.opts.Models) > 0 && (value == modelDefault || slices.Contains(s.opts.Models, value)):
+	case p.ConfigID == configModel && len(m.models) > 0 && (value == modelDefault || slices.Contains(m.models, value)):
 		if value == modelDefault {
 			value = ""
 		}
 		sess.SetModel(value)
-	case p.ConfigID == configPermissions || (p.ConfigID == configModel && len(s.opts.Models) > 0):
-		s.reply(req, nil, acp.InvalidParams("unknown value "+value+" for "+p.ConfigID))
+	case p.ConfigID == configPermissions || (p.ConfigID == configModel && len(m.models) > 0):
+		m.out.reply(req, nil, acp.InvalidParams("unknown value "+value+" for "+p.ConfigID))
 		return
 	default:
-		s.reply(req, nil, acp.InvalidParams("unknown config option "+p.ConfigID))
+		m.out.reply(req, nil, acp.InvalidParams("unknown config option "+p.ConfigID))
 		return
 	}
 	st := settingsOf(sess)
-	s.log.Info("session option set", "session", sess.ID(), "option", p.ConfigID, "value", value)
-	s.reply(req, acp.SetConfigOptionResult{ConfigOptions: s.configOptions(st)}, nil)
+	m.log.Info("session option set", "session", sess.ID(), "option", p.ConfigID, "value", value)
+	m.out.reply(req, acp.SetConfigOptionResult{ConfigOptions: m.configOptions(st)}, nil)
 	if modeChanged {
-		s.notify(sess.ID(), render.CurrentMode(st.mode))
+		m.out.notify(sess.ID(), render.CurrentMode(st.mode))
 	}
 }

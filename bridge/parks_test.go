@@ -260,16 +260,12 @@ func TestApprovalInterrupted(t *testing.T) {
 	}
 }
 
-// TestAllowForSession: "Allow for this session" approves now, puts the
-// session in allow-commands (SPEC §11.2): command parks are auto-approved
-// from then on, in this turn and later ones, bypass_permissions goes on
-// every later message of this session only, it is never offered or applied
-// to a delete, and a server that parks anyway is noted once.
-func TestAllowForSession(t *testing.T) {
-	f := newFake(t)
+// allowForSessionStream is TestAllowForSession's agent: three turns of
+// command parks (a delete among them), the third in another session.
+func allowForSessionStream(f *fakeAgent) func(w *sseWriter, c rpcCall) {
 	var mu sync.Mutex
 	turn := 0
-	f.stream = func(w *sseWriter, c rpcCall) {
+	return func(w *sseWriter, c rpcCall) {
 		tid, _ := c.message()["taskId"].(string)
 		mu.Lock()
 		if tid == "" {
@@ -303,6 +299,16 @@ func TestAllowForSession(t *testing.T) {
 			w.status("t3", "TASK_STATE_COMPLETED", nil)
 		}
 	}
+}
+
+// TestAllowForSession: "Allow for this session" approves now, puts the
+// session in allow-commands (SPEC §11.2): command parks are auto-approved
+// from then on, in this turn and later ones, bypass_permissions goes on
+// every later message of this session only, it is never offered or applied
+// to a delete, and a server that parks anyway is noted once.
+func TestAllowForSession(t *testing.T) {
+	f := newFake(t)
+	f.stream = allowForSessionStream(f)
 	perms := &permissions{replies: []func() (any, *acptest.RPCError){
 		func() (any, *acptest.RPCError) { return selected("approve_session") }, // turn 1, ls
 		func() (any, *acptest.RPCError) { return selected("approve") },         // turn 1, the delete

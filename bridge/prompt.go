@@ -1,14 +1,13 @@
 package bridge
 
-// session/prompt: the prompt's content as an A2A message, then a turn of
-// its own (package turn), or a steer folded into the session's detached
-// turn (steering.go); /status answered here; session/cancel.
+// session/prompt: the prompt's content as an A2A message (package
+// message), then a turn of its own (package turn), or a steer folded into
+// the session's detached turn (steering.go); /status answered here;
+// session/cancel.
 
 import (
 	"context"
-	"encoding/base64"
-	"fmt"
-	"strconv"
+	"log/slog"
 	"strings"
 	"time"
 	"unicode"
@@ -16,50 +15,71 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/editor"
+	"github.com/shimdev/shim/bridge/message"
 	"github.com/shimdev/shim/bridge/past"
+	"github.com/shimdev/shim/bridge/remote"
+	"github.com/shimdev/shim/bridge/sessions"
+	"github.com/shimdev/shim/bridge/slash"
 	"github.com/shimdev/shim/bridge/turn"
-	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/threads"
 )
+
+// prompts runs session/prompt and session/cancel: a prompt's turn (package
+// turn), or its steer of the session's detached turn; /status.
+type prompts struct {
+	out      *out
+	agent    *remote.Agent
+	editor   *editor.Editor
+	store    *sessions.Store
+	commands *commands
+	modes    *modes
+	archive  *archive
+	steering *steering
+	log      *slog.Logger
+	// opts are the server's: the steer window, the preamble, the context
+	// window and the busy chat's bounds.
+	opts Options
+}
 
 // prompt answers session/prompt: a turn of its own, or a steer of the
 // session's detached turn. ctx is its request's: its trace context goes on
 // every A2A request of the turn; cancelled by the client
 // ($/cancel_request) before the turn sent its message, the prompt answers
 // -32800 and nothing is sent; after, the turn is given up (turn.Withdraw).
-func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptParams) {
+func (s *prompts) prompt(ctx context.Context, req *acp.Request, p *acp.PromptParams) {
 	if ctx.Err() != nil {
 		// Cancelled while it waited behind the session's earlier calls.
-		s.reply(req, nil, acp.Cancelled())
+		s.out.reply(req, nil, acp.Cancelled())
 		return
 	}
 	call := callContext(ctx)
-	sess := s.session(p.SessionID)
+	sess := s.store.Session(p.SessionID)
 	if sess == nil {
-		s.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
+		s.out.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
 		return
 	}
-	cmd := slashCommand(p.Prompt)
-	if cmd == statusCommand {
-		s.showStatus(req, sess)
+	cmd := slash.Command(p.Prompt)
+	if cmd == slash.Status {
+		s.commands.status(req, sess)
 		return
 	}
-	parts, userText, err := promptMessage(p.Prompt)
+	parts, userText, err := message.Parts(p.Prompt)
 	p.Prompt = nil // a big prompt's blocks are not kept for the turn
 	if err != nil {
-		s.reply(req, nil, acp.InvalidParams(err.Error()))
+		s.out.reply(req, nil, acp.InvalidParams(err.Error()))
 		return
 	}
-	client, err := s.remote()
+	client, err := s.agent.Client()
 	if err != nil {
-		s.reply(req, nil, err)
+		s.out.reply(req, nil, err)
 		return
 	}
-	if s.trySteer(call, req, sess, parts) {
+	if s.steering.fold(call, req, sess, parts) {
 		withdrawOnCancel(ctx, req, sess.Current())
 		return
 	}
-	msg := a2a.OutMessage{ContextID: sess.ID(), Parts: parts, SkillHint: s.skillHint(cmd)}
+	msg := a2a.OutMessage{ContextID: sess.ID(), Parts: parts, SkillHint: s.commands.skillHint(cmd)}
 	first, parked := sess.TakePrompt()
 	// No lock is held from here to the turn's start: the preamble may load
 	// the project roots over the network.
@@ -69,7 +89,7 @@ func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPara
 		msg.Resume = true
 	case first && sess.Minted() && !s.opts.NoPreamble:
 		if pre := s.preamble(call, sess.CWD(), sess.Dirs()); pre != "" {
-			msg.Parts = addPreamble(msg.Parts, pre)
+			msg.Parts = message.WithPreamble(msg.Parts, pre)
 		}
 	}
 	msg.Workspace = sess.CWD()
@@ -79,6 +99,14 @@ func (s *Server) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPara
 		title = past.TitleOf(userText)
 	}
 	withdrawOnCancel(ctx, req, turn.Start(s.turnContext(ctx), s.turnEnv(client, sess), sess, req, msg, title))
+}
+
+// turnContext is the context of the turn a prompt starts: the
+// connection's (a turn outlives its prompt), with the prompt's trace
+// context.
+func (s *prompts) turnContext(req context.Context) context.Context {
+	tr := acp.TraceOf(req)
+	return a2a.WithTrace(s.out.ctx, tr.Parent, tr.State)
 }
 
 // withdrawOnCancel gives the prompt req of t up when the client cancels
@@ -96,46 +124,39 @@ func withdrawOnCancel(ctx context.Context, req *acp.Request, t *turn.Turn) {
 }
 
 // turnEnv is what a turn of sess needs of the server.
-func (s *Server) turnEnv(c *a2aclient.Client, sess *turn.Session) turn.Env {
-	return turn.Env{Conn: s.conn, Client: c, Agent: s.agentName(), Roots: s.roots(), Shown: s.shown.Of(sess.ID()), Log: s.log,
-		Grace: s.opts.SteerGrace, ContextWindow: s.opts.ContextWindow, BusyTimeout: s.opts.BusyTimeout, BusyPoll: s.opts.BusyPoll,
-		Draws: s.clientDraws(), Replies: turnHost{s}, Thread: turnHost{s}, Modes: turnHost{s}}
+func (s *prompts) turnEnv(c *a2aclient.Client, sess *turn.Session) turn.Env {
+	return turn.Env{Conn: s.out.conn, Client: c, Agent: s.agent.Name(), Roots: s.store.Roots(), Shown: s.store.Shown().Of(sess.ID()), Log: s.log,
+		Grace: s.opts.SteerGrace, ContextWindow: s.opts.ContextWindow, BusyTimeout: s.opts.BusyTimeout, BusyPoll: s.opts.busyPoll,
+		Draws: s.editor.Draws(), Replies: turnHost{s}, Thread: turnHost{s}, Modes: turnHost{s}}
 }
 
-// turnHost is the server as its turns see it: what answers their prompts
-// (turn.Replies), the session's thread (turn.Thread), the modes
+// turnHost is the prompts as their turns see them: what answers their
+// prompts (turn.Replies), the session's thread (turn.Thread), the modes
 // (turn.Modes).
-type turnHost struct{ *Server }
+type turnHost struct{ *prompts }
 
-func (h turnHost) Reply(req *acp.Request, result any, err error) { h.reply(req, result, err) }
+func (h turnHost) Reply(req *acp.Request, result any, err error) { h.out.reply(req, result, err) }
 
-func (h turnHost) CallError(err error, taskID string) *acp.Error { return h.callError(err, taskID) }
+func (h turnHost) CallError(err error, taskID string) *acp.Error {
+	return h.agent.CallError(err, taskID)
+}
 
-func (h turnHost) Open(sess *turn.Session) bool { return h.session(sess.ID()) == sess }
+func (h turnHost) Open(sess *turn.Session) bool { return h.store.Session(sess.ID()) == sess }
 
 // Meanwhile shows the turns that finished while a turn waited for a busy
 // chat.
 func (h turnHost) Meanwhile(ctx context.Context, sess *turn.Session, emit func(acp.Update)) {
-	c, err := h.remote()
-	if err != nil {
-		return
-	}
-	turns, cut, err := h.readTurns(ctx, c, sess.ID())
-	if err != nil {
-		h.log.Debug("turns finished meanwhile not read", "session", sess.ID(), "err", err)
-		return
-	}
-	h.replay(ctx, sess, turns, cut, false, emit)
+	h.archive.meanwhile(ctx, sess, emit)
 }
 
 // Record writes what a turn taught the thread index (title, cwd, task
 // id, time) in one write, once the turn's stream is over: never between
 // the prompt and its first chunk (SPEC §8).
 func (h turnHost) Record(sess *turn.Session, title, taskID string) {
-	if _, _, ok := h.threadIndex(); !ok {
+	if _, _, ok := h.store.ThreadIndex(); !ok {
 		return
 	}
-	h.index(sess.ID(), func(e *threads.Entry) {
+	h.store.Update(sess.ID(), func(e *threads.Entry) {
 		if title != "" && e.Title == "" {
 			e.Title = title
 		}
@@ -147,30 +168,22 @@ func (h turnHost) Record(sess *turn.Session, title, taskID string) {
 	})
 }
 
-func (h turnHost) ModeChanged(sess *turn.Session, emit func(acp.Update)) { h.modeChanged(sess, emit) }
+func (h turnHost) ModeChanged(sess *turn.Session, emit func(acp.Update)) { h.modes.changed(sess, emit) }
 
 // preamble is the editor-context line for a cwd inside a known root; it
 // names the session's additional directories too (SPEC §14).
-func (s *Server) preamble(ctx context.Context, cwd string, dirs []string) string {
+func (s *prompts) preamble(ctx context.Context, cwd string, dirs []string) string {
 	if cwd == "" {
 		return ""
 	}
-	if err := s.roots().Load(ctx); err != nil {
+	if err := s.store.Roots().Load(ctx); err != nil {
 		s.log.Debug("project roots not loaded", "err", err)
 	}
-	r, ok := s.roots().Containing(cwd)
+	r, ok := s.store.Roots().Containing(cwd)
 	if !ok {
 		return ""
 	}
-	s.infoMu.Lock()
-	client := s.clientTitle
-	if client == "" {
-		client = s.clientName
-	}
-	s.infoMu.Unlock()
-	if client == "" {
-		client = "an ACP editor"
-	}
+	client := s.editor.Called()
 	return past.PreambleStart + client + " opened on your project `" + r.Name + "` (" + r.Path + ")" + s.moreFolders(dirs) +
 		". Paths you read or search there are shown to them in the editor.]"
 }
@@ -178,13 +191,13 @@ func (s *Server) preamble(ctx context.Context, cwd string, dirs []string) string
 // moreFolders names the additional directories in the preamble: a known
 // project by its name, any other by its path (one with a control
 // character, which would break the one-line preamble, is left out).
-func (s *Server) moreFolders(dirs []string) string {
+func (s *prompts) moreFolders(dirs []string) string {
 	var named []string
 	for _, d := range dirs {
 		if strings.ContainsFunc(d, unicode.IsControl) {
 			continue
 		}
-		if r, ok := s.roots().Containing(d); ok && r.Path == d {
+		if r, ok := s.store.Roots().Containing(d); ok && r.Path == d {
 			named = append(named, "`"+r.Name+"` ("+d+")")
 		} else {
 			named = append(named, d)
@@ -201,129 +214,12 @@ func (s *Server) moreFolders(dirs []string) string {
 
 // cancel handles session/cancel: the running prompt answers cancelled at
 // once and the task is cancelled.
-func (s *Server) cancel(sessionID string) {
-	sess := s.session(sessionID)
+func (s *prompts) cancel(sessionID string) {
+	sess := s.store.Session(sessionID)
 	if sess == nil {
 		return
 	}
 	if t := sess.Current(); t != nil {
 		t.Cancel()
 	}
-}
-
-// clientSlug is clientInfo.name lowercased with every character outside
-// [a-z0-9] dropped, cut to 16, else "acp".
-func clientSlug(name string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(name) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-		}
-	}
-	s := b.String()
-	if len(s) > 16 {
-		s = s[:16]
-	}
-	if s == "" {
-		return "acp"
-	}
-	return s
-}
-
-// mintContextID returns <prefix>-<epoch ms>-<6 hex>.
-func mintContextID(prefix string, now time.Time) string {
-	return prefix + "-" + strconv.FormatInt(now.UnixMilli(), 10) + "-" + randid.Hex(3)
-}
-
-// userTextMax bounds the user's text kept for the title.
-const userTextMax = 4 << 10
-
-// promptMessage turns ACP prompt content into the parts of one A2A user
-// message, and returns the start of the user's own text (for the title).
-// A lone text block becomes its part without a copy: a prompt of S bytes
-// is not held twice here.
-func promptMessage(blocks []acp.PromptBlock) (parts []a2a.Part, userText string, err error) {
-	var pending []string // text for the next text part, joined once
-	var user strings.Builder
-	flush := func() {
-		if len(pending) > 0 {
-			parts = append(parts, a2a.Part{Kind: a2a.PartText, Text: strings.Join(pending, "")})
-			pending = nil
-		}
-	}
-	addUser := func(s string) {
-		if n := userTextMax - user.Len(); n > 0 {
-			user.WriteString(s[:min(len(s), n)])
-		}
-	}
-	endsInNewline := func() bool {
-		for i := len(pending) - 1; i >= 0; i-- {
-			if p := pending[i]; p != "" {
-				return strings.HasSuffix(p, "\n")
-			}
-		}
-		return true
-	}
-	for i := range blocks {
-		if blocks[i].Err != nil {
-			return nil, "", fmt.Errorf("prompt content: %v", blocks[i].Err)
-		}
-		c := &blocks[i].C
-		switch c.Type {
-		case "text":
-			pending = append(pending, c.Text)
-			addUser(c.Text)
-		case "resource_link":
-			name := c.Name
-			if name == "" {
-				name = c.URI
-			}
-			pending = append(pending, "[@"+name+"]("+c.URI+")")
-			addUser("@" + name)
-		case "resource":
-			if c.Resource == nil {
-				continue
-			}
-			if c.Resource.Text != nil {
-				if !endsInNewline() {
-					pending = append(pending, "\n")
-				}
-				pending = append(pending, fmt.Sprintf("<file uri=%q>\n", c.Resource.URI), *c.Resource.Text, "\n</file>\n")
-			} else {
-				pending = append(pending, fmt.Sprintf("\n[attached binary resource %s (%s) not forwarded]\n", c.Resource.URI, orUnknown(c.Resource.MimeType)))
-			}
-		case "image":
-			data, derr := base64.StdEncoding.DecodeString(c.Data)
-			if derr != nil {
-				return nil, "", fmt.Errorf("image content: invalid base64 data")
-			}
-			flush()
-			parts = append(parts, a2a.Part{Kind: a2a.PartFile, Raw: data, MediaType: c.MimeType})
-		default:
-			pending = append(pending, fmt.Sprintf("\n[%s content not forwarded: the remote agent does not accept it]\n", orUnknown(c.Type)))
-		}
-	}
-	flush()
-	if len(parts) == 0 {
-		parts = []a2a.Part{{Kind: a2a.PartText, Text: ""}}
-	}
-	return parts, user.String(), nil
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
-}
-
-// addPreamble puts the editor-context line before the first text part.
-func addPreamble(parts []a2a.Part, preamble string) []a2a.Part {
-	for i := range parts {
-		if parts[i].Kind == a2a.PartText {
-			parts[i].Text = preamble + "\n\n" + parts[i].Text
-			return parts
-		}
-	}
-	return append([]a2a.Part{{Kind: a2a.PartText, Text: preamble}}, parts...)
 }

@@ -1,6 +1,53 @@
 package bridge
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/shimdev/shim/bridge/sessions"
+)
+
+// queues is where a session's calls run: one serial queue per session id
+// with work, kept while the id is a session (store) and forgotten once
+// idle when it is none.
+type queues struct {
+	store *sessions.Store
+
+	// mu guards the queues; it is taken before a queue's lock.
+	mu sync.Mutex
+	m  map[string]*serial
+}
+
+func newQueues(store *sessions.Store) *queues {
+	return &queues{store: store, m: map[string]*serial{}}
+}
+
+// enqueue runs f in the session's queue, after what arrived before it;
+// the queue is found (or made) and f queued under q.mu, so that drop
+// never forgets a queue that has work.
+func (q *queues) enqueue(id string, f func()) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	s := q.m[id]
+	if s == nil {
+		s = &serial{}
+		q.m[id] = s
+	}
+	s.push(func() {
+		f()
+		q.drop(id, s)
+	})
+}
+
+// drop forgets an idle queue of an id that is no session (closed, or
+// never one): the map holds queues of live sessions only.
+func (q *queues) drop(id string, s *serial) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.store.Session(id) != nil || q.m[id] != s || !s.idleAfterThis() {
+		return
+	}
+	delete(q.m, id)
+}
 
 // serial runs functions one at a time, in the order they were queued. Each
 // session has one, so that its requests and notifications are handled in

@@ -22,9 +22,9 @@ func TestQueueDroppedOnClose(t *testing.T) {
 	srv := s.server()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		srv.sessMu.Lock()
-		n := len(srv.queues)
-		srv.sessMu.Unlock()
+		srv.queues.mu.Lock()
+		n := len(srv.queues.m)
+		srv.queues.mu.Unlock()
 		if n == 0 {
 			return
 		}

@@ -1,5 +1,8 @@
 package bridge
 
+// Sign-in: the auth methods initialize offers, authenticate, logout, and
+// signing in from the editor.
+//
 // Signing in from the editor (SPEC §14): an agent method "Sign in to
 // <agent>" offered when the stored credential is an OAuth sign-in or a
 // client id is configured; authenticate with it runs the OAuth flow the
@@ -13,10 +16,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/editor"
+	"github.com/shimdev/shim/bridge/remote"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/internal/termsafe"
 )
@@ -38,9 +44,73 @@ type SignIn struct {
 	Run func(ctx context.Context, page func(url, code string)) error
 }
 
-// signInOffer is the sign-in method to offer, if any.
-func (s *Server) signInOffer() (acp.AuthMethod, bool) {
-	si := s.opts.SignIn
+// access is who may talk to the agent: the auth methods offered,
+// authenticate, logout, and signing in from the editor.
+type access struct {
+	out    *out
+	editor *editor.Editor
+	agent  *remote.Agent
+	log    *slog.Logger
+	// executable is the absolute path of the running binary (terminal
+	// auth); signIn signs in from the editor (nil: no such method); forget
+	// forgets the stored token (logout).
+	executable string
+	signIn     *SignIn
+	forget     func() error
+}
+
+// methods are the auth methods initialize offers; terminal: the client
+// runs `shim login` itself (terminal auth).
+func (a *access) methods(terminal bool) []acp.AuthMethod {
+	methods := []acp.AuthMethod{
+		{ID: "shim-credentials", Name: "Stored credentials",
+			Description: "Use the agent URL and token saved by `shim login` (or given with --url and --token), and check them against the server."},
+	}
+	if terminal {
+		methods = append(methods, acp.AuthMethod{Type: "terminal", ID: "shim-login",
+			Name: "Sign in with shim login", Description: "Enter the agent URL and its bearer token once; shim stores them for later launches.",
+			Args: []string{"login"}})
+	} else {
+		methods = append(methods, acp.AuthMethod{ID: "shim-login", Name: "Sign in with shim login",
+			Description: "Run `shim login` in a terminal: enter the agent URL and its bearer token once; shim stores them for later launches.",
+			Meta: &acp.AuthMeta{TerminalAuth: acp.TerminalAuth{
+				Label: "shim login", Command: a.executable, Args: []string{"login"}, Env: map[string]string{},
+			}}})
+	}
+	if m, ok := a.offer(); ok {
+		methods = append(methods, m)
+	}
+	return methods
+}
+
+func (a *access) authenticate(ctx context.Context, req *acp.Request, p *acp.AuthenticateParams) (any, error) {
+	switch p.MethodID {
+	case "shim-credentials":
+		if err := a.agent.Reprobe(ctx); err != nil {
+			return nil, err
+		}
+		return struct{}{}, nil
+	case "shim-login":
+		return nil, acp.AuthRequired("run `shim login` in a terminal to store the agent URL and token, then try again")
+	case signInMethod:
+		return a.signInHere(ctx, req)
+	}
+	return nil, acp.NewError(acp.CodeInvalidParams, fmt.Sprintf("Invalid params: unknown auth method %q", p.MethodID), nil)
+}
+
+func (a *access) logout() (any, error) {
+	if a.forget != nil {
+		if err := a.forget(); err != nil {
+			return nil, acp.NewError(acp.CodeInternal, "logout failed: "+err.Error(), nil)
+		}
+	}
+	a.agent.Forget()
+	return struct{}{}, nil
+}
+
+// offer is the sign-in method to offer, if any.
+func (a *access) offer() (acp.AuthMethod, bool) {
+	si := a.signIn
 	if si == nil || si.Offer == nil || si.Run == nil {
 		return acp.AuthMethod{}, false
 	}
@@ -61,23 +131,20 @@ func (s *Server) signInOffer() (acp.AuthMethod, bool) {
 // page.
 var errDeclined = errors.New("the sign-in page was not opened in the editor")
 
-// signIn answers authenticate with the sign-in method.
-func (s *Server) signIn(ctx context.Context, req *acp.Request) (any, error) {
-	m, ok := s.signInOffer()
+// signInHere answers authenticate with the sign-in method.
+func (a *access) signInHere(ctx context.Context, req *acp.Request) (any, error) {
+	m, ok := a.offer()
 	if !ok {
 		return nil, acp.InvalidParams(fmt.Sprintf("unknown auth method %q", signInMethod))
 	}
-	s.infoMu.Lock()
-	showsURL := s.urlElicitation
-	s.infoMu.Unlock()
-	if !showsURL {
+	if !a.editor.ShowsURL() {
 		return nil, acp.AuthRequired("this editor cannot open a sign-in page for shim (it offers no URL elicitation): " +
 			"run `shim login` in a terminal to sign in, then choose the stored credentials")
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	p := &signInPage{s: s, req: req, what: m.Name, cancel: cancel}
-	err := s.opts.SignIn.Run(ctx, p.show)
+	p := &signInPage{out: a.out, req: req, what: m.Name, cancel: cancel}
+	err := a.signIn.Run(ctx, p.show)
 	if err != nil {
 		p.withdraw()
 		if errors.Is(context.Cause(ctx), errDeclined) {
@@ -86,8 +153,8 @@ func (s *Server) signIn(ctx context.Context, req *acp.Request) (any, error) {
 		return nil, acp.AuthRequired(fmt.Sprintf("%s: %v. Try again, or run `shim login` in a terminal", m.Name, err))
 	}
 	p.complete()
-	s.log.Info("signed in from the editor", "method", signInMethod)
-	if err := s.reprobe(ctx); err != nil {
+	a.log.Info("signed in from the editor", "method", signInMethod)
+	if err := a.agent.Reprobe(ctx); err != nil {
 		return nil, err
 	}
 	return struct{}{}, nil
@@ -96,7 +163,7 @@ func (s *Server) signIn(ctx context.Context, req *acp.Request) (any, error) {
 // signInPage is the editor's view of one sign-in's page: the URL
 // elicitation, once the flow shows it.
 type signInPage struct {
-	s      *Server
+	out    *out
 	req    *acp.Request
 	what   string
 	cancel context.CancelCauseFunc
@@ -120,7 +187,7 @@ func (p *signInPage) show(url, code string) {
 		msg = p.what + ": open the page and enter the code " + code + " there; shim finishes the sign-in once you have."
 	}
 	p.id = "signin-" + randid.Hex(8)
-	o, err := p.s.conn.Ask(acp.MethodElicitationCreate, acp.URLElicitationParams{Mode: acp.ElicitationURLMode, Message: msg,
+	o, err := p.out.conn.Ask(acp.MethodElicitationCreate, acp.URLElicitationParams{Mode: acp.ElicitationURLMode, Message: msg,
 		ElicitationID: p.id, URL: url, RequestID: p.req.ID})
 	if err != nil {
 		p.cancel(fmt.Errorf("the editor could not be asked to open the sign-in page: %w", err))
@@ -134,10 +201,10 @@ func (p *signInPage) show(url, code string) {
 		err := o.Wait(context.Background(), &resp)
 		switch {
 		case err != nil:
-			p.s.log.Debug("the sign-in page's elicitation failed", "err", err)
+			p.out.log.Debug("the sign-in page's elicitation failed", "err", err)
 			p.cancel(errDeclined)
 		case resp.Action != acp.ElicitationAccept:
-			p.s.log.Info("the sign-in page was not opened", "action", resp.Action)
+			p.out.log.Info("the sign-in page was not opened", "action", resp.Action)
 			p.cancel(errDeclined)
 		}
 	}()
@@ -150,8 +217,8 @@ func (p *signInPage) complete() {
 	if p.o == nil {
 		return
 	}
-	if err := p.s.conn.NotifyClient(acp.MethodElicitationComplete, acp.CompleteElicitationParams{ElicitationID: p.id}); err != nil {
-		p.s.log.Debug("elicitation/complete not sent", "err", err)
+	if err := p.out.conn.NotifyClient(acp.MethodElicitationComplete, acp.CompleteElicitationParams{ElicitationID: p.id}); err != nil {
+		p.out.log.Debug("elicitation/complete not sent", "err", err)
 	}
 }
 

@@ -141,6 +141,15 @@ func TestSignInFromEditor(t *testing.T) {
 	if runs != 1 || !o.Valid(stored) {
 		t.Fatalf("runs %d, stored a token the provider takes: %v", runs, o.Valid(stored))
 	}
+	checkSignInPage(t, s, page, o, reqID)
+	checkNoSecret(t, s, stored)
+}
+
+// checkSignInPage: one URL elicitation tied to the authenticate request
+// reqID showed the provider's page and code, was completed, and nothing
+// was withdrawn.
+func checkSignInPage(t *testing.T, s *testShim, page *urlPage, o *oidctest.OP, reqID string) {
+	t.Helper()
 	asked := messagesOf(s, "elicitation/create")
 	if len(asked) != 1 {
 		t.Fatalf("%d elicitations", len(asked))
@@ -160,6 +169,12 @@ func TestSignInFromEditor(t *testing.T) {
 	if got := withdrawn(s); len(got) != 0 {
 		t.Errorf("withdrawn %v", got)
 	}
+}
+
+// checkNoSecret: neither the stored token nor the device flow's secret reached
+// the editor or the log.
+func checkNoSecret(t *testing.T, s *testShim, stored string) {
+	t.Helper()
 	var out strings.Builder
 	for _, m := range s.Messages() {
 		out.Write(m.Raw)

@@ -288,7 +288,7 @@ func TestSteerFallbacks(t *testing.T) {
 		cancelPrompt(t, s, id, first)
 		close(gate)
 		// Wait until the first turn has finished on shim's side.
-		srvSess := s.server().session(id).Current()
+		srvSess := s.server().store.Session(id).Current()
 		select {
 		case <-srvSess.Done():
 		case <-time.After(20 * time.Second):
@@ -416,7 +416,7 @@ func TestSteerBufferBounded(t *testing.T) {
 	wantDropped := 49 * len(chunk)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		kept, dropped := s.server().session(id).Current().Buffered()
+		kept, dropped := s.server().store.Session(id).Current().Buffered()
 		if dropped == wantDropped && kept == 15*len(chunk)+len("END") {
 			break
 		}

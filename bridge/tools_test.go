@@ -546,6 +546,38 @@ func TestNoCardOutlivesItsTurn(t *testing.T) {
 	})
 }
 
+// checkCodeCards: TestADKCodeExecution's two execute cards, their code
+// as rawInput and their output as content; the transcript holds want.
+func checkCodeCards(t *testing.T, ups []update, want string) {
+	t.Helper()
+	var cards []update
+	for _, u := range ups {
+		if u.Kind == "tool_call" {
+			cards = append(cards, u)
+		}
+	}
+	if len(cards) != 2 {
+		t.Fatalf("%d cards: %s", len(cards), transcript(ups))
+	}
+	for i, src := range []string{"print(45)", "1/0"} {
+		if c := cards[i]; c.ToolKind != "execute" || c.RawInput["code"] != src || c.RawInput["language"] != "PYTHON" {
+			t.Errorf("card %d: %+v", i, c)
+		}
+	}
+	if got := transcript(ups); !strings.Contains(got, want) {
+		t.Errorf("transcript:\n%s\nwant it to hold:\n%s", got, want)
+	}
+	var contents []string
+	for _, u := range ups {
+		if strings.HasPrefix(u.Kind, "tool_call") && len(u.Content) > 0 {
+			contents = append(contents, string(u.Content))
+		}
+	}
+	if len(contents) != 2 || !strings.Contains(contents[0], `"text":"45\n"`) || !strings.Contains(contents[1], `"text":"ZeroDivisionError"`) {
+		t.Errorf("contents %q", contents)
+	}
+}
+
 // TestADKCodeExecution: Google ADK executable_code and
 // code_execution_result parts (SPEC §12.6) are one execute card each: the
 // code as rawInput, the output as content, completed or failed by the
@@ -563,35 +595,7 @@ func TestADKCodeExecution(t *testing.T) {
 	msgs[0]["parts"] = append(msgs[0]["parts"].([]any), code("print(45)"))
 	msgs[1]["parts"] = []any{result("OUTCOME_OK", "45\n")}
 	msgs[2]["parts"] = []any{code("1/0"), result("OUTCOME_FAILED", "ZeroDivisionError")}
-	check := func(t *testing.T, ups []update, want string) {
-		t.Helper()
-		var cards []update
-		for _, u := range ups {
-			if u.Kind == "tool_call" {
-				cards = append(cards, u)
-			}
-		}
-		if len(cards) != 2 {
-			t.Fatalf("%d cards: %s", len(cards), transcript(ups))
-		}
-		for i, src := range []string{"print(45)", "1/0"} {
-			if c := cards[i]; c.ToolKind != "execute" || c.RawInput["code"] != src || c.RawInput["language"] != "PYTHON" {
-				t.Errorf("card %d: %+v", i, c)
-			}
-		}
-		if got := transcript(ups); !strings.Contains(got, want) {
-			t.Errorf("transcript:\n%s\nwant it to hold:\n%s", got, want)
-		}
-		var contents []string
-		for _, u := range ups {
-			if strings.HasPrefix(u.Kind, "tool_call") && len(u.Content) > 0 {
-				contents = append(contents, string(u.Content))
-			}
-		}
-		if len(contents) != 2 || !strings.Contains(contents[0], `"text":"45\n"`) || !strings.Contains(contents[1], `"text":"ZeroDivisionError"`) {
-			t.Errorf("contents %q", contents)
-		}
-	}
+	check := checkCodeCards
 
 	t.Run("live", func(t *testing.T) {
 		f := newFake(t)

@@ -67,19 +67,11 @@ const (
 	lineBreaks = "\n\t"
 )
 
-// TestServerTextInShimsWords: a scripted agent puts hostile text in a
-// progress note, a tool call's name and command, an approval's title and
-// detail, and a form's title, description and fields; what the built
-// binary writes as its own words (the notice, the tool call titles, the
-// permission dialog's title, the form's message and its fields' titles
-// and descriptions) has none of the control characters or bidirectional
-// overrides, titles are one line, the visible text is kept, a field's key
-// is kept as sent, and the answer keeps every character as the agent
-// wrote it (SPEC §15).
-func TestServerTextInShimsWords(t *testing.T) {
-	key := "target\x1b[0m\u202e"
-	f := newFake(t)
-	f.stream = func(w *sseWriter, c rpcCall) {
+// hostileStream is TestServerTextInShimsWords's agent: hostile text in a
+// progress note, tool calls, an approval, a form (its field named key)
+// and the answer.
+func hostileStream(t *testing.T, f *fakeAgent, key string) func(w *sseWriter, c rpcCall) {
+	return func(w *sseWriter, c rpcCall) {
 		switch len(f.callsOf("SendStreamingMessage")) {
 		case 1:
 			w.task("t1", "TASK_STATE_SUBMITTED")
@@ -100,6 +92,21 @@ func TestServerTextInShimsWords(t *testing.T) {
 			w.status("t1", "TASK_STATE_COMPLETED", nil)
 		}
 	}
+}
+
+// TestServerTextInShimsWords: a scripted agent puts hostile text in a
+// progress note, a tool call's name and command, an approval's title and
+// detail, and a form's title, description and fields; what the built
+// binary writes as its own words (the notice, the tool call titles, the
+// permission dialog's title, the form's message and its fields' titles
+// and descriptions) has none of the control characters or bidirectional
+// overrides, titles are one line, the visible text is kept, a field's key
+// is kept as sent, and the answer keeps every character as the agent
+// wrote it (SPEC §15).
+func TestServerTextInShimsWords(t *testing.T) {
+	key := "target\x1b[0m\u202e"
+	f := newFake(t)
+	f.stream = hostileStream(t, f, key)
 	var mu sync.Mutex
 	var perms, forms []map[string]any
 	handler := func(method string, params json.RawMessage) (any, *acptest.RPCError) {

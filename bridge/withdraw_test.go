@@ -168,7 +168,7 @@ func TestFormWithdrawnOnCancel(t *testing.T) {
 	id := s.newSession(t, "/tmp")
 	ch, _ := s.Start("session/prompt", promptArgs(id, "merge it"))
 	d.waitOpened(t, "elicitation/create")
-	tr := s.server().session(id).Current()
+	tr := s.server().store.Session(id).Current()
 	s.Notify("session/cancel", map[string]any{"sessionId": id})
 	if got := stopReason(t, s.Wait(ch, "prompt")); got != "cancelled" {
 		t.Fatalf("stop %q", got)
@@ -226,7 +226,7 @@ func TestDialogWithdrawnElsewhere(t *testing.T) {
 			d := newDialogs()
 			var s *testShim
 			d.s = func() *testShim { return s }
-			s = startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.BusyPoll = fastPoll }, d.handler)
+			s = startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { setBusyPoll(o, fastPoll) }, d.handler)
 			caps := tc.caps
 			if caps == nil {
 				caps = map[string]any{}
