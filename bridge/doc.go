@@ -45,8 +45,8 @@
 // # Goroutines
 //
 //	goroutine           started by                 owns / does
-//	reader              acp.Conn.Start (jsonrpc2)   reads stdin in order; runs the routes (acp's typed calls), which never wait
-//	writer              acp.NewConn (queue)         the only writer to stdout; drains the one output queue
+//	reader              stdio.Conn.Start (jsonrpc2) reads stdin in order; runs the routes (acp's typed calls), which never wait
+//	writer              stdio.NewConn (queue)       the only writer to stdout; drains the one output queue
 //	request             routes                      initialize-free calls that may wait (authenticate,
 //	                                                logout, session/new, session/list): one each
 //	session queue       serial.push                 one per session id with work: prompt, cancel, load,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/acp/stdio"
 	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/randid"
@@ -89,7 +90,7 @@ func withdrawOnCancel(ctx context.Context, req *acp.Request, t *turn.Turn) {
 		return
 	}
 	context.AfterFunc(ctx, func() {
-		if acp.RequestCancelled(ctx) {
+		if stdio.RequestCancelled(ctx) {
 			t.Withdraw(req)
 		}
 	})

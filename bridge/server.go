@@ -16,6 +16,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/acp/stdio"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/bridge/turn"
@@ -85,7 +86,7 @@ const defaultPrefix = "chat-acp"
 type Server struct {
 	opts Options
 	log  *slog.Logger
-	conn *acp.Conn
+	conn *stdio.Conn
 	ctx  context.Context
 
 	connectMu sync.Mutex
@@ -161,7 +162,7 @@ func (s *Server) serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
-	s.conn = acp.NewConn(in, out, s.log)
+	s.conn = stdio.NewConn(in, out, s.log)
 	s.conn.Start(ctx, routes{s})
 	select {
 	case <-s.conn.Done():

@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/acp/stdio"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/internal/termsafe"
 )
@@ -102,7 +103,7 @@ type signInPage struct {
 	cancel context.CancelCauseFunc
 
 	mu sync.Mutex
-	o  *acp.Outgoing
+	o  *stdio.Outgoing
 	id string
 }
 

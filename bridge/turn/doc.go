@@ -51,7 +51,7 @@
 //	turn           Start           the stream, the renderer and the fields "only the
 //	                               turn's goroutine touches"; waits for the session's
 //	                               previous turn first; permission and elicitation calls
-//	                               run on it (acp.Conn.Call)
+//	                               run on it (stdio.Conn.Call)
 //	grace timer    Turn.apply      applies the window's expiry (its generation) under Turn.mu
 //	CancelTask     Turn.apply      one per given-up task (Abandon cancels in its caller)
 //	dialog         Turn.dialog     two per open dialog (a permission request, a form):
@@ -64,7 +64,7 @@
 // # Locks
 //
 // Turn.mu guards the machine, the timer and the phase channel; under it
-// a turn queues its updates and its prompt's reply on the acp.Conn (so
+// a turn queues its updates and its prompt's reply on the stdio.Conn (so
 // that nothing passes a handed-over buffer or a cancel's answer;
 // queueing never waits). Session.mu is taken alone. No lock is held while
 // waiting for the editor: an update waits for room after Turn.mu is let

@@ -10,6 +10,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/acp/stdio"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/internal/randid"
@@ -19,7 +20,7 @@ import (
 
 // Env is what a turn needs of the server it runs in.
 type Env struct {
-	Conn   *acp.Conn
+	Conn   *stdio.Conn
 	Client *a2aclient.Client
 	// Agent is the agent's name, as the editor is shown it.
 	Agent string
@@ -293,7 +294,7 @@ func (t *Turn) output(ev event) {
 }
 
 // emitText sends answer text of one message, like emit, on the output
-// path where queued chunks of the same message merge (acp.Conn.SendText).
+// path where queued chunks of the same message merge (stdio.Conn.SendText).
 // s may be a stream's frame, valid until the next is read
 // (a2aclient.Stream.Share): it is copied into the output queue, and
 // copied for the buffer of a detached turn.

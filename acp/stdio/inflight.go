@@ -1,4 +1,4 @@
-package acp
+package stdio
 
 // Request cancellation ($/cancel_request, SPEC §14), both ways. Each
 // request the client sends runs under a context of its own, ended with
@@ -14,16 +14,8 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/sourcegraph/jsonrpc2"
+	"github.com/shimdev/shim/acp"
 )
-
-// MethodCancelRequest cancels a request of either side.
-const MethodCancelRequest = "$/cancel_request"
-
-// CancelRequestParams is $/cancel_request's params.
-type CancelRequestParams struct {
-	RequestID ID `json:"requestId"`
-}
 
 // ErrRequestCancelled is the cause of a request's context when the
 // client cancelled the request.
@@ -47,7 +39,7 @@ type idKey struct {
 	valid bool
 }
 
-func keyOf(id ID) idKey {
+func keyOf(id acp.ID) idKey {
 	if id.IsString {
 		return idKey{str: true, text: id.Str, valid: true}
 	}
@@ -56,7 +48,7 @@ func keyOf(id ID) idKey {
 
 // running is a request of the client's that is not answered yet.
 type running struct {
-	req    *Request
+	req    *acp.Request
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 }
@@ -69,7 +61,7 @@ type inflight struct {
 }
 
 // begin gives a request its own context, until it is answered.
-func (f *inflight) begin(ctx context.Context, req *Request) context.Context {
+func (f *inflight) begin(ctx context.Context, req *acp.Request) context.Context {
 	ctx, cancel := context.WithCancelCause(ctx)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -83,7 +75,7 @@ func (f *inflight) begin(ctx context.Context, req *Request) context.Context {
 
 // end forgets an answered request and ends its context; cancelled reports
 // that the client had cancelled it.
-func (f *inflight) end(req *Request) (cancelled bool) {
+func (f *inflight) end(req *acp.Request) (cancelled bool) {
 	f.mu.Lock()
 	k := keyOf(req.ID)
 	list := f.reqs[k]
@@ -110,7 +102,7 @@ func (f *inflight) end(req *Request) (cancelled bool) {
 
 // cancel ends the context of the running requests with the id; an
 // unknown or answered id changes nothing.
-func (f *inflight) cancel(id ID) {
+func (f *inflight) cancel(id acp.ID) {
 	f.mu.Lock()
 	list := append([]running(nil), f.reqs[keyOf(id)]...)
 	f.mu.Unlock()
@@ -123,14 +115,14 @@ func (f *inflight) cancel(id ID) {
 // goroutine): the request it names, if it still runs, has its context
 // ended. Params that do not name a request are ignored, as an unknown id
 // is.
-func (c *Conn) cancelRequest(req *Request) {
+func (c *Conn) cancelRequest(req *acp.Request) {
 	var p struct {
 		RequestID *json.RawMessage `json:"requestId"`
 	}
 	if req.Params != nil {
 		_ = json.Unmarshal(*req.Params, &p)
 	}
-	var id ID
+	var id acp.ID
 	if p.RequestID == nil || json.Unmarshal(*p.RequestID, &id) != nil || string(*p.RequestID) == "null" {
 		c.log.Debug("$/cancel_request names no request; ignored")
 	} else {
@@ -141,68 +133,4 @@ func (c *Conn) cancelRequest(req *Request) {
 		// A notification; sent by mistake as a request, it gets null.
 		_ = c.Reply(req, nil, nil)
 	}
-}
-
-// Outgoing is one of shim's requests to the client, until it is answered
-// or withdrawn.
-type Outgoing struct {
-	c    *Conn
-	id   ID
-	w    jsonrpc2.Waiter
-	once sync.Once
-}
-
-// Ask sends a request to the client without waiting for its answer.
-// Ids are shim's own, counted from 1: jsonrpc2.Conn numbers from 0, and
-// some clients take id 0 for a missing id.
-func (c *Conn) Ask(method string, params any) (*Outgoing, error) {
-	rpc := c.rpc.Load()
-	if rpc == nil {
-		return nil, jsonrpc2.ErrClosed
-	}
-	id := ID{Num: c.callID.Add(1)}
-	w, err := rpc.DispatchCall(context.Background(), method, params, jsonrpc2.PickID(id))
-	if err != nil {
-		return nil, err
-	}
-	return &Outgoing{c: c, id: id, w: w}, nil
-}
-
-// Wait waits for the client's answer and decodes it into result. When
-// ctx ends first, the request is withdrawn and ctx's error returned.
-func (o *Outgoing) Wait(ctx context.Context, result any) error {
-	err := o.w.Wait(ctx, result)
-	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		o.Withdraw()
-	}
-	return err
-}
-
-// Withdraw tells the client shim no longer needs the request
-// ($/cancel_request), so that it closes what the request opened; once,
-// whatever the request's state (the client ignores an id it answered).
-func (o *Outgoing) Withdraw() {
-	o.once.Do(func() {
-		o.c.log.Debug("withdrawing a request to the client", "id", o.id.String())
-		if err := o.c.NotifyClient(MethodCancelRequest, CancelRequestParams{RequestID: o.id}); err != nil {
-			o.c.log.Debug("$/cancel_request not sent", "err", err)
-		}
-	})
-}
-
-// Call sends a request to the client and waits for its answer; when ctx
-// ends first, the request is withdrawn ($/cancel_request) and ctx's error
-// returned.
-func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
-	o, err := c.Ask(method, params)
-	if err != nil {
-		return err
-	}
-	return o.Wait(ctx, result)
-}
-
-// NotifyClient sends a notification other than session/update (such as
-// elicitation/complete) without waiting for room.
-func (c *Conn) NotifyClient(method string, params any) error {
-	return c.s.out.appendNotification(method, params, nil)
 }
