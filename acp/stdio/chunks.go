@@ -19,15 +19,6 @@ import (
 // never makes a line longer than its longest chunk or this.
 const mergeMax = 64 << 10
 
-// mergeTail locates the text chunk at the end of the queue.
-type mergeTail struct {
-	ok      bool
-	session string
-	key     string
-	end     int // offset of the end of the chunk's text in the queue
-	n       int // bytes of text in the chunk
-}
-
 // SendText queues answer text (an agent_message_chunk of text, of the
 // message messageID) like Send, without waiting; the text merges into the
 // chunk at the end of the queue when that one is of the same session and

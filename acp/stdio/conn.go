@@ -116,6 +116,30 @@ func (c *Conn) Notify(sessionID string, u acp.Update) error {
 	return c.Pace()
 }
 
+// cancelRequest serves $/cancel_request from the client (on the reading
+// goroutine): the request it names, if it still runs, has its context
+// ended. Params that do not name a request are ignored, as an unknown id
+// is.
+func (c *Conn) cancelRequest(req *acp.Request) {
+	var p struct {
+		RequestID *json.RawMessage `json:"requestId"`
+	}
+	if req.Params != nil {
+		_ = json.Unmarshal(*req.Params, &p)
+	}
+	var id acp.ID
+	if p.RequestID == nil || json.Unmarshal(*p.RequestID, &id) != nil || string(*p.RequestID) == "null" {
+		c.log.Debug("$/cancel_request names no request; ignored")
+	} else {
+		c.log.Debug("the client cancelled a request", "id", id.String())
+		c.running.cancel(id)
+	}
+	if !req.Notif {
+		// A notification; sent by mistake as a request, it gets null.
+		_ = c.Reply(req, nil, nil)
+	}
+}
+
 // dispatch hands one request or notification to h (on the reading
 // goroutine). The request's params are taken off it and decoded by its
 // route: a big prompt's JSON is not kept while its turn runs.

@@ -7,16 +7,16 @@
 //
 // # Files
 //
-//	conn.go     Conn: Start, Reply, Send, Notify, Pace; the dispatch of a
-//	            request to its acp route, Refuse
+//	conn.go     Conn: Start, Reply, Send, Notify, Pace; a request handed
+//	            to its acp route (Refuse), $/cancel_request from the client
 //	calls.go    shim's calls to the client (Ask, Call, Outgoing withdrawn
 //	            with $/cancel_request) and NotifyClient
-//	inflight.go $/cancel_request from the client: each client request's
-//	            own context (ended when the client cancels it, -32800 when
-//	            it then fails)
+//	inflight.go each client request's own context, ended when the client
+//	            cancels it (-32800 when it then fails) or once it is answered
 //	stream.go   the stdin line reader (64 MiB cap, -32700/-32600 answers),
 //	            a big request's params stashed out of jsonrpc2's sight
-//	queue.go    the bounded output queue and its one writer
+//	queue.go    the bounded output queue and its one writer; where the
+//	            last queued text chunk ends, for merging
 //	chunks.go   text chunks of one message (messageId) merged while they
 //	            wait (64 KiB cap)
 //

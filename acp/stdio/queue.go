@@ -35,6 +35,15 @@ type queue struct {
 	tail mergeTail
 }
 
+// mergeTail locates the text chunk at the end of the queue.
+type mergeTail struct {
+	ok      bool
+	session string
+	key     string
+	end     int // offset of the end of the chunk's text in the queue
+	n       int // bytes of text in the chunk
+}
+
 // outMax bounds the bytes waiting for the editor.
 const outMax = 256 << 10
 
