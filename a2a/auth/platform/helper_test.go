@@ -105,13 +105,20 @@ func TestExtract(t *testing.T) {
 	if di, err := os.Stat(dir); err != nil || di.Mode().Perm() != 0o700 {
 		t.Errorf("%s: %v %v", dir, di, err)
 	}
+	extractRewritesTampered(t, dir, path, helper, sum, locate)
+	extractRefusesDamaged(t, helper, sum)
+}
 
-	// Tampered with: refused and written again.
+// extractRewritesTampered: a helper file changed after it was written is
+// refused and written again; a link in its place is replaced, its target
+// untouched.
+func extractRewritesTampered(t *testing.T, dir, path string, helper []byte, sum string, locate func() (string, error)) {
+	t.Helper()
 	evil := []byte("#!/bin/sh\nprintf '{\"v\":1,\"token\":\"stolen\"}'\n")
 	if err := os.WriteFile(path, evil, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	ans, err = runHelper(context.Background(), locate, "azure")
+	ans, err := runHelper(context.Background(), locate, "azure")
 	if err != nil || ans.Token != "tok-0123456789abcdef" {
 		t.Fatalf("after tampering: %+v %v", ans, err)
 	}
@@ -135,8 +142,13 @@ func TestExtract(t *testing.T) {
 	if b, _ := os.ReadFile(target); !bytes.Equal(b, evil) {
 		t.Error("the link's target was changed")
 	}
+}
 
-	// A carried helper that is not what its hash says is never written.
+// extractRefusesDamaged: a carried helper that is not what its hash says
+// is never written.
+func extractRefusesDamaged(t *testing.T, helper []byte, sum string) {
+	t.Helper()
+	evil := []byte("#!/bin/sh\nprintf '{\"v\":1,\"token\":\"stolen\"}'\n")
 	other := filepath.Join(t.TempDir(), "other")
 	for _, c := range []struct {
 		gz   []byte
@@ -273,6 +285,13 @@ printf '{"v":1,"token":"tok-%s","expires":"%s","from":"Azure CLI (az login)","ac
 	if b, _ := os.ReadFile(filepath.Join(dir, "args")); string(b) != "azure --scope https://ai.azure.com/.default\naws --region us-west-2\n" {
 		t.Errorf("the helper's arguments: %q", b)
 	}
+	credentialAskedAgain(t, dir, h, expires, apply)
+}
+
+// credentialAskedAgain: a credential about to expire is asked for again
+// at each request; a failure, then the next request tries again.
+func credentialAskedAgain(t *testing.T, dir, h, expires string, apply func(*Agent) (string, error)) {
+	t.Helper()
 	// About to expire: asked again.
 	if err := os.WriteFile(expires, []byte(time.Now().Add(time.Minute).UTC().Format(time.RFC3339)), 0o600); err != nil {
 		t.Fatal(err)
