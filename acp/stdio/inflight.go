@@ -2,11 +2,11 @@ package stdio
 
 // Request cancellation ($/cancel_request, SPEC §14), both ways. Each
 // request the client sends runs under a context of its own, ended with
-// ErrRequestCancelled when the client cancels it and when it is answered
-// otherwise; a request cancelled before its answer that answers with an
+// errRequestCancelled when the client cancels it, with errAnswered once it
+// is answered; a request cancelled before its answer that answers with an
 // error answers -32800 "request cancelled". Each of shim's own calls to
-// the client can be withdrawn: the client is sent $/cancel_request for it,
-// so that it closes the dialog the call opened.
+// the client can be withdrawn (calls.go): the client is sent
+// $/cancel_request for it, so that it closes the dialog the call opened.
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 	"github.com/shimdev/shim/acp"
 )
 
-// ErrRequestCancelled is the cause of a request's context when the
+// errRequestCancelled is the cause of a request's context when the
 // client cancelled the request.
-var ErrRequestCancelled = errors.New("the client cancelled the request")
+var errRequestCancelled = errors.New("the client cancelled the request")
 
 // errAnswered is the cause of a request's context once it was answered.
 var errAnswered = errors.New("the request was answered")
@@ -26,7 +26,7 @@ var errAnswered = errors.New("the request was answered")
 // RequestCancelled reports whether ctx is the context of a request the
 // client cancelled ($/cancel_request).
 func RequestCancelled(ctx context.Context) bool {
-	return errors.Is(context.Cause(ctx), ErrRequestCancelled)
+	return errors.Is(context.Cause(ctx), errRequestCancelled)
 }
 
 // idKey is a request id as a map key (a number and a string of the same
@@ -106,6 +106,6 @@ func (f *inflight) cancel(id acp.ID) {
 	list := append([]running(nil), f.reqs[keyOf(id)]...)
 	f.mu.Unlock()
 	for _, r := range list {
-		r.cancel(ErrRequestCancelled)
+		r.cancel(errRequestCancelled)
 	}
 }
