@@ -33,7 +33,7 @@
 //	sessions.go  session/list, load, resume, close, delete; past turns
 //	             replayed through the renderer; the console hand-off
 //
-// Each call of the client's runs under its request's context (acp):
+// Each call of the client's runs under its request's context (acp/stdio):
 // the client may cancel it ($/cancel_request). session/new, session/list,
 // session/load, session/resume and authenticate read the agent under it
 // and, cancelled, answer -32800 having opened no session and written no
