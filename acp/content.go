@@ -3,6 +3,8 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/shimdev/shim/internal/jsontext"
 )
 
 // ContentBlock is a content block shim writes: TextContent, ImageContent
@@ -72,7 +74,7 @@ func RawJSON(v any) json.RawMessage {
 		return nil
 	}
 	if s, ok := v.(string); ok { // a result's text: no encoder (the same bytes)
-		return appendJSONString(make([]byte, 0, len(s)+2), s)
+		return jsontext.AppendString(make([]byte, 0, len(s)+2), s)
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -6,17 +6,17 @@ import (
 )
 
 // Handler serves what the client sends, one interface per family of
-// methods. Conn calls it on the reading goroutine, in arrival order, with
+// methods. The connection (acp/stdio) calls it on the reading goroutine, in arrival order, with
 // each request's params decoded once into their type; no method may wait:
 // each decides where its call runs (at once, on a goroutine of its own, or
 // behind the earlier work of a session). The *Request is the handle to
-// answer with (Conn.Reply); its Params are gone by then.
+// answer with (the connection's Reply); its Params are gone by then.
 //
 // What acp answers itself: an unknown method -32601 (an unknown
 // notification, "$/…" and "_…" ones included, is ignored), and params that
 // do not decode as the method needs -32602. A session's call is refused
 // when it is served (SessionCall.Serve), so that its answer keeps its
-// place among that session's. $/cancel_request is acp's own (cancel.go):
+// place among that session's. $/cancel_request is the connection's own:
 // the ctx each request's method is given ends when the client cancels
 // the request (RequestCancelled then reports it) or once it is answered.
 type Handler interface {
@@ -74,7 +74,7 @@ func (c SessionCall) Serve(w SessionWork) { c.serve(w) }
 
 // byMethod is every method the client may send, by name. Adding one is a
 // line here, its params type, and a method on its family's interface.
-var byMethod = map[string]route{
+var byMethod = map[string]Route{
 	MethodInitialize:   handlerCall(wellFormed, Handler.Initialize),
 	MethodAuthenticate: handlerCall(anyParams, Handler.Authenticate),
 	MethodLogout: handlerCall(anyParams, func(h Handler, ctx context.Context, req *Request, _ *RequestMeta) {
@@ -96,64 +96,49 @@ var byMethod = map[string]route{
 	MethodSessionSteering:        sessionCall(needs("_session/steering needs {sessionId, prompt}"), SessionWork.Steer),
 }
 
-// route takes one request to its handler.
-type route func(d delivery)
+// Route takes one request to its handler (RouteOf).
+type Route struct{ deliver func(d delivery) }
 
-// delivery is one request on its way: the params already taken off it.
+// RouteOf is the route of a method the client may send; false for any
+// other (the connection answers it -32601, or ignores a notification).
+func RouteOf(method string) (Route, bool) {
+	r, ok := byMethod[method]
+	return r, ok
+}
+
+// Refuser answers a request acp turns down itself (params the method
+// cannot take): the connection the request came on.
+type Refuser interface {
+	Refuse(req *Request, e *Error)
+}
+
+// Deliver hands req to h, its params (taken off req by the caller, so that
+// a big prompt's JSON is not kept while its turn runs) decoded into the
+// method's type; a refusal goes to r. ctx is the request's own.
+func (rt Route) Deliver(ctx context.Context, h Handler, r Refuser, req *Request, params *json.RawMessage) {
+	rt.deliver(delivery{ctx: ctx, h: h, r: r, req: req, params: params})
+}
+
+// delivery is one request on its way.
 type delivery struct {
-	c      *Conn
 	ctx    context.Context
 	h      Handler
+	r      Refuser
 	req    *Request
 	params *json.RawMessage
 }
 
-// dispatch hands one request or notification to h (on the reading
-// goroutine). The request's params are decoded here and dropped from it:
-// a big prompt's JSON is not kept while its turn runs.
-func (c *Conn) dispatch(ctx context.Context, h Handler, req *Request) {
-	if req.Method == MethodCancelRequest {
-		c.cancelRequest(req)
-		return
-	}
-	r, ok := byMethod[req.Method]
-	if !ok {
-		if req.Notif {
-			c.log.Debug("ignoring notification", "method", req.Method)
-			return
-		}
-		c.refuse(req, MethodNotFound(req.Method))
-		return
-	}
-	params := req.Params
-	req.Params = nil
-	if !req.Notif {
-		// The request's own context: ended when the client cancels it
-		// ($/cancel_request) or when it is answered.
-		ctx = c.running.begin(ctx, req)
-	}
-	r(delivery{c: c, ctx: ctx, h: h, req: req, params: params})
-}
-
-// refuse answers a request acp turns down itself.
-func (c *Conn) refuse(req *Request, e *Error) {
-	c.log.Debug("request refused", "method", req.Method, "code", e.Code, "err", e.Message)
-	if err := c.Reply(req, nil, e); err != nil {
-		c.log.Debug("reply failed", "err", err)
-	}
-}
-
 // handlerCall is the route of a method the Handler serves itself; it gets
 // the context of its request (with the request's trace context).
-func handlerCall[P any](rule paramsRule, serve func(Handler, context.Context, *Request, *P)) route {
-	return func(d delivery) {
+func handlerCall[P any](rule paramsRule, serve func(Handler, context.Context, *Request, *P)) Route {
+	return Route{func(d delivery) {
 		p, refused := decodeParams[P](d.params, rule)
 		if refused != nil {
-			d.c.refuse(d.req, refused)
+			d.r.Refuse(d.req, refused)
 			return
 		}
 		serve(d.h, withTrace(d.ctx, p), d.req, p)
-	}
+	}}
 }
 
 // sessionParams is the params of a call about one session.
@@ -165,8 +150,8 @@ type sessionParams[P any] interface {
 // sessionCall is the route of a call about one session: the Handler gets
 // it with the session's id, and serves it (or its refusal) where it
 // decides.
-func sessionCall[P any, PP sessionParams[P]](rule paramsRule, serve func(SessionWork, *Request, *P)) route {
-	return func(d delivery) {
+func sessionCall[P any, PP sessionParams[P]](rule paramsRule, serve func(SessionWork, *Request, *P)) Route {
+	return Route{func(d delivery) {
 		p, refused := decodeParams[P](d.params, rule)
 		req := d.req
 		ctx := withTrace(d.ctx, p)
@@ -176,13 +161,13 @@ func sessionCall[P any, PP sessionParams[P]](rule paramsRule, serve func(Session
 			SessionID: PP(p).session(),
 			serve: func(w SessionWork) {
 				if refused != nil {
-					d.c.refuse(req, refused)
+					d.r.Refuse(req, refused)
 					return
 				}
 				serve(w, req, p)
 			},
 		})
-	}
+	}}
 }
 
 // paramsRule is what a method needs of its params.

@@ -1,5 +1,13 @@
 package acp
 
+import "github.com/sourcegraph/jsonrpc2"
+
+// Request is a request or a notification from the client.
+type Request = jsonrpc2.Request
+
+// ID is a request id.
+type ID = jsonrpc2.ID
+
 // Method names.
 const (
 	MethodInitialize        = "initialize"
@@ -25,3 +33,11 @@ const (
 	// ACP agents share (not in the v1 schema).
 	MethodSessionSteering = "_session/steering"
 )
+
+// MethodCancelRequest cancels a request of either side.
+const MethodCancelRequest = "$/cancel_request"
+
+// CancelRequestParams is $/cancel_request's params.
+type CancelRequestParams struct {
+	RequestID ID `json:"requestId"`
+}

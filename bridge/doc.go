@@ -55,7 +55,7 @@
 //	             through the renderer
 //	handoff.go   the console hand-off claimed on session/new (§4.2)
 //
-// Each call of the client's runs under its request's context (acp):
+// Each call of the client's runs under its request's context (acp/stdio):
 // the client may cancel it ($/cancel_request). session/new, session/list,
 // session/load, session/resume and authenticate read the agent under it
 // and, cancelled, answer -32800 having opened no session and written no
@@ -67,8 +67,8 @@
 // # Goroutines
 //
 //	goroutine           started by                 owns / does
-//	reader              acp.Conn.Start (jsonrpc2)   reads stdin in order; runs the routes (acp's typed calls), which never wait
-//	writer              acp.NewConn (queue)         the only writer to stdout; drains the one output queue
+//	reader              stdio.Conn.Start (jsonrpc2) reads stdin in order; runs the routes (acp's typed calls), which never wait
+//	writer              stdio.NewConn (queue)       the only writer to stdout; drains the one output queue
 //	request             routes                      initialize-free calls that may wait (authenticate,
 //	                                                logout, session/new, session/list): one each
 //	session queue       serial.push                 one per session id with work: prompt, cancel, load,

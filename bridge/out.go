@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/acp/stdio"
 )
 
 // out is the way to the editor every value shares: replies and session
@@ -14,7 +15,7 @@ import (
 // lifetime (ctx, cancelled once the editor is gone). conn and ctx are set
 // once, before the connection serves its first call.
 type out struct {
-	conn *acp.Conn
+	conn *stdio.Conn
 	ctx  context.Context
 	log  *slog.Logger
 }

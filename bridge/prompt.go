@@ -15,6 +15,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/acp/stdio"
 	"github.com/shimdev/shim/bridge/editor"
 	"github.com/shimdev/shim/bridge/message"
 	"github.com/shimdev/shim/bridge/past"
@@ -117,7 +118,7 @@ func withdrawOnCancel(ctx context.Context, req *acp.Request, t *turn.Turn) {
 		return
 	}
 	context.AfterFunc(ctx, func() {
-		if acp.RequestCancelled(ctx) {
+		if stdio.RequestCancelled(ctx) {
 			t.Withdraw(req)
 		}
 	})

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/acp/stdio"
 	"github.com/shimdev/shim/bridge/editor"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/remote"
@@ -71,7 +71,7 @@ func (s *Server) serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.out.ctx = ctx
-	s.out.conn = acp.NewConn(in, out, s.out.log)
+	s.out.conn = stdio.NewConn(in, out, s.out.log)
 	s.out.conn.Start(ctx, routes{s})
 	select {
 	case <-s.out.conn.Done():

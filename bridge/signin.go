@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/acp/stdio"
 	"github.com/shimdev/shim/bridge/editor"
 	"github.com/shimdev/shim/bridge/remote"
 	"github.com/shimdev/shim/internal/randid"
@@ -169,7 +170,7 @@ type signInPage struct {
 	cancel context.CancelCauseFunc
 
 	mu sync.Mutex
-	o  *acp.Outgoing
+	o  *stdio.Outgoing
 	id string
 }
 

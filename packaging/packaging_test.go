@@ -117,34 +117,10 @@ func TestAgentJSONPassesRegistryChecks(t *testing.T) {
 	}
 	binary, _ := dist["binary"].(map[string]any)
 	families := map[string]bool{}
-	urlVersion := regexp.MustCompile(`/(?:download|releases)/v?([\d.]+)/`)
 	for plat, v := range binary {
 		target, _ := v.(map[string]any)
 		families[strings.SplitN(plat, "-", 2)[0]] = true
-		url, _ := target["archive"].(string)
-		if strings.Contains(url, "/latest/") {
-			t.Errorf("%s: archive URL uses /latest/", plat)
-		}
-		if m := urlVersion.FindStringSubmatch(url); m == nil || m[1] != version {
-			t.Errorf("%s: archive URL %s does not carry version %s", plat, url, version)
-		}
-		if !strings.HasSuffix(url, ".tar.gz") && !strings.HasSuffix(url, ".zip") {
-			t.Errorf("%s: archive %s is neither .tar.gz nor .zip", plat, url)
-		}
-		if !strings.HasPrefix(url, packaging.ReleaseURL+"/v"+version+"/") {
-			t.Errorf("%s: archive %s is not under %s/v%s/", plat, url, packaging.ReleaseURL, version)
-		}
-		cmd, _ := target["cmd"].(string)
-		wantCmd := "./shim"
-		if strings.HasPrefix(plat, "windows-") {
-			wantCmd = "./shim.exe"
-		}
-		if cmd != wantCmd {
-			t.Errorf("%s: cmd %q, want %q", plat, cmd, wantCmd)
-		}
-		if fmt.Sprint(target["args"]) != fmt.Sprint([]any{"acp"}) {
-			t.Errorf("%s: args %v, want [acp]", plat, target["args"])
-		}
+		checkRegistryTarget(t, plat, target, version)
 	}
 	if len(binary) != 6 || !families["linux"] || !families["darwin"] || !families["windows"] {
 		t.Errorf("binary platforms = %d over %v, want 6 over linux, darwin, windows", len(binary), families)
@@ -154,6 +130,37 @@ func TestAgentJSONPassesRegistryChecks(t *testing.T) {
 	}
 	if _, err := packaging.NewAgent("v1.2.3", "", fakeSums("v1.2.3")); err == nil {
 		t.Error("NewAgent accepted version v1.2.3 (the registry wants digits)")
+	}
+}
+
+// checkRegistryTarget applies the registry's checks to the binary
+// target of one platform.
+func checkRegistryTarget(t *testing.T, plat string, target map[string]any, version string) {
+	t.Helper()
+	urlVersion := regexp.MustCompile(`/(?:download|releases)/v?([\d.]+)/`)
+	url, _ := target["archive"].(string)
+	if strings.Contains(url, "/latest/") {
+		t.Errorf("%s: archive URL uses /latest/", plat)
+	}
+	if m := urlVersion.FindStringSubmatch(url); m == nil || m[1] != version {
+		t.Errorf("%s: archive URL %s does not carry version %s", plat, url, version)
+	}
+	if !strings.HasSuffix(url, ".tar.gz") && !strings.HasSuffix(url, ".zip") {
+		t.Errorf("%s: archive %s is neither .tar.gz nor .zip", plat, url)
+	}
+	if !strings.HasPrefix(url, packaging.ReleaseURL+"/v"+version+"/") {
+		t.Errorf("%s: archive %s is not under %s/v%s/", plat, url, packaging.ReleaseURL, version)
+	}
+	cmd, _ := target["cmd"].(string)
+	wantCmd := "./shim"
+	if strings.HasPrefix(plat, "windows-") {
+		wantCmd = "./shim.exe"
+	}
+	if cmd != wantCmd {
+		t.Errorf("%s: cmd %q, want %q", plat, cmd, wantCmd)
+	}
+	if fmt.Sprint(target["args"]) != fmt.Sprint([]any{"acp"}) {
+		t.Errorf("%s: args %v, want [acp]", plat, target["args"])
 	}
 }
 
@@ -280,6 +287,64 @@ func TestReleaseBinaryAnswersInitializeLikeRegistryCI(t *testing.T) {
 	}
 	const version, commit = "9.8.7", "0123456789ab"
 	dir := t.TempDir()
+	archivePath, sum := buildReleaseArchive(t, p, dir, version, commit)
+	sums := fakeSums(version)
+	sums[p.Archive(version)] = sum
+	_, doc := agentJSON(t, version, sums)
+	target := doc["distribution"].(map[string]any)["binary"].(map[string]any)[p.Registry].(map[string]any)
+	if target["sha256"] != sum {
+		t.Errorf("agent.json sha256 %v, want the archive's %s", target["sha256"], sum)
+	}
+
+	exePath, cmdName, extract, env := extractLikeCI(t, dir, archivePath, target)
+
+	out, err := exec.Command(exePath, "--version").Output()
+	if err != nil {
+		t.Fatalf("%s --version: %v", cmdName, err)
+	}
+	for _, want := range []string{version, commit, packaging.Date(testEpoch)} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("--version = %q, want it to name %s", out, want)
+		}
+	}
+
+	var args []string
+	for _, a := range target["args"].([]any) {
+		args = append(args, a.(string))
+	}
+	first := firstInitializeLine(t, exePath, extract, env, args)
+	var resp struct {
+		ID     json.RawMessage `json:"id"`
+		Error  json.RawMessage `json:"error"`
+		Result struct {
+			ProtocolVersion int              `json:"protocolVersion"`
+			AuthMethods     []map[string]any `json:"authMethods"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(first), &resp); err != nil {
+		t.Fatalf("first stdout line is not JSON (the registry CI fails this): %q", first)
+	}
+	if string(resp.ID) != "1" || resp.Error != nil {
+		t.Fatalf("first stdout line is not the initialize response: %s", first)
+	}
+	var agentIDs []string
+	for _, m := range resp.Result.AuthMethods {
+		if authType(m) == "agent" {
+			agentIDs = append(agentIDs, fmt.Sprint(m["id"]))
+		}
+	}
+	if len(agentIDs) == 0 {
+		t.Fatalf("initialize lists no auth method of type agent: %s", first)
+	}
+	t.Logf("auth methods of type agent: %v", agentIDs)
+	t.Run("helper beside shim", func(t *testing.T) { releaseHelperRuns(t, p, extract) })
+}
+
+// buildReleaseArchive builds this platform's release binary and its
+// credential helper, checks that the helper is there, and packs both into
+// dir: the archive's path and SHA-256.
+func buildReleaseArchive(t *testing.T, p packaging.Platform, dir, version, commit string) (archivePath, sum string) {
+	t.Helper()
 	build := filepath.Join(dir, "build")
 	if err := packaging.BuildBinary("go", p, packaging.LDFlags(version, commit, testEpoch), build); err != nil {
 		t.Fatal(err)
@@ -296,25 +361,26 @@ func TestReleaseBinaryAnswersInitializeLikeRegistryCI(t *testing.T) {
 	if err := packaging.WriteArchive(&archive, packaging.ArchiveFiles(p, data, helper, []byte("readme\n"), nil), testEpoch, p.GOOS == "windows"); err != nil {
 		t.Fatal(err)
 	}
-	archivePath := filepath.Join(dir, p.Archive(version))
+	archivePath = filepath.Join(dir, p.Archive(version))
 	if err := os.WriteFile(archivePath, archive.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := packaging.SHA256File(archivePath)
+	sum, err = packaging.SHA256File(archivePath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sums := fakeSums(version)
-	sums[p.Archive(version)] = sum
-	_, doc := agentJSON(t, version, sums)
-	target := doc["distribution"].(map[string]any)["binary"].(map[string]any)[p.Registry].(map[string]any)
-	if target["sha256"] != sum {
-		t.Errorf("agent.json sha256 %v, want the archive's %s", target["sha256"], sum)
-	}
+	return archivePath, sum
+}
 
+// extractLikeCI extracts the archive as verify_agents.py does (every
+// entry, with its mode) and finds agent.json's cmd in the extraction: the
+// executable's path, cmd's name, the folder of the extraction, and the
+// CI's environment.
+func extractLikeCI(t *testing.T, dir, archivePath string, target map[string]any) (exePath, cmdName, extract string, env []string) {
+	t.Helper()
 	// Extract as verify_agents.py does (every entry, with its mode), and
 	// find cmd in the extraction.
-	extract := filepath.Join(dir, "extracted")
+	extract = filepath.Join(dir, "extracted")
 	for _, e := range listArchive(t, archivePath) {
 		b, err := packaging.ReadArchive(archivePath, e.name)
 		if err != nil {
@@ -324,8 +390,8 @@ func TestReleaseBinaryAnswersInitializeLikeRegistryCI(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmdName := strings.TrimPrefix(target["cmd"].(string), "./")
-	exePath := filepath.Join(extract, cmdName)
+	cmdName = strings.TrimPrefix(target["cmd"].(string), "./")
+	exePath = filepath.Join(extract, cmdName)
 	if _, err := os.Stat(exePath); err != nil {
 		t.Fatalf("agent.json cmd %q is not in the archive: %v", target["cmd"], err)
 	}
@@ -334,27 +400,21 @@ func TestReleaseBinaryAnswersInitializeLikeRegistryCI(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The CI's environment: a passthrough list plus a sandbox HOME and TERM=dumb.
-	env := []string{"HOME=" + home, "TERM=dumb", "USERPROFILE=" + home}
+	env = []string{"HOME=" + home, "TERM=dumb", "USERPROFILE=" + home}
 	for _, k := range []string{"PATH", "TMPDIR", "TMP", "TEMP", "SystemRoot", "WINDIR", "COMSPEC", "PATHEXT"} {
 		if v := os.Getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}
 	}
 
-	out, err := exec.Command(exePath, "--version").Output()
-	if err != nil {
-		t.Fatalf("%s --version: %v", cmdName, err)
-	}
-	for _, want := range []string{version, commit, packaging.Date(testEpoch)} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("--version = %q, want it to name %s", out, want)
-		}
-	}
+	return exePath, cmdName, extract, env
+}
 
-	var args []string
-	for _, a := range target["args"].([]any) {
-		args = append(args, a.(string))
-	}
+// firstInitializeLine runs the executable with args in extract under
+// env, sends the registry CI's initialize and returns the first line it
+// writes on stdout.
+func firstInitializeLine(t *testing.T, exePath, extract string, env, args []string) string {
+	t.Helper()
 	cmd := exec.Command(exePath, args...)
 	cmd.Dir, cmd.Env = extract, env
 	var stderr bytes.Buffer
@@ -400,31 +460,7 @@ func TestReleaseBinaryAnswersInitializeLikeRegistryCI(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("no stdout line within 30s; stderr:\n%s", stderr.String())
 	}
-	var resp struct {
-		ID     json.RawMessage `json:"id"`
-		Error  json.RawMessage `json:"error"`
-		Result struct {
-			ProtocolVersion int              `json:"protocolVersion"`
-			AuthMethods     []map[string]any `json:"authMethods"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal([]byte(first), &resp); err != nil {
-		t.Fatalf("first stdout line is not JSON (the registry CI fails this): %q", first)
-	}
-	if string(resp.ID) != "1" || resp.Error != nil {
-		t.Fatalf("first stdout line is not the initialize response: %s", first)
-	}
-	var agentIDs []string
-	for _, m := range resp.Result.AuthMethods {
-		if authType(m) == "agent" {
-			agentIDs = append(agentIDs, fmt.Sprint(m["id"]))
-		}
-	}
-	if len(agentIDs) == 0 {
-		t.Fatalf("initialize lists no auth method of type agent: %s", first)
-	}
-	t.Logf("auth methods of type agent: %v", agentIDs)
-	t.Run("helper beside shim", func(t *testing.T) { releaseHelperRuns(t, p, extract) })
+	return first
 }
 
 // releaseHelperRuns: the released shim, unpacked, reads an AgentCore

@@ -2,6 +2,7 @@ package roots
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,31 +18,7 @@ import (
 // filepath.Rel, component by component).
 func FuzzResolve(f *testing.F) {
 	tmp := f.TempDir()
-	root := filepath.Join(tmp, "root")
-	other := filepath.Join(tmp, "other")
-	for _, d := range []string{filepath.Join(root, "dir", "sub"), other} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			f.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(root, "dir", "file.go"), []byte("x"), 0o644); err != nil {
-		f.Fatal(err)
-	}
-	if runtime.GOOS != "windows" {
-		for target, at := range map[string]string{
-			other:                        filepath.Join(root, "out"),
-			filepath.Join("..", "other"): filepath.Join(root, "relout"),
-			filepath.Join(root, "dir"):   filepath.Join(root, "in"),
-			"..":                         filepath.Join(root, "dir", "up"),
-			filepath.Join("..", ".."):    filepath.Join(root, "dir", "upup"),
-			filepath.Join(other, "none"): filepath.Join(root, "dangling"),
-			"loop":                       filepath.Join(root, "loop"),
-		} {
-			if err := os.Symlink(target, at); err != nil {
-				f.Fatal(err)
-			}
-		}
-	}
+	root := resolveFixture(f, tmp)
 	roots := map[string]string{
 		"p":       root,
 		"missing": filepath.Join(tmp, "missing"),
@@ -86,28 +63,68 @@ func FuzzResolve(f *testing.F) {
 			return // a root missing locally: lexical only
 		}
 		// Every existing prefix of the result must evaluate inside.
-		rel, _ := filepath.Rel(r, got)
-		cur := r
-		for _, part := range strings.Split(rel, string(filepath.Separator)) {
-			if part == "." || part == "" {
-				continue
-			}
-			cur = filepath.Join(cur, part)
-			if _, err := os.Lstat(cur); err != nil {
-				break
-			}
-			real, err := filepath.EvalSymlinks(cur)
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) && !isSymlink(cur) {
-					break
-				}
-				t.Fatalf("Resolve(%q, %q) = %q: %q exists but does not evaluate: %v", project, p, got, cur, err)
-			}
-			if !relInside(realRoot, real) {
-				t.Fatalf("Resolve(%q, %q) = %q: %q evaluates to %q, outside %q", project, p, got, cur, real, realRoot)
+		checkPrefixesInside(t, r, realRoot, got, func() string { return fmt.Sprintf("Resolve(%q, %q) = %q", project, p, got) })
+	})
+}
+
+// resolveFixture makes FuzzResolve's tree under tmp: a root with a
+// folder, a file and (but on Windows) links inside, out of it, up, dangling
+// and in a loop, and another folder beside it. It returns the root.
+func resolveFixture(f *testing.F, tmp string) string {
+	root := filepath.Join(tmp, "root")
+	other := filepath.Join(tmp, "other")
+	for _, d := range []string{filepath.Join(root, "dir", "sub"), other} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			f.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "dir", "file.go"), []byte("x"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	if runtime.GOOS != "windows" {
+		for target, at := range map[string]string{
+			other:                        filepath.Join(root, "out"),
+			filepath.Join("..", "other"): filepath.Join(root, "relout"),
+			filepath.Join(root, "dir"):   filepath.Join(root, "in"),
+			"..":                         filepath.Join(root, "dir", "up"),
+			filepath.Join("..", ".."):    filepath.Join(root, "dir", "upup"),
+			filepath.Join(other, "none"): filepath.Join(root, "dangling"),
+			"loop":                       filepath.Join(root, "loop"),
+		} {
+			if err := os.Symlink(target, at); err != nil {
+				f.Fatal(err)
 			}
 		}
-	})
+	}
+	return root
+}
+
+// checkPrefixesInside fails unless every existing prefix of got, below
+// the root r, evaluates (symlinks followed) inside realRoot; call names
+// the Resolve call in a failure.
+func checkPrefixesInside(t *testing.T, r, realRoot, got string, call func() string) {
+	t.Helper()
+	rel, _ := filepath.Rel(r, got)
+	cur := r
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if part == "." || part == "" {
+			continue
+		}
+		cur = filepath.Join(cur, part)
+		if _, err := os.Lstat(cur); err != nil {
+			break
+		}
+		real, err := filepath.EvalSymlinks(cur)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && !isSymlink(cur) {
+				break
+			}
+			t.Fatalf("%s: %q exists but does not evaluate: %v", call(), cur, err)
+		}
+		if !relInside(realRoot, real) {
+			t.Fatalf("%s: %q evaluates to %q, outside %q", call(), cur, real, realRoot)
+		}
+	}
 }
 
 // relInside reports whether p is root or below it, by filepath.Rel.

@@ -404,7 +404,13 @@ func TestKeyURLSameOrigin(t *testing.T) {
 	}
 	wantNoPinFile(t, dir)
 
-	// No key of that id; a redirect to another origin.
+	keyURLRefused(t, k, spare, body)
+}
+
+// keyURLRefused: a key URL that names no key of the signature's id, and
+// one that redirects to another origin (not followed), are refused.
+func keyURLRefused(t *testing.T, k, spare testKey, body []byte) {
+	t.Helper()
 	elsewhere := newCounter(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(body) })
 	spareKeys := jwksOf(t, spare)
 	for _, tc := range []struct {
@@ -680,9 +686,17 @@ func TestTrustNewKey(t *testing.T) {
 	}
 	refusal(t, second(v.Verify(t.Context(), cardAt, sign(t, a, naming{jwk: true, kid: "a"}))), CodeOtherKey)
 
-	// The agent stops signing.
+	trustForgetsUnsigned(t, v, dir, srv.URL, b)
+}
+
+// trustForgetsUnsigned: once the agent behind srvURL stops signing, the
+// card is refused unsigned; offered, then trusted, the pin of b is
+// forgotten and the card verifies as unsigned.
+func trustForgetsUnsigned(t *testing.T, v *Verifier, dir, srvURL string, b testKey) {
+	t.Helper()
+	cardAt := srvURL + "/card.json"
 	refusal(t, second(v.Verify(t.Context(), cardAt, []byte(baseCard))), CodeUnsigned)
-	o, err = v.Offer(t.Context(), cardAt, []byte(baseCard))
+	o, err := v.Offer(t.Context(), cardAt, []byte(baseCard))
 	if err != nil || !o.Unsigned || o.Current == nil || o.Current.Thumbprint != b.thumb(t) {
 		t.Fatalf("Offer of an unsigned card: %+v, %v", o, err)
 	}
@@ -692,7 +706,7 @@ func TestTrustNewKey(t *testing.T) {
 	if got, err := v.Verify(t.Context(), cardAt, []byte(baseCard)); err != nil || got.Status != Unsigned {
 		t.Errorf("after forgetting: %+v, %v", got, err)
 	}
-	if bytes.Contains(readPinFile(t, dir), []byte(srv.URL)) {
+	if bytes.Contains(readPinFile(t, dir), []byte(srvURL)) {
 		t.Errorf("the pin is still there:\n%s", readPinFile(t, dir))
 	}
 }

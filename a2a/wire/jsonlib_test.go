@@ -47,7 +47,7 @@ func corpusInputs(t testing.TB, dirs ...string) [][]byte {
 // frameSeeds are the frames of the a2a corpora (frames, and the data of
 // the SSE streams' events) and the ACP lines of bridge's corpus.
 func frameSeeds(t testing.TB) [][]byte {
-	seeds := corpusInputs(t, "testdata/fuzz/FuzzDecodeFrame", "testdata/fuzz/FuzzWireText", "../../acp/testdata/fuzz/FuzzStdioLine")
+	seeds := corpusInputs(t, "testdata/fuzz/FuzzDecodeFrame", "testdata/fuzz/FuzzWireText", "../../acp/stdio/testdata/fuzz/FuzzStdioLine")
 	for _, stream := range corpusInputs(t, "../sse/testdata/fuzz/FuzzSSE") {
 		sr := sse.NewReader(strings.NewReader(string(stream)), 64<<20)
 		for range len(stream) + 1 {

@@ -14,7 +14,7 @@ import (
 
 // Out is one rendered update. Answer text (update nil) is kept unboxed
 // with the id of its message, so that the live path can merge queued
-// chunks of one message (acp.Conn.SendText).
+// chunks of one message (stdio.Conn.SendText).
 type Out struct {
 	update acp.Update
 	text   string

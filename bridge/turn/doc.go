@@ -78,7 +78,7 @@
 //	turn           Start           the driver: the stream, the renderer and the fields
 //	                               only it touches; waits for the session's previous
 //	                               turn first; permission and elicitation calls run on
-//	                               it (package ask, acp.Conn.Call)
+//	                               it (package ask, stdio.Conn.Call)
 //	grace timer    control.apply   applies the window's expiry (its generation) under control.mu
 //	CancelTask     control.apply   one per given-up task (Abandon cancels in its caller)
 //	dialog         package ask     two per open dialog (a permission request, a form):
@@ -91,7 +91,7 @@
 // # Locks
 //
 // control.mu guards the machine, the timer and the phase channel; under
-// it a turn queues its updates and its prompt's reply on the acp.Conn (so
+// it a turn queues its updates and its prompt's reply on the stdio.Conn (so
 // that nothing passes a handed-over buffer or a cancel's answer;
 // queueing never waits). Session.mu is taken alone. No lock is held while
 // waiting for the editor: an update waits for room after control.mu is

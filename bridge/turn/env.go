@@ -11,6 +11,7 @@ import (
 
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/acp/stdio"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/roots"
@@ -18,7 +19,7 @@ import (
 
 // Env is what a turn needs of the server it runs in.
 type Env struct {
-	Conn   *acp.Conn
+	Conn   *stdio.Conn
 	Client *a2aclient.Client
 	// Agent is the agent's name, as the editor is shown it.
 	Agent string

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/acp/stdio"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/render"
 )
@@ -18,7 +18,7 @@ import (
 // io.Discard), as driver.consume does it for each event (one op = one
 // chunk).
 func BenchmarkFrameChunk(b *testing.B) {
-	conn := acp.NewConn(bytes.NewReader(nil), io.Discard, slog.New(slog.DiscardHandler))
+	conn := stdio.NewConn(bytes.NewReader(nil), io.Discard, slog.New(slog.DiscardHandler))
 	defer conn.Close()
 	t, _, _ := testTurn(0)
 	var threads history.Threads

@@ -35,7 +35,7 @@ func (c *control) output(ev event) {
 }
 
 // emitText sends answer text of one message, like Emit, on the output
-// path where queued chunks of the same message merge (acp.Conn.SendText).
+// path where queued chunks of the same message merge (stdio.Conn.SendText).
 // s may be a stream's frame, valid until the next is read
 // (a2aclient.Stream.Share): it is copied into the output queue, and
 // copied for the buffer of a detached turn.

@@ -98,8 +98,13 @@ func TestDemoTellsTheWholeStory(t *testing.T) {
 	if !strings.Contains(stderr.String(), `level=WARN msg="request failed" method=session/prompt`) {
 		t.Errorf("shim's log does not say the turn failed:\n%s", stderr.String())
 	}
+	demoAgentServes(t, demo)
+}
 
-	// make demo-agent: the agent alone, with what to paste and to run.
+// demoAgentServes: make demo-agent, the agent alone, prints what to paste
+// and to run, and serves its card.
+func demoAgentServes(t *testing.T, demo string) {
+	t.Helper()
 	srv := exec.Command(demo, "-serve", "127.0.0.1:0")
 	pipe, err := srv.StdoutPipe()
 	if err != nil {

@@ -293,55 +293,75 @@ func (g *GoogleA2A) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodGet && op == "card":
 		g.reply(x, g.card, nil)
 	case r.Method == http.MethodPost && (op == "message:send" || op == "message:stream"):
-		var req a2apb.SendMessageRequest
-		if why := g.readSend(x, &req); why != "" {
-			x.refuse(why, googleError(codes.InvalidArgument, why))
-			return
-		}
-		if op == "message:send" {
-			res, err := g.client.SendMessage(ctx, &req)
-			g.reply(x, res, err)
-			return
-		}
-		stream, err := g.client.SendStreamingMessage(ctx, &req)
-		g.stream(x, stream, err)
+		g.serveMessage(ctx, x, op)
 	case strings.HasPrefix(op, "tasks/"):
-		id, action, _ := strings.Cut(strings.TrimPrefix(op, "tasks/"), ":")
-		name := "tasks/" + id
-		switch {
-		case id == "" || strings.Contains(id, "/"):
-			x.refuse("no such route", googleError(codes.NotFound, "The requested URL "+x.seen.Path+" was not found on this server."))
-		case r.Method == http.MethodGet && action == "":
-			req := &a2apb.GetTaskRequest{Name: name}
-			q := r.URL.Query()
-			for _, k := range []string{"historyLength", "history_length"} {
-				if v := q.Get(k); v != "" {
-					n, err := strconv.Atoi(v)
-					if err != nil {
-						x.refuse("bad "+k, googleError(codes.InvalidArgument, "Invalid value at '"+k+"' (TYPE_INT32), \""+v+"\""))
-						return
-					}
-					req.HistoryLength = int32(n)
-				}
-			}
-			res, err := g.client.GetTask(ctx, req)
-			g.reply(x, res, err)
-		case r.Method == http.MethodPost && action == "cancel":
-			if b := strings.TrimSpace(string(x.seen.Body)); b != "" && b != "{}" {
-				x.refuse("a cancel with a body", googleError(codes.InvalidArgument, "Invalid JSON payload received. The request body must be empty."))
-				return
-			}
-			res, err := g.client.CancelTask(ctx, &a2apb.CancelTaskRequest{Name: name})
-			g.reply(x, res, err)
-		case r.Method == http.MethodGet && action == "subscribe":
-			stream, err := g.client.TaskSubscription(ctx, &a2apb.TaskSubscriptionRequest{Name: name})
-			g.stream(x, stream, err)
-		default:
-			x.refuse("no such route", googleError(codes.NotFound, "The requested URL "+x.seen.Path+" was not found on this server."))
-		}
+		g.serveTask(ctx, x, r, strings.TrimPrefix(op, "tasks/"))
 	default:
 		x.refuse("no such route", googleError(codes.NotFound, "The requested URL "+x.seen.Path+" was not found on this server."))
 	}
+}
+
+// serveMessage serves message:send and message:stream.
+func (g *GoogleA2A) serveMessage(ctx context.Context, x *exchange, op string) {
+	var req a2apb.SendMessageRequest
+	if why := g.readSend(x, &req); why != "" {
+		x.refuse(why, googleError(codes.InvalidArgument, why))
+		return
+	}
+	if op == "message:send" {
+		res, err := g.client.SendMessage(ctx, &req)
+		g.reply(x, res, err)
+		return
+	}
+	stream, err := g.client.SendStreamingMessage(ctx, &req)
+	g.stream(x, stream, err)
+}
+
+// serveTask serves tasks/{id}, tasks/{id}:cancel and
+// tasks/{id}:subscribe; op is what follows tasks/.
+func (g *GoogleA2A) serveTask(ctx context.Context, x *exchange, r *http.Request, op string) {
+	id, action, _ := strings.Cut(op, ":")
+	name := "tasks/" + id
+	switch {
+	case id == "" || strings.Contains(id, "/"):
+		x.refuse("no such route", googleError(codes.NotFound, "The requested URL "+x.seen.Path+" was not found on this server."))
+	case r.Method == http.MethodGet && action == "":
+		req := &a2apb.GetTaskRequest{Name: name}
+		if !historyLength(x, r, req) {
+			return
+		}
+		res, err := g.client.GetTask(ctx, req)
+		g.reply(x, res, err)
+	case r.Method == http.MethodPost && action == "cancel":
+		if b := strings.TrimSpace(string(x.seen.Body)); b != "" && b != "{}" {
+			x.refuse("a cancel with a body", googleError(codes.InvalidArgument, "Invalid JSON payload received. The request body must be empty."))
+			return
+		}
+		res, err := g.client.CancelTask(ctx, &a2apb.CancelTaskRequest{Name: name})
+		g.reply(x, res, err)
+	case r.Method == http.MethodGet && action == "subscribe":
+		stream, err := g.client.TaskSubscription(ctx, &a2apb.TaskSubscriptionRequest{Name: name})
+		g.stream(x, stream, err)
+	default:
+		x.refuse("no such route", googleError(codes.NotFound, "The requested URL "+x.seen.Path+" was not found on this server."))
+	}
+}
+
+// historyLength reads the query's history length (either spelling) into
+// req; false: a value that is no number was refused.
+func historyLength(x *exchange, r *http.Request, req *a2apb.GetTaskRequest) bool {
+	q := r.URL.Query()
+	for _, k := range []string{"historyLength", "history_length"} {
+		if v := q.Get(k); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				x.refuse("bad "+k, googleError(codes.InvalidArgument, "Invalid value at '"+k+"' (TYPE_INT32), \""+v+"\""))
+				return false
+			}
+			req.HistoryLength = int32(n)
+		}
+	}
+	return true
 }
 
 // authorize checks the bearer token (and, for Gemini Enterprise, the

@@ -253,7 +253,20 @@ func TestVertexWithADC(t *testing.T) {
 		t.Fatalf("card %d %s", res.StatusCode, raw)
 	}
 
-	res, m, raw := googleCall(t, client, http.MethodPost, v.Base+"/v1/message:send", googleSend("hi", true), nil)
+	vertexSendAndStream(t, client, v.Base)
+	vertexCancelHeld(t, client, v.Base)
+	for _, s := range v.Requests() {
+		if s.Refused != "" || !strings.HasPrefix(s.Header.Get("Authorization"), "Bearer ya29.") {
+			t.Errorf("saw %+v", s)
+		}
+	}
+}
+
+// vertexSendAndStream: a blocking send wrapped as {"task": …} and a
+// streamed answer, through client.
+func vertexSendAndStream(t *testing.T, client *http.Client, base string) {
+	t.Helper()
+	res, m, raw := googleCall(t, client, http.MethodPost, base+"/v1/message:send", googleSend("hi", true), nil)
 	if res.StatusCode != 200 || field(m, "task", "status", "state") != "TASK_STATE_COMPLETED" {
 		t.Fatalf("send %d %s", res.StatusCode, raw)
 	}
@@ -261,7 +274,7 @@ func TestVertexWithADC(t *testing.T) {
 		t.Errorf("artifacts %v", got)
 	}
 
-	res, _, raw = googleCall(t, client, http.MethodPost, v.Base+"/v1/message:stream", googleSend("stream me", false),
+	res, _, raw = googleCall(t, client, http.MethodPost, base+"/v1/message:stream", googleSend("stream me", false),
 		map[string]string{"Accept": "text/event-stream"})
 	events := sseData(t, raw)
 	if text, state := streamTextProto(t, events); res.StatusCode != 200 || text != Answer("stream me") || state != "TASK_STATE_COMPLETED" {
@@ -270,26 +283,26 @@ func TestVertexWithADC(t *testing.T) {
 	if first := decode(t, events[0]); first["task"] == nil {
 		t.Errorf("first event %s, want a task", events[0])
 	}
+}
 
-	_, m, raw = googleCall(t, client, http.MethodPost, v.Base+"/v1/message:send", googleSend("wait "+HoldWord, false), nil)
+// vertexCancelHeld: a held task canceled and read back with its history,
+// whose user message has "content" and ROLE_USER.
+func vertexCancelHeld(t *testing.T, client *http.Client, base string) {
+	t.Helper()
+	_, m, raw := googleCall(t, client, http.MethodPost, base+"/v1/message:send", googleSend("wait "+HoldWord, false), nil)
 	id, _ := field(m, "task", "id").(string)
 	if id == "" || field(m, "task", "status", "state") != "TASK_STATE_WORKING" {
 		t.Fatalf("held send %s", raw)
 	}
-	res, m, raw = googleCall(t, client, http.MethodPost, v.Base+"/v1/tasks/"+id+":cancel", nil, nil)
+	res, m, raw := googleCall(t, client, http.MethodPost, base+"/v1/tasks/"+id+":cancel", nil, nil)
 	if res.StatusCode != 200 || field(m, "status", "state") != "TASK_STATE_CANCELLED" {
 		t.Fatalf("cancel %d %s", res.StatusCode, raw)
 	}
-	res, m, raw = googleCall(t, client, http.MethodGet, v.Base+"/v1/tasks/"+id+"?historyLength=10", nil, nil)
+	res, m, raw = googleCall(t, client, http.MethodGet, base+"/v1/tasks/"+id+"?historyLength=10", nil, nil)
 	hist, _ := m["history"].([]any)
 	if res.StatusCode != 200 || field(m, "status", "state") != "TASK_STATE_CANCELLED" || len(hist) == 0 ||
 		field(hist[0], "role") != "ROLE_USER" || field(hist[0], "content") == nil {
 		t.Fatalf("get %d %s", res.StatusCode, raw)
-	}
-	for _, s := range v.Requests() {
-		if s.Refused != "" || !strings.HasPrefix(s.Header.Get("Authorization"), "Bearer ya29.") {
-			t.Errorf("saw %+v", s)
-		}
 	}
 }
 

@@ -54,43 +54,93 @@ const sigV4Algorithm = "AWS4-HMAC-SHA256"
 const maxSkew = 15 * time.Minute
 
 // Verify checks r, whose body is body, and returns nil or a *SigV4Error.
+// The checks run in AWS's order: the header's form, the key and its
+// scope, the date, the signed headers and token, then the signature.
 func (v *SigV4Verifier) Verify(r *http.Request, body []byte) error {
-	auth := r.Header.Get("Authorization")
+	a, err := parseSigV4Auth(r.Header.Get("Authorization"))
+	if err != nil {
+		return err
+	}
+	key, err := v.scopeKey(a)
+	if err != nil {
+		return err
+	}
+	amzDate := r.Header.Get("X-Amz-Date")
+	if err := v.checkDate(amzDate, a.day); err != nil {
+		return err
+	}
+	signed := strings.Split(a.signedList, ";")
+	if err := checkSignedHeaders(r, signed, key); err != nil {
+		return err
+	}
+	payload := hexSHA256(body)
+	if h := r.Header.Get("X-Amz-Content-Sha256"); h != "" && h != payload {
+		return &SigV4Error{"InvalidSignatureException", "The provided 'x-amz-content-sha256' header does not match what was computed."}
+	}
+	path, query := requestLine(r)
+	creq := canonicalRequest(r.Method, path, query, canonicalHeaders(r, signed), a.signedList, payload)
+	scope := strings.Join([]string{a.day, a.region, a.service, "aws4_request"}, "/")
+	want := signature(key.Secret, a.day, a.region, a.service, stringToSign(amzDate, scope, creq))
+	if !hmac.Equal([]byte(want), []byte(a.sig)) {
+		return &SigV4Error{"InvalidSignatureException", "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method."}
+	}
+	return nil
+}
+
+// sigV4Auth is what an Authorization header of AWS4-HMAC-SHA256 says.
+type sigV4Auth struct {
+	keyID, day, region, service string
+	signedList, sig             string
+}
+
+// parseSigV4Auth reads an Authorization header, or refuses its form.
+func parseSigV4Auth(auth string) (sigV4Auth, error) {
 	if auth == "" {
-		return &SigV4Error{"MissingAuthenticationTokenException", "Missing Authentication Token"}
+		return sigV4Auth{}, &SigV4Error{"MissingAuthenticationTokenException", "Missing Authentication Token"}
 	}
 	algo, rest, _ := strings.Cut(auth, " ")
 	if algo != sigV4Algorithm {
-		return &SigV4Error{"IncompleteSignatureException", fmt.Sprintf("Unsupported authorization algorithm %q.", algo)}
+		return sigV4Auth{}, &SigV4Error{"IncompleteSignatureException", fmt.Sprintf("Unsupported authorization algorithm %q.", algo)}
 	}
+	incomplete := &SigV4Error{"IncompleteSignatureException", "Authorization header requires 'Credential', 'SignedHeaders' and 'Signature'."}
 	fields := map[string]string{}
 	for _, f := range strings.Split(rest, ",") {
 		k, val, ok := strings.Cut(strings.TrimSpace(f), "=")
 		if !ok {
-			return &SigV4Error{"IncompleteSignatureException", "Authorization header requires 'Credential', 'SignedHeaders' and 'Signature'."}
+			return sigV4Auth{}, incomplete
 		}
 		fields[k] = val
 	}
 	cred, signedList, sig := fields["Credential"], fields["SignedHeaders"], fields["Signature"]
 	if cred == "" || signedList == "" || sig == "" {
-		return &SigV4Error{"IncompleteSignatureException", "Authorization header requires 'Credential', 'SignedHeaders' and 'Signature'."}
+		return sigV4Auth{}, incomplete
 	}
 	parts := strings.Split(cred, "/")
 	if len(parts) != 5 || parts[4] != "aws4_request" {
-		return &SigV4Error{"IncompleteSignatureException", "Credential must have the form <key>/<date>/<region>/<service>/aws4_request."}
+		return sigV4Auth{}, &SigV4Error{"IncompleteSignatureException", "Credential must have the form <key>/<date>/<region>/<service>/aws4_request."}
 	}
-	keyID, day, region, service := parts[0], parts[1], parts[2], parts[3]
-	key, ok := v.Keys[keyID]
+	return sigV4Auth{keyID: parts[0], day: parts[1], region: parts[2], service: parts[3], signedList: signedList, sig: sig}, nil
+}
+
+// scopeKey is the key a's credential names, once its service and region
+// are the verifier's.
+func (v *SigV4Verifier) scopeKey(a sigV4Auth) (SigV4Key, error) {
+	key, ok := v.Keys[a.keyID]
 	if !ok {
-		return &SigV4Error{"UnrecognizedClientException", "The security token included in the request is invalid."}
+		return SigV4Key{}, &SigV4Error{"UnrecognizedClientException", "The security token included in the request is invalid."}
 	}
-	if service != v.Service {
-		return &SigV4Error{"InvalidSignatureException", fmt.Sprintf("Credential should be scoped to correct service: '%s'.", v.Service)}
+	if a.service != v.Service {
+		return SigV4Key{}, &SigV4Error{"InvalidSignatureException", fmt.Sprintf("Credential should be scoped to correct service: '%s'.", v.Service)}
 	}
-	if region != v.Region {
-		return &SigV4Error{"InvalidSignatureException", fmt.Sprintf("Credential should be scoped to a valid region, not '%s'.", region)}
+	if a.region != v.Region {
+		return SigV4Key{}, &SigV4Error{"InvalidSignatureException", fmt.Sprintf("Credential should be scoped to a valid region, not '%s'.", a.region)}
 	}
-	amzDate := r.Header.Get("X-Amz-Date")
+	return key, nil
+}
+
+// checkDate checks X-Amz-Date: its form, its day against the
+// credential's, and its distance from the clock.
+func (v *SigV4Verifier) checkDate(amzDate, day string) error {
 	when, err := time.Parse("20060102T150405Z", amzDate)
 	if err != nil {
 		return &SigV4Error{"IncompleteSignatureException", "Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header."}
@@ -105,7 +155,12 @@ func (v *SigV4Verifier) Verify(r *http.Request, body []byte) error {
 	if d := now().Sub(when); d > maxSkew || d < -maxSkew {
 		return &SigV4Error{"InvalidSignatureException", "Signature expired: " + amzDate + " is not within 15 minutes of the server's time."}
 	}
-	signed := strings.Split(signedList, ";")
+	return nil
+}
+
+// checkSignedHeaders checks that host and x-amz-date are signed, and a
+// session token's header: the key's, and signed.
+func checkSignedHeaders(r *http.Request, signed []string, key SigV4Key) error {
 	has := map[string]bool{}
 	for _, h := range signed {
 		has[h] = true
@@ -122,17 +177,6 @@ func (v *SigV4Verifier) Verify(r *http.Request, body []byte) error {
 		if !has["x-amz-security-token"] {
 			return &SigV4Error{"InvalidSignatureException", "'x-amz-security-token' must be a signed header."}
 		}
-	}
-	payload := hexSHA256(body)
-	if h := r.Header.Get("X-Amz-Content-Sha256"); h != "" && h != payload {
-		return &SigV4Error{"InvalidSignatureException", "The provided 'x-amz-content-sha256' header does not match what was computed."}
-	}
-	path, query := requestLine(r)
-	creq := canonicalRequest(r.Method, path, query, canonicalHeaders(r, signed), signedList, payload)
-	scope := strings.Join([]string{day, region, service, "aws4_request"}, "/")
-	want := signature(key.Secret, day, region, service, stringToSign(amzDate, scope, creq))
-	if !hmac.Equal([]byte(want), []byte(sig)) {
-		return &SigV4Error{"InvalidSignatureException", "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method."}
 	}
 	return nil
 }

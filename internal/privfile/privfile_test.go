@@ -56,6 +56,13 @@ func TestReplaceModesAndAside(t *testing.T) {
 			t.Errorf("file mode %o", fi.Mode().Perm())
 		}
 	}
+	checkMoveAside(t, path)
+}
+
+// checkMoveAside: a file moved aside twice at the same second gets two
+// names, the first one kept.
+func checkMoveAside(t *testing.T, path string) {
+	t.Helper()
 	now := time.Unix(1700000000, 0)
 	a1, err := MoveAside(path, now)
 	if err != nil || filepath.Base(a1) != "f.json.corrupt-1700000000" {

@@ -101,15 +101,23 @@ func TestVersionedCycle(t *testing.T) {
 		t.Errorf("%d moves aside logged, want 2:\n%s", n, logs.String())
 	}
 
-	young, old := v.Path+".tmp-young", v.Path+".tmp-old"
+	checkTempAge(t, v.Path, func() time.Time { at = time.Now(); return at }, func() error { return v.Update(put(`{"version":1}`)) })
+}
+
+// checkTempAge: with temporary files beside path, one young and one an
+// hour old (by the clock setNow sets), update leaves the young one and
+// removes the old one.
+func checkTempAge(t *testing.T, path string, setNow func() time.Time, update func() error) {
+	t.Helper()
+	young, old := path+".tmp-young", path+".tmp-old"
 	for _, p := range []string{young, old} {
 		if err := os.WriteFile(p, nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	at = time.Now()
+	at := setNow()
 	_ = os.Chtimes(old, at.Add(-time.Hour), at.Add(-time.Hour))
-	if err := v.Update(put(`{"version":1}`)); err != nil {
+	if err := update(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(young); err != nil {

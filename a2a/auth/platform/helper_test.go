@@ -243,6 +243,13 @@ printf '{"v":1,"token":"tok-%s","expires":"%s","from":"Azure CLI (az login)","ac
 	if b, _ := os.ReadFile(filepath.Join(dir, "args")); string(b) != "azure --scope https://ai.azure.com/.default\naws --region us-west-2\n" {
 		t.Errorf("the helper's arguments: %q", b)
 	}
+	credentialAskedAgain(t, dir, h, expires, apply)
+}
+
+// credentialAskedAgain: a credential about to expire is asked for again
+// at each request; a failure, then the next request tries again.
+func credentialAskedAgain(t *testing.T, dir, h, expires string, apply func(*Agent) (string, error)) {
+	t.Helper()
 	// About to expire: asked again.
 	if err := os.WriteFile(expires, []byte(time.Now().Add(time.Minute).UTC().Format(time.RFC3339)), 0o600); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/acp/stdio"
 	"github.com/shimdev/shim/bridge/render"
 )
 
@@ -50,7 +51,7 @@ type Mode interface {
 // used by the turn's goroutine alone (its renderer is that goroutine's).
 type Asker struct {
 	// Conn is the editor's connection: its dialogs are asked on it.
-	Conn *acp.Conn
+	Conn *stdio.Conn
 	// Client reads the chat's summary (the operator API) while a dialog
 	// is open.
 	Client *a2aclient.Client

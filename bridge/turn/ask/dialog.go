@@ -2,7 +2,7 @@ package ask
 
 // A park's dialog in the editor (a permission request, a form) while it is
 // needed, and no longer (SPEC §14): the request is withdrawn with
-// $/cancel_request (acp.Conn.Call, its context ended) when the prompt was
+// $/cancel_request (stdio.Conn.Call, its context ended) when the prompt was
 // cancelled, the turn was given up or is over, or the park was answered
 // elsewhere (another window or the agent's console: the operator API's
 // summary of the chat, read while the dialog is open, says the chat's

@@ -1,4 +1,4 @@
-package acp
+package stdio
 
 import (
 	"bytes"
@@ -12,15 +12,17 @@ import (
 	"testing"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/shimdev/shim/acp"
 )
 
 // benchChunkSizes are the texts of an update: a streamed token, a 1 KiB
 // append, and a large replace suffix.
 var benchChunkSizes = []int{16, 1 << 10, 1 << 20}
 
-func benchChunk(n int) SessionNotification {
-	return SessionNotification{SessionID: "chat-zed-1790294944966-qkf93w",
-		Update: AgentMessageChunk{Content: Text(strings.Repeat("a", n))}}
+func benchChunk(n int) acp.SessionNotification {
+	return acp.SessionNotification{SessionID: "chat-zed-1790294944966-qkf93w",
+		Update: acp.AgentMessageChunk{Content: acp.Text(strings.Repeat("a", n))}}
 }
 
 // BenchmarkMarshalChunkUpdate is the update's own encoding: json.Marshal
@@ -60,7 +62,7 @@ func BenchmarkNotifyChunk(b *testing.B) {
 			b.SetBytes(int64(n))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if err := conn.Notify(context.Background(), MethodSessionUpdate, v); err != nil {
+				if err := conn.Notify(context.Background(), acp.MethodSessionUpdate, v); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -73,19 +75,19 @@ func BenchmarkNotifyChunk(b *testing.B) {
 // (jsonrpc2's Notify, above, marshals the params four times over). It
 // first checks that the line means what jsonrpc2 writes.
 func BenchmarkNotifyChunkDirect(b *testing.B) {
-	sample := SessionNotification{SessionID: "s-1", Update: AgentMessageChunk{Content: Text("<b>a & b</b>\n\"quoted\" \u2028 é")}}
+	sample := acp.SessionNotification{SessionID: "s-1", Update: acp.AgentMessageChunk{Content: acp.Text("<b>a & b</b>\n\"quoted\" \u2028 é")}}
 	var viaConn, viaDirect bytes.Buffer
 	pr, pw := io.Pipe()
 	vs := newStream(pr, &viaConn, slog.New(slog.DiscardHandler), lineMaxBytes)
 	conn := jsonrpc2.NewConn(context.Background(), vs, benchNoHandler{})
-	if err := conn.Notify(context.Background(), MethodSessionUpdate, sample); err != nil {
+	if err := conn.Notify(context.Background(), acp.MethodSessionUpdate, sample); err != nil {
 		b.Fatal(err)
 	}
 	vs.flushClose()
 	conn.Close()
 	pw.Close()
 	direct := newStream(bytes.NewReader(nil), &viaDirect, slog.New(slog.DiscardHandler), lineMaxBytes)
-	if err := direct.notify(MethodSessionUpdate, sample); err != nil {
+	if err := direct.notify(acp.MethodSessionUpdate, sample); err != nil {
 		b.Fatal(err)
 	}
 	direct.flushClose()
@@ -102,7 +104,7 @@ func BenchmarkNotifyChunkDirect(b *testing.B) {
 			b.SetBytes(int64(n))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if err := stream.notify(MethodSessionUpdate, v); err != nil {
+				if err := stream.notify(acp.MethodSessionUpdate, v); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -136,13 +138,13 @@ func BenchmarkTextChunk(b *testing.B) {
 // replayUpdates are the three updates a replayed turn of make bench's
 // thread shows: the user's text, a tool call in its final state, the
 // answer.
-var replayUpdates = []Update{
-	UserMessageChunk{MessageID: "t1/user-0", Content: Text("Question 1: what does the README say about building?")},
-	ToolCall{ToolCallID: "c1", Title: "Read README.md", Kind: ToolKindRead, Status: ToolCompleted,
-		Content:   []ToolCallContent{Content{Content: Text("# Project\nhello\n")}},
-		Locations: []Location{{Path: "/home/p/README.md"}}, RawInput: json.RawMessage(`{"project": "p", "path": "README.md", "offset": 3}`),
+var replayUpdates = []acp.Update{
+	acp.UserMessageChunk{MessageID: "t1/user-0", Content: acp.Text("Question 1: what does the README say about building?")},
+	acp.ToolCall{ToolCallID: "c1", Title: "Read README.md", Kind: acp.ToolKindRead, Status: acp.ToolCompleted,
+		Content:   []acp.ToolCallContent{acp.Content{Content: acp.Text("# Project\nhello\n")}},
+		Locations: []acp.Location{{Path: "/home/p/README.md"}}, RawInput: json.RawMessage(`{"project": "p", "path": "README.md", "offset": 3}`),
 		RawOutput: json.RawMessage(`"# Project\nhello\n"`)},
-	AgentMessageChunk{MessageID: "t1/t1-answer", Content: Text("Turn 1: the README says hello. It explains how to build the project, run its tests and " +
+	acp.AgentMessageChunk{MessageID: "t1/t1-answer", Content: acp.Text("Turn 1: the README says hello. It explains how to build the project, run its tests and " +
 		"where the configuration lives; the function you asked about is in src/main.go line 2.")},
 }
 

@@ -1,4 +1,4 @@
-package acp
+package stdio
 
 import (
 	"context"
@@ -10,13 +10,10 @@ import (
 	"sync/atomic"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/acp/encode"
 )
-
-// Request is a request or a notification from the client.
-type Request = jsonrpc2.Request
-
-// ID is a request id.
-type ID = jsonrpc2.ID
 
 // Conn is the ACP connection on stdio, and the only way to the editor:
 // replies, calls to the client and notifications all go through its one
@@ -41,9 +38,9 @@ func newConn(in io.Reader, out io.Writer, logger *slog.Logger, lineMax int) *Con
 	return &Conn{s: newStream(in, out, logger, lineMax), log: logger}
 }
 
-// Start reads requests and hands them to h (dispatch.go) until the input
+// Start reads requests and hands them to h (acp.Handler) until the input
 // ends.
-func (c *Conn) Start(ctx context.Context, h Handler) {
+func (c *Conn) Start(ctx context.Context, h acp.Handler) {
 	rpc := jsonrpc2.NewConn(ctx, c.s, c.s.handler(handlerFunc(func(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 		c.rpc.CompareAndSwap(nil, conn)
 		c.dispatch(ctx, h, req)
@@ -82,19 +79,19 @@ func (c *Conn) Close() error {
 // the error when e is not nil. A reply never waits for room in the queue.
 // A request the client cancelled ($/cancel_request) that fails answers
 // -32800 "request cancelled", whatever the failure.
-func (c *Conn) Reply(req *Request, result any, e *Error) error {
+func (c *Conn) Reply(req *acp.Request, result any, e *acp.Error) error {
 	if req.Notif {
 		return nil
 	}
 	if c.running.end(req) && e != nil {
-		e = Cancelled()
+		e = acp.Cancelled()
 	}
 	var b []byte
 	var err error
 	if e != nil {
 		b, err = json.Marshal(&jsonrpc2.Response{ID: req.ID, Error: e})
 	} else {
-		b, err = resultLine(req.ID, result)
+		b, err = encode.ResultLine(req.ID, result)
 	}
 	if err != nil {
 		return err
@@ -102,58 +99,79 @@ func (c *Conn) Reply(req *Request, result any, e *Error) error {
 	return c.s.out.post(b, false)
 }
 
-// jsonAppender is a result that writes its own JSON.
-type jsonAppender interface{ appendJSON(b []byte) []byte }
-
-// resultLine is the answer of a request that succeeded, byte for byte as
-// jsonrpc2.Response marshals it ({"id":…,"result":…,"jsonrpc":"2.0"}),
-// without a second pass of the encoder over the result (its JSON is
-// already compact and escaped) or the envelope's reflection at a start.
-// A result that writes itself (initialize's) is written as acp writes its
-// lines, without escaping <, > and &.
-func resultLine(id jsonrpc2.ID, result any) ([]byte, error) {
-	var res []byte
-	if a, ok := result.(jsonAppender); ok {
-		res = a.appendJSON(nil)
-	} else {
-		var err error
-		if res, err = json.Marshal(result); err != nil {
-			return nil, err
-		}
-	}
-	idJSON, err := id.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	const head, mid, tail = `{"id":`, `,"result":`, `,"jsonrpc":"2.0"}`
-	b := make([]byte, 0, len(head)+len(idJSON)+len(mid)+len(res)+len(tail))
-	b = append(append(append(append(append(b, head...), idJSON...), mid...), res...), tail...)
-	return b, nil
-}
-
 // Send queues one session/update without waiting; a caller that holds a
 // lock sends, lets go, then calls Pace.
-func (c *Conn) Send(sessionID string, u Update) error {
-	if update, id, text, ok := textChunk(u); ok {
-		return c.s.out.appendChunk(sessionID, update, id, text)
-	}
-	if tc, ok := plainToolCall(u); ok {
-		if done, err := c.s.out.appendToolCall(sessionID, tc); done {
-			return err
-		}
-	}
-	var sp spiller
-	u = sp.spill(u)
-	return c.s.out.appendNotification(MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: u}, sp.fields)
+func (c *Conn) Send(sessionID string, u acp.Update) error {
+	return c.s.out.appendUpdate(sessionID, u)
 }
 
 // Pace waits while the queue is full (the editor reads slowly).
 func (c *Conn) Pace() error { return c.s.out.waitRoom() }
 
 // Notify sends one session/update and waits for room.
-func (c *Conn) Notify(sessionID string, u Update) error {
+func (c *Conn) Notify(sessionID string, u acp.Update) error {
 	if err := c.Send(sessionID, u); err != nil {
 		return err
 	}
 	return c.Pace()
+}
+
+// cancelRequest serves $/cancel_request from the client (on the reading
+// goroutine): the request it names, if it still runs, has its context
+// ended. Params that do not name a request are ignored, as an unknown id
+// is.
+func (c *Conn) cancelRequest(req *acp.Request) {
+	var p struct {
+		RequestID *json.RawMessage `json:"requestId"`
+	}
+	if req.Params != nil {
+		_ = json.Unmarshal(*req.Params, &p)
+	}
+	var id acp.ID
+	if p.RequestID == nil || json.Unmarshal(*p.RequestID, &id) != nil || string(*p.RequestID) == "null" {
+		c.log.Debug("$/cancel_request names no request; ignored")
+	} else {
+		c.log.Debug("the client cancelled a request", "id", id.String())
+		c.running.cancel(id)
+	}
+	if !req.Notif {
+		// A notification; sent by mistake as a request, it gets null.
+		_ = c.Reply(req, nil, nil)
+	}
+}
+
+// dispatch hands one request or notification to h (on the reading
+// goroutine). The request's params are taken off it and decoded by its
+// route: a big prompt's JSON is not kept while its turn runs.
+func (c *Conn) dispatch(ctx context.Context, h acp.Handler, req *acp.Request) {
+	if req.Method == acp.MethodCancelRequest {
+		c.cancelRequest(req)
+		return
+	}
+	r, ok := acp.RouteOf(req.Method)
+	if !ok {
+		if req.Notif {
+			c.log.Debug("ignoring notification", "method", req.Method)
+			return
+		}
+		c.Refuse(req, acp.MethodNotFound(req.Method))
+		return
+	}
+	params := req.Params
+	req.Params = nil
+	if !req.Notif {
+		// The request's own context: ended when the client cancels it
+		// ($/cancel_request) or when it is answered.
+		ctx = c.running.begin(ctx, req)
+	}
+	r.Deliver(ctx, h, c, req, params)
+}
+
+// Refuse answers a request turned down before its handler saw it (an
+// unknown method, params the method cannot take).
+func (c *Conn) Refuse(req *acp.Request, e *acp.Error) {
+	c.log.Debug("request refused", "method", req.Method, "code", e.Code, "err", e.Message)
+	if err := c.Reply(req, nil, e); err != nil {
+		c.log.Debug("reply failed", "err", err)
+	}
 }

@@ -1,4 +1,4 @@
-package acp
+package stdio
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/shimdev/shim/acp"
 )
 
 // recorder is a Handler that writes down each typed call it gets (and
@@ -18,11 +20,11 @@ type recorder struct {
 	calls chan string
 }
 
-func (r *recorder) note(ctx context.Context, req *Request, format string, args ...any) {
+func (r *recorder) note(ctx context.Context, req *acp.Request, format string, args ...any) {
 	if req.Params != nil {
 		format += " (params kept)"
 	}
-	if tr := TraceOf(ctx); tr != (Trace{}) {
+	if tr := acp.TraceOf(ctx); tr != (acp.Trace{}) {
 		format += fmt.Sprintf(" trace=%s,%s", tr.Parent, tr.State)
 	}
 	r.calls <- fmt.Sprintf(format, args...)
@@ -31,7 +33,7 @@ func (r *recorder) note(ctx context.Context, req *Request, format string, args .
 	}
 }
 
-func (r *recorder) Initialize(ctx context.Context, req *Request, p *InitializeParams) {
+func (r *recorder) Initialize(ctx context.Context, req *acp.Request, p *acp.InitializeParams) {
 	name := "-"
 	if p.ClientInfo != nil {
 		name = p.ClientInfo.Name
@@ -39,58 +41,58 @@ func (r *recorder) Initialize(ctx context.Context, req *Request, p *InitializePa
 	r.note(ctx, req, "Initialize %s", name)
 }
 
-func (r *recorder) Authenticate(ctx context.Context, req *Request, p *AuthenticateParams) {
+func (r *recorder) Authenticate(ctx context.Context, req *acp.Request, p *acp.AuthenticateParams) {
 	r.note(ctx, req, "Authenticate %q", p.MethodID)
 }
 
-func (r *recorder) Logout(ctx context.Context, req *Request) { r.note(ctx, req, "Logout") }
+func (r *recorder) Logout(ctx context.Context, req *acp.Request) { r.note(ctx, req, "Logout") }
 
-func (r *recorder) NewSession(ctx context.Context, req *Request, p *NewSessionParams) {
+func (r *recorder) NewSession(ctx context.Context, req *acp.Request, p *acp.NewSessionParams) {
 	r.note(ctx, req, "NewSession %s", p.CWD)
 }
 
-func (r *recorder) ListSessions(ctx context.Context, req *Request, p *ListParams) {
+func (r *recorder) ListSessions(ctx context.Context, req *acp.Request, p *acp.ListParams) {
 	r.note(ctx, req, "ListSessions %s", p.CWD)
 }
 
-func (r *recorder) Session(ctx context.Context, c SessionCall) {
+func (r *recorder) Session(ctx context.Context, c acp.SessionCall) {
 	call := "Session " + c.SessionID
-	if tr := TraceOf(ctx); tr != (Trace{}) {
+	if tr := acp.TraceOf(ctx); tr != (acp.Trace{}) {
 		call += fmt.Sprintf(" trace=%s,%s", tr.Parent, tr.State)
 	}
 	r.calls <- call
 	c.Serve(r)
 }
 
-func (r *recorder) Prompt(req *Request, p *PromptParams) {
+func (r *recorder) Prompt(req *acp.Request, p *acp.PromptParams) {
 	r.note(context.Background(), req, "Prompt %s %s", p.SessionID, p.Prompt[0].C.Text)
 }
 
-func (r *recorder) Cancel(req *Request, p *SessionParams) {
+func (r *recorder) Cancel(req *acp.Request, p *acp.SessionParams) {
 	r.note(context.Background(), req, "Cancel %s", p.SessionID)
 }
-func (r *recorder) Load(req *Request, p *SessionParams) {
+func (r *recorder) Load(req *acp.Request, p *acp.SessionParams) {
 	r.note(context.Background(), req, "Load %s %s", p.SessionID, p.CWD)
 }
-func (r *recorder) Resume(req *Request, p *SessionParams) {
+func (r *recorder) Resume(req *acp.Request, p *acp.SessionParams) {
 	r.note(context.Background(), req, "Resume %s", p.SessionID)
 }
-func (r *recorder) Close(req *Request, p *SessionParams) {
+func (r *recorder) Close(req *acp.Request, p *acp.SessionParams) {
 	r.note(context.Background(), req, "Close %s", p.SessionID)
 }
-func (r *recorder) Delete(req *Request, p *SessionParams) {
+func (r *recorder) Delete(req *acp.Request, p *acp.SessionParams) {
 	r.note(context.Background(), req, "Delete %s", p.SessionID)
 }
-func (r *recorder) SetMode(req *Request, p *SetModeParams) {
+func (r *recorder) SetMode(req *acp.Request, p *acp.SetModeParams) {
 	r.note(context.Background(), req, "SetMode %s %s", p.SessionID, p.ModeID)
 }
-func (r *recorder) SetConfigOption(req *Request, p *SetConfigOptionParams) {
+func (r *recorder) SetConfigOption(req *acp.Request, p *acp.SetConfigOptionParams) {
 	r.note(context.Background(), req, "SetConfigOption %s %s %s", p.SessionID, p.ConfigID, p.Value)
 }
-func (r *recorder) SetModel(req *Request, p *SetModelParams) {
+func (r *recorder) SetModel(req *acp.Request, p *acp.SetModelParams) {
 	r.note(context.Background(), req, "SetModel %s %s", p.SessionID, p.ModelID)
 }
-func (r *recorder) Steer(req *Request, p *SteeringParams) {
+func (r *recorder) Steer(req *acp.Request, p *acp.SteeringParams) {
 	r.note(context.Background(), req, "Steer %s %s", p.SessionID, p.Prompt[0].C.Text)
 }
 
@@ -111,16 +113,16 @@ func TestDispatch(t *testing.T) {
 	}{
 		{"initialize", `{"method":"initialize","params":{"protocolVersion":1,"clientInfo":{"name":"zed"}}}`, []string{"Initialize zed"}, 0, ""},
 		{"initialize without params", `{"method":"initialize"}`, []string{"Initialize -"}, 0, ""},
-		{"initialize, params that do not decode", `{"method":"initialize","params":{"clientInfo":5}}`, nil, CodeInvalidParams, "Invalid params: json: cannot unmarshal number"},
+		{"initialize, params that do not decode", `{"method":"initialize","params":{"clientInfo":5}}`, nil, acp.CodeInvalidParams, "Invalid params: json: cannot unmarshal number"},
 		{"authenticate, lenient", `{"method":"authenticate","params":{"methodId":5}}`, []string{`Authenticate ""`}, 0, ""},
 		{"logout", `{"method":"logout","params":{"x":1}}`, []string{"Logout"}, 0, ""},
 		{"session/new", `{"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`, []string{"NewSession /w"}, 0, ""},
-		{"session/new without params", `{"method":"session/new"}`, nil, CodeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}"},
-		{"session/new, params that do not decode", `{"method":"session/new","params":{"cwd":7}}`, nil, CodeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}"},
+		{"session/new without params", `{"method":"session/new"}`, nil, acp.CodeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}"},
+		{"session/new, params that do not decode", `{"method":"session/new","params":{"cwd":7}}`, nil, acp.CodeInvalidParams, "Invalid params: session/new needs {cwd, mcpServers}"},
 		{"session/list", `{"method":"session/list","params":{"cwd":"/w"}}`, []string{"ListSessions /w"}, 0, ""},
 		{"session/prompt", `{"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"hi"}]}}`, []string{"Session s1", "Prompt s1 hi"}, 0, ""},
-		{"session/prompt refused in its session", `{"method":"session/prompt","params":{"sessionId":"s1","prompt":"hi"}}`, []string{"Session s1"}, CodeInvalidParams, "Invalid params: session/prompt needs {sessionId, prompt}"},
-		{"session/prompt without params", `{"method":"session/prompt"}`, []string{"Session "}, CodeInvalidParams, "Invalid params: session/prompt needs {sessionId, prompt}"},
+		{"session/prompt refused in its session", `{"method":"session/prompt","params":{"sessionId":"s1","prompt":"hi"}}`, []string{"Session s1"}, acp.CodeInvalidParams, "Invalid params: session/prompt needs {sessionId, prompt}"},
+		{"session/prompt without params", `{"method":"session/prompt"}`, []string{"Session "}, acp.CodeInvalidParams, "Invalid params: session/prompt needs {sessionId, prompt}"},
 		{"session/cancel", `{"method":"session/cancel","params":{"sessionId":"s1"}}`, []string{"Session s1", "Cancel s1"}, 0, ""},
 		{"session/load", `{"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[]}}`, []string{"Session s1", "Load s1 /w"}, 0, ""},
 		{"session/load, lenient", `{"method":"session/load","params":{"sessionId":"s1","cwd":3}}`, []string{"Session s1", "Load s1 "}, 0, ""},
@@ -128,13 +130,13 @@ func TestDispatch(t *testing.T) {
 		{"session/close", `{"method":"session/close","params":{"sessionId":"s1"}}`, []string{"Session s1", "Close s1"}, 0, ""},
 		{"session/delete", `{"method":"session/delete","params":{"sessionId":"s1"}}`, []string{"Session s1", "Delete s1"}, 0, ""},
 		{"session/set_mode", `{"method":"session/set_mode","params":{"sessionId":"s1","modeId":"ask"}}`, []string{"Session s1", "SetMode s1 ask"}, 0, ""},
-		{"session/set_mode refused", `{"method":"session/set_mode","params":{"sessionId":"s1","modeId":1}}`, []string{"Session s1"}, CodeInvalidParams, "Invalid params: session/set_mode needs {sessionId, modeId}"},
+		{"session/set_mode refused", `{"method":"session/set_mode","params":{"sessionId":"s1","modeId":1}}`, []string{"Session s1"}, acp.CodeInvalidParams, "Invalid params: session/set_mode needs {sessionId, modeId}"},
 		{"session/set_config_option", `{"method":"session/set_config_option","params":{"sessionId":"s1","configId":"model","value":"m"}}`, []string{"Session s1", `SetConfigOption s1 model "m"`}, 0, ""},
-		{"session/set_config_option refused", `{"method":"session/set_config_option"}`, []string{"Session "}, CodeInvalidParams, "Invalid params: session/set_config_option needs {sessionId, configId, value}"},
+		{"session/set_config_option refused", `{"method":"session/set_config_option"}`, []string{"Session "}, acp.CodeInvalidParams, "Invalid params: session/set_config_option needs {sessionId, configId, value}"},
 		{"session/set_model", `{"method":"session/set_model","params":{"sessionId":"s1","modelId":"m"}}`, []string{"Session s1", "SetModel s1 m"}, 0, ""},
-		{"session/set_model refused", `{"method":"session/set_model","params":{"sessionId":"s1","modelId":2}}`, []string{"Session s1"}, CodeInvalidParams, "Invalid params: session/set_model needs {sessionId, modelId}"},
+		{"session/set_model refused", `{"method":"session/set_model","params":{"sessionId":"s1","modelId":2}}`, []string{"Session s1"}, acp.CodeInvalidParams, "Invalid params: session/set_model needs {sessionId, modelId}"},
 		{"_session/steering", `{"method":"_session/steering","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}`, []string{"Session s1", "Steer s1 go"}, 0, ""},
-		{"_session/steering refused", `{"method":"_session/steering","params":{"sessionId":"s1","prompt":{}}}`, []string{"Session s1"}, CodeInvalidParams, "Invalid params: _session/steering needs {sessionId, prompt}"},
+		{"_session/steering refused", `{"method":"_session/steering","params":{"sessionId":"s1","prompt":{}}}`, []string{"Session s1"}, acp.CodeInvalidParams, "Invalid params: _session/steering needs {sessionId, prompt}"},
 		// W3C trace context in _meta reaches every handler in its
 		// request's context; a _meta of another shape is no trace and
 		// refuses nothing.
@@ -155,7 +157,7 @@ func TestDispatch(t *testing.T) {
 		{"session/set_model, traced", `{"method":"session/set_model","params":{"sessionId":"s1","modelId":"m","_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "SetModel s1 m"}, 0, ""},
 		{"session/set_config_option, traced", `{"method":"session/set_config_option","params":{"sessionId":"s1","configId":"model","value":"m","_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", `SetConfigOption s1 model "m"`}, 0, ""},
 		{"_session/steering, traced", `{"method":"_session/steering","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}],"_meta":{"traceparent":"tp"}}}`, []string{"Session s1 trace=tp,", "Steer s1 go"}, 0, ""},
-		{"unknown method", `{"method":"x/y","params":{}}`, nil, CodeMethodNotFound, "Method not found: x/y"},
+		{"unknown method", `{"method":"x/y","params":{}}`, nil, acp.CodeMethodNotFound, "Method not found: x/y"},
 		{"unknown notification", `{"method":"$/x","params":{}}`, nil, 0, ""},
 		{"a known method as a notification", `{"method":"session/cancel","params":{"sessionId":"s2"}}`, []string{"Session s2", "Cancel s2"}, 0, ""},
 	} {
@@ -182,7 +184,7 @@ func TestDispatch(t *testing.T) {
 			answered := false
 			var answer struct {
 				ID    json.RawMessage `json:"id"`
-				Error *Error          `json:"error"`
+				Error *acp.Error      `json:"error"`
 			}
 			for {
 				if !lines.Scan() {

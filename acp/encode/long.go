@@ -1,4 +1,4 @@
-package acp
+package encode
 
 import (
 	"bytes"
@@ -7,10 +7,12 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/internal/jsontext"
 	"github.com/shimdev/shim/internal/randid"
 )
 
-// Long fields of a tool card's update: a command's output, a tool's raw
+// Long fields of a tool call's update: a command's output, a tool's raw
 // input or output, a diff's text may be tens of MiB. Through
 // encoding/json each would be held twice more (its encoder's buffer grows
 // by doubling, then the queue copies it); instead the update is encoded
@@ -63,7 +65,7 @@ func (sp *spiller) json(r json.RawMessage) json.RawMessage {
 	return json.RawMessage(encoded)
 }
 
-func (sp *spiller) meta(m *ToolMeta) *ToolMeta {
+func (sp *spiller) meta(m *acp.ToolMeta) *acp.ToolMeta {
 	if m == nil || m.TerminalOutput == nil || len(m.TerminalOutput.Data) < longMin {
 		return m
 	}
@@ -73,10 +75,10 @@ func (sp *spiller) meta(m *ToolMeta) *ToolMeta {
 	return &c
 }
 
-func (sp *spiller) content(cs []ToolCallContent) []ToolCallContent {
-	var out []ToolCallContent
+func (sp *spiller) content(cs []acp.ToolCallContent) []acp.ToolCallContent {
+	var out []acp.ToolCallContent
 	for i, c := range cs {
-		d, ok := c.(Diff)
+		d, ok := c.(acp.Diff)
 		if !ok || (len(d.NewText) < longMin && (d.OldText == nil || len(*d.OldText) < longMin)) {
 			continue
 		}
@@ -98,12 +100,12 @@ func (sp *spiller) content(cs []ToolCallContent) []ToolCallContent {
 
 // spill returns u with its long fields taken out (u itself is not
 // changed).
-func (sp *spiller) spill(u Update) Update {
+func (sp *spiller) spill(u acp.Update) acp.Update {
 	switch u := u.(type) {
-	case ToolCall:
+	case acp.ToolCall:
 		u.Content, u.RawInput, u.RawOutput, u.Meta = sp.content(u.Content), sp.json(u.RawInput), sp.json(u.RawOutput), sp.meta(u.Meta)
 		return u
-	case ToolCallUpdate:
+	case acp.ToolCallUpdate:
 		u.Content, u.RawInput, u.RawOutput, u.Meta = sp.content(u.Content), sp.json(u.RawInput), sp.json(u.RawOutput), sp.meta(u.Meta)
 		return u
 	}
@@ -138,7 +140,7 @@ func appendLong(b, skel []byte, fields []longField) ([]byte, error) {
 		} else {
 			// Room for the text and some escapes at once: appended in
 			// pieces, the line would be copied at every growth.
-			b = appendJSONString(slices.Grow(b, len(p.f.text)+len(p.f.text)/16+2), p.f.text)
+			b = jsontext.AppendString(slices.Grow(b, len(p.f.text)+len(p.f.text)/16+2), p.f.text)
 		}
 		prev = p.pos + len(p.f.marker)
 	}

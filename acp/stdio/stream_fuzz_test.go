@@ -1,4 +1,4 @@
-package acp
+package stdio
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/shimdev/shim/acp"
 )
 
 // FuzzStdioLine feeds arbitrary input to the ACP stdio transport: it never
@@ -74,7 +76,7 @@ func FuzzStdioLine(f *testing.F) {
 				t.Fatalf("wrote %q", sc.Bytes())
 			}
 			switch e.Error.Code {
-			case CodeParseError, CodeInvalidRequest:
+			case acp.CodeParseError, acp.CodeInvalidRequest:
 			default:
 				t.Fatalf("unexpected code %d", e.Error.Code)
 			}

@@ -1,11 +1,12 @@
-package acp
+package encode
 
 import (
 	"bytes"
 	"encoding/json"
-	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/shimdev/shim/acp"
 )
 
 // TestLongFieldsLikeEncodingJSON: a tool update whose fields are long
@@ -18,12 +19,12 @@ func TestLongFieldsLikeEncodingJSON(t *testing.T) {
 	text := strings.Repeat("<a & b> \"q\" \\ \n\t\x01 é \u2028 \xff ", longMin/20)
 	raw := json.RawMessage("{\n  \"todos\": [" + strings.Repeat(`{"content": "x <y>", "status": "pending"}, `, longMin/40) + "{}\n]\n}")
 	old := text + "old"
-	meta := &ToolMeta{TerminalOutput: &TerminalOutput{TerminalID: "c1", Data: text}, TerminalExit: &TerminalExit{TerminalID: "c1"}}
-	updates := []Update{
-		ToolCall{ToolCallID: "c1", Title: "Run", Kind: "execute", RawInput: raw, Content: []ToolCallContent{Terminal{TerminalID: "c1"}}},
-		ToolCallUpdate{ToolCallID: "c1", Status: ToolCompleted, Meta: meta, RawOutput: RawJSON(text), Content: []ToolCallContent{
-			Content{Content: Text("short")}, Diff{Path: "/a", OldText: &old, NewText: text}, Diff{Path: "/b", NewText: "small"}}},
-		ToolCallUpdate{ToolCallID: "c2", RawInput: json.RawMessage(`{"small": "<x>"}`)},
+	meta := &acp.ToolMeta{TerminalOutput: &acp.TerminalOutput{TerminalID: "c1", Data: text}, TerminalExit: &acp.TerminalExit{TerminalID: "c1"}}
+	updates := []acp.Update{
+		acp.ToolCall{ToolCallID: "c1", Title: "Run", Kind: "execute", RawInput: raw, Content: []acp.ToolCallContent{acp.Terminal{TerminalID: "c1"}}},
+		acp.ToolCallUpdate{ToolCallID: "c1", Status: acp.ToolCompleted, Meta: meta, RawOutput: acp.RawJSON(text), Content: []acp.ToolCallContent{
+			acp.Content{Content: acp.Text("short")}, acp.Diff{Path: "/a", OldText: &old, NewText: text}, acp.Diff{Path: "/b", NewText: "small"}}},
+		acp.ToolCallUpdate{ToolCallID: "c2", RawInput: json.RawMessage(`{"small": "<x>"}`)},
 	}
 	for i, u := range updates {
 		var sp spiller
@@ -35,17 +36,16 @@ func TestLongFieldsLikeEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
-		c := NewConn(bytes.NewReader(nil), &out, slog.New(slog.DiscardHandler))
-		if err := c.Send("s1", u); err != nil {
+		sent, err := AppendUpdate(nil, "s1", u)
+		if err != nil {
 			t.Fatal(err)
 		}
-		c.s.flushClose()
+		out := bytes.NewBuffer(sent)
 		var b bytes.Buffer
 		b.WriteString(`{"jsonrpc":"2.0","method":"session/update","params":`)
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(SessionNotification{SessionID: "s1", Update: u}); err != nil {
+		if err := enc.Encode(acp.SessionNotification{SessionID: "s1", Update: u}); err != nil {
 			t.Fatal(err)
 		}
 		line := strings.TrimSuffix(b.String(), "\n") + "}\n"
@@ -57,17 +57,15 @@ func TestLongFieldsLikeEncodingJSON(t *testing.T) {
 		}
 	}
 
-	var out bytes.Buffer
-	c := NewConn(bytes.NewReader(nil), &out, slog.New(slog.DiscardHandler))
 	bad := append(json.RawMessage(`{"a": [`), raw...)
-	if err := c.Send("s1", ToolCall{ToolCallID: "c3", RawInput: bad}); err == nil {
+	out, err := AppendUpdate(nil, "s1", acp.ToolCall{ToolCallID: "c3", RawInput: bad})
+	if err == nil {
 		t.Error("a long raw input that is not JSON was sent")
 	}
-	if err := c.Send("s1", ToolCallUpdate{ToolCallID: "c4"}); err != nil {
+	if out, err = AppendUpdate(out, "s1", acp.ToolCallUpdate{ToolCallID: "c4"}); err != nil {
 		t.Fatal(err)
 	}
-	c.s.flushClose()
-	if got := out.String(); got != `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c4"}}}`+"\n" {
+	if got := string(out); got != `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c4"}}}`+"\n" {
 		t.Errorf("after the failed send: %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package acp
+package stdio
 
 import (
 	"bufio"
@@ -12,9 +12,11 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/internal/jsontext"
 	"github.com/shimdev/shim/internal/randid"
-	"github.com/sourcegraph/jsonrpc2"
 )
 
 // stream is the ACP transport: one JSON value per line on each side.
@@ -53,7 +55,7 @@ func (s *stream) ReadObject(v any) error {
 		line, tooLarge, err := s.readLine()
 		if tooLarge {
 			s.log.Warn("a stdin line is over the limit; skipped", "limit", s.lineMax)
-			s.answerLine(idInHead(line), CodeInvalidRequest, "message too large")
+			s.answerLine(idInHead(line), acp.CodeInvalidRequest, "message too large")
 		} else if line = bytes.TrimSpace(line); len(line) > 0 {
 			if s.accept(line, v) {
 				return nil
@@ -122,7 +124,7 @@ type envelope struct {
 func (s *stream) accept(line []byte, v any) bool {
 	if !json.Valid(line) {
 		s.log.Warn("malformed JSON on stdin", "bytes", len(line))
-		s.answerLine(nil, CodeParseError, "Parse error: the line is not valid JSON")
+		s.answerLine(nil, acp.CodeParseError, "Parse error: the line is not valid JSON")
 		return false
 	}
 	if line[0] != '{' {
@@ -130,24 +132,24 @@ func (s *stream) accept(line []byte, v any) bool {
 		if line[0] == '[' {
 			msg = "Invalid Request: batches are not supported"
 		}
-		s.answerLine(nil, CodeInvalidRequest, msg)
+		s.answerLine(nil, acp.CodeInvalidRequest, msg)
 		return false
 	}
 	var e envelope
 	if err := json.Unmarshal(line, &e); err != nil {
-		s.answerLine(nil, CodeInvalidRequest, "Invalid Request")
+		s.answerLine(nil, acp.CodeInvalidRequest, "Invalid Request")
 		return false
 	}
 	id, idOK := validID(e.ID)
 	if !idOK {
-		s.answerLine(nil, CodeInvalidRequest, "Invalid Request: id must be a string or a non-negative integer")
+		s.answerLine(nil, acp.CodeInvalidRequest, "Invalid Request: id must be a string or a non-negative integer")
 		return false
 	}
 	switch {
 	case e.Method != nil:
 		var m string
 		if json.Unmarshal(e.Method, &m) != nil || m == "" {
-			s.answerLine(id, CodeInvalidRequest, "Invalid Request: method must be a string")
+			s.answerLine(id, acp.CodeInvalidRequest, "Invalid Request: method must be a string")
 			return false
 		}
 	case e.Result != nil || e.Error != nil:
@@ -156,7 +158,7 @@ func (s *stream) accept(line []byte, v any) bool {
 			return false
 		}
 	default:
-		s.answerLine(id, CodeInvalidRequest, "Invalid Request: neither a request nor a response")
+		s.answerLine(id, acp.CodeInvalidRequest, "Invalid Request: neither a request nor a response")
 		return false
 	}
 	if e.Method != nil && len(line) > stashMin {
@@ -167,7 +169,7 @@ func (s *stream) accept(line []byte, v any) bool {
 			small := make([]byte, 0, len(line)-(end-start)+len(s.placeholder()))
 			small = append(append(append(small, line[:start]...), s.placeholder()...), line[end:]...)
 			if err := json.Unmarshal(small, v); err != nil {
-				s.answerLine(id, CodeInvalidRequest, "Invalid Request: "+err.Error())
+				s.answerLine(id, acp.CodeInvalidRequest, "Invalid Request: "+err.Error())
 				return false
 			}
 			s.stashed = json.RawMessage(line[start:end])
@@ -175,7 +177,7 @@ func (s *stream) accept(line []byte, v any) bool {
 		}
 	}
 	if err := json.Unmarshal(line, v); err != nil {
-		s.answerLine(id, CodeInvalidRequest, "Invalid Request: "+err.Error())
+		s.answerLine(id, acp.CodeInvalidRequest, "Invalid Request: "+err.Error())
 		return false
 	}
 	return true

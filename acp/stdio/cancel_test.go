@@ -1,4 +1,4 @@
-package acp
+package stdio
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shimdev/shim/acp"
 )
 
 // waiter is a Handler whose session/list and session/new wait until
@@ -25,25 +27,25 @@ type waiter struct {
 	ended   chan bool // RequestCancelled of the ended context
 }
 
-func (w *waiter) ListSessions(ctx context.Context, req *Request, _ *ListParams) {
+func (w *waiter) ListSessions(ctx context.Context, req *acp.Request, _ *acp.ListParams) {
 	w.started <- ctx
 	go func() {
 		<-ctx.Done()
 		w.ended <- RequestCancelled(ctx)
-		_ = w.c.Reply(req, nil, Internal(ctx.Err().Error(), nil))
+		_ = w.c.Reply(req, nil, acp.Internal(ctx.Err().Error(), nil))
 	}()
 }
 
-func (w *waiter) NewSession(ctx context.Context, req *Request, _ *NewSessionParams) {
+func (w *waiter) NewSession(ctx context.Context, req *acp.Request, _ *acp.NewSessionParams) {
 	w.started <- ctx
 	go func() {
 		<-ctx.Done()
 		w.ended <- RequestCancelled(ctx)
-		_ = w.c.Reply(req, NewSessionResult{SessionID: "s1"}, nil)
+		_ = w.c.Reply(req, acp.NewSessionResult{SessionID: "s1"}, nil)
 	}()
 }
 
-func (w *waiter) Initialize(ctx context.Context, req *Request, _ *InitializeParams) {
+func (w *waiter) Initialize(ctx context.Context, req *acp.Request, _ *acp.InitializeParams) {
 	_ = w.c.Reply(req, struct{}{}, nil)
 	w.ended <- RequestCancelled(ctx) // answered: ended, not cancelled
 }
@@ -55,7 +57,7 @@ type wire struct {
 	out *bufio.Reader
 }
 
-func newWire(t *testing.T, h func(*Conn) Handler) (*Conn, wire) {
+func newWire(t *testing.T, h func(*Conn) acp.Handler) (*Conn, wire) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -101,7 +103,7 @@ func (w wire) next(t *testing.T) map[string]json.RawMessage {
 // cancelled.
 func TestCancelRequestFromClient(t *testing.T) {
 	w := &waiter{started: make(chan context.Context, 4), ended: make(chan bool, 4)}
-	_, c := newWire(t, func(c *Conn) Handler { w.c = c; return w })
+	_, c := newWire(t, func(c *Conn) acp.Handler { w.c = c; return w })
 
 	c.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
 	if m := c.next(t); string(m["id"]) != "1" || m["result"] == nil {
@@ -130,8 +132,8 @@ func TestCancelRequestFromClient(t *testing.T) {
 		t.Fatal("session/new (id 7, a number) was cancelled by the id \"7\" or an unknown one")
 	}
 	m := c.next(t)
-	var e Error
-	if string(m["id"]) != `"7"` || json.Unmarshal(m["error"], &e) != nil || e.Code != CodeRequestCancelled || e.Message != "request cancelled" {
+	var e acp.Error
+	if string(m["id"]) != `"7"` || json.Unmarshal(m["error"], &e) != nil || e.Code != acp.CodeRequestCancelled || e.Message != "request cancelled" {
 		t.Fatalf("cancelled list: %s %s %s", m["id"], m["error"], m["result"])
 	}
 	c.send(t, `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}}`)
@@ -148,13 +150,13 @@ func TestCancelRequestFromClient(t *testing.T) {
 // context's error; a call answered in time sends no $/cancel_request, and
 // Withdraw sends it once however often it is called.
 func TestCallWithdrawn(t *testing.T) {
-	conn, c := newWire(t, func(c *Conn) Handler { return unserved{c} })
+	conn, c := newWire(t, func(c *Conn) acp.Handler { return unserved{c} })
 	// jsonrpc2 learns its connection from Start; a call needs it.
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		var res struct{}
-		done <- conn.Call(ctx, MethodRequestPermission, map[string]any{"sessionId": "s1"}, &res)
+		done <- conn.Call(ctx, acp.MethodRequestPermission, map[string]any{"sessionId": "s1"}, &res)
 	}()
 	m := c.next(t)
 	if string(m["method"]) != `"session/request_permission"` || string(m["id"]) != "1" {
@@ -171,7 +173,7 @@ func TestCallWithdrawn(t *testing.T) {
 	// The client's late answer (-32800) is taken and dropped.
 	c.send(t, `{"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"Request cancelled"}}`)
 
-	o, err := conn.Ask(MethodElicitationCreate, map[string]any{"mode": "url"})
+	o, err := conn.Ask(acp.MethodElicitationCreate, map[string]any{"mode": "url"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,12 +212,12 @@ func FuzzCancelRequest(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, params string) {
 		c := newConn(strings.NewReader(""), io.Discard, slog.New(slog.DiscardHandler), lineMaxBytes)
-		num := &Request{ID: ID{Num: 3}, Method: MethodSessionList}
-		str := &Request{ID: ID{Str: "x", IsString: true}, Method: MethodSessionList}
+		num := &acp.Request{ID: acp.ID{Num: 3}, Method: acp.MethodSessionList}
+		str := &acp.Request{ID: acp.ID{Str: "x", IsString: true}, Method: acp.MethodSessionList}
 		numCtx := c.running.begin(context.Background(), num)
 		strCtx := c.running.begin(context.Background(), str)
 		raw := json.RawMessage(params)
-		req := &Request{Method: MethodCancelRequest, Notif: true}
+		req := &acp.Request{Method: acp.MethodCancelRequest, Notif: true}
 		if params != "" {
 			req.Params = &raw
 		}

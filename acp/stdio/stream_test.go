@@ -1,4 +1,4 @@
-package acp
+package stdio
 
 import (
 	"context"
@@ -8,13 +8,15 @@ import (
 	"testing"
 
 	"github.com/shimdev/shim/internal/acptest"
+
+	"github.com/shimdev/shim/acp"
 )
 
 // initOnly answers initialize and nothing else.
 type initOnly struct{ unserved }
 
-func (h *initOnly) Initialize(_ context.Context, req *Request, _ *InitializeParams) {
-	_ = h.c.Reply(req, InitializeResult{ProtocolVersion: 1, AuthMethods: []AuthMethod{}, AgentInfo: Implementation{Name: "test", Version: "test"}}, nil)
+func (h *initOnly) Initialize(_ context.Context, req *acp.Request, _ *acp.InitializeParams) {
+	_ = h.c.Reply(req, acp.InitializeResult{ProtocolVersion: 1, AuthMethods: []acp.AuthMethod{}, AgentInfo: acp.Implementation{Name: "test", Version: "test"}}, nil)
 }
 
 // startConn serves a connection that answers initialize and bounds a stdin

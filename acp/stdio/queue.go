@@ -1,10 +1,11 @@
-package acp
+package stdio
 
 import (
-	"encoding/json"
 	"io"
-	"slices"
 	"sync"
+
+	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/acp/encode"
 )
 
 // queue is the one writer to the editor: every message, a reply, a call
@@ -34,6 +35,15 @@ type queue struct {
 	tail mergeTail
 }
 
+// mergeTail locates the text chunk at the end of the queue.
+type mergeTail struct {
+	ok      bool
+	session string
+	key     string
+	end     int // offset of the end of the chunk's text in the queue
+	n       int // bytes of text in the chunk
+}
+
 // outMax bounds the bytes waiting for the editor.
 const outMax = 256 << 10
 
@@ -46,7 +56,7 @@ func newQueue(out io.Writer) *queue {
 
 // post queues one message line; with pace, it then waits for room.
 func (q *queue) post(b []byte, pace bool) error {
-	if err := q.append(func(buf []byte) []byte { return append(buf, b...) }); err != nil {
+	if err := q.appendLine(func(buf []byte) ([]byte, error) { return append(append(buf, b...), '\n'), nil }); err != nil {
 		return err
 	}
 	if pace {
@@ -55,61 +65,29 @@ func (q *queue) post(b []byte, pace bool) error {
 	return nil
 }
 
-// append adds one line that fn writes at the end of the queue (fn must
-// append whole JSON; the newline is added here).
-func (q *queue) append(fn func([]byte) []byte) error {
+// appendLine adds the line fn appends at the end of the queue (a whole
+// JSON value and its newline; on an error, fn gives its input back and
+// nothing is queued). fn runs under q.mu and must not wait.
+func (q *queue) appendLine(fn func([]byte) ([]byte, error)) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if err := q.usable(); err != nil {
 		return err
 	}
-	q.buf = append(fn(q.buf), '\n')
-	q.tail.ok = false
-	q.cond.Broadcast()
-	return nil
-}
-
-// appendNotification queues a notification, encoded in one pass
-// (jsonrpc2's own path marshals the params four times over), HTML
-// characters as they are, straight into the queue: an update as big as a
-// tool's whole input is held once by the queue, not once more on its way.
-// The long fields taken out of params (long.go) are written where their
-// markers stand.
-func (q *queue) appendNotification(method string, params any, long []longField) error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if err := q.usable(); err != nil {
+	b, err := fn(q.buf)
+	if err != nil {
 		return err
 	}
-	start := len(q.buf)
-	w := appendWriter{b: append(q.buf, `{"jsonrpc":"2.0","method":`...)}
-	w.b = appendJSONString(w.b, method)
-	w.b = append(w.b, `,"params":`...)
-	enc := json.NewEncoder(&w)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(params); err != nil {
-		return err // q.buf keeps its length: nothing was queued
-	}
-	line := append(w.b[:len(w.b)-1], '}', '\n') // the encoder's newline out
-	if len(long) > 0 {
-		skel := slices.Clone(line[start:])
-		var err error
-		if line, err = appendLong(line[:start], skel, long); err != nil {
-			return err
-		}
-	}
-	q.buf = line
+	q.buf = b
 	q.tail.ok = false
 	q.cond.Broadcast()
 	return nil
 }
 
-// appendWriter appends what is written to b.
-type appendWriter struct{ b []byte }
-
-func (w *appendWriter) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
+// appendUpdate queues the session/update line of u (encode.AppendUpdate):
+// nothing merges into it.
+func (q *queue) appendUpdate(sessionID string, u acp.Update) error {
+	return q.appendLine(func(b []byte) ([]byte, error) { return encode.AppendUpdate(b, sessionID, u) })
 }
 
 // usable reports why nothing can be queued any more; q.mu is held.
