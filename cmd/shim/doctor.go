@@ -136,8 +136,12 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 		scheme = plat.SchemeName(tok != "")
 	}
 	securityRows(t, client, s.endpoint != "", scheme) // the scheme and the token expiry (login_oauth.go)
-	probeRow(t, client.Probe(ctx), tok, key, src, plat)
+	perr := client.Probe(ctx)
+	probeRow(t, perr, tok, key, src, plat)
 	switch {
+	case errors.As(perr, new(*a2a.CardError)):
+		t.row("server APIs", vSkip, "the extended agent card is refused: nothing more is sent")
+		return
 	case plat != nil:
 		t.row("server APIs", vSkip, plat.Platform.Title()+" serves no operator API")
 		return

@@ -216,6 +216,15 @@ func TestExtendedCardUnderPin(t *testing.T) {
 			})
 			if !c.ok {
 				refusedSession(t, e, f, []string{"GET /.well-known/agent-card.json ", "POST /a2a GetTask", "POST /a2a GetExtendedAgentCard"})
+				f.set(func(f *fakeA2A) { f.reqs = nil })
+				r := e.run(t, "", "--url", f.url(), "--token", signedToken, "doctor")
+				rows := doctorRows(t, r.stdout)
+				if r.code != 1 || !strings.HasPrefix(rows["auth probe"], "FAIL the extended agent card is refused") || !strings.HasPrefix(rows["server APIs"], "skip") {
+					t.Errorf("doctor: exit %d\n%s", r.code, r.stdout)
+				}
+				if n := len(f.requests()); n != 3 {
+					t.Errorf("doctor sent %d requests, want the card, the probe and the extended card: %v", n, f.requests())
+				}
 				return
 			}
 			p := e.start(t, "--url", f.url(), "--token", signedToken)
