@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -291,5 +293,29 @@ func TestDoctorCardSignature(t *testing.T) {
 	}
 	if got := f.requests(); len(got) != 1 || got[0].Path != "/.well-known/agent-card.json" {
 		t.Errorf("doctor sent more than the card: %v", got)
+	}
+}
+
+// TestCardKeysFileRefused: a --card-keys file shim cannot use (missing,
+// not a JWKS) stops doctor and serving with exit 2 and a line naming it;
+// nothing is sent.
+func TestCardKeysFileRefused(t *testing.T) {
+	f := newFakeA2A(t, "", signedToken)
+	e := newShimEnv(t)
+	bad := filepath.Join(t.TempDir(), "keys.json")
+	if err := os.WriteFile(bad, []byte(`{"keys": "none"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"doctor", "--card-keys", bad},
+		{"--card-keys", filepath.Join(t.TempDir(), "missing.json")},
+	} {
+		r := e.run(t, "", append([]string{"--url", f.url(), "--token", signedToken}, args...)...)
+		if r.code != 2 || !strings.HasPrefix(r.stderr, "shim: --card-keys") || r.stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if n := len(f.requests()); n != 0 {
+		t.Errorf("%d request(s) sent", n)
 	}
 }
