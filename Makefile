@@ -110,9 +110,6 @@ DEADCODE_ALLOW += ^internal/oidctest/
 # loopback credential endpoints their libraries are pointed at; test support
 # reached only from tests (checked by the deadcode -test run below).
 DEADCODE_ALLOW += ^internal/platformtest/
-# a2a/cardsig: signed agent cards (SPEC §17); its checks are not yet called
-# by discovery, login and doctor (reached by its tests, checked below).
-DEADCODE_ALLOW += ^a2a/cardsig/
 
 lint-tools:
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

@@ -37,6 +37,7 @@
 //	    ← agentcard ← auth (auth/credentials apart) ← binding
 //	    ← jsonrpc, rest ← gemini, operator ← a2aclient
 //	auth ← auth/platform (imported by cmd/shim, not by a2aclient)
+//	cardsig ← a2aclient (cardsig imports no other package of a2a)
 //
 // wire reads A2A's JSON in both dialects, converted at the edge (where a
 // server departs from the spec: wire/departures.go), wire/extension the
@@ -51,7 +52,8 @@
 // Gemini CLI server's profile, a binding of its own); operator
 // protoAgent's operator API (not A2A) over the same connection; a2aclient
 // the client that discovers the card and picks the binding from its
-// table: beside a2a, the one A2A package bridge imports.
+// table: beside a2a, the one A2A package bridge imports; cardsig the
+// signatures of the agent card and the keys pinned for it (SPEC §17).
 //
 // Goroutines: none. Locks: ReadBudget.mu, held by no one while it takes
 // another.

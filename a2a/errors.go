@@ -125,6 +125,23 @@ type RefusedError struct{ Msg string }
 
 func (e *RefusedError) Error() string { return e.Msg }
 
+// CardError is an agent card shim refuses (SPEC §17): a signature that
+// does not verify, a key other than the one trusted for the card, or a
+// card that comes unsigned where it was signed. No request is sent after
+// the card's. Its message says why, names the keys and what to do.
+type CardError struct {
+	// Reason is the refusal's reason for the editor ("card_signature").
+	Reason string
+	// Pinned and Offered are the thumbprints of the key trusted for the
+	// card and of the key it is signed with ("" when not known).
+	Pinned, Offered string
+	// Err is the refusal (its message is the error's).
+	Err error
+}
+
+func (e *CardError) Error() string { return e.Err.Error() }
+func (e *CardError) Unwrap() error { return e.Err }
+
 // snippet returns the start of b for an error message.
 func snippet(b []byte) string {
 	const max = 120

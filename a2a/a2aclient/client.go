@@ -19,6 +19,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/auth"
 	"github.com/shimdev/shim/a2a/binding"
+	"github.com/shimdev/shim/a2a/cardsig"
 	"github.com/shimdev/shim/internal/randid"
 )
 
@@ -93,6 +94,11 @@ type Config struct {
 	// NoOperator says the agent has no operator API (SPEC §3.4): it is
 	// not asked.
 	NoOperator bool
+	// CardCheck checks the signatures of the agent card and of the
+	// extended card (SPEC §17); nil checks none. Once it refuses a card,
+	// the client sends nothing more: every call fails with the refusal,
+	// an *a2a.CardError.
+	CardCheck *cardsig.Verifier
 	// NoStreaming says the agent never streams, whatever its card says
 	// (a card that leaves streaming out is taken to stream): each task
 	// is polled (SPEC §12.6).
@@ -140,6 +146,13 @@ type Client struct {
 	op       *Operator
 	onChange []func(*a2a.Card)
 	extTried bool
+	// verdict is what CardCheck found of the card in use (nil: none
+	// checked).
+	verdict *cardsig.Verdict
+	// refused is the card refused (SPEC §17): set once, it fails every
+	// request before it is sent (gate). Not under mu: the card's own
+	// request is made with mu held.
+	refused atomic.Pointer[a2a.CardError]
 }
 
 // New returns a client; it makes no network call.
@@ -191,6 +204,7 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 	if cfg.Credential != nil {
 		cred = cfg.Credential(c.stored)
 	}
+	cred = gate{cred, c}
 	c.conn = binding.New(binding.Options{Credential: cred, Origin: c.origin, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
 		UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, RetryWait: cfg.retryWait, Stall: cfg.Stall,
 		Base: cfg.Transport, Wrap: c.stored.Wrap, Log: cfg.Log, Trace: cfg.Trace, MaxEvent: maxEvent, Departures: c.departures})

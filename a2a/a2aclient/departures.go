@@ -63,23 +63,22 @@ func (c *Client) failureUnderUnknownTask(contextID string) func(ev *a2a.Event) {
 // discovery gives up (SPEC §16). Otherwise, or when the old path has no
 // card either, notFound is returned as it was (a refused credential at
 // the old path as it is).
-func (c *Client) cardAtOldPath(ctx context.Context, notFound error, forced a2a.Dialect, bind a2a.Binding, pinned bool) (*a2a.Card, []byte, error) {
+func (c *Client) cardAtOldPath(ctx context.Context, notFound error, forced a2a.Dialect, bind a2a.Binding, pinned bool) (*a2a.Card, []byte, string, error) {
 	var herr *a2a.HTTPError
 	if c.cfg.CardURL != "" || len(c.cfg.Cards) > 0 || c.base == nil ||
 		!errors.As(notFound, &herr) || herr.StatusCode != http.StatusNotFound {
-		return nil, nil, notFound
+		return nil, nil, "", notFound
 	}
 	old := c.base.String() + "/.well-known/agent.json"
 	card, body, err := c.readCard(ctx, CardPlace{URL: old}, forced, bind, pinned)
 	switch {
 	case err == nil:
-		c.cardURL = old
 		c.departures.Saw(a2a.DepartureOldCardPath, "url", old)
-		return card, body, nil
+		return card, body, old, nil
 	case a2a.IsUnauthorized(err):
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	return nil, nil, notFound
+	return nil, nil, "", notFound
 }
 
 // streamingNotServed: a server whose card says `streaming: true` while

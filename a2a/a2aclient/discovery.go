@@ -15,8 +15,9 @@ import (
 	"github.com/shimdev/shim/a2a/binding"
 )
 
-// Discover fetches the agent card once and chooses the endpoint and the
-// dialect; with an explicit endpoint it fetches nothing.
+// Discover fetches the agent card once, checks its signatures (Config.
+// CardCheck) and chooses the endpoint and the dialect; with an explicit
+// endpoint it fetches nothing.
 func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -43,24 +44,14 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 		c.card = &a2a.Card{Endpoint: c.cfg.Endpoint, Dialect: d, Binding: bind, Streaming: true}
 		return c.card, nil
 	}
-	places := c.cardPlaces()
-	var card *a2a.Card
-	var body []byte
-	for i, place := range places {
-		card, body, err = c.readCard(ctx, place, forced, bind, isPinned)
-		if err == nil {
-			c.cardURL = place.URL
-			break
-		}
-		if i == len(places)-1 {
-			if card, body, err = c.cardAtOldPath(ctx, err, forced, bind, isPinned); err == nil {
-				break
-			}
-		}
-		if i == len(places)-1 || a2a.IsUnauthorized(err) || !errors.Is(err, a2a.ErrNoCard) {
-			return nil, err
-		}
-		c.log.Info("no agent card there; trying the next place", "url", place.URL, "next", places[i+1].URL, "err", err)
+	card, body, where, err := c.fetchCard(ctx, forced, bind, isPinned)
+	if err != nil {
+		return nil, err
+	}
+	c.cardURL = where
+	verdict, err := c.checkCard(ctx, where, body)
+	if err != nil {
+		return nil, err
 	}
 	card.Streaming = card.Streaming && !c.cfg.NoStreaming
 	switch {
@@ -80,8 +71,49 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 	card.Security = agentcard.ParseSecurity(body)
 	c.stored.SetSecurity(card.Security)
 	c.log.Debug("agent card", "name", card.Name, "endpoint", card.Endpoint, "dialect", card.Dialect.String(), "binding", card.Binding.String(), "streaming", card.Streaming)
-	c.card = card
+	c.card, c.verdict = card, verdict
 	return card, nil
+}
+
+// fetchCard reads and parses the card from the first of its places that
+// answers with one: the card, its body as served and its URL.
+func (c *Client) fetchCard(ctx context.Context, forced a2a.Dialect, bind a2a.Binding, isPinned bool) (*a2a.Card, []byte, string, error) {
+	places := c.cardPlaces()
+	for i, place := range places {
+		card, body, err := c.readCard(ctx, place, forced, bind, isPinned)
+		if err == nil {
+			return card, body, place.URL, nil
+		}
+		if i == len(places)-1 {
+			return c.cardAtOldPath(ctx, err, forced, bind, isPinned)
+		}
+		if a2a.IsUnauthorized(err) || !errors.Is(err, a2a.ErrNoCard) {
+			return nil, nil, "", err
+		}
+		c.log.Info("no agent card there; trying the next place", "url", place.URL, "next", places[i+1].URL, "err", err)
+	}
+	return nil, nil, "", errors.New("no place to read the agent card from")
+}
+
+// ServedCard reads the agent card as served, from the first of its
+// places that answers, without checking its signatures or using it: its
+// URL and its bytes (what `shim login --trust-new-key` offers to trust).
+// With only an endpoint there is no card: an error.
+func (c *Client) ServedCard(ctx context.Context) (string, []byte, error) {
+	if c.cfg.Endpoint != "" {
+		return "", nil, errors.New("--endpoint skips the agent card")
+	}
+	forced := a2a.ParseDialect(c.cfg.Version)
+	bind, err := a2a.ParseBinding(c.cfg.Binding)
+	if err != nil {
+		return "", nil, err
+	}
+	pinned, isPinned := codecs[c.cfg.Codec]
+	if isPinned {
+		forced, bind = pinned.dialect, pinned.binding
+	}
+	_, body, where, err := c.fetchCard(ctx, forced, bind, isPinned)
+	return where, body, err
 }
 
 // readCard reads and parses the card at place.

@@ -24,6 +24,9 @@
 //   - discovery.go: the card, the places it is read from in order, the
 //     endpoint's rebase or override.
 //   - extended.go: the extended card and who is told of a new card.
+//   - cardcheck.go: the cards' signatures (package cardsig, SPEC §17): a
+//     card refused stops the client, whose every request then fails
+//     before it is sent.
 //   - operator.go: the operator API (package operator) as the client
 //     offers it: Operator, its answers' types and ErrNoOperator, so that
 //     no caller imports package operator (nor binding: Stream).

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/agentcard"
+	"github.com/shimdev/shim/a2a/cardsig"
 )
 
 // OnCardChange registers fn, called with the new card each time the card
@@ -18,8 +19,10 @@ func (c *Client) OnCardChange(fn func(*a2a.Card)) {
 
 // extend reads the extended card, once, when the card offers one, and
 // uses its name, skills and capabilities (and its interface, under the
-// --url origin rule) from then on. A failure keeps the public card. It
-// returns the error of a required extension shim does not speak.
+// --url origin rule) from then on. A failure to read it keeps the public
+// card; a card whose signature is refused stops the client (SPEC §17). It
+// returns that refusal, or the error of a required extension shim does not
+// speak.
 func (c *Client) extend(ctx context.Context) error {
 	b, card, err := c.binding(ctx)
 	if err != nil {
@@ -36,6 +39,9 @@ func (c *Client) extend(ctx context.Context) error {
 	if err != nil {
 		c.log.Warn("the extended agent card could not be read; keeping the public card", "err", err)
 		return nil
+	}
+	if err := c.checkExtended(ctx, raw); err != nil {
+		return err
 	}
 	forced := a2a.ParseDialect(c.cfg.Version)
 	bind, _ := a2a.ParseBinding(c.cfg.Binding)
@@ -74,4 +80,21 @@ func (c *Client) extend(ctx context.Context) error {
 		fn(&next)
 	}
 	return next.Unsupported()
+}
+
+// checkExtended checks the extended card's signatures against what the
+// public card was checked with (SPEC §17): when the public card verified
+// (under its pin, or the keys given), the extended card must verify the
+// same way, and a refusal stops the client. An unsigned public card of a
+// URL with no pin leaves the extended card unchecked: its key would be
+// pinned for the public card's URL.
+func (c *Client) checkExtended(ctx context.Context, raw []byte) error {
+	c.mu.Lock()
+	v, cardURL := c.verdict, c.cardURL
+	c.mu.Unlock()
+	if v == nil || v.Status != cardsig.Verified {
+		return nil
+	}
+	_, err := c.checkCard(ctx, cardURL, raw)
+	return err
 }

@@ -80,8 +80,11 @@ func CallError(agent string, err error, taskID, advice string) *acp.Error {
 	var unreachable *a2a.UnreachableError
 	var herr *a2a.HTTPError
 	var unsup *a2a.UnsupportedError
+	var card *a2a.CardError
 	text := errText(err.Error())
 	switch {
+	case errors.As(err, &card): // SPEC §17: the card's signature is refused
+		return acp.NewError(acp.CodeAuthRequired, text, cardData(card))
 	case errors.As(err, &unsup): // SPEC §12.6: never a half-working session
 		return Error(agent+": "+text, "unsupported", taskID, unsup.URI)
 	case a2a.IsUnauthorized(err):
@@ -103,4 +106,17 @@ func CallError(agent string, err error, taskID, advice string) *acp.Error {
 		return Error(agent+": "+text, "unreachable", taskID, err.Error())
 	}
 	return Error(agent+": "+text, "unknown", taskID, err.Error())
+}
+
+// cardData is the data of a refused card's error: its reason and the
+// thumbprints of the key trusted for it and of the key it is signed with.
+func cardData(card *a2a.CardError) map[string]any {
+	d := map[string]any{"reason": card.Reason}
+	if card.Pinned != "" {
+		d["pinned"] = card.Pinned
+	}
+	if card.Offered != "" {
+		d["offered"] = card.Offered
+	}
+	return d
 }

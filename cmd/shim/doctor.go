@@ -92,7 +92,7 @@ func doctorAction(c *cli.Context) error {
 func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTable) {
 	u, key := s.current()
 	cardURL := s.cardURL()
-	rest := []string{"agent card", "dialect", "binding", "endpoint", "security scheme", "auth probe", "server APIs"}
+	rest := []string{"agent card", "card signature", "dialect", "binding", "endpoint", "security scheme", "auth probe", "server APIs"}
 	skip := func(why string) {
 		for _, r := range rest {
 			t.row(r, vSkip, why)
@@ -123,9 +123,13 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 	card, err := client.Discover(ctx)
 	if why := cardRow(t, client, card, err, key, src, s.endpoint != ""); why != "" {
 		rest = rest[1:]
+		if errors.As(err, new(*a2a.CardError)) {
+			rest = rest[1:] // its row says why
+		}
 		skip(why)
 		return
 	}
+	signatureRow(t, client, s.endpoint != "")
 	s.cardRows(t, card)
 	scheme := ""
 	if plat != nil {
@@ -140,6 +144,9 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 		departureRows(t, client) // those discovery saw (the card's old path)
 	}
 	switch {
+	case errors.As(perr, new(*a2a.CardError)):
+		t.row("server APIs", vSkip, "the extended agent card is refused: nothing more is sent")
+		return
 	case plat != nil:
 		t.row("server APIs", vSkip, plat.Platform.Title()+" serves no operator API")
 		return
@@ -192,6 +199,10 @@ func cardRow(t *doctorTable, client *a2aclient.Client, card *a2a.Card, err error
 	case a2a.IsUnauthorized(err):
 		t.row("agent card", vFail, fmt.Sprintf("the server refused the request (HTTP %d): %s", statusOf(err), refusedAdvice(src)))
 		return "the card could not be read"
+	case errors.As(err, new(*a2a.CardError)):
+		t.row("agent card", vOK, "read from "+client.CardURL())
+		t.row("card signature", vFail, err.Error())
+		return "the agent card is refused"
 	case err != nil:
 		t.row("agent card", vFail, cardAdvice(err))
 		return "the card could not be read"
@@ -205,6 +216,22 @@ func cardRow(t *doctorTable, client *a2aclient.Client, card *a2a.Card, err error
 		t.row("agent card", vOK, fmt.Sprintf("%s (%s)", name, client.CardURL()))
 	}
 	return ""
+}
+
+// signatureRow is the card's signature's row (SPEC §17): verified under
+// which key, or unsigned.
+func signatureRow(t *doctorTable, client *a2aclient.Client, endpoint bool) {
+	v := client.CardSignature()
+	switch {
+	case endpoint:
+		t.row("card signature", vSkip, "--endpoint given")
+	case v == nil:
+		t.row("card signature", vSkip, "not checked")
+	case v.PinnedNow:
+		t.row("card signature", vOK, v.String()+"; this key is pinned for the card from now on")
+	default:
+		t.row("card signature", vOK, v.String())
+	}
 }
 
 // cardRows are the rows of what the card chose: dialect, binding and
@@ -260,6 +287,8 @@ func probeRow(t *doctorTable, perr error, tok, key, src string, plat *platform.A
 		t.row("auth probe", vFail, fmt.Sprintf("the server refused %s (HTTP %d): %s", what, statusOf(perr), refusedAdvice(src)))
 	case errors.Is(perr, a2a.ErrInsecure):
 		t.row("auth probe", vFail, insecureAdvice(key))
+	case errors.As(perr, new(*a2a.CardError)):
+		t.row("auth probe", vFail, "the extended agent card is refused: "+perr.Error())
 	default:
 		t.row("auth probe", vFail, fmt.Sprintf("%v: is the agent running, and is the endpoint right?", perr))
 	}

@@ -24,15 +24,15 @@ func helpFlags(help string) []string {
 func TestCommandHelpListsItsFlags(t *testing.T) {
 	e := newShimEnv(t)
 	all := helpFlags(e.run(t, "", "--help").stdout)
-	if len(all) != 29 {
-		t.Errorf("shim --help lists %d flags, want 29: %v", len(all), all)
+	if len(all) != 30 {
+		t.Errorf("shim --help lists %d flags, want 30: %v", len(all), all)
 	}
 	for _, c := range []struct {
 		cmd  string
 		want []string
 	}{
 		{"acp", all},
-		{"login", loginFlags},
+		{"login", append(slices.Clone(loginFlags), "trust-new-key")},
 		{"logout", logoutFlags},
 		{"threads", threadsFlags},
 		{"doctor", append(slices.Clone(doctorFlags), "probe")}, // --probe is doctor's own
@@ -112,7 +112,7 @@ func TestHelpHasSpecFlags(t *testing.T) {
 		"binding": "SHIM_BINDING", "models": "SHIM_MODELS", "oauth-client-id": "SHIM_OAUTH_CLIENT_ID",
 		"oauth-client-secret-file": "SHIM_OAUTH_CLIENT_SECRET_FILE", "oauth-scopes": "SHIM_OAUTH_SCOPES",
 		"agent-profile": "SHIM_AGENT_PROFILE", "card-url": "SHIM_CARD_URL", "platform": "SHIM_PLATFORM",
-		"platform-host": "SHIM_PLATFORM_HOST",
+		"platform-host": "SHIM_PLATFORM_HOST", "card-keys": "SHIM_CARD_KEYS",
 	}
 	lines := map[string]string{}
 	for _, l := range strings.Split(help, "\n") {

@@ -204,7 +204,10 @@ type fakeA2A struct {
 	// non-ASCII character escaped (as Python writes JSON).
 	echoAll bool
 	card    string // the endpoint the card names (default: its own /a2a)
-	reqs    []seenReq
+	// cardJSON, when set, is the card served, as it is (a signed card);
+	// extCard the extended card GetExtendedAgentCard answers.
+	cardJSON, extCard []byte
+	reqs              []seenReq
 }
 
 func newFakeA2A(t *testing.T, prefix, token string) *fakeA2A {
@@ -250,7 +253,7 @@ func (f *fakeA2A) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	f.reqs = append(f.reqs, seenReq{Method: r.Method, Path: r.URL.RequestURI(), Auth: r.Header.Get("Authorization"), RPC: rpc.Method})
-	token, refuse, echo, endpoint, echoAll := f.token, f.refuse, f.echo, f.card, f.echoAll
+	token, refuse, echo, endpoint, echoAll, cardJSON, extCard := f.token, f.refuse, f.echo, f.card, f.echoAll, f.cardJSON, f.extCard
 	status, hasAPI := f.api[apiKey(strings.TrimPrefix(r.URL.Path, f.prefix))]
 	f.mu.Unlock()
 	if refuse != 0 {
@@ -268,6 +271,12 @@ func (f *fakeA2A) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
+	case r.Method == http.MethodGet && path == "/.well-known/agent-card.json" && cardJSON != nil:
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(cardJSON)
+	case r.Method == http.MethodPost && path == "/a2a" && rpc.Method == "GetExtendedAgentCard" && extCard != nil:
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", rpc.ID, extCard)
 	case r.Method == http.MethodGet && path == "/.well-known/agent-card.json":
 		if endpoint == "" {
 			endpoint = f.srv.URL + f.prefix + "/a2a"

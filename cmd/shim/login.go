@@ -180,10 +180,15 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 	}
 	// The card says how the agent signs in (login_oauth.go); on a
 	// managed platform the platform does.
+	if flagBool(c, "trust-new-key") {
+		return s.trustNewKey(c.Context, con, out, url, card)
+	}
 	sctx, scancel := context.WithTimeout(c.Context, 40*time.Second)
-	sec, agent := s.loginSecurity(sctx, url, card)
+	sec, agent, err := s.loginSecurity(sctx, out, url, card)
 	scancel()
 	switch {
+	case err != nil:
+		return &exitError{code: 1, msg: err.Error() + "; nothing was stored"}
 	case sec != nil && sec.Unmet != "":
 		return &exitError{code: 1, msg: fmt.Sprintf("the agent card at %s asks for a sign-in shim cannot do: %s; nothing was stored", key, sec.Unmet)}
 	case sec != nil && sec.Scheme.OAuth():
@@ -279,6 +284,8 @@ func checkSignIn(ctx context.Context, out io.Writer, client *a2aclient.Client, k
 		fmt.Fprintf(out, "The agent at %s accepted %s.\n", termsafe.String(key), k.what)
 	case a2a.IsUnauthorized(perr):
 		return &exitError{code: 1, msg: fmt.Sprintf(k.refused, key, statusOf(perr))}
+	case errors.As(perr, new(*a2a.CardError)): // the card, or the extended card (SPEC §17)
+		return &exitError{code: 1, msg: perr.Error() + "; nothing was stored"}
 	case k.insecure && errors.Is(perr, a2a.ErrInsecure):
 		return &exitError{code: 1, msg: fmt.Sprintf("refusing to send the token over plain http to %s, which is not this machine; nothing was stored. "+
 			"Use an https:// URL, or pass --allow-insecure-http if you trust the network.", key)}

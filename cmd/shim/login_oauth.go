@@ -33,30 +33,36 @@ import (
 // On a managed platform the platform says it, whatever its card says (and
 // the card is not read without its credential): its own sign-in
 // (Foundry: Entra's device code), else the secret it takes (nil: a bearer
-// token).
-func (s *settings) loginSecurity(ctx context.Context, url, cardURL string) (sec *a2a.Security, agent string) {
+// token). The card's signature is checked (SPEC §17): what was found is
+// said on out (the key pinned, the key it verified under), and a card
+// refused is the error, an *a2a.CardError.
+func (s *settings) loginSecurity(ctx context.Context, out io.Writer, url, cardURL string) (sec *a2a.Security, agent string, err error) {
 	if plat := s.agent(); plat != nil {
 		switch {
 		case plat.Login != nil:
-			return &a2a.Security{Scheme: plat.Login}, ""
+			return &a2a.Security{Scheme: plat.Login}, "", nil
 		case plat.Scheme != nil:
-			return &a2a.Security{Scheme: plat.Scheme}, ""
+			return &a2a.Security{Scheme: plat.Scheme}, "", nil
 		}
-		return nil, ""
+		return nil, "", nil
 	}
 	if s.endpoint != "" {
-		return nil, ""
+		return nil, "", nil
 	}
 	client, err := a2aclient.New(s.clientConfig(url, cardURL, 10*time.Second)) // reached only without --endpoint
 	if err != nil {
-		return nil, ""
+		return nil, "", nil
 	}
 	card, err := client.Discover(ctx)
+	if errors.As(err, new(*a2a.CardError)) {
+		return nil, "", err
+	}
 	if err != nil {
 		s.log.Debug("could not read the agent card to learn its security scheme; asking for a bearer token", "err", err)
-		return nil, ""
+		return nil, "", nil
 	}
-	return card.Security, card.Name
+	s.sayCardSignature(out, client)
+	return card.Security, card.Name, nil
 }
 
 // secretLabel names what the scheme takes, for the prompt.

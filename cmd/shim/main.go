@@ -176,7 +176,8 @@ func newApp(newConsole func(prompt io.Writer) *console, args []string) *cli.App 
 			{Name: "acp", Usage: "serve ACP on stdin/stdout (the same as no command)", Flags: flagsOf("acp"), Action: serveAction, OnUsageError: usageError},
 			{Name: "login", Usage: "sign in to an agent URL: store its bearer token, API key or user:password (prompts on a terminal; else reads it from stdin), or run its OAuth flow",
 				UsageText: "shim login [--url URL | --card-url URL] [--slug SLUG] [--keyring auto|on|off]\n" +
-					"echo \"$TOKEN\" | shim login --url URL",
+					"echo \"$TOKEN\" | shim login --url URL\n" +
+					"shim login --trust-new-key [--url URL | --card-url URL]",
 				Description: "On a terminal, asks for the agent URL (default: --url, else the URL of the last login) and the\n" +
 					"token (not echoed). Otherwise reads the token from stdin. Then checks it against the server:\n" +
 					"a refused token (HTTP 401/403) is not stored and the exit status is 1; a server that cannot be\n" +
@@ -186,8 +187,11 @@ func newApp(newConsole func(prompt io.Writer) *console, args []string) *cli.App 
 					"The agent card says what to ask for: an API key, user:password, or nothing when it signs in with\n" +
 					"OAuth 2.0 / OpenID Connect: then shim runs the device-code flow (prints a URL and a code), else\n" +
 					"authorization code with PKCE (prints a URL to open; the browser comes back to 127.0.0.1), else\n" +
-					"client credentials (--oauth-client-secret-file). --oauth-client-id is needed for those.",
-				Flags: flagsOf("login", loginFlags...), Action: func(c *cli.Context) error { return loginAction(c, newConsole) }, OnUsageError: usageError},
+					"client credentials (--oauth-client-secret-file). --oauth-client-id is needed for those.\n\n" +
+					"A signed agent card is checked: the first one of a URL pins its key (login prints the key's\n" +
+					"thumbprint), and a card signed by another key is refused. After the agent's owner changed\n" +
+					"its key, `shim login --trust-new-key` shows both keys and asks whether to trust the new one.",
+				Flags: loginOnly(flagsOf("login", loginFlags...)), Action: func(c *cli.Context) error { return loginAction(c, newConsole) }, OnUsageError: usageError},
 			{Name: "logout", Usage: "forget the stored token for an agent URL",
 				UsageText:   "shim logout [--url URL | --card-url URL] [--slug SLUG]",
 				Description: "Removes the token stored by `shim login` for URL (default: the URL of the last login) from\nthe OS keyring and from the credentials file.",
@@ -213,11 +217,11 @@ func newApp(newConsole func(prompt io.Writer) *console, args []string) *cli.App 
 // The flags each command reads (besides serving, which reads them all).
 var (
 	loginFlags = []string{"url", "card-url", "platform", "platform-host", "endpoint", "slug", "a2a-version", "binding", "allow-insecure-http", "keyring", "config-dir", "log-level",
-		"oauth-client-id", "oauth-client-secret-file", "oauth-scopes"}
+		"oauth-client-id", "oauth-client-secret-file", "oauth-scopes", "card-keys"}
 	logoutFlags  = []string{"url", "card-url", "platform", "platform-host", "slug", "keyring", "config-dir", "log-level"}
 	threadsFlags = []string{"url", "card-url", "platform", "platform-host", "endpoint", "slug", "state-dir", "config-dir", "keyring", "log-level"}
 	doctorFlags  = []string{"url", "card-url", "platform", "platform-host", "endpoint", "token", "token-file", "slug", "a2a-version", "binding", "agent-profile", "allow-insecure-http",
-		"state-dir", "config-dir", "keyring", "log-level", "oauth-client-secret-file"}
+		"state-dir", "config-dir", "keyring", "log-level", "oauth-client-secret-file", "card-keys"}
 )
 
 // doctorCommandFlags are doctor's flags (none when the command line does
@@ -228,6 +232,18 @@ func doctorCommandFlags(flags []cli.Flag) []cli.Flag {
 	}
 	return append(flags, &cli.BoolFlag{Name: "probe", Usage: "also send the agent one short message (\"ping\") and cancel it while it runs: " +
 		"reports whether streaming works, the time to the first event and where the agent departs from the A2A spec"})
+}
+
+// loginOnly adds to login's flags (when they are built) those only login
+// reads.
+func loginOnly(flags []cli.Flag) []cli.Flag {
+	if flags == nil {
+		return nil
+	}
+	return append(flags, withNames([]cli.Flag{
+		&cli.BoolFlag{Name: "trust-new-key", Usage: "show the key the agent card is signed with now beside the key pinned for it, " +
+			"and on a terminal ask whether to trust the new one (pin it, or forget the pin of a card no longer signed); nothing else is done"},
+	})...)
 }
 
 // flagsNamed returns fresh definitions of the named flags, in the order of
@@ -268,6 +284,8 @@ func commonFlags() []cli.Flag {
 			"servicenow (the agent's URL); its own credential is used: AWS, Google Application Default Credentials, Azure, or what `shim login` stores"},
 		&cli.StringSliceFlag{Name: "platform-host", EnvVars: []string{"SHIM_PLATFORM_HOST"}, Usage: "a `HOST` outside the platform's domains that may still receive " +
 			"the platform's credential with a named --platform (a private endpoint with a DNS name of its own); exactly that host name; repeatable"},
+		&cli.StringFlag{Name: "card-keys", EnvVars: []string{"SHIM_CARD_KEYS"}, Usage: "`FILE` holding a JWKS: the only keys trusted to sign the agent card " +
+			"(default: the key the first signed card is signed with is pinned in <config-dir>/known_agents.json)"},
 		&cli.StringFlag{Name: "token", Usage: "bearer `TOKEN` (env SHIM_TOKEN); discouraged: other local users can read it in the process list, so prefer `shim login` or --token-file"},
 		&cli.StringFlag{Name: "token-file", Usage: "`FILE` holding the bearer token, trimmed, ~ expanded (env SHIM_TOKEN_FILE)"},
 		&cli.StringFlag{Name: "slug", EnvVars: []string{"SHIM_SLUG"}, Usage: "reach fleet member `SLUG` through a hub: every path gets the prefix /agents/SLUG"},

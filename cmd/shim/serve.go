@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	neturl "net/url"
 	"os"
 	"os/exec"
@@ -18,6 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hashicorp/go-cleanhttp"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
@@ -25,6 +27,7 @@ import (
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/a2a/auth/credentials"
 	"github.com/shimdev/shim/a2a/auth/platform"
+	"github.com/shimdev/shim/a2a/cardsig"
 	"github.com/shimdev/shim/bridge"
 	"github.com/shimdev/shim/internal/privfile"
 	"github.com/shimdev/shim/internal/redact"
@@ -47,6 +50,7 @@ type settings struct {
 	allowInsecure bool
 	stall         time.Duration
 	store         *credentials.Store
+	cards         *cardsig.Verifier // checks the agent card's signatures (SPEC §17)
 	log           *slog.Logger
 	trace         io.Writer
 
@@ -129,6 +133,9 @@ func readSettings(c *cli.Context) (*settings, error) {
 		kr = credentials.SystemKeyring()
 	}
 	s.store = credentials.NewStore(configDir(c), kr, mode, log)
+	if s.cards, err = cardVerifier(c, log); err != nil {
+		return nil, err
+	}
 	if s.endpoint != "" {
 		// Unusable, it is said by the first call that needs it.
 		s.endpointKey, _ = credentials.Normalize(s.endpoint, "")
@@ -335,9 +342,26 @@ func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2aclient.Cli
 func (s *settings) clientConfig(url, card string, timeout time.Duration) a2aclient.Config {
 	cfg := a2aclient.Config{URL: url, CardURL: card, Slug: s.slug, Endpoint: s.endpoint, Version: s.a2aVersion, Binding: s.binding,
 		Profile: s.profile, AllowInsecureHTTP: s.allowInsecure, Log: s.log, Timeout: timeout,
-		UserAgent: "shim/" + versionOrDev()}
+		UserAgent: "shim/" + versionOrDev(), CardCheck: s.cards}
 	s.platformConfig(&cfg) // the managed platform's places and credential (platform.go)
 	return cfg
+}
+
+// cardVerifier checks the agent card's signatures (SPEC §17): against the
+// keys of --card-keys when given, else against the key pinned for the
+// card's URL in <config-dir>/known_agents.json, the first one seen pinned.
+// A key URL is fetched with a client of its own, which carries no
+// credential.
+func cardVerifier(c *cli.Context, log *slog.Logger) (*cardsig.Verifier, error) {
+	if path := strings.TrimSpace(flagString(c, "card-keys")); path != "" {
+		keys, err := cardsig.LoadKeys(expandHome(path))
+		if err != nil {
+			return nil, &exitError{code: 2, msg: err.Error()}
+		}
+		return &cardsig.Verifier{Keys: keys}, nil
+	}
+	return &cardsig.Verifier{Pins: cardsig.NewPins(configDir(c), log),
+		Client: &http.Client{Transport: cleanhttp.DefaultTransport(), Timeout: 15 * time.Second}}, nil
 }
 
 // reload re-reads the URL (when --url is not given: the last login's may

@@ -67,8 +67,10 @@ func (s *settings) signInFromEditor(ctx context.Context, c *cli.Context, page fu
 	}
 	url, key := s.current()
 	cardURL := s.cardURL()
-	sec, agent := s.loginSecurity(ctx, url, cardURL)
+	sec, agent, err := s.loginSecurity(ctx, logLines{s.log}, url, cardURL)
 	switch {
+	case err != nil:
+		return err
 	case sec != nil && sec.Unmet != "":
 		return fmt.Errorf("the agent card at %s asks for a sign-in shim cannot do: %s", key, sec.Unmet)
 	case sec == nil || sec.Scheme == nil || !sec.Scheme.OAuth():

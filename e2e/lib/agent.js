@@ -244,8 +244,11 @@ export function whenCancelled(turn) {
  *   chat (GET /api/chat/sessions/:ctx; undefined: 404)
  * @param {(method: string) => boolean} [opts.hold] JSON-RPC methods held until the
  *   caller gives the request up (agent.aborted) or agent.release() is called
+ * @param {(card: object) => Promise<object>} [opts.sign] the card served (1.0 only), made from
+ *   the card once its interface is known: e.g. signed by the SDK's generateAgentCardSignature;
+ *   agent.resign(sign) serves another from then on
  */
-export async function startAgent({ dialect = "1.0", binding = "jsonrpc", name = "E2E Agent", script, skills = [], steer = false, security, busy, hold }) {
+export async function startAgent({ dialect = "1.0", binding = "jsonrpc", name = "E2E Agent", script, skills = [], steer = false, security, busy, hold, sign }) {
   const legacy = dialect === "0.3";
   const agent = {
     dialect,
@@ -363,10 +366,12 @@ export async function startAgent({ dialect = "1.0", binding = "jsonrpc", name = 
   /** Resolves with the next steer posted (or one already posted and not taken). */
   agent.nextSteer = (taken = 0) =>
     agent.steers.length > taken ? Promise.resolve(agent.steers[taken]) : new Promise((r) => agent.steerWaiters.push(r));
+  let served;
   app.use(
     `/${AGENT_CARD_PATH}`,
     agentCardHandler({
-      agentCardProvider: handler,
+      // A signed card is served as made (the SDK's own card handler).
+      agentCardProvider: sign ? async () => served : handler,
       ...(legacy ? { legacyCompat: { enabled: true } } : {}),
     }),
   );
@@ -381,6 +386,10 @@ export async function startAgent({ dialect = "1.0", binding = "jsonrpc", name = 
     ? { url: `${agent.url}/rest`, protocolBinding: "HTTP+JSON", tenant: "", protocolVersion: "1.0" }
     : { url: `${agent.url}/a2a`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" };
   card.supportedInterfaces = legacy ? duplicateInterfacesForLegacy([iface], [iface.protocolBinding]) : [iface];
+  agent.resign = async (how) => {
+    served = await how(card);
+  };
+  if (sign) await agent.resign(sign);
 
   agent.methods = () => agent.requests.map((r) => r.method);
   /** Requests whose method is one of the names given (both dialects' names). */

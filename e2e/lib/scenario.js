@@ -15,7 +15,7 @@ import { Shim } from "./shim.js";
  * @param {string[]} [o.args]    more shim flags
  * @param {string} [o.stateDir]  shared --state-dir
  * @param {boolean} [o.outlive] the op outlives shim (uses connect(), not connectWith())
- * @param {object} [o.security], [o.busy], [o.hold] the agent's (startAgent)
+ * @param {object} [o.security], [o.busy], [o.hold], [o.sign] the agent's (startAgent)
  * @param {(ctx: {acp, shim, agent}) => Promise<void>} op
  */
 export async function scenario(o, op) {
@@ -23,7 +23,7 @@ export async function scenario(o, op) {
     o.agent ??
     (await startAgent({
       dialect: o.dialect, binding: o.binding, script: o.script, name: o.name, skills: o.skills, steer: o.steer,
-      security: o.security, busy: o.busy, hold: o.hold,
+      security: o.security, busy: o.busy, hold: o.hold, sign: o.sign,
     }));
   try {
     const shim = new Shim({ url: agent.url, stateDir: o.stateDir, args: [...dialectArgs(o.dialect), ...(o.args ?? [])] });
