@@ -38,17 +38,6 @@ type proxyConn struct {
 	server   net.Conn
 }
 
-// newDelayProxy listens on the loopback and forwards to target (host:port).
-func newDelayProxy(target string, rtt time.Duration) (*delayProxy, error) {
-	p, err := listenDelayProxy()
-	if err != nil {
-		return nil, err
-	}
-	p.setRTT(rtt)
-	p.start(target)
-	return p, nil
-}
-
 // listenDelayProxy listens without accepting yet (start), so that what
 // it forwards to can learn its address first.
 func listenDelayProxy() (*delayProxy, error) {
@@ -76,19 +65,6 @@ func (p *delayProxy) connections() []*proxyConn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]*proxyConn(nil), p.conns...)
-}
-
-// byUpstream finds the connection whose dial to the server had this local
-// address (an *http.Request's RemoteAddr at the server).
-func (p *delayProxy) byUpstream(addr string) *proxyConn {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i := len(p.conns) - 1; i >= 0; i-- {
-		if p.conns[i].upstream == addr {
-			return p.conns[i]
-		}
-	}
-	return nil
 }
 
 // close stops accepting, closes the connections still open and waits for

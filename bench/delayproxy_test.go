@@ -20,6 +20,31 @@ import (
 // measures them); these tests check what it forwards, what it counts and
 // that it ends cleanly.
 
+// newDelayProxy listens on the loopback and forwards to target (host:port)
+// (the bench listens first and aims its proxy later: newRTTRig).
+func newDelayProxy(target string, rtt time.Duration) (*delayProxy, error) {
+	p, err := listenDelayProxy()
+	if err != nil {
+		return nil, err
+	}
+	p.setRTT(rtt)
+	p.start(target)
+	return p, nil
+}
+
+// byUpstream finds the connection whose dial to the server had this local
+// address (an *http.Request's RemoteAddr at the server).
+func (p *delayProxy) byUpstream(addr string) *proxyConn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := len(p.conns) - 1; i >= 0; i-- {
+		if p.conns[i].upstream == addr {
+			return p.conns[i]
+		}
+	}
+	return nil
+}
+
 // echoServer greets each connection first, then reads until the client's
 // half close and answers with what it read, reversed byte by byte, then
 // closes. It reports each connection's remote address.
@@ -178,7 +203,7 @@ func TestDelayProxyRequests(t *testing.T) {
 	get(one, r3, 200, `"turns"`)
 	two := &http.Client{Transport: &http.Transport{}}
 	defer two.CloseIdleConnections()
-	r4, _ := http.NewRequest("GET", base+"/api/config", nil)
+	r4, _ := http.NewRequest("GET", base+"/api/chat/sessions?limit=1", nil)
 	get(two, r4, 404, "")
 
 	recs := l.since(start)
@@ -189,7 +214,7 @@ func TestDelayProxyRequests(t *testing.T) {
 		{"GET /.well-known/agent-card.json", 1},
 		{"POST /a2a GetTask", 1},
 		{"GET /api/chat/sessions/{id}/turns", 1},
-		{"GET /api/config", 2},
+		{"GET /api/chat/sessions?limit=1", 2},
 	}
 	if len(recs) != len(want) {
 		t.Fatalf("%d requests logged, want %d: %+v", len(recs), len(want), recs)

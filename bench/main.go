@@ -325,6 +325,11 @@ func (b *bench) spliceRTT(m machineInfo, elapsed time.Duration) error {
 		}
 		doc = doc[:at] + "\n" + sec + doc[at:]
 	}
+	// The explanations after the figures are bench/analysis.md's, as a
+	// whole run writes them.
+	if k := strings.Index(doc, "\n## How each figure is measured"); k >= 0 {
+		doc = doc[:k+1] + analysis
+	}
 	return os.WriteFile(b.cfg.out, []byte(doc), 0o644)
 }
 

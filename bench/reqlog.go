@@ -18,7 +18,7 @@ import (
 type reqRecord struct {
 	at     time.Time // when the server read the request's head
 	remote string    // the server's RemoteAddr: the proxy's dial
-	what   string    // "GET /path" or "POST /a2a Method"
+	what   string    // "GET /path?query" or "POST /a2a Method"
 	proto  string    // "HTTP/1.1", "HTTP/2.0"
 }
 
@@ -32,6 +32,9 @@ func (l *reqLog) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		at := time.Now()
 		what := r.Method + " " + shortPath(r.URL.Path)
+		if r.URL.RawQuery != "" {
+			what += "?" + r.URL.RawQuery
+		}
 		if r.Method == http.MethodPost && r.Body != nil {
 			body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 			if err == nil {
