@@ -71,8 +71,10 @@ demo-agent: demo-deps build
 
 # Benchmarks on this machine (not part of test or CI; a few minutes): cold
 # start next to two ACP agents from npm, throughput and added latency next
-# to a raw SSE reader, peak memory, replay, Go micro-benchmarks. Prints a
-# table and writes BENCHMARKS.md. PROFILE=1 adds pprof runs (bench/out/prof).
+# to a raw SSE reader, peak memory, replay, round trips through a delay
+# proxy (RTT 0-200 ms, HTTP and TLS), Go micro-benchmarks. Prints a table
+# and writes BENCHMARKS.md. PROFILE=1 adds pprof runs (bench/out/prof);
+# BENCH_FLAGS="-only rtt" runs the round trips alone (about a minute).
 bench: build
 	bench/run.sh $(BIN)
 

@@ -44,6 +44,8 @@ type config struct {
 	only         string
 	gobench      bool
 	repoRoot     string
+	// rttRuns is how many times each RTT runs in the round-trip table.
+	rttRuns int
 }
 
 // bench holds one run's server and results.
@@ -57,6 +59,8 @@ type bench struct {
 	log   io.Writer
 	// goCPU is the CPU go test names (its brand string), when it ran.
 	goCPU string
+	// rtt is the round-trip table and its logs (markdown), when it ran.
+	rtt string
 }
 
 // row is one line of the results table.
@@ -103,7 +107,9 @@ func main() {
 		})
 	flag.StringVar(&c.memcases, "memcases", "idle,appends,replace1,replace,sessions", "memory cases to run")
 	flag.StringVar(&c.floor, "floor", "", "a minimal Go binary answering initialize (bench/floor), measured next to shim")
-	flag.StringVar(&c.only, "only", "", "run only these sections (comma-separated: cold,throughput,latency,memory,replay,long,gobench,profile)")
+	flag.StringVar(&c.only, "only", "", "run only these sections (comma-separated: cold,throughput,latency,memory,replay,long,rtt,gobench,profile); "+
+		"-only rtt rewrites only the round-trip part of -out")
+	flag.IntVar(&c.rttRuns, "rtt-runs", 3, "runs of each RTT in the round-trip table")
 	flag.Parse()
 	c.repoRoot, _ = os.Getwd()
 	if err := run(c); err != nil {
@@ -164,6 +170,7 @@ func run(c config) error {
 		{"memory", "memory", b.memory},
 		{"replay", "replay", b.replay},
 		{"long", "long session", b.longSession},
+		{"rtt", "round trips", b.roundTrips},
 	}
 	if c.gobench {
 		steps = append(steps, step{"gobench", "go benchmarks", b.goBench})
@@ -191,13 +198,22 @@ func run(c config) error {
 	table := b.table()
 	fmt.Println()
 	fmt.Println(table)
+	if b.rtt != "" {
+		fmt.Println(b.rtt)
+	}
 	fmt.Printf("(%s, %s)\n", m.line(), elapsed)
-	if c.out != "" {
-		if err := b.write(m, table, elapsed); err != nil {
+	if c.out == "" {
+		return nil
+	}
+	if c.only == "rtt" {
+		// The rest of the report stays as the last whole run wrote it.
+		if err := b.spliceRTT(m, elapsed); err != nil {
 			return err
 		}
-		fmt.Printf("wrote %s\n", c.out)
+	} else if err := b.write(m, table, elapsed); err != nil {
+		return err
 	}
+	fmt.Printf("wrote %s\n", c.out)
 	return nil
 }
 
@@ -239,6 +255,9 @@ func (b *bench) write(m machineInfo, table string, elapsed time.Duration) error 
 	fmt.Fprintf(&sb, "- shim: %s, %s binary\n", b.shimVersion(), m.shimSize)
 	fmt.Fprintf(&sb, "- the run took %s\n\n", elapsed)
 	sb.WriteString(table)
+	if b.rtt != "" {
+		sb.WriteString("\n" + b.rttSection("") + "\n")
+	}
 	if len(b.notes) > 0 {
 		sb.WriteString("\nNotes of this run:\n\n")
 		for _, n := range b.notes {
@@ -253,6 +272,65 @@ func (b *bench) write(m machineInfo, table string, elapsed time.Duration) error 
 	}
 	sb.WriteString("\n" + analysis)
 	return os.WriteFile(b.cfg.out, []byte(sb.String()), 0o644)
+}
+
+// The round-trip part of the report lies between these lines, so that
+// -only rtt can rewrite it alone.
+const (
+	rttBegin = "<!-- round trips: written by make bench (bench/rtt.go) -->"
+	rttEnd   = "<!-- end of round trips -->"
+)
+
+// rttSection is the round-trip part; about names its own run when it is
+// not the report's (-only rtt).
+func (b *bench) rttSection(about string) string {
+	var sb strings.Builder
+	sb.WriteString(rttBegin + "\n\n## Round trips\n\n")
+	sb.WriteString("shim driven as Zed drives it (initialize, session/new, two prompts; then a relaunch on the same state " +
+		"directory: initialize, session/new) against the bench's agent behind a delay proxy that holds every byte RTT/2 " +
+		"each way and makes a new connection wait one RTT before its first byte (`bench/delayproxy.go`); plain HTTP, and " +
+		"TLS with a test CA. The minimum is what a client needs (SPEC §19).\n\n")
+	if about != "" {
+		sb.WriteString(about + "\n\n")
+	}
+	sb.WriteString(b.rtt)
+	sb.WriteString("\n" + rttEnd + "\n")
+	return sb.String()
+}
+
+// spliceRTT writes this run's round-trip part into the report in place of
+// the one there (or before its notes and analysis when it has none).
+func (b *bench) spliceRTT(m machineInfo, elapsed time.Duration) error {
+	old, err := os.ReadFile(b.cfg.out)
+	if err != nil {
+		return fmt.Errorf("-only rtt rewrites the round trips of an existing %s: %w", b.cfg.out, err)
+	}
+	about := fmt.Sprintf("This part ran on its own (`-only rtt`) on %s: load average (1, 5, 15 min) %s; shim: %s; it took %s.",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), m.load, b.shimVersion(), elapsed)
+	sec := b.rttSection(about)
+	doc := string(old)
+	if i := strings.Index(doc, rttBegin); i >= 0 {
+		j := strings.Index(doc, rttEnd)
+		if j < i {
+			return fmt.Errorf("%s: the round trips' part has no end line", b.cfg.out)
+		}
+		rest := strings.TrimPrefix(doc[j+len(rttEnd):], "\n")
+		doc = doc[:i] + sec + rest
+	} else {
+		at := len(doc)
+		for _, h := range []string{"\nNotes of this run:", "\n## How each figure is measured"} {
+			if k := strings.Index(doc, h); k >= 0 && k < at {
+				at = k
+			}
+		}
+		doc = doc[:at] + "\n" + sec + doc[at:]
+	}
+	// The explanations after the figures are bench/analysis.md's, as a
+	// whole run writes them.
+	if k := strings.Index(doc, "\n## How each figure is measured"); k >= 0 {
+		doc = doc[:k+1] + analysis
+	}
+	return os.WriteFile(b.cfg.out, []byte(doc), 0o644)
 }
 
 func fileSize(path string) string {

@@ -8,6 +8,7 @@ package main
 
 import (
 	"bufio"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -107,12 +108,26 @@ func (s *a2aServer) open() {
 	}
 }
 
-func newA2AServer() (*a2aServer, error) {
+func newA2AServer() (*a2aServer, error) { return newA2AServerWith(serverOpts{}) }
+
+// serverOpts are the round-trip bench's changes to the server: the URL its
+// card names (a delay proxy's, in front of it), TLS, and a handler around
+// its routes (the request log).
+type serverOpts struct {
+	base string
+	tls  *tls.Config
+	wrap func(http.Handler) http.Handler
+}
+
+func newA2AServerWith(o serverOpts) (*a2aServer, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	s := &a2aServer{ln: ln, base: "http://" + ln.Addr().String(), gate: make(chan struct{}, 1)}
+	s := &a2aServer{ln: ln, base: o.base, gate: make(chan struct{}, 1)}
+	if s.base == "" {
+		s.base = "http://" + ln.Addr().String()
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/agent-card.json", s.card)
 	mux.HandleFunc("POST /a2a", s.rpc)
@@ -123,8 +138,17 @@ func newA2AServer() (*a2aServer, error) {
 		}
 		http.NotFound(w, r)
 	})
-	s.srv = &http.Server{Handler: mux}
-	go s.srv.Serve(ln)
+	var h http.Handler = mux
+	if o.wrap != nil {
+		h = o.wrap(mux)
+	}
+	s.srv = &http.Server{Handler: h, TLSConfig: o.tls}
+	if o.tls != nil {
+		// ServeTLS offers HTTP/2 as well, as an A2A server behind TLS does.
+		go s.srv.ServeTLS(ln, "", "")
+	} else {
+		go s.srv.Serve(ln)
+	}
 	return s, nil
 }
 

@@ -1,0 +1,184 @@
+package main
+
+// The delay proxy of the round-trip bench: a TCP proxy on the loopback that
+// holds every byte RTT/2 in each direction and models the TCP handshake (a
+// new connection's first byte leaves the client one RTT after it dialled).
+// It forwards bytes, so TLS runs end to end between shim and the server
+// behind it; it numbers the connections, and knows each by the address
+// its own dial to the server has, which is the RemoteAddr the server sees.
+
+import (
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+type delayProxy struct {
+	ln     net.Listener
+	target string
+	rtt    atomic.Int64 // time.Duration
+	wg     sync.WaitGroup
+
+	mu    sync.Mutex
+	conns []*proxyConn
+	open  map[*proxyConn]bool
+}
+
+// proxyConn is what the proxy knows of one connection.
+type proxyConn struct {
+	n        int       // 1, 2, … in the order accepted
+	accepted time.Time // when the client dialled
+	upstream string    // the local address of the proxy's dial: the server's RemoteAddr
+	// bytes forwarded: client → server, server → client
+	up, down atomic.Int64
+	client   net.Conn
+	server   net.Conn
+}
+
+// listenDelayProxy listens without accepting yet (start), so that what
+// it forwards to can learn its address first.
+func listenDelayProxy() (*delayProxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	return &delayProxy{ln: ln, open: map[*proxyConn]bool{}}, nil
+}
+
+// start accepts connections and forwards each to target.
+func (p *delayProxy) start(target string) {
+	p.target = target
+	p.wg.Add(1)
+	go p.serve()
+}
+
+func (p *delayProxy) addr() string { return p.ln.Addr().String() }
+
+// setRTT changes the delay of the connections accepted from now on.
+func (p *delayProxy) setRTT(d time.Duration) { p.rtt.Store(int64(d)) }
+
+// connections returns the connections accepted so far, in order.
+func (p *delayProxy) connections() []*proxyConn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]*proxyConn(nil), p.conns...)
+}
+
+// close stops accepting, closes the connections still open and waits for
+// every goroutine of the proxy to end.
+func (p *delayProxy) close() {
+	p.ln.Close()
+	p.mu.Lock()
+	for c := range p.open {
+		c.client.Close()
+		c.server.Close()
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
+}
+
+func (p *delayProxy) serve() {
+	defer p.wg.Done()
+	for {
+		client, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		accepted := time.Now()
+		rtt := time.Duration(p.rtt.Load())
+		server, err := net.Dial("tcp", p.target)
+		if err != nil {
+			client.Close()
+			continue
+		}
+		p.mu.Lock()
+		c := &proxyConn{n: len(p.conns) + 1, accepted: accepted, upstream: server.LocalAddr().String(), client: client, server: server}
+		p.conns = append(p.conns, c)
+		p.open[c] = true
+		p.mu.Unlock()
+		p.wg.Add(1)
+		go p.run(c, rtt)
+	}
+}
+
+// run forwards both ways until both have ended, then closes both sockets.
+func (p *delayProxy) run(c *proxyConn, rtt time.Duration) {
+	defer p.wg.Done()
+	var both sync.WaitGroup
+	both.Add(2)
+	// The handshake: the client's first byte leaves one RTT after its
+	// dial (SYN, SYN-ACK), then takes RTT/2 like every other byte.
+	go func() { defer both.Done(); pipe(c.server, c.client, c.accepted.Add(rtt), rtt/2, &c.up) }()
+	go func() { defer both.Done(); pipe(c.client, c.server, time.Time{}, rtt/2, &c.down) }()
+	both.Wait()
+	c.client.Close()
+	c.server.Close()
+	p.mu.Lock()
+	delete(p.open, c)
+	p.mu.Unlock()
+}
+
+type held struct {
+	b  []byte
+	at time.Time // when it was read from the sender
+}
+
+// pipe copies src to dst, each read delivered at max(its read, notBefore)
+// + delay, in order. src's end is passed on as a half close (after the
+// bytes before it); an error either side closes both.
+func pipe(dst, src net.Conn, notBefore time.Time, delay time.Duration, count *atomic.Int64) {
+	q := make(chan held, 4096)
+	stop := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(q)
+		for {
+			buf := make([]byte, 32<<10)
+			n, err := src.Read(buf)
+			if n > 0 {
+				select {
+				case q <- held{buf[:n], time.Now()}:
+				case <-stop:
+					return
+				}
+			}
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					readErr = err
+				}
+				return
+			}
+		}
+	}()
+	for h := range q {
+		at := h.at
+		if at.Before(notBefore) {
+			at = notBefore
+		}
+		if d := time.Until(at.Add(delay)); d > 0 {
+			time.Sleep(d)
+		}
+		if _, err := dst.Write(h.b); err != nil {
+			close(stop)
+			src.Close()
+			dst.Close()
+			for range q {
+			}
+			return
+		}
+		count.Add(int64(len(h.b)))
+	}
+	if readErr != nil {
+		dst.Close()
+		src.Close()
+		return
+	}
+	if tc, ok := dst.(*net.TCPConn); ok {
+		tc.CloseWrite()
+	} else {
+		dst.Close()
+	}
+}

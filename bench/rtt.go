@@ -1,0 +1,440 @@
+package main
+
+// Round trips (SPEC §19): shim driven as an editor drives it, against the
+// bench's agent behind a delay proxy (delayproxy.go) at RTT 0, 50, 100 and
+// 200 ms, over plain HTTP and over TLS with a test CA. Each phase is
+// timed in the bench (never in a test) and shown in RTT multiples beside
+// the minimum a client needs, with the requests the server received in
+// it (reqlog.go) and the connections the proxy accepted.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+var rttSteps = []time.Duration{0, 50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond}
+
+// The phases of one run, in order. Only those with a minimum are in the
+// table; the others are the windows between them, so that every request
+// of the run falls in one phase.
+const (
+	phInit      = "initialize"
+	phNewFirst  = "session/new, first launch"
+	phFirstTok  = "first token"
+	phTurn1Rest = "rest of the first turn"
+	phSecond    = "second prompt"
+	phTurn2Rest = "rest of the second turn"
+	phExit      = "exit"
+	phInit2     = "initialize, relaunch"
+	phNewAgain  = "session/new, relaunch"
+	phExit2     = "exit, relaunch"
+)
+
+// tablePhases are the table's rows and their minimum in RTT, plain and
+// TLS: the card then the auth probe on a new connection (one RTT of TCP
+// handshake, one more of TLS 1.3), one RTT when the card is remembered,
+// one RTT for a prompt's message on a warm connection (SPEC §19).
+var tablePhases = []struct {
+	name           string
+	plain, withTLS int
+}{
+	{phInit, 0, 0},
+	{phNewFirst, 3, 4},
+	{phNewAgain, 2, 3},
+	{phFirstTok, 1, 1},
+	{phSecond, 1, 1},
+}
+
+// rttRig is the server, its request log and the delay proxy in front of
+// it, for one transport.
+type rttRig struct {
+	tls    bool
+	proxy  *delayProxy
+	srv    *a2aServer
+	log    *reqLog
+	caFile string
+	url    string
+}
+
+func newRTTRig(withTLS bool, dir string) (*rttRig, error) {
+	r := &rttRig{tls: withTLS, log: &reqLog{}}
+	// The proxy needs the server's address and the server's card the
+	// proxy's: the proxy's listener comes first, aimed later.
+	p, err := listenDelayProxy()
+	if err != nil {
+		return nil, err
+	}
+	r.proxy = p
+	scheme := "http"
+	o := serverOpts{wrap: r.log.wrap}
+	if withTLS {
+		scheme = "https"
+		if o.tls, r.caFile, err = testCA(dir); err != nil {
+			p.close()
+			return nil, err
+		}
+	}
+	r.url = scheme + "://" + p.addr()
+	o.base = r.url
+	if r.srv, err = newA2AServerWith(o); err != nil {
+		p.close()
+		return nil, err
+	}
+	p.start(r.srv.ln.Addr().String())
+	return r, nil
+}
+
+func (r *rttRig) close() {
+	r.proxy.close()
+	r.srv.close()
+}
+
+func (r *rttRig) mode() string {
+	if r.tls {
+		return "TLS"
+	}
+	return "HTTP"
+}
+
+// mark is the start of a phase; a phase ends where the next begins.
+type mark struct {
+	phase string
+	at    time.Time
+}
+
+// rttRun is one run at one RTT: its phases' marks, the requests the
+// server read and the connections the proxy accepted.
+type rttRun struct {
+	rtt   time.Duration
+	marks []mark
+	reqs  []reqRecord
+	conns []*proxyConn
+	// connOf maps a request's RemoteAddr to its connection number.
+	connOf map[string]int
+}
+
+func (r *rttRun) dur(phase string) (time.Duration, bool) {
+	for i, m := range r.marks {
+		if m.phase == phase && i+1 < len(r.marks) {
+			return r.marks[i+1].at.Sub(m.at), true
+		}
+	}
+	return 0, false
+}
+
+// phaseAt is the phase during which t fell.
+func (r *rttRun) phaseAt(t time.Time) string {
+	p := "before"
+	for _, m := range r.marks {
+		if t.Before(m.at) {
+			break
+		}
+		p = m.phase
+	}
+	return p
+}
+
+// reqLine is a request as the log shows it.
+type reqLine struct {
+	rec     reqRecord
+	conn    int
+	newConn bool      // the first request of its connection
+	sent    time.Time // when shim sent it, by the proxy's clock
+	phase   string
+}
+
+// lines places each request in the phase shim sent it in: the first
+// request of a connection was sent when shim dialled (the proxy accepted);
+// another, RTT/2 before the server read it.
+func (r *rttRun) lines() []reqLine {
+	seen := map[int]bool{}
+	var out []reqLine
+	for _, q := range r.reqs {
+		l := reqLine{rec: q, conn: r.connOf[q.remote], sent: q.at.Add(-r.rtt / 2)}
+		if l.conn > 0 && !seen[l.conn] {
+			seen[l.conn], l.newConn = true, true
+			l.sent = r.conns[l.conn-1].accepted
+		}
+		l.phase = r.phaseAt(l.sent)
+		out = append(out, l)
+	}
+	return out
+}
+
+// newConns counts the connections dialled during phase.
+func (r *rttRun) newConns(phase string) int {
+	n := 0
+	for _, c := range r.conns {
+		if r.phaseAt(c.accepted) == phase {
+			n++
+		}
+	}
+	return n
+}
+
+// once runs shim through every phase at rtt: a first launch (initialize,
+// session/new, two prompts), then a relaunch on the same state directory
+// (initialize, session/new).
+func (r *rttRig) once(b *bench, rtt time.Duration, dir string) (*rttRun, error) {
+	r.proxy.setRTT(rtt)
+	for _, d := range []string{"home", "state", "config"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			return nil, err
+		}
+	}
+	env := append(b.env(), "HOME="+filepath.Join(dir, "home"),
+		"SHIM_STATE_DIR="+filepath.Join(dir, "state"), "SHIM_CONFIG_DIR="+filepath.Join(dir, "config"))
+	if r.tls {
+		env = append(env, "SSL_CERT_FILE="+r.caFile, "SSL_CERT_DIR="+filepath.Join(dir, "no-certs"))
+	}
+	argv := []string{b.cfg.shim, "--url", r.url, "--token", benchToken, "--log-level", "error"}
+	cwd := filepath.Join(dir, "home")
+	run := &rttRun{rtt: rtt}
+	n0 := len(r.proxy.connections())
+	start := time.Now()
+	at := func(phase string) { run.marks = append(run.marks, mark{phase, time.Now()}) }
+	timeout := 30*time.Second + 40*rtt
+
+	var (
+		mu    sync.Mutex
+		first chan struct{}
+	)
+	onNote := func(line []byte, _ time.Duration) {
+		if !strings.Contains(string(line[:min(len(line), 400)]), `"agent_message_chunk"`) {
+			return
+		}
+		mu.Lock()
+		if first != nil {
+			close(first)
+			first = nil
+		}
+		mu.Unlock()
+	}
+	prompt := func(p *acpProc, id, tokPhase, restPhase string) error {
+		ch := make(chan struct{})
+		mu.Lock()
+		first = ch
+		mu.Unlock()
+		at(tokPhase)
+		resp, err := p.request("session/prompt", map[string]any{"sessionId": id,
+			"prompt": []map[string]any{{"type": "text", "text": streamSpec{n: 3}.prompt()}}})
+		if err != nil {
+			return err
+		}
+		select {
+		case <-ch:
+		case <-time.After(timeout):
+			return fmt.Errorf("%s: no chunk in %s", tokPhase, timeout)
+		}
+		at(restPhase)
+		select {
+		case line, ok := <-resp:
+			if !ok || !strings.Contains(string(line), `"result"`) {
+				return fmt.Errorf("%s: %.200s", tokPhase, line)
+			}
+		case <-time.After(timeout):
+			return fmt.Errorf("%s: no answer in %s", tokPhase, timeout)
+		}
+		return nil
+	}
+	launch := func(initPhase, newPhase, exitPhase string, prompts bool) error {
+		at(initPhase)
+		p, err := startAgent(argv, env, os.Stderr)
+		if err != nil {
+			return err
+		}
+		p.onNote = onNote
+		defer func() {
+			at(exitPhase)
+			p.close(10 * time.Second)
+		}()
+		if _, err := p.call("initialize", initParams(), timeout); err != nil {
+			return err
+		}
+		at(newPhase)
+		res, err := p.call("session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}}, timeout)
+		if err != nil {
+			return err
+		}
+		id := jsonField(res, "sessionId")
+		if id == "" {
+			return fmt.Errorf("session/new answered %s", res)
+		}
+		if !prompts {
+			return nil
+		}
+		if err := prompt(p, id, phFirstTok, phTurn1Rest); err != nil {
+			return err
+		}
+		return prompt(p, id, phSecond, phTurn2Rest)
+	}
+	if err := launch(phInit, phNewFirst, phExit, true); err != nil {
+		return nil, err
+	}
+	if err := launch(phInit2, phNewAgain, phExit2, false); err != nil {
+		return nil, err
+	}
+	at("end")
+	// Let the last bytes through the proxy before reading its records.
+	time.Sleep(rtt)
+	run.conns = r.proxy.connections()[n0:]
+	// Renumber this run's connections from 1.
+	run.connOf = map[string]int{}
+	for i, c := range run.conns {
+		run.connOf[c.upstream] = i + 1
+	}
+	run.reqs = r.log.since(start)
+	return run, nil
+}
+
+// roundTrips is the bench's section: each transport, each RTT, -rtt-runs
+// times, the RTTs interleaved.
+func (b *bench) roundTrips() error {
+	if b.cfg.rttRuns < 1 {
+		return errors.New("-rtt-runs must be at least 1")
+	}
+	base, err := os.MkdirTemp(b.cfg.work, "rtt-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(base)
+	if base, err = filepath.Abs(base); err != nil {
+		return err
+	}
+	var sb strings.Builder
+	var logs strings.Builder
+	sb.WriteString("| phase | transport | RTT 0 | RTT 50 ms | RTT 100 ms | RTT 200 ms | minimum | requests of the phase (at 200 ms, in order) | new connections |\n")
+	sb.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	var rows []string
+	for _, withTLS := range []bool{false, true} {
+		rig, err := newRTTRig(withTLS, base)
+		if err != nil {
+			return err
+		}
+		runs := map[time.Duration][]*rttRun{}
+		for rep := range b.cfg.rttRuns {
+			for _, rtt := range rttSteps {
+				dir := filepath.Join(base, fmt.Sprintf("%s-%d-%d", rig.mode(), rtt.Milliseconds(), rep))
+				run, err := rig.once(b, rtt, dir)
+				if err != nil {
+					rig.close()
+					return fmt.Errorf("%s, RTT %s: %w", rig.mode(), rtt, err)
+				}
+				runs[rtt] = append(runs[rtt], run)
+				fmt.Fprintf(b.log, "   %s RTT %3d ms: %s\n", rig.mode(), rtt.Milliseconds(), run.summary())
+			}
+		}
+		rig.close()
+		last := rttSteps[len(rttSteps)-1]
+		shown := runs[last][0]
+		for _, ph := range tablePhases {
+			minimum := ph.plain
+			if withTLS {
+				minimum = ph.withTLS
+			}
+			cells := []string{ph.name, rig.mode()}
+			for _, rtt := range rttSteps {
+				var ds []time.Duration
+				for _, run := range runs[rtt] {
+					if d, ok := run.dur(ph.name); ok {
+						ds = append(ds, d)
+					}
+				}
+				med := pct(ds, 50)
+				if rtt == 0 {
+					cells = append(cells, ms(med))
+					continue
+				}
+				cells = append(cells, fmt.Sprintf("%.1f RTT", float64(med)/float64(rtt)))
+			}
+			var reqs []string
+			for _, l := range shown.lines() {
+				if l.phase == ph.name {
+					reqs = append(reqs, l.rec.what)
+				}
+			}
+			list := strings.Join(reqs, "; ")
+			if list == "" {
+				list = "none"
+			}
+			cells = append(cells, fmt.Sprint(minimum), fmt.Sprintf("%d: %s", len(reqs), list), fmt.Sprint(shown.newConns(ph.name)))
+			rows = append(rows, "| "+strings.Join(cells, " | ")+" |")
+		}
+		fmt.Fprintf(&logs, "\n%s, RTT %d ms (the first run): each request as the server read it, in RTT from the start of its phase\n\n```\n",
+			rig.mode(), last.Milliseconds())
+		logs.WriteString(shown.log())
+		logs.WriteString("```\n")
+	}
+	slices.SortStableFunc(rows, func(a, b string) int {
+		return phaseIndex(a) - phaseIndex(b)
+	})
+	sb.WriteString(strings.Join(rows, "\n") + "\n")
+	fmt.Fprintf(&sb, "\nEach cell is the median of %d runs, in multiples of the RTT (RTT 0: milliseconds). "+
+		"A new connection costs one RTT before its first byte, TLS one more.\n", b.cfg.rttRuns)
+	sb.WriteString(logs.String())
+	b.rtt = sb.String()
+	return nil
+}
+
+// phaseIndex orders the table's rows by phase (plain before TLS kept).
+func phaseIndex(row string) int {
+	for i, ph := range tablePhases {
+		if strings.HasPrefix(row, "| "+ph.name+" |") {
+			return i
+		}
+	}
+	return len(tablePhases)
+}
+
+// summary is one run's phases in RTT multiples (or ms at RTT 0), for the
+// progress log.
+func (r *rttRun) summary() string {
+	var parts []string
+	for _, ph := range tablePhases {
+		d, _ := r.dur(ph.name)
+		if r.rtt == 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", ph.name, ms(d)))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %.1f", ph.name, float64(d)/float64(r.rtt)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// log is the run's requests phase by phase, each with the time the server
+// read it (in RTT from its phase's start), its connection, and whether it
+// opened that connection.
+func (r *rttRun) log() string {
+	var sb strings.Builder
+	lines := r.lines()
+	unit := func(d time.Duration) string {
+		if r.rtt == 0 {
+			return ms(d)
+		}
+		return fmt.Sprintf("%4.1f RTT", float64(d)/float64(r.rtt))
+	}
+	for i, m := range r.marks {
+		if m.phase == "end" {
+			break
+		}
+		end := r.marks[i+1].at
+		fmt.Fprintf(&sb, "%s (%s)\n", m.phase, unit(end.Sub(m.at)))
+		for _, l := range lines {
+			if l.phase != m.phase {
+				continue
+			}
+			tag := ""
+			if l.newConn {
+				tag = " (opens it, " + l.rec.proto + ")"
+			}
+			fmt.Fprintf(&sb, "  +%s  connection %d%s  %s\n", unit(l.rec.at.Sub(m.at)), l.conn, tag, l.rec.what)
+		}
+	}
+	return sb.String()
+}
