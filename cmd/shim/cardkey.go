@@ -65,17 +65,7 @@ func (s *settings) trustNewKey(ctx context.Context, con *console, out io.Writer,
 	if err != nil {
 		return &exitError{code: 1, msg: err.Error() + "; nothing was changed"}
 	}
-	fmt.Fprintf(out, "Agent card: %s\n", termsafe.String(offer.URL))
-	if offer.Current != nil {
-		fmt.Fprintf(out, "Pinned key: %s (pinned %s)\n", offer.Current.Thumbprint, offer.Current.Pinned.UTC().Format(time.DateOnly))
-	} else {
-		fmt.Fprintln(out, "Pinned key: none")
-	}
-	if offer.Unsigned {
-		fmt.Fprintln(out, "New key:    none: the card comes unsigned now")
-	} else {
-		fmt.Fprintf(out, "New key:    %s (%s)\n", offer.Thumbprint, offer.Alg)
-	}
+	showKeyOffer(out, offer)
 	switch {
 	case offer.Unsigned && offer.Current == nil:
 		fmt.Fprintln(out, "The card is unsigned and no key is pinned for it: nothing to change.")
@@ -109,4 +99,20 @@ func (s *settings) trustNewKey(ctx context.Context, con *console, out io.Writer,
 	}
 	fmt.Fprintf(out, "Pinned key %s for %s in %s.\n", v.Thumbprint, termsafe.String(offer.URL), termsafe.String(s.cards.Pins.Path()))
 	return nil
+}
+
+// showKeyOffer prints the card, the key pinned for it and the key it is
+// signed with now.
+func showKeyOffer(out io.Writer, offer *cardsig.Offer) {
+	fmt.Fprintf(out, "Agent card: %s\n", termsafe.String(offer.URL))
+	if offer.Current != nil {
+		fmt.Fprintf(out, "Pinned key: %s (pinned %s)\n", offer.Current.Thumbprint, offer.Current.Pinned.UTC().Format(time.DateOnly))
+	} else {
+		fmt.Fprintln(out, "Pinned key: none")
+	}
+	if offer.Unsigned {
+		fmt.Fprintln(out, "New key:    none: the card comes unsigned now")
+	} else {
+		fmt.Fprintf(out, "New key:    %s (%s)\n", offer.Thumbprint, offer.Alg)
+	}
 }
