@@ -159,62 +159,13 @@ func run(c config) error {
 	load0 := loadavg()
 	fmt.Fprintf(b.log, "machine: %s; load average %s\n", m.line(), load0)
 	start := time.Now()
-	type step struct {
-		key, name string
-		fn        func() error
-	}
-	steps := []step{
-		{"cold", "cold start", b.coldStart},
-		{"throughput", "throughput", b.throughput},
-		{"latency", "latency", b.latency},
-		{"memory", "memory", b.memory},
-		{"replay", "replay", b.replay},
-		{"long", "long session", b.longSession},
-		{"rtt", "round trips", b.roundTrips},
-	}
-	if c.gobench {
-		steps = append(steps, step{"gobench", "go benchmarks", b.goBench})
-	}
-	if c.profile {
-		steps = append(steps, step{"profile", "profiles", b.profiles})
-	}
-	for _, s := range steps {
-		if c.only != "" && !slices.Contains(strings.Split(c.only, ","), s.key) {
-			continue
-		}
-		t := time.Now()
-		fmt.Fprintf(b.log, "== %s\n", s.name)
-		if err := s.fn(); err != nil {
-			fmt.Fprintf(b.log, "   %s failed: %v\n", s.name, err)
-			b.add(s.name, "(failed)", err.Error(), "", "error")
-		}
-		fmt.Fprintf(b.log, "   %s took %s\n", s.name, time.Since(t).Round(time.Millisecond))
-	}
+	b.runSteps()
 	elapsed := time.Since(start).Round(time.Second)
 	m.load = fmt.Sprintf("%s at the start, %s at the end", load0, loadavg())
 	if b.goCPU != "" {
 		m.cpu += " (" + b.goCPU + ")"
 	}
-	table := b.table()
-	fmt.Println()
-	fmt.Println(table)
-	if b.rtt != "" {
-		fmt.Println(b.rtt)
-	}
-	fmt.Printf("(%s, %s)\n", m.line(), elapsed)
-	if c.out == "" {
-		return nil
-	}
-	if c.only == "rtt" {
-		// The rest of the report stays as the last whole run wrote it.
-		if err := b.spliceRTT(m, elapsed); err != nil {
-			return err
-		}
-	} else if err := b.write(m, table, elapsed); err != nil {
-		return err
-	}
-	fmt.Printf("wrote %s\n", c.out)
-	return nil
+	return b.report(m, elapsed)
 }
 
 func (b *bench) add(section, what, value, target, verdict string) {
@@ -404,4 +355,65 @@ func install(path, dir, name string) (string, error) {
 	}
 	dst := filepath.Join(dir, name)
 	return dst, os.WriteFile(dst, b, 0o755)
+}
+
+// runSteps runs each section of the bench that -only (and -gobench,
+// -profile) asks for, in order; a section that fails is a row saying so.
+func (b *bench) runSteps() {
+	type step struct {
+		key, name string
+		fn        func() error
+	}
+	steps := []step{
+		{"cold", "cold start", b.coldStart},
+		{"throughput", "throughput", b.throughput},
+		{"latency", "latency", b.latency},
+		{"memory", "memory", b.memory},
+		{"replay", "replay", b.replay},
+		{"long", "long session", b.longSession},
+		{"rtt", "round trips", b.roundTrips},
+	}
+	if b.cfg.gobench {
+		steps = append(steps, step{"gobench", "go benchmarks", b.goBench})
+	}
+	if b.cfg.profile {
+		steps = append(steps, step{"profile", "profiles", b.profiles})
+	}
+	for _, s := range steps {
+		if b.cfg.only != "" && !slices.Contains(strings.Split(b.cfg.only, ","), s.key) {
+			continue
+		}
+		t := time.Now()
+		fmt.Fprintf(b.log, "== %s\n", s.name)
+		if err := s.fn(); err != nil {
+			fmt.Fprintf(b.log, "   %s failed: %v\n", s.name, err)
+			b.add(s.name, "(failed)", err.Error(), "", "error")
+		}
+		fmt.Fprintf(b.log, "   %s took %s\n", s.name, time.Since(t).Round(time.Millisecond))
+	}
+}
+
+// report prints the table (and the round trips) and writes -out: the
+// whole report, or with -only rtt only its round-trip part.
+func (b *bench) report(m machineInfo, elapsed time.Duration) error {
+	table := b.table()
+	fmt.Println()
+	fmt.Println(table)
+	if b.rtt != "" {
+		fmt.Println(b.rtt)
+	}
+	fmt.Printf("(%s, %s)\n", m.line(), elapsed)
+	if b.cfg.out == "" {
+		return nil
+	}
+	if b.cfg.only == "rtt" {
+		// The rest of the report stays as the last whole run wrote it.
+		if err := b.spliceRTT(m, elapsed); err != nil {
+			return err
+		}
+	} else if err := b.write(m, table, elapsed); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s\n", b.cfg.out)
+	return nil
 }

@@ -198,51 +198,9 @@ func (r *rttRig) once(b *bench, rtt time.Duration, dir string) (*rttRun, error) 
 	run := &rttRun{rtt: rtt}
 	n0 := len(r.proxy.connections())
 	start := time.Now()
-	at := func(phase string) { run.marks = append(run.marks, mark{phase, time.Now()}) }
 	timeout := 30*time.Second + 40*rtt
-
-	var (
-		mu    sync.Mutex
-		first chan struct{}
-	)
-	onNote := func(line []byte, _ time.Duration) {
-		if !strings.Contains(string(line[:min(len(line), 400)]), `"agent_message_chunk"`) {
-			return
-		}
-		mu.Lock()
-		if first != nil {
-			close(first)
-			first = nil
-		}
-		mu.Unlock()
-	}
-	prompt := func(p *acpProc, id, tokPhase, restPhase string) error {
-		ch := make(chan struct{})
-		mu.Lock()
-		first = ch
-		mu.Unlock()
-		at(tokPhase)
-		resp, err := p.request("session/prompt", map[string]any{"sessionId": id,
-			"prompt": []map[string]any{{"type": "text", "text": streamSpec{n: 3}.prompt()}}})
-		if err != nil {
-			return err
-		}
-		select {
-		case <-ch:
-		case <-time.After(timeout):
-			return fmt.Errorf("%s: no chunk in %s", tokPhase, timeout)
-		}
-		at(restPhase)
-		select {
-		case line, ok := <-resp:
-			if !ok || !strings.Contains(string(line), `"result"`) {
-				return fmt.Errorf("%s: %.200s", tokPhase, line)
-			}
-		case <-time.After(timeout):
-			return fmt.Errorf("%s: no answer in %s", tokPhase, timeout)
-		}
-		return nil
-	}
+	d := &rttDriver{run: run, timeout: timeout}
+	at, onNote, prompt := d.at, d.onNote, d.prompt
 	launch := func(initPhase, newPhase, exitPhase string, prompts bool) error {
 		at(initPhase)
 		p, err := startAgent(argv, env, os.Stderr)
@@ -437,4 +395,61 @@ func (r *rttRun) log() string {
 		}
 	}
 	return sb.String()
+}
+
+// rttDriver marks the phases of one run and drives its prompts: the
+// first chunk of a prompt's answer ends its first-token phase.
+type rttDriver struct {
+	run     *rttRun
+	timeout time.Duration
+
+	mu    sync.Mutex
+	first chan struct{} // closed by the first chunk of the prompt asked
+}
+
+// at marks the start of phase.
+func (d *rttDriver) at(phase string) { d.run.marks = append(d.run.marks, mark{phase, time.Now()}) }
+
+// onNote sees each notification shim writes: the first answer chunk of
+// the prompt asked.
+func (d *rttDriver) onNote(line []byte, _ time.Duration) {
+	if !strings.Contains(string(line[:min(len(line), 400)]), `"agent_message_chunk"`) {
+		return
+	}
+	d.mu.Lock()
+	if d.first != nil {
+		close(d.first)
+		d.first = nil
+	}
+	d.mu.Unlock()
+}
+
+// prompt sends one prompt on session id: tokPhase until its first
+// chunk, restPhase until its answer.
+func (d *rttDriver) prompt(p *acpProc, id, tokPhase, restPhase string) error {
+	ch := make(chan struct{})
+	d.mu.Lock()
+	d.first = ch
+	d.mu.Unlock()
+	d.at(tokPhase)
+	resp, err := p.request("session/prompt", map[string]any{"sessionId": id,
+		"prompt": []map[string]any{{"type": "text", "text": streamSpec{n: 3}.prompt()}}})
+	if err != nil {
+		return err
+	}
+	select {
+	case <-ch:
+	case <-time.After(d.timeout):
+		return fmt.Errorf("%s: no chunk in %s", tokPhase, d.timeout)
+	}
+	d.at(restPhase)
+	select {
+	case line, ok := <-resp:
+		if !ok || !strings.Contains(string(line), `"result"`) {
+			return fmt.Errorf("%s: %.200s", tokPhase, line)
+		}
+	case <-time.After(d.timeout):
+		return fmt.Errorf("%s: no answer in %s", tokPhase, d.timeout)
+	}
+	return nil
 }

@@ -1,7 +1,9 @@
 package cardsig
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -83,7 +85,7 @@ func (v *Verifier) Verify(ctx context.Context, cardURL string, body []byte) (Ver
 	}
 	card, err := readCard(body)
 	if err != nil {
-		return Verdict{}, &Error{Code: CodeMalformed, URL: key, Err: err}
+		return v.unreadable(key, body, err)
 	}
 	if v.Keys != nil {
 		return v.underKeySet(key, card)
@@ -438,4 +440,30 @@ func shownURL(s string) string {
 		s = s[:200] + "…"
 	}
 	return s
+}
+
+// unreadable is the verdict on a card that has no RFC 8785 form (a name
+// twice in an object, text that is not UTF-8): refused as malformed, but
+// for a card that claims no signature, of a URL with no pin and no
+// --card-keys, which is read as it always was (SPEC §17: an unsigned card
+// of a URL with no pin works as today).
+func (v *Verifier) unreadable(key string, body []byte, cause error) (Verdict, error) {
+	malformed := &Error{Code: CodeMalformed, URL: key, Err: cause}
+	var claims struct {
+		Signatures json.RawMessage `json:"signatures"`
+	}
+	if v.Keys != nil || v.Pins == nil || json.Unmarshal(body, &claims) != nil {
+		return Verdict{}, malformed
+	}
+	if sig := bytes.TrimSpace(claims.Signatures); len(sig) > 0 && string(sig) != "null" && string(sig) != "[]" {
+		return Verdict{}, malformed
+	}
+	pin, err := v.Pins.Get(key)
+	switch {
+	case err != nil:
+		return Verdict{}, err
+	case pin != nil:
+		return Verdict{}, malformed
+	}
+	return Verdict{Status: Unsigned}, nil
 }

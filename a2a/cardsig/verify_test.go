@@ -156,6 +156,36 @@ func TestUnsignedWithoutPin(t *testing.T) {
 	}
 }
 
+// A card with no RFC 8785 form (a name twice, text that is not UTF-8)
+// that claims no signature is read as before when its URL has no pin;
+// under a pin, or claiming a signature, it is refused as malformed.
+func TestUnsignedUncanonicalCard(t *testing.T) {
+	twice := `{"name": "x", "name": "y"}`
+	notUTF8 := "{\"name\": \"x\xff\"}"
+	for _, card := range []string{twice, notUTF8} {
+		v, dir := newVerifier(t)
+		got, err := v.Verify(t.Context(), cardURL, []byte(card))
+		if err != nil || got != (Verdict{Status: Unsigned}) {
+			t.Errorf("%q with no pin: %+v, %v", card, got, err)
+		}
+		wantNoPinFile(t, dir)
+	}
+	claimed := `{"name": "x", "name": "y", "signatures": [{"protected": "e30", "signature": "AA"}]}`
+	v, dir := newVerifier(t)
+	refusal(t, second(v.Verify(t.Context(), cardURL, []byte(claimed))), CodeMalformed)
+	wantNoPinFile(t, dir)
+
+	a := newKey(t, jose.ES256, "")
+	pinFirst(t, v, a)
+	before := readPinFile(t, dir)
+	for _, card := range []string{twice, notUTF8} {
+		refusal(t, second(v.Verify(t.Context(), cardURL, []byte(card))), CodeMalformed)
+	}
+	if !bytes.Equal(readPinFile(t, dir), before) {
+		t.Error("the pin file changed")
+	}
+}
+
 // A card changed after it was signed is refused, on first use (nothing
 // pinned) and under a pin (the pin kept).
 func TestTamperedCard(t *testing.T) {
@@ -734,12 +764,14 @@ func TestAddKeepsHeldPin(t *testing.T) {
 }
 
 // A card that is not one JSON object, or whose signatures cannot be read,
-// is refused; nothing is pinned.
+// is refused; nothing is pinned. (A card with a name twice or text that
+// is not UTF-8 that claims no signature is refused only under a pin:
+// TestUnsignedUncanonicalCard.)
 func TestMalformed(t *testing.T) {
 	a := newKey(t, jose.ES256, "")
 	good := signatureOf(t, []byte(baseCard), a, naming{jwk: true})
 	for _, card := range []string{
-		`[1]`, `{"name": "a", "name": "b"}`, `{"name": "x"} {}`, "{\"name\": \"\xff\"}",
+		`[1]`, `{"name": "x"} {}`, `{"name": "a", "name": "b", "signatures": [1]}`,
 		`{"signatures": {}}`, `{"signatures": [1]}`, `{"signatures": [{"protected": "a.b", "signature": "c"}]}`,
 		`{"signatures": [{"protected": "` + good["protected"].(string) + `"}]}`,
 		`{"signatures": [{"protected": "` + good["protected"].(string) + `", "signature": "` + good["signature"].(string) + `", "header": 1}]}`,
