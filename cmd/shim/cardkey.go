@@ -20,7 +20,8 @@ import (
 // sayCardSignature says on out what the check of client's card found: the
 // key it pinned now, or the key it verified under (nothing for an unsigned
 // card).
-func (s *settings) sayCardSignature(out io.Writer, client *a2aclient.Client) {
+func (g signIn) sayCardSignature(out io.Writer, client *a2aclient.Client) {
+	s := g.s
 	v := client.CardSignature()
 	if v == nil || v.Status != cardsig.Verified {
 		return
@@ -42,7 +43,8 @@ func (s *settings) sayCardSignature(out io.Writer, client *a2aclient.Client) {
 // served (without a credential), shows the key it is signed with beside
 // the key pinned for it, and on a terminal asks whether to trust the new
 // one. Without a terminal it changes nothing and exits 2.
-func (s *settings) trustNewKey(ctx context.Context, con *console, out io.Writer, url, cardURL string) error {
+func (g signIn) trustNewKey(ctx context.Context, con *console, out io.Writer, url, cardURL string) error {
+	s := g.s
 	if s.cards.Keys != nil {
 		return &exitError{code: 2, msg: fmt.Sprintf("the keys trusted for agent cards come from --card-keys %s: put the new key in that file; nothing was changed", s.cards.Keys.Path)}
 	}
