@@ -96,15 +96,7 @@ func TestAuthenticateReloads(t *testing.T) {
 	}
 	wantAuthRequired := func(what string, m map[string]any, words ...string) {
 		t.Helper()
-		reason, _ := errData(m)["reason"].(string)
-		if errCode(m) != -32000 {
-			t.Fatalf("%s: want -32000, got %v", what, m)
-		}
-		for _, w := range words {
-			if !strings.Contains(reason, w) {
-				t.Errorf("%s: data.reason %q lacks %q", what, reason, w)
-			}
-		}
+		checkAuthRequired(t, what, m, words...)
 	}
 	wantAuthRequired("session/new without a URL", call("session/new", newSessionParams()), "shim login", "--url")
 	wantAuthRequired("session/list without a URL", call("session/list", map[string]any{}), "shim login", "--url")
@@ -128,10 +120,7 @@ func TestAuthenticateReloads(t *testing.T) {
 	// started without one.
 	sid, _ := m["result"].(map[string]any)["sessionId"].(string)
 	key := strings.TrimSuffix(f.url(), "/")
-	items, err := threads.Open(e.state, nil).List(key)
-	if err != nil || len(items) != 1 || items[0].ID != sid {
-		t.Errorf("index under %s: %+v %v", key, items, err)
-	}
+	checkIndexedOnce(t, e, key, sid)
 
 	f.set(func(f *fakeA2A) { f.token = tok2 })
 	if r := e.run(t, tok2, "login", "--url", f.url()); r.code != 0 {
@@ -183,5 +172,29 @@ func TestBadTokenAuthRequired(t *testing.T) {
 	m = p.call(t, 3, "session/list", map[string]any{"cwd": "/tmp"})
 	if reason, _ := errData(m)["reason"].(string); errCode(m) != -32000 || !strings.Contains(reason, advice) || strings.Contains(reason, "run `shim login`") {
 		t.Fatalf("session/list: %v", m)
+	}
+}
+
+// checkAuthRequired checks that m is the -32000 answer and its
+// data.reason names each of words.
+func checkAuthRequired(t *testing.T, what string, m map[string]any, words ...string) {
+	t.Helper()
+	reason, _ := errData(m)["reason"].(string)
+	if errCode(m) != -32000 {
+		t.Fatalf("%s: want -32000, got %v", what, m)
+	}
+	for _, w := range words {
+		if !strings.Contains(reason, w) {
+			t.Errorf("%s: data.reason %q lacks %q", what, reason, w)
+		}
+	}
+}
+
+// checkIndexedOnce checks that the thread index holds sid alone under key.
+func checkIndexedOnce(t *testing.T, e *shimEnv, key, sid string) {
+	t.Helper()
+	items, err := threads.Open(e.state, nil).List(key)
+	if err != nil || len(items) != 1 || items[0].ID != sid {
+		t.Errorf("index under %s: %+v %v", key, items, err)
 	}
 }

@@ -20,7 +20,8 @@ import (
 // sayCardSignature says on out what the check of client's card found: the
 // key it pinned now, or the key it verified under (nothing for an unsigned
 // card).
-func (s *settings) sayCardSignature(out io.Writer, client *a2aclient.Client) {
+func (g signIn) sayCardSignature(out io.Writer, client *a2aclient.Client) {
+	s := g.s
 	v := client.CardSignature()
 	if v == nil || v.Status != cardsig.Verified {
 		return
@@ -42,7 +43,8 @@ func (s *settings) sayCardSignature(out io.Writer, client *a2aclient.Client) {
 // served (without a credential), shows the key it is signed with beside
 // the key pinned for it, and on a terminal asks whether to trust the new
 // one. Without a terminal it changes nothing and exits 2.
-func (s *settings) trustNewKey(ctx context.Context, con *console, out io.Writer, url, cardURL string) error {
+func (g signIn) trustNewKey(ctx context.Context, con *console, out io.Writer, url, cardURL string) error {
+	s := g.s
 	if s.cards.Keys != nil {
 		return &exitError{code: 2, msg: fmt.Sprintf("the keys trusted for agent cards come from --card-keys %s: put the new key in that file; nothing was changed", s.cards.Keys.Path)}
 	}
@@ -65,17 +67,7 @@ func (s *settings) trustNewKey(ctx context.Context, con *console, out io.Writer,
 	if err != nil {
 		return &exitError{code: 1, msg: err.Error() + "; nothing was changed"}
 	}
-	fmt.Fprintf(out, "Agent card: %s\n", termsafe.String(offer.URL))
-	if offer.Current != nil {
-		fmt.Fprintf(out, "Pinned key: %s (pinned %s)\n", offer.Current.Thumbprint, offer.Current.Pinned.UTC().Format(time.DateOnly))
-	} else {
-		fmt.Fprintln(out, "Pinned key: none")
-	}
-	if offer.Unsigned {
-		fmt.Fprintln(out, "New key:    none: the card comes unsigned now")
-	} else {
-		fmt.Fprintf(out, "New key:    %s (%s)\n", offer.Thumbprint, offer.Alg)
-	}
+	showKeyOffer(out, offer)
 	switch {
 	case offer.Unsigned && offer.Current == nil:
 		fmt.Fprintln(out, "The card is unsigned and no key is pinned for it: nothing to change.")
@@ -109,4 +101,20 @@ func (s *settings) trustNewKey(ctx context.Context, con *console, out io.Writer,
 	}
 	fmt.Fprintf(out, "Pinned key %s for %s in %s.\n", v.Thumbprint, termsafe.String(offer.URL), termsafe.String(s.cards.Pins.Path()))
 	return nil
+}
+
+// showKeyOffer prints the card, the key pinned for it and the key it is
+// signed with now.
+func showKeyOffer(out io.Writer, offer *cardsig.Offer) {
+	fmt.Fprintf(out, "Agent card: %s\n", termsafe.String(offer.URL))
+	if offer.Current != nil {
+		fmt.Fprintf(out, "Pinned key: %s (pinned %s)\n", offer.Current.Thumbprint, offer.Current.Pinned.UTC().Format(time.DateOnly))
+	} else {
+		fmt.Fprintln(out, "Pinned key: none")
+	}
+	if offer.Unsigned {
+		fmt.Fprintln(out, "New key:    none: the card comes unsigned now")
+	} else {
+		fmt.Fprintf(out, "New key:    %s (%s)\n", offer.Thumbprint, offer.Alg)
+	}
 }

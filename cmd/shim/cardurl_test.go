@@ -119,81 +119,91 @@ func TestCardsAnywhere(t *testing.T) {
 			m := startMultiAgent(t, dialect, "")
 			card := m.origin + "/api/.well-known/coder/agent-card.json"
 			endpoint := m.origin + "/api/a2a/coder"
-			for _, c := range []struct {
-				name string
-				args []string
-				key  string
-			}{
+			for _, c := range []cardsCase{
 				{"card-url", []string{"--card-url", card}, card},
 				{"url is a card", []string{"--url", card}, card},
 				{"endpoint alone", []string{"--endpoint", endpoint, "--a2a-version", dialect}, endpoint},
 			} {
-				t.Run(c.name, func(t *testing.T) {
-					e := newShimEnv(t)
-					root := t.TempDir()
-					n := len(m.requests())
-					p := e.start(t, c.args...)
-					if r := p.call(t, 1, "initialize", initParams(false)); r["result"] == nil {
-						t.Fatalf("initialize: %v", r)
-					}
-					r := p.call(t, 2, "session/new", map[string]any{"cwd": root, "mcpServers": []any{}})
-					res, _ := r["result"].(map[string]any)
-					sid, _ := res["sessionId"].(string)
-					if sid == "" {
-						t.Fatalf("session/new: %v\n%s", r, p.logs())
-					}
-					if r := p.call(t, 3, "session/prompt", promptParams(sid, "hello there")); r["result"] == nil {
-						t.Fatalf("prompt: %v\n%s", r, p.logs())
-					}
-					if got := p.chunks(sid, "agent_message_chunk"); !strings.Contains(got, "You asked: hello there") {
-						t.Fatalf("answer %q\n%s", got, p.logs())
-					}
-					for _, q := range m.requests()[n:] {
-						if strings.Contains(q.Path, "writer") || q.Path == "/.well-known/agent-card.json" {
-							t.Errorf("a request went to %s %s", q.Method, q.Path)
-						}
-					}
-					if ids := e.indexEntries(t)[c.key]; len(ids) != 1 || ids[0] != sid {
-						t.Fatalf("threads.json under %s: %v (all: %v)", c.key, ids, e.indexEntries(t))
-					}
-
-					q := e.start(t, c.args...)
-					q.call(t, 1, "initialize", initParams(false))
-					r = q.call(t, 2, "session/list", map[string]any{"cwd": root})
-					if b, _ := json.Marshal(r["result"]); !strings.Contains(string(b), sid) {
-						t.Fatalf("session/list: %v\n%s", r, q.logs())
-					}
-					if r := q.call(t, 3, "session/load", map[string]any{"sessionId": sid, "cwd": root, "mcpServers": []any{}}); r["result"] == nil {
-						t.Fatalf("session/load: %v\n%s", r, q.logs())
-					}
-					if got := q.chunks(sid, "user_message_chunk"); got != "hello there" {
-						t.Errorf("replayed question %q", got)
-					}
-					if got := q.chunks(sid, "agent_message_chunk"); !strings.Contains(got, "You asked: hello there") {
-						t.Errorf("replayed answer %q", got)
-					}
-					if r := q.call(t, 4, "session/prompt", promptParams(sid, "and then")); r["result"] == nil {
-						t.Fatalf("prompt after load: %v\n%s", r, q.logs())
-					}
-					if got := q.chunks(sid, "agent_message_chunk"); !strings.Contains(got, "You asked: and then") {
-						t.Errorf("answer after load %q", got)
-					}
-
-					th := e.run(t, "", slices.Concat(c.args, []string{"threads"})...)
-					if th.code != 0 || !strings.Contains(th.stdout, sid) || !strings.Contains(th.stdout, "hello there") {
-						t.Errorf("shim threads %v: exit %d\n%s%s", c.args, th.code, th.stdout, th.stderr)
-					}
-					d := e.run(t, "", slices.Concat(c.args, []string{"doctor"})...)
-					rows := doctorRows(t, d.stdout)
-					if d.code != 0 || rows["endpoint"] != "ok "+endpoint {
-						t.Errorf("doctor %v: exit %d\n%s%s", c.args, d.code, d.stdout, d.stderr)
-					}
-					if c.key == card && rows["agent card"] != fmt.Sprintf("ok Coder (%s)", card) {
-						t.Errorf("doctor's card row %q", rows["agent card"])
-					}
-				})
+				t.Run(c.name, func(t *testing.T) { cardsAnywhereCase(t, m, c, card, endpoint) })
 			}
 		})
+	}
+}
+
+// cardsAnywhereCase opens a session and prompts through one way of
+// naming the agent, then reloads it and runs the commands.
+func cardsAnywhereCase(t *testing.T, m *multiAgent, c cardsCase, card, endpoint string) {
+	e := newShimEnv(t)
+	root := t.TempDir()
+	n := len(m.requests())
+	p := e.start(t, c.args...)
+	if r := p.call(t, 1, "initialize", initParams(false)); r["result"] == nil {
+		t.Fatalf("initialize: %v", r)
+	}
+	r := p.call(t, 2, "session/new", map[string]any{"cwd": root, "mcpServers": []any{}})
+	res, _ := r["result"].(map[string]any)
+	sid, _ := res["sessionId"].(string)
+	if sid == "" {
+		t.Fatalf("session/new: %v\n%s", r, p.logs())
+	}
+	if r := p.call(t, 3, "session/prompt", promptParams(sid, "hello there")); r["result"] == nil {
+		t.Fatalf("prompt: %v\n%s", r, p.logs())
+	}
+	if got := p.chunks(sid, "agent_message_chunk"); !strings.Contains(got, "You asked: hello there") {
+		t.Fatalf("answer %q\n%s", got, p.logs())
+	}
+	for _, q := range m.requests()[n:] {
+		if strings.Contains(q.Path, "writer") || q.Path == "/.well-known/agent-card.json" {
+			t.Errorf("a request went to %s %s", q.Method, q.Path)
+		}
+	}
+	if ids := e.indexEntries(t)[c.key]; len(ids) != 1 || ids[0] != sid {
+		t.Fatalf("threads.json under %s: %v (all: %v)", c.key, ids, e.indexEntries(t))
+	}
+	cardsAnywhereReload(t, e, c, root, sid)
+	cardsAnywhereCommands(t, e, c, card, endpoint, sid)
+}
+
+// cardsAnywhereReload lists and loads the session sid in a second shim
+// and prompts it again.
+func cardsAnywhereReload(t *testing.T, e *shimEnv, c cardsCase, root, sid string) {
+	q := e.start(t, c.args...)
+	q.call(t, 1, "initialize", initParams(false))
+	r := q.call(t, 2, "session/list", map[string]any{"cwd": root})
+	if b, _ := json.Marshal(r["result"]); !strings.Contains(string(b), sid) {
+		t.Fatalf("session/list: %v\n%s", r, q.logs())
+	}
+	if r := q.call(t, 3, "session/load", map[string]any{"sessionId": sid, "cwd": root, "mcpServers": []any{}}); r["result"] == nil {
+		t.Fatalf("session/load: %v\n%s", r, q.logs())
+	}
+	if got := q.chunks(sid, "user_message_chunk"); got != "hello there" {
+		t.Errorf("replayed question %q", got)
+	}
+	if got := q.chunks(sid, "agent_message_chunk"); !strings.Contains(got, "You asked: hello there") {
+		t.Errorf("replayed answer %q", got)
+	}
+	if r := q.call(t, 4, "session/prompt", promptParams(sid, "and then")); r["result"] == nil {
+		t.Fatalf("prompt after load: %v\n%s", r, q.logs())
+	}
+	if got := q.chunks(sid, "agent_message_chunk"); !strings.Contains(got, "You asked: and then") {
+		t.Errorf("answer after load %q", got)
+	}
+}
+
+// cardsAnywhereCommands runs `shim threads` and `shim doctor` with the
+// case's flags.
+func cardsAnywhereCommands(t *testing.T, e *shimEnv, c cardsCase, card, endpoint, sid string) {
+	th := e.run(t, "", slices.Concat(c.args, []string{"threads"})...)
+	if th.code != 0 || !strings.Contains(th.stdout, sid) || !strings.Contains(th.stdout, "hello there") {
+		t.Errorf("shim threads %v: exit %d\n%s%s", c.args, th.code, th.stdout, th.stderr)
+	}
+	d := e.run(t, "", slices.Concat(c.args, []string{"doctor"})...)
+	rows := doctorRows(t, d.stdout)
+	if d.code != 0 || rows["endpoint"] != "ok "+endpoint {
+		t.Errorf("doctor %v: exit %d\n%s%s", c.args, d.code, d.stdout, d.stderr)
+	}
+	if c.key == card && rows["agent card"] != fmt.Sprintf("ok Coder (%s)", card) {
+		t.Errorf("doctor's card row %q", rows["agent card"])
 	}
 }
 
@@ -233,4 +243,12 @@ func TestCardURLSignIn(t *testing.T) {
 	if _, tokens := e.credentialsFile(t); r.code != 0 || len(tokens) != 0 || !strings.Contains(r.stdout, "Forgot the token for "+card) {
 		t.Fatalf("logout: exit %d %s%s; tokens %v", r.code, r.stdout, r.stderr, tokens)
 	}
+}
+
+// cardsCase is one way of naming the agent in TestCardsAnywhere: the
+// flags and the key its threads are filed under.
+type cardsCase struct {
+	name string
+	args []string
+	key  string
 }

@@ -74,7 +74,7 @@ func doctorAction(c *cli.Context) error {
 	fmt.Fprintln(t.w, "CHECK\tVERDICT\tDETAIL")
 	ctx, cancel := context.WithTimeout(c.Context, 2*time.Minute+probeMax)
 	defer cancel()
-	s.checkServer(ctx, c, t)
+	doctor{s: s}.checkServer(ctx, c, t)
 	checkDir(t, "state dir", stateDir(c), "threads.json", "the thread index")
 	checkDir(t, "config dir", configDir(c), credentials.FileName, "the credentials file")
 	if err := t.w.Flush(); err != nil {
@@ -86,24 +86,30 @@ func doctorAction(c *cli.Context) error {
 	return nil
 }
 
+// doctor checks the settings for `shim doctor`, a row at a time.
+type doctor struct {
+	s *settings
+}
+
 // checkServer fills in the rows about the agent: URL, token, card,
 // dialect, endpoint, the auth probe and the optional operator API. A row
 // that fails marks the rows after it skipped.
-func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTable) {
-	u, key := s.current()
-	cardURL := s.cardURL()
+func (d doctor) checkServer(ctx context.Context, c *cli.Context, t *doctorTable) {
+	s := d.s
+	u, key := s.inUse.current()
+	cardURL := s.inUse.cardURL()
 	rest := []string{"agent card", "card signature", "dialect", "binding", "endpoint", "security scheme", "auth probe", "server APIs"}
 	skip := func(why string) {
 		for _, r := range rest {
 			t.row(r, vSkip, why)
 		}
 	}
-	if !s.checkTarget(t, u, key, cardURL) {
+	if !d.checkTarget(t, u, key, cardURL) {
 		skip("no agent URL")
 		return
 	}
 	tok, src, err := s.resolveToken(c, key)
-	plat := s.agent()
+	plat := s.inUse.agent()
 	if !checkToken(t, s.store.Path(), tok, src, err, plat != nil) {
 		skip("the token cannot be read")
 		return
@@ -113,7 +119,7 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 		return
 	}
 	cfg := s.clientConfig(u, cardURL, 15*time.Second)
-	cfg.Token, cfg.OAuth = tok, s.oauthFor(c, key, tok, src)
+	cfg.Token, cfg.OAuth = tok, signIn{s: s}.oauthFor(c, key, tok, src)
 	client, err := a2aclient.New(cfg)
 	if err != nil {
 		t.row("client", vFail, err.Error())
@@ -130,7 +136,7 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 		return
 	}
 	signatureRow(t, client, s.endpoint != "")
-	s.cardRows(t, card)
+	d.cardRows(t, card)
 	scheme := ""
 	if plat != nil {
 		scheme = plat.SchemeName(tok != "")
@@ -154,11 +160,12 @@ func (s *settings) checkServer(ctx context.Context, c *cli.Context, t *doctorTab
 		t.row("server APIs", vSkip, "no --url, only --endpoint")
 		return
 	}
-	s.checkAPIs(ctx, t, client)
+	checkAPIs(ctx, t, client)
 }
 
 // checkTarget is the agent URL's row; false when there is none to check.
-func (s *settings) checkTarget(t *doctorTable, u, key, cardURL string) bool {
+func (d doctor) checkTarget(t *doctorTable, u, key, cardURL string) bool {
+	s := d.s
 	switch {
 	case u == "" && cardURL == "" && s.endpoint == "":
 		t.row("agent URL", vFail, "none: run `shim login --url https://your-agent`, or pass --url")
@@ -236,8 +243,9 @@ func signatureRow(t *doctorTable, client *a2aclient.Client, endpoint bool) {
 
 // cardRows are the rows of what the card chose: dialect, binding and
 // endpoint, each with what chose it.
-func (s *settings) cardRows(t *doctorTable, card *a2a.Card) {
-	plat := s.agent()
+func (d doctor) cardRows(t *doctorTable, card *a2a.Card) {
+	s := d.s
+	plat := s.inUse.agent()
 	how := "from the card"
 	switch {
 	case s.a2aVersion == "1.0" || s.a2aVersion == "0.3":
@@ -337,7 +345,7 @@ func sourceName(src, file string) string {
 
 // checkAPIs asks each optional operator API route with a harmless GET,
 // through the a2a client's own rules for the token.
-func (s *settings) checkAPIs(ctx context.Context, t *doctorTable, client *a2aclient.Client) {
+func checkAPIs(ctx context.Context, t *doctorTable, client *a2aclient.Client) {
 	op := client.Operator()
 	probeID := "shim-doctor-" + randid.Hex(6)
 	for _, api := range optionalAPIs {

@@ -278,14 +278,7 @@ func (f *fakeA2A) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", rpc.ID, extCard)
 	case r.Method == http.MethodGet && path == "/.well-known/agent-card.json":
-		if endpoint == "" {
-			endpoint = f.srv.URL + f.prefix + "/a2a"
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"name": "Fake Agent", "version": "1", "capabilities": map[string]any{"streaming": true},
-			"supportedInterfaces": []any{map[string]any{"url": endpoint, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}},
-		})
+		f.serveCard(w, endpoint)
 	case strings.HasPrefix(path, "/api/"):
 		if !hasAPI {
 			http.NotFound(w, r)
@@ -299,6 +292,19 @@ func (f *fakeA2A) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// serveCard writes the fake's agent card naming endpoint, or its own
+// /a2a when endpoint is empty.
+func (f *fakeA2A) serveCard(w http.ResponseWriter, endpoint string) {
+	if endpoint == "" {
+		endpoint = f.srv.URL + f.prefix + "/a2a"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"name": "Fake Agent", "version": "1", "capabilities": map[string]any{"streaming": true},
+		"supportedInterfaces": []any{map[string]any{"url": endpoint, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}},
+	})
 }
 
 func (f *fakeA2A) rpc(w http.ResponseWriter, id json.RawMessage, method string, params map[string]any, auth string, echo, echoAll bool) {

@@ -76,15 +76,7 @@ func TestTokenNeverLeaks(t *testing.T) {
 	if bytes.Contains(b, []byte(tok)) {
 		t.Errorf("the trace holds the token:\n%s", b)
 	}
-	frames, methods := 0, map[string]bool{}
-	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		var fr struct{ Dir, Method string }
-		if err := json.Unmarshal(l, &fr); err != nil {
-			t.Fatalf("trace line %q: %v", l, err)
-		}
-		frames++
-		methods[fr.Method] = true
-	}
+	frames, methods := traceMethods(t, b)
 	if frames < 6 || !methods["SendStreamingMessage"] || !methods["GetTask"] {
 		t.Errorf("the trace holds %d frames of %v; want the probe and both prompts", frames, methods)
 	}
@@ -174,4 +166,20 @@ func tokenForms(tok string) []string {
 		out = append(out, q[1:len(q)-1])
 	}
 	return append(out, tok)
+}
+
+// traceMethods counts the frames of a --trace-frames file and the methods
+// they name.
+func traceMethods(t *testing.T, b []byte) (int, map[string]bool) {
+	t.Helper()
+	frames, methods := 0, map[string]bool{}
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var fr struct{ Dir, Method string }
+		if err := json.Unmarshal(l, &fr); err != nil {
+			t.Fatalf("trace line %q: %v", l, err)
+		}
+		frames++
+		methods[fr.Method] = true
+	}
+	return frames, methods
 }

@@ -157,12 +157,13 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 		out = os.Stderr
 	}
 	con := newConsole(out)
-	url, key := s.current()
-	card := s.cardURL()
+	g := signIn{s: s}
+	url, key := s.inUse.current()
+	card := s.inUse.cardURL()
 	if s.flagCard == "" {
 		// Asked on a terminal (a card URL may be typed too), offering the
 		// URL given or remembered.
-		answer, err := askURL(con, cmp.Or(url, card), s.checkURL)
+		answer, err := askURL(con, cmp.Or(url, card), g.checkURL)
 		if err != nil {
 			return err
 		}
@@ -176,15 +177,15 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 		if url, card, key, err = target(answer, "", s.slug); err != nil {
 			return err
 		}
-		s.setTarget(url, card, key, plat)
+		s.inUse.setTarget(url, card, key, plat)
 	}
 	// The card says how the agent signs in (login_oauth.go); on a
 	// managed platform the platform does.
 	if flagBool(c, "trust-new-key") {
-		return s.trustNewKey(c.Context, con, out, url, card)
+		return g.trustNewKey(c.Context, con, out, url, card)
 	}
 	sctx, scancel := context.WithTimeout(c.Context, 40*time.Second)
-	sec, agent, err := s.loginSecurity(sctx, out, url, card)
+	sec, agent, err := g.loginSecurity(sctx, out, url, card)
 	scancel()
 	switch {
 	case err != nil:
@@ -192,7 +193,7 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 	case sec != nil && sec.Unmet != "":
 		return &exitError{code: 1, msg: fmt.Sprintf("the agent card at %s asks for a sign-in shim cannot do: %s; nothing was stored", key, sec.Unmet)}
 	case sec != nil && sec.Scheme.OAuth():
-		return s.oauthLogin(c, out, url, card, key, sec.Scheme, agent)
+		return g.oauthLogin(c, out, url, card, key, sec.Scheme, agent)
 	}
 	label := secretLabel(sec)
 	token, err := askToken(con, key, label)
@@ -212,11 +213,12 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 	if err := checkSignIn(c.Context, out, client, key, tokenCheck); err != nil {
 		return err
 	}
-	return s.storeToken(out, key, token)
+	return g.storeToken(out, key, token)
 }
 
 // checkURL says what is wrong with an agent URL typed at login's prompt.
-func (s *settings) checkURL(line string) error {
+func (g signIn) checkURL(line string) error {
+	s := g.s
 	u, _, err := s.place(line)
 	if err != nil {
 		return err
@@ -229,7 +231,8 @@ func (s *settings) checkURL(line string) error {
 
 // storeToken stores a checked token for key, replacing an OAuth sign-in
 // stored before, and says where it went.
-func (s *settings) storeToken(out io.Writer, key, token string) error {
+func (g signIn) storeToken(out io.Writer, key, token string) error {
+	s := g.s
 	where, err := s.store.Save(key, token)
 	if err == nil {
 		err = s.store.ForgetOAuth(key) // an OAuth sign-in stored before is replaced
@@ -313,7 +316,7 @@ func logoutAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	_, key := s.current()
+	_, key := s.inUse.current()
 	if key == "" {
 		return &exitError{code: 2, msg: "no agent URL: pass --url https://your-agent (the URL you gave `shim login`)"}
 	}

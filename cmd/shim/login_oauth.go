@@ -27,6 +27,14 @@ import (
 	"github.com/shimdev/shim/internal/termsafe"
 )
 
+// signIn signs in to the agent the settings name: a secret checked and
+// stored (login.go), the OAuth flow run, stored and renewed (this file and
+// signin.go, from the editor), an agent card's new key trusted (cardkey.go).
+// It reads the settings and the agent in use and keeps nothing itself.
+type signIn struct {
+	s *settings
+}
+
 // loginSecurity reads the card (without a credential) to learn how the
 // agent signs in, and its name (agent, "" unknown); nil when it cannot be
 // read (then a bearer token is asked for, as the card names no scheme).
@@ -36,8 +44,9 @@ import (
 // token). The card's signature is checked (SPEC §17): what was found is
 // said on out (the key pinned, the key it verified under), and a card
 // refused is the error, an *a2a.CardError.
-func (s *settings) loginSecurity(ctx context.Context, out io.Writer, url, cardURL string) (sec *a2a.Security, agent string, err error) {
-	if plat := s.agent(); plat != nil {
+func (g signIn) loginSecurity(ctx context.Context, out io.Writer, url, cardURL string) (sec *a2a.Security, agent string, err error) {
+	s := g.s
+	if plat := s.inUse.agent(); plat != nil {
 		switch {
 		case plat.Login != nil:
 			return &a2a.Security{Scheme: plat.Login}, "", nil
@@ -61,7 +70,7 @@ func (s *settings) loginSecurity(ctx context.Context, out io.Writer, url, cardUR
 		s.log.Debug("could not read the agent card to learn its security scheme; asking for a bearer token", "err", err)
 		return nil, "", nil
 	}
-	s.sayCardSignature(out, client)
+	g.sayCardSignature(out, client)
 	return card.Security, card.Name, nil
 }
 
@@ -109,13 +118,14 @@ func readSecretFile(path string) (string, error) {
 }
 
 // oauthLogin runs the OAuth flow the card offers and stores the tokens.
-func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key string, scheme *a2a.Scheme, agent string) error {
-	secret, err := s.clientSecret(c)
+func (g signIn) oauthLogin(c *cli.Context, out io.Writer, url, card, key string, scheme *a2a.Scheme, agent string) error {
+	s := g.s
+	secret, err := g.clientSecret(c)
 	if err != nil {
 		return &exitError{code: 2, msg: err.Error()}
 	}
 	clientID := strings.TrimSpace(flagString(c, "oauth-client-id"))
-	if plat := s.agent(); clientID == "" && plat != nil {
+	if plat := s.inUse.agent(); clientID == "" && plat != nil {
 		clientID = plat.LoginClientID // the public client the platform's own tools sign in with
 	}
 	l := &auth.OAuthLogin{
@@ -143,7 +153,7 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 		return &exitError{code: 1, msg: fmt.Sprintf("cannot sign in to %s: %v; nothing was stored", key, err)}
 	}
 	fmt.Fprintf(out, "The agent at %s signs in with OAuth 2.0 (%s flow).\n", termsafe.String(key), plan.Flow)
-	tok, where, err := s.completeOAuth(ctx, out, oauthTarget{url: url, card: card, key: key, agent: agent}, l, plan)
+	tok, where, err := g.completeOAuth(ctx, out, oauthTarget{url: url, card: card, key: key, agent: agent}, l, plan)
 	if err != nil {
 		return err
 	}
@@ -166,7 +176,8 @@ func (s *settings) oauthLogin(c *cli.Context, out io.Writer, url, card, key stri
 
 // clientSecret reads --oauth-client-secret-file ("" without one), warning
 // about a secret too short to redact.
-func (s *settings) clientSecret(c *cli.Context) (string, error) {
+func (g signIn) clientSecret(c *cli.Context) (string, error) {
+	s := g.s
 	secret, err := readSecretFile(flagString(c, "oauth-client-secret-file"))
 	if err != nil {
 		return "", err
@@ -185,7 +196,8 @@ type oauthTarget struct{ url, card, key, agent string }
 // the agent and stores what passed (SPEC §12.1), with the agent's name:
 // `shim login` and the editor's sign-in both end here. out hears the
 // check.
-func (s *settings) completeOAuth(ctx context.Context, out io.Writer, to oauthTarget, l *auth.OAuthLogin, plan *auth.OAuthPlan) (auth.OAuthToken, string, error) {
+func (g signIn) completeOAuth(ctx context.Context, out io.Writer, to oauthTarget, l *auth.OAuthLogin, plan *auth.OAuthPlan) (auth.OAuthToken, string, error) {
+	s := g.s
 	tok, err := l.Run(ctx, plan)
 	if err != nil {
 		if errors.Is(err, auth.ErrNoClientID) {
@@ -233,7 +245,8 @@ func recordOf(t auth.OAuthToken) credentials.OAuthRecord {
 // oauthFor returns the stored OAuth sign-in behind a stored token, for the
 // client to renew; nil for a token given by flag or variable, or a plain
 // one.
-func (s *settings) oauthFor(c *cli.Context, key, tok, src string) *auth.OAuth {
+func (g signIn) oauthFor(c *cli.Context, key, tok, src string) *auth.OAuth {
+	s := g.s
 	if tok == "" || key == "" || (src != credentials.SourceKeyring && src != credentials.SourceFile) {
 		return nil
 	}

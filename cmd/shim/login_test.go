@@ -49,99 +49,115 @@ func plainURL(u string) error {
 // shown), and without a terminal nothing is asked.
 func TestLoginPrompts(t *testing.T) {
 	const tok = "tok-prompt-0123456789"
-	t.Run("default taken on an empty line", func(t *testing.T) {
-		con, screen, reads := fakeConsole(true, "\n", tok)
-		u, err := askURL(con, "https://last.example", plainURL)
-		if err != nil || u != "https://last.example" {
-			t.Fatalf("askURL = %q, %v", u, err)
-		}
-		if !strings.Contains(screen.String(), "Agent URL [https://last.example]: ") {
-			t.Errorf("prompt %q does not offer the default", screen.String())
-		}
-		got, err := askToken(con, "https://last.example", "Bearer token")
-		if err != nil || got != tok || *reads != 1 {
-			t.Fatalf("askToken = %q, %v (no-echo reads %d)", got, err, *reads)
-		}
-		if strings.Contains(screen.String(), tok) {
-			t.Errorf("the token was echoed: %q", screen.String())
-		}
-		if !strings.Contains(screen.String(), "input hidden") {
-			t.Errorf("token prompt %q", screen.String())
-		}
-	})
-	t.Run("typed URL wins", func(t *testing.T) {
-		con, _, _ := fakeConsole(true, "  https://typed.example:7870/  \n", tok)
-		if u, err := askURL(con, "https://last.example", plainURL); err != nil || u != "https://typed.example:7870/" {
-			t.Fatalf("askURL = %q, %v", u, err)
-		}
-	})
-	t.Run("no default: asks until a usable URL", func(t *testing.T) {
-		con, screen, _ := fakeConsole(true, "\nftp://x\nhttps://ok.example\n", tok)
-		u, err := askURL(con, "", plainURL)
-		if err != nil || u != "https://ok.example" {
-			t.Fatalf("askURL = %q, %v", u, err)
-		}
-		s := screen.String()
-		if !strings.Contains(s, "An agent URL is needed") || !strings.Contains(s, "is not http or https") {
-			t.Errorf("screen %q", s)
-		}
-	})
-	t.Run("no default and end of input", func(t *testing.T) {
-		con, _, _ := fakeConsole(true, "", tok)
-		if _, err := askURL(con, "", plainURL); err == nil || !strings.Contains(err.Error(), "--url") {
-			t.Fatalf("askURL = %v, want an error naming --url", err)
-		}
-	})
-	t.Run("token pasted with the URL", func(t *testing.T) {
-		con, screen, reads := fakeConsole(true, "https://a.example\n"+tok+"\n", "")
-		if _, err := askURL(con, "", plainURL); err != nil {
-			t.Fatal(err)
-		}
-		got, err := askToken(con, "https://a.example", "Bearer token")
-		if err != nil || got != tok || *reads != 0 {
-			t.Fatalf("askToken = %q, %v, reads %d", got, err, *reads)
-		}
-		if strings.Contains(screen.String(), tok) {
-			t.Errorf("the token was echoed: %q", screen.String())
-		}
-	})
-	t.Run("empty token", func(t *testing.T) {
-		con, _, _ := fakeConsole(true, "", "   ")
-		if _, err := askToken(con, "https://a.example", "Bearer token"); err == nil || !strings.Contains(err.Error(), "shim login") {
-			t.Fatalf("askToken = %v", err)
-		}
-	})
-	t.Run("Bearer prefix and white space dropped", func(t *testing.T) {
-		con, _, _ := fakeConsole(true, "", "  Bearer "+tok+"  ")
-		if got, err := askToken(con, "https://a.example", "Bearer token"); err != nil || got != tok {
-			t.Fatalf("askToken = %q, %v", got, err)
-		}
-	})
-	t.Run("not a terminal", func(t *testing.T) {
-		con, screen, reads := fakeConsole(false, "\n  "+tok+"\n\n", "")
-		u, err := askURL(con, "https://flag.example", plainURL)
-		if err != nil || u != "https://flag.example" {
-			t.Fatalf("askURL = %q, %v", u, err)
-		}
-		got, err := askToken(con, u, "Bearer token")
-		if err != nil || got != tok || *reads != 0 {
-			t.Fatalf("askToken = %q, %v, reads %d", got, err, *reads)
-		}
-		if screen.Len() != 0 {
-			t.Errorf("prompted without a terminal: %q", screen.String())
-		}
-		con, _, _ = fakeConsole(false, "", "")
-		if _, err := askURL(con, "", plainURL); err == nil || !strings.Contains(err.Error(), "--url") {
-			t.Fatalf("askURL without a URL = %v", err)
-		}
-		if _, err := askToken(con, u, "Bearer token"); err == nil || !strings.Contains(err.Error(), "echo") {
-			t.Fatalf("askToken on empty stdin = %v", err)
-		}
-		con, _, _ = fakeConsole(false, "two words", "")
-		if _, err := askToken(con, u, "Bearer token"); err == nil || !strings.Contains(err.Error(), "white space") {
-			t.Fatalf("askToken with a space = %v", err)
-		}
-	})
+	t.Run("default taken on an empty line", func(t *testing.T) { loginPromptsDefault(t, tok) })
+	t.Run("typed URL wins", func(t *testing.T) { loginPromptsTyped(t, tok) })
+	t.Run("no default: asks until a usable URL", func(t *testing.T) { loginPromptsAsksAgain(t, tok) })
+	t.Run("no default and end of input", func(t *testing.T) { loginPromptsEndOfInput(t, tok) })
+	t.Run("token pasted with the URL", func(t *testing.T) { loginPromptsPasted(t, tok) })
+	t.Run("empty token", func(t *testing.T) { loginPromptsEmptyToken(t) })
+	t.Run("Bearer prefix and white space dropped", func(t *testing.T) { loginPromptsBearer(t, tok) })
+	t.Run("not a terminal", func(t *testing.T) { loginPromptsNoTerminal(t, tok) })
+}
+
+func loginPromptsDefault(t *testing.T, tok string) {
+	con, screen, reads := fakeConsole(true, "\n", tok)
+	u, err := askURL(con, "https://last.example", plainURL)
+	if err != nil || u != "https://last.example" {
+		t.Fatalf("askURL = %q, %v", u, err)
+	}
+	if !strings.Contains(screen.String(), "Agent URL [https://last.example]: ") {
+		t.Errorf("prompt %q does not offer the default", screen.String())
+	}
+	got, err := askToken(con, "https://last.example", "Bearer token")
+	if err != nil || got != tok || *reads != 1 {
+		t.Fatalf("askToken = %q, %v (no-echo reads %d)", got, err, *reads)
+	}
+	if strings.Contains(screen.String(), tok) {
+		t.Errorf("the token was echoed: %q", screen.String())
+	}
+	if !strings.Contains(screen.String(), "input hidden") {
+		t.Errorf("token prompt %q", screen.String())
+	}
+}
+
+func loginPromptsTyped(t *testing.T, tok string) {
+	con, _, _ := fakeConsole(true, "  https://typed.example:7870/  \n", tok)
+	if u, err := askURL(con, "https://last.example", plainURL); err != nil || u != "https://typed.example:7870/" {
+		t.Fatalf("askURL = %q, %v", u, err)
+	}
+}
+
+func loginPromptsAsksAgain(t *testing.T, tok string) {
+	con, screen, _ := fakeConsole(true, "\nftp://x\nhttps://ok.example\n", tok)
+	u, err := askURL(con, "", plainURL)
+	if err != nil || u != "https://ok.example" {
+		t.Fatalf("askURL = %q, %v", u, err)
+	}
+	s := screen.String()
+	if !strings.Contains(s, "An agent URL is needed") || !strings.Contains(s, "is not http or https") {
+		t.Errorf("screen %q", s)
+	}
+}
+
+func loginPromptsEndOfInput(t *testing.T, tok string) {
+	con, _, _ := fakeConsole(true, "", tok)
+	if _, err := askURL(con, "", plainURL); err == nil || !strings.Contains(err.Error(), "--url") {
+		t.Fatalf("askURL = %v, want an error naming --url", err)
+	}
+}
+
+func loginPromptsPasted(t *testing.T, tok string) {
+	con, screen, reads := fakeConsole(true, "https://a.example\n"+tok+"\n", "")
+	if _, err := askURL(con, "", plainURL); err != nil {
+		t.Fatal(err)
+	}
+	got, err := askToken(con, "https://a.example", "Bearer token")
+	if err != nil || got != tok || *reads != 0 {
+		t.Fatalf("askToken = %q, %v, reads %d", got, err, *reads)
+	}
+	if strings.Contains(screen.String(), tok) {
+		t.Errorf("the token was echoed: %q", screen.String())
+	}
+}
+
+func loginPromptsEmptyToken(t *testing.T) {
+	con, _, _ := fakeConsole(true, "", "   ")
+	if _, err := askToken(con, "https://a.example", "Bearer token"); err == nil || !strings.Contains(err.Error(), "shim login") {
+		t.Fatalf("askToken = %v", err)
+	}
+}
+
+func loginPromptsBearer(t *testing.T, tok string) {
+	con, _, _ := fakeConsole(true, "", "  Bearer "+tok+"  ")
+	if got, err := askToken(con, "https://a.example", "Bearer token"); err != nil || got != tok {
+		t.Fatalf("askToken = %q, %v", got, err)
+	}
+}
+
+func loginPromptsNoTerminal(t *testing.T, tok string) {
+	con, screen, reads := fakeConsole(false, "\n  "+tok+"\n\n", "")
+	u, err := askURL(con, "https://flag.example", plainURL)
+	if err != nil || u != "https://flag.example" {
+		t.Fatalf("askURL = %q, %v", u, err)
+	}
+	got, err := askToken(con, u, "Bearer token")
+	if err != nil || got != tok || *reads != 0 {
+		t.Fatalf("askToken = %q, %v, reads %d", got, err, *reads)
+	}
+	if screen.Len() != 0 {
+		t.Errorf("prompted without a terminal: %q", screen.String())
+	}
+	con, _, _ = fakeConsole(false, "", "")
+	if _, err := askURL(con, "", plainURL); err == nil || !strings.Contains(err.Error(), "--url") {
+		t.Fatalf("askURL without a URL = %v", err)
+	}
+	if _, err := askToken(con, u, "Bearer token"); err == nil || !strings.Contains(err.Error(), "echo") {
+		t.Fatalf("askToken on empty stdin = %v", err)
+	}
+	con, _, _ = fakeConsole(false, "two words", "")
+	if _, err := askToken(con, u, "Bearer token"); err == nil || !strings.Contains(err.Error(), "white space") {
+		t.Fatalf("askToken with a space = %v", err)
+	}
 }
 
 // runInProcess runs the CLI in this process with a fake terminal.
@@ -214,45 +230,7 @@ func TestLoginTerminal(t *testing.T) {
 // `shim logout` forgets the token.
 func TestLoginStdin(t *testing.T) {
 	tok := "tok-stdin-" + rand.Text()
-	t.Run("accepted", func(t *testing.T) {
-		f := newFakeA2A(t, "", tok)
-		e := newShimEnv(t)
-		r := e.run(t, tok+"\n", "login", "--url", f.url()+"/")
-		if r.code != 0 || !strings.Contains(r.stderr, "accepted the token") {
-			t.Fatalf("exit %d\n%s", r.code, r.stderr)
-		}
-		if strings.Contains(r.stderr+r.stdout, tok) {
-			t.Errorf("the token was printed:\n%s%s", r.stdout, r.stderr)
-		}
-		last, tokens := e.credentialsFile(t)
-		if last != f.url() || tokens[f.url()] != tok {
-			t.Fatalf("lastUrl %q tokens %v", last, tokens)
-		}
-		checkMode(t, filepath.Join(e.config, "credentials.json"), 0o600)
-		checkMode(t, e.config, 0o700)
-		probes := 0
-		for _, q := range f.requests() {
-			if q.RPC == "GetTask" && q.Auth == "Bearer "+tok {
-				probes++
-			}
-		}
-		if probes != 1 {
-			t.Errorf("want one GetTask probe with the token, got %+v", f.requests())
-		}
-
-		r = e.run(t, "", "logout", "--url", f.url())
-		if r.code != 0 || !strings.Contains(r.stdout, "Forgot the token for "+f.url()) {
-			t.Fatalf("logout: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-		}
-		if last, tokens := e.credentialsFile(t); len(tokens) != 0 || last != f.url() {
-			t.Fatalf("after logout: lastUrl %q tokens %v", last, tokens)
-		}
-		// The default URL is the last login's.
-		r = e.run(t, "", "logout")
-		if r.code != 0 || !strings.Contains(r.stdout, "No token was stored for "+f.url()) {
-			t.Fatalf("second logout: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-		}
-	})
+	t.Run("accepted", func(t *testing.T) { loginStdinAccepted(t, tok) })
 	for _, status := range []int{401, 403} {
 		t.Run("refused "+strconv.Itoa(status), func(t *testing.T) {
 			f := newFakeA2A(t, "", "")
@@ -272,45 +250,91 @@ func TestLoginStdin(t *testing.T) {
 			}
 		})
 	}
-	t.Run("unreachable", func(t *testing.T) {
-		e := newShimEnv(t)
-		u := deadURL(t)
-		r := e.run(t, tok, "login", "--url", u)
-		if r.code != 0 || !strings.Contains(r.stderr, "warning: could not check the token") || !strings.Contains(r.stderr, "shim doctor") {
-			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	t.Run("unreachable", func(t *testing.T) { loginStdinUnreachable(t, tok) })
+	t.Run("plain http to another machine", func(t *testing.T) { loginStdinPlainHTTP(t, tok) })
+	t.Run("usage errors say what to do", func(t *testing.T) { loginStdinUsage(t, tok) })
+}
+
+func loginStdinAccepted(t *testing.T, tok string) {
+	f := newFakeA2A(t, "", tok)
+	e := newShimEnv(t)
+	r := e.run(t, tok+"\n", "login", "--url", f.url()+"/")
+	if r.code != 0 || !strings.Contains(r.stderr, "accepted the token") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr+r.stdout, tok) {
+		t.Errorf("the token was printed:\n%s%s", r.stdout, r.stderr)
+	}
+	last, tokens := e.credentialsFile(t)
+	if last != f.url() || tokens[f.url()] != tok {
+		t.Fatalf("lastUrl %q tokens %v", last, tokens)
+	}
+	checkMode(t, filepath.Join(e.config, "credentials.json"), 0o600)
+	checkMode(t, e.config, 0o700)
+	probes := 0
+	for _, q := range f.requests() {
+		if q.RPC == "GetTask" && q.Auth == "Bearer "+tok {
+			probes++
 		}
-		if _, tokens := e.credentialsFile(t); tokens[u] != tok {
-			t.Fatalf("tokens %v", tokens)
-		}
-	})
-	t.Run("plain http to another machine", func(t *testing.T) {
-		e := newShimEnv(t)
-		// .invalid never resolves: a connection attempt would make this
-		// "unreachable" (stored, exit 0), so exit 1 proves the refusal
-		// came first.
-		r := e.run(t, tok, "login", "--url", "http://agent.example.invalid:7870")
-		if r.code != 1 || !strings.Contains(r.stderr, "--allow-insecure-http") || !strings.Contains(r.stderr, "nothing was stored") {
-			t.Fatalf("exit %d\n%s", r.code, r.stderr)
-		}
-		if _, tokens := e.credentialsFile(t); len(tokens) != 0 {
-			t.Fatalf("tokens %v", tokens)
-		}
-	})
-	t.Run("usage errors say what to do", func(t *testing.T) {
-		e := newShimEnv(t)
-		if r := e.run(t, tok, "login"); r.code != 2 || !strings.Contains(r.stderr, "pass --url") {
-			t.Errorf("no URL: exit %d\n%s", r.code, r.stderr)
-		}
-		if r := e.run(t, "", "login", "--url", "https://a.example"); r.code != 2 || !strings.Contains(r.stderr, "echo") {
-			t.Errorf("empty stdin: exit %d\n%s", r.code, r.stderr)
-		}
-		if r := e.run(t, tok, "login", "--url", "ftp://a.example"); r.code == 0 || !strings.Contains(r.stderr, "https://host") {
-			t.Errorf("bad URL: exit %d\n%s", r.code, r.stderr)
-		}
-		if r := e.run(t, "", "logout"); r.code != 2 || !strings.Contains(r.stderr, "pass --url") {
-			t.Errorf("logout without URL: exit %d\n%s", r.code, r.stderr)
-		}
-	})
+	}
+	if probes != 1 {
+		t.Errorf("want one GetTask probe with the token, got %+v", f.requests())
+	}
+
+	r = e.run(t, "", "logout", "--url", f.url())
+	if r.code != 0 || !strings.Contains(r.stdout, "Forgot the token for "+f.url()) {
+		t.Fatalf("logout: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if last, tokens := e.credentialsFile(t); len(tokens) != 0 || last != f.url() {
+		t.Fatalf("after logout: lastUrl %q tokens %v", last, tokens)
+	}
+	// The default URL is the last login's.
+	r = e.run(t, "", "logout")
+	if r.code != 0 || !strings.Contains(r.stdout, "No token was stored for "+f.url()) {
+		t.Fatalf("second logout: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func loginStdinUnreachable(t *testing.T, tok string) {
+	e := newShimEnv(t)
+	u := deadURL(t)
+	r := e.run(t, tok, "login", "--url", u)
+	if r.code != 0 || !strings.Contains(r.stderr, "warning: could not check the token") || !strings.Contains(r.stderr, "shim doctor") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if _, tokens := e.credentialsFile(t); tokens[u] != tok {
+		t.Fatalf("tokens %v", tokens)
+	}
+}
+
+func loginStdinPlainHTTP(t *testing.T, tok string) {
+	e := newShimEnv(t)
+	// .invalid never resolves: a connection attempt would make this
+	// "unreachable" (stored, exit 0), so exit 1 proves the refusal
+	// came first.
+	r := e.run(t, tok, "login", "--url", "http://agent.example.invalid:7870")
+	if r.code != 1 || !strings.Contains(r.stderr, "--allow-insecure-http") || !strings.Contains(r.stderr, "nothing was stored") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if _, tokens := e.credentialsFile(t); len(tokens) != 0 {
+		t.Fatalf("tokens %v", tokens)
+	}
+}
+
+func loginStdinUsage(t *testing.T, tok string) {
+	e := newShimEnv(t)
+	if r := e.run(t, tok, "login"); r.code != 2 || !strings.Contains(r.stderr, "pass --url") {
+		t.Errorf("no URL: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := e.run(t, "", "login", "--url", "https://a.example"); r.code != 2 || !strings.Contains(r.stderr, "echo") {
+		t.Errorf("empty stdin: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := e.run(t, tok, "login", "--url", "ftp://a.example"); r.code == 0 || !strings.Contains(r.stderr, "https://host") {
+		t.Errorf("bad URL: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := e.run(t, "", "logout"); r.code != 2 || !strings.Contains(r.stderr, "pass --url") {
+		t.Errorf("logout without URL: exit %d\n%s", r.code, r.stderr)
+	}
 }
 
 func checkMode(t *testing.T, path string, want os.FileMode) {

@@ -37,45 +37,12 @@ func (s *settings) place(u string) (string, *platform.Agent, error) {
 // domains), as opposed to an address that cannot be read.
 func isRefusal(err error) bool { return errors.As(err, new(*a2a.RefusedError)) }
 
-// refusal is the refusal of the agent's address in use (nil: none).
-func (s *settings) refusal() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.refused
-}
-
-// setRefused refuses the agent's address: no call is made until another
-// target is set.
-func (s *settings) setRefused(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.url, s.card, s.key, s.plat, s.refused = "", "", "", nil, err
-}
-
-// setTarget changes the agent in use; the platform's agent (and with it
-// the credential its library loaded) is kept while the URL is the same.
-func (s *settings) setTarget(url, card, key string, plat *platform.Agent) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if plat != nil && s.plat != nil && plat.URL == s.plat.URL && plat.Platform == s.plat.Platform {
-		plat = s.plat
-	}
-	s.url, s.card, s.key, s.plat, s.refused = url, card, key, plat, nil
-}
-
-// agent is the managed platform's agent in use (nil: none).
-func (s *settings) agent() *platform.Agent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.plat
-}
-
 // platformConfig configures the client for the platform's agent: where
 // its card is (unless --card-url), where calls go (unless --endpoint),
 // the dialect and binding it speaks (unless the flags name them), how a
 // stored secret is put on, and its own credential and headers.
 func (s *settings) platformConfig(cfg *a2aclient.Config) {
-	plat := s.agent()
+	plat := s.inUse.agent()
 	if plat == nil {
 		return
 	}
@@ -95,30 +62,6 @@ func (s *settings) platformConfig(cfg *a2aclient.Config) {
 	}
 	cfg.Scheme, cfg.Credential, cfg.NoOperator, cfg.NoStreaming = plat.Scheme, plat.Credential, true, plat.NoStreaming
 	cfg.Codec = a2aclient.Codec(plat.Codec) // wins over Version and Binding
-}
-
-// credentialNow says where the credential in use came from (/status).
-func (s *settings) credentialNow() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.source != "":
-		return sourceName(s.source, s.store.Path())
-	case s.plat != nil && s.plat.Ambient() != nil:
-		return s.plat.Platform.Title() + ": " + s.plat.Ambient().Loaded()
-	}
-	return "none (no token for this URL)"
-}
-
-// refusedNow says what to do about a refused credential.
-func (s *settings) refusedNow() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.source == "" && s.plat != nil && s.plat.Ambient() != nil {
-		return fmt.Sprintf("the %s credential (%s) was refused: check that it may call this agent, or run `shim login` to store another",
-			s.plat.Platform.Title(), s.plat.Ambient().Loaded())
-	}
-	return refusedAdvice(s.source)
 }
 
 // platformRows are doctor's rows about the platform: which one and how it

@@ -122,18 +122,7 @@ func TestPlatformHelperNeverWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	install := filepath.Join(t.TempDir(), "bin")
-	for _, name := range []string{"shim", "shim-platform"} {
-		b, err := os.ReadFile(filepath.Join(built, name))
-		if err != nil {
-			t.Fatalf("make build left no %s beside shim: %v", name, err)
-		}
-		if err := os.MkdirAll(install, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(install, name), b, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	installBuilt(t, built, install)
 	defer func(b string) { shimBin = b }(shimBin)
 	shimBin = filepath.Join(install, "shim")
 	helper := filepath.Join(install, "shim-platform")
@@ -145,18 +134,11 @@ func TestPlatformHelperNeverWritten(t *testing.T) {
 	fake := []byte("#!/bin/sh\necho \"$0\" >> " + mark + "\nprintf '{\"v\":1,\"error\":\"a planted helper ran\"}'\nexit 1\n")
 	b, _ := os.ReadFile(helper)
 	sum := fmt.Sprintf("%x", sha256.Sum256(b))
-	for _, p := range []string{
+	plant(t, fake,
 		filepath.Join(cache, "shim", "shim-platform"), filepath.Join(cache, "shim", "shim-platform-"+sum[:32]),
 		filepath.Join(homeCache, "shim", "shim-platform"), filepath.Join(homeCache, "shim", "shim-platform-"+sum[:32]),
 		filepath.Join(onPath, "shim-platform"),
-	} {
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, fake, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
 	before, beforeHome := tree(t, cache), tree(t, homeCache)
 	path := "PATH=" + onPath + string(os.PathListSeparator) + os.Getenv("PATH")
 
@@ -219,5 +201,35 @@ func TestPlatformHelperNeverWritten(t *testing.T) {
 	sameTree(t, "XDG_CACHE_HOME", before, tree(t, cache))
 	if b, err := os.ReadFile(mark); err == nil {
 		t.Fatalf("a planted helper ran: %s", b)
+	}
+}
+
+// installBuilt copies shim and shim-platform from built into install.
+func installBuilt(t *testing.T, built, install string) {
+	t.Helper()
+	for _, name := range []string{"shim", "shim-platform"} {
+		b, err := os.ReadFile(filepath.Join(built, name))
+		if err != nil {
+			t.Fatalf("make build left no %s beside shim: %v", name, err)
+		}
+		if err := os.MkdirAll(install, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(install, name), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// plant writes the executable fake at each of paths.
+func plant(t *testing.T, fake []byte, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, fake, 0o700); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -25,32 +25,8 @@ func TestReadmeLayoutCoversTheTree(t *testing.T) {
 	for _, m := range regexp.MustCompile("(?m)^\\| `([^`]+)` \\|(.*)$").FindAllStringSubmatch(layout, -1) {
 		rows[m[1]] = m[2]
 	}
-	listed := func(dir string) bool {
-		if dir == "." {
-			_, ok := rows["."]
-			return ok
-		}
-		for d := dir; d != "."; d = filepath.Dir(d) {
-			if _, ok := rows[filepath.ToSlash(d)]; ok {
-				return true
-			}
-		}
-		return false
-	}
-	files := map[string][]string{}
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && p != root) {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
-			dir, _ := filepath.Rel(root, filepath.Dir(p))
-			files[filepath.ToSlash(dir)] = append(files[filepath.ToSlash(dir)], d.Name())
-		}
-		return nil
-	})
+	listed := func(dir string) bool { return layoutListed(rows, dir) }
+	files, err := goFilesByDir(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,4 +45,38 @@ func TestReadmeLayoutCoversTheTree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// layoutListed tells whether dir or a folder above it has a row.
+func layoutListed(rows map[string]string, dir string) bool {
+	if dir == "." {
+		_, ok := rows["."]
+		return ok
+	}
+	for d := dir; d != "."; d = filepath.Dir(d) {
+		if _, ok := rows[filepath.ToSlash(d)]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// goFilesByDir lists the non-test Go files under root by folder, skipping
+// testdata, node_modules and hidden folders.
+func goFilesByDir(root string) (map[string][]string, error) {
+	files := map[string][]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && p != root) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+			dir, _ := filepath.Rel(root, filepath.Dir(p))
+			files[filepath.ToSlash(dir)] = append(files[filepath.ToSlash(dir)], d.Name())
+		}
+		return nil
+	})
+	return files, err
 }

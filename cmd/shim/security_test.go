@@ -322,14 +322,7 @@ func TestOAuthAuthCodeLoginThenRenewWhileServing(t *testing.T) {
 	if !a.saw("Bearer "+stale) || !a.saw("Bearer "+renewed) {
 		t.Fatal("the agent did not see the stale then the renewed token")
 	}
-	for _, rt := range []string{first.RefreshToken, g.OAuth[a.srv.URL].RefreshToken} {
-		if a.saw(rt) {
-			t.Fatal("the agent was sent a refresh token")
-		}
-		if strings.Contains(sp.logs(), rt) || strings.Contains(p.logs(), rt) {
-			t.Fatalf("a refresh token in shim's output:\n%s", sp.logs())
-		}
-	}
+	checkRefreshTokensKept(t, a, sp, p, first.RefreshToken, g.OAuth[a.srv.URL].RefreshToken)
 	if !strings.Contains(sp.logs(), "renewed the OAuth access token") {
 		t.Fatalf("logs:\n%s", sp.logs())
 	}
@@ -375,5 +368,19 @@ func TestOAuthRefusedRefreshAsksForLogin(t *testing.T) {
 	}
 	if a.saw("old-refresh-0123456789") || strings.Contains(p.logs(), "old-refresh-0123456789") {
 		t.Fatal("the refresh token went elsewhere")
+	}
+}
+
+// checkRefreshTokensKept checks that the agent was sent none of the
+// refresh tokens and that none is in sp's or login's output.
+func checkRefreshTokensKept(t *testing.T, a *schemeAgent, sp, login *proc, rts ...string) {
+	t.Helper()
+	for _, rt := range rts {
+		if a.saw(rt) {
+			t.Fatal("the agent was sent a refresh token")
+		}
+		if strings.Contains(sp.logs(), rt) || strings.Contains(login.logs(), rt) {
+			t.Fatalf("a refresh token in shim's output:\n%s", sp.logs())
+		}
 	}
 }

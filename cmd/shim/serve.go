@@ -35,7 +35,10 @@ import (
 	"github.com/shimdev/shim/threads"
 )
 
-// settings is what every command reads from flags and environment.
+// settings is what every command reads from flags and environment, read
+// once by readSettings and not changed after; what changes while serving
+// is the agent in use (inUse). Signing in is signIn's, doctor's checks
+// doctor's; settings builds the A2A client.
 type settings struct {
 	flagURL       string // --url or SHIM_URL, as given
 	flagCard      string // --card-url or SHIM_CARD_URL, as given
@@ -54,14 +57,7 @@ type settings struct {
 	log           *slog.Logger
 	trace         io.Writer
 
-	mu          sync.Mutex
-	url         string          // the agent URL in use: --url, else the last login's ("" when only a card URL is)
-	card        string          // the agent card's URL: --card-url, or a --url (or last login) that is one
-	plat        *platform.Agent // the agent's managed platform (nil: none)
-	key         string          // the normalized card URL, else the URL's (with the slug): index and keyring key
-	source      string          // where the token in use came from ("" for none)
-	refused     error           // the agent's address, refused (SPEC §15): every call that needs the agent fails with it
-	warnedShort bool            // a token too short to redact well was warned about
+	inUse inUse // the agent in use and its credential's origin, which authenticate changes (inuse.go)
 }
 
 // errNoURL is what every command that needs a server says without one.
@@ -72,15 +68,15 @@ var errNoURL = errors.New("no agent URL is configured: run `shim login --url htt
 // an error, an agent address refused (SPEC §15) is (exit 2).
 func loadSettings(c *cli.Context) (*settings, error) {
 	s, err := readSettings(c)
-	if err == nil && s.refused != nil {
-		return nil, &exitError{code: 2, msg: s.refused.Error()}
+	if err == nil && s.inUse.refused != nil {
+		return nil, &exitError{code: 2, msg: s.inUse.refused.Error()}
 	}
 	return s, err
 }
 
 // readSettings reads the configuration; a missing URL is not an error, nor
 // is an agent address refused: serving answers initialize, and every call
-// that needs the agent fails saying why (settings.refused).
+// that needs the agent fails saying why (inUse.refused).
 func readSettings(c *cli.Context) (*settings, error) {
 	log, err := newLogger(c)
 	if err != nil {
@@ -147,7 +143,7 @@ func readSettings(c *cli.Context) (*settings, error) {
 	u, plat, err := s.place(u)
 	switch {
 	case isRefusal(err):
-		s.refused = err
+		s.inUse.refused = err
 		return s, nil
 	case err != nil:
 		return nil, err
@@ -156,7 +152,7 @@ func readSettings(c *cli.Context) (*settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.url, s.card, s.key, s.plat = url, card, key, plat
+	s.inUse.url, s.inUse.card, s.inUse.key, s.inUse.plat = url, card, key, plat
 	return s, nil
 }
 
@@ -228,20 +224,6 @@ func (s *settings) lastURL() string {
 	return last
 }
 
-// current returns the URL in use and its key.
-func (s *settings) current() (url, key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.url, s.key
-}
-
-// cardURL returns the card URL in use ("" for <url>/.well-known/…).
-func (s *settings) cardURL() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.card
-}
-
 // indexKey is what the thread index files this agent's threads under:
 // the key of the card URL or the URL, or the normalized endpoint when
 // --endpoint comes without --url or --card-url (SPEC §12.8): the endpoint
@@ -250,7 +232,7 @@ func (s *settings) indexKey() string {
 	if s.flagURL == "" && s.flagCard == "" && s.endpointKey != "" {
 		return s.endpointKey
 	}
-	_, key := s.current()
+	_, key := s.inUse.current()
 	return key
 }
 
@@ -277,11 +259,7 @@ func (s *settings) resolveToken(c *cli.Context, key string) (token, source strin
 	}
 	addSecret(token)
 	if n := utf8.RuneCountInString(token); token != "" && n < redact.MinLen {
-		s.mu.Lock()
-		warned := s.warnedShort
-		s.warnedShort = true
-		s.mu.Unlock()
-		if !warned {
+		if s.inUse.firstShortToken() {
 			s.log.Warn(fmt.Sprintf("the token from %s has %d characters, fewer than %d: too short to redact from logs "+
 				"and output without mangling other text; use the whole token", source, n, redact.MinLen))
 		}
@@ -308,31 +286,26 @@ func tokenError(err error) error {
 
 // client builds the A2A client with the current URL and credentials.
 func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2aclient.Client, error) {
-	if err := s.refusal(); err != nil {
+	if err := s.inUse.refusal(); err != nil {
 		return nil, err
 	}
-	url, key := s.current()
-	if url == "" && s.cardURL() == "" && s.endpoint == "" {
+	url, key := s.inUse.current()
+	if url == "" && s.inUse.cardURL() == "" && s.endpoint == "" {
 		return nil, errNoURL
 	}
 	tok, src, err := s.resolveToken(c, key)
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	s.source = src
-	if tok == "" {
-		s.source = ""
-	}
-	s.mu.Unlock()
+	s.inUse.setSource(tok, src)
 	if tok != "" {
 		s.log.Debug("bearer token found", "source", src, "url", key)
 	} else {
 		s.log.Debug("no bearer token for this URL", "url", key)
 	}
-	cfg := s.clientConfig(url, s.cardURL(), timeout)
+	cfg := s.clientConfig(url, s.inUse.cardURL(), timeout)
 	cfg.Token, cfg.Stall, cfg.Trace = tok, s.stall, s.trace
-	cfg.OAuth = s.oauthFor(c, key, tok, src) // a stored OAuth sign-in, renewed as needed (login_oauth.go)
+	cfg.OAuth = signIn{s: s}.oauthFor(c, key, tok, src) // a stored OAuth sign-in, renewed as needed (login_oauth.go)
 	return a2aclient.New(cfg)
 }
 
@@ -372,10 +345,10 @@ func (s *settings) reload(c *cli.Context) (*a2aclient.Client, error) {
 			last, plat, err := s.place(last)
 			switch {
 			case isRefusal(err):
-				s.setRefused(err)
+				s.inUse.setRefused(err)
 			case err == nil:
 				if url, card, key, err := target(last, "", s.slug); err == nil {
-					s.setTarget(url, card, key, plat)
+					s.inUse.setTarget(url, card, key, plat)
 				}
 			}
 		}
@@ -385,7 +358,7 @@ func (s *settings) reload(c *cli.Context) (*a2aclient.Client, error) {
 
 // forget removes the stored token of the URL in use (ACP logout).
 func (s *settings) forget() error {
-	_, key := s.current()
+	_, key := s.inUse.current()
 	if key == "" {
 		return nil
 	}
@@ -467,9 +440,9 @@ func serveAction(c *cli.Context) error {
 		Log:              s.log,
 		Connect:          func() (*a2aclient.Client, error) { return s.reload(c) },
 		Logout:           s.forget,
-		SignIn:           s.editorSignIn(c),
-		RefusedAdvice:    s.refusedNow,
-		CredentialSource: s.credentialNow,
+		SignIn:           signIn{s: s}.editorSignIn(c),
+		RefusedAdvice:    s.inUse.refusedNow,
+		CredentialSource: func() string { return s.inUse.credentialNow(s.store.Path()) },
 	}
 	opts.RootOverrides, opts.Home = overrides, homeDir()
 	ctx, stop := context.WithCancel(context.Background())

@@ -22,11 +22,11 @@ import (
 )
 
 // editorSignIn is the bridge's sign-in from the editor.
-func (s *settings) editorSignIn(c *cli.Context) *bridge.SignIn {
+func (g signIn) editorSignIn(c *cli.Context) *bridge.SignIn {
 	return &bridge.SignIn{
-		Offer: func() (string, bool) { return s.signInOffer(c) },
+		Offer: func() (string, bool) { return g.signInOffer(c) },
 		Run: func(ctx context.Context, page func(url, code string)) error {
-			return s.signInFromEditor(ctx, c, page)
+			return g.signInFromEditor(ctx, c, page)
 		},
 	}
 }
@@ -36,8 +36,9 @@ func (s *settings) editorSignIn(c *cli.Context) *bridge.SignIn {
 // is set. agent names it: the agent's name stored with the sign-in, else
 // the URL's host. It reads the credentials file only (initialize asks it:
 // no network, no keyring).
-func (s *settings) signInOffer(c *cli.Context) (agent string, ok bool) {
-	_, key := s.current()
+func (g signIn) signInOffer(c *cli.Context) (agent string, ok bool) {
+	s := g.s
+	_, key := s.inUse.current()
 	if key == "" {
 		return "", false
 	}
@@ -61,13 +62,14 @@ func (s *settings) signInOffer(c *cli.Context) (agent string, ok bool) {
 // signInFromEditor runs the sign-in: the card read, its OAuth flow (device
 // code, else PKCE) run with the page told to the editor, the token checked
 // and stored as `shim login` stores it.
-func (s *settings) signInFromEditor(ctx context.Context, c *cli.Context, page func(url, code string)) error {
-	if err := s.refusal(); err != nil {
+func (g signIn) signInFromEditor(ctx context.Context, c *cli.Context, page func(url, code string)) error {
+	s := g.s
+	if err := s.inUse.refusal(); err != nil {
 		return err
 	}
-	url, key := s.current()
-	cardURL := s.cardURL()
-	sec, agent, err := s.loginSecurity(ctx, logLines{s.log}, url, cardURL)
+	url, key := s.inUse.current()
+	cardURL := s.inUse.cardURL()
+	sec, agent, err := g.loginSecurity(ctx, logLines{s.log}, url, cardURL)
 	switch {
 	case err != nil:
 		return err
@@ -77,7 +79,7 @@ func (s *settings) signInFromEditor(ctx context.Context, c *cli.Context, page fu
 		return fmt.Errorf("the agent at %s does not sign in with OAuth 2.0 (or its card could not be read): run `shim login` in a terminal to store its %s",
 			key, strings.ToLower(secretLabel(sec)))
 	}
-	secret, err := s.clientSecret(c)
+	secret, err := g.clientSecret(c)
 	if err != nil {
 		return err
 	}
@@ -87,7 +89,7 @@ func (s *settings) signInFromEditor(ctx context.Context, c *cli.Context, page fu
 			clientID = rec.ClientID // the client the stored sign-in was made with
 		}
 	}
-	if plat := s.agent(); clientID == "" && plat != nil {
+	if plat := s.inUse.agent(); clientID == "" && plat != nil {
 		clientID = plat.LoginClientID // the public client the platform's own tools sign in with
 	}
 	l := &auth.OAuthLogin{ClientID: clientID, ClientSecret: secret, Scopes: auth.ParseScopes(flagString(c, "oauth-scopes")),
@@ -104,7 +106,7 @@ func (s *settings) signInFromEditor(ctx context.Context, c *cli.Context, page fu
 		return err
 	}
 	s.log.Info("signing in from the editor", "url", key, "flow", plan.Flow)
-	_, _, err = s.completeOAuth(ctx, logLines{s.log}, oauthTarget{url: url, card: cardURL, key: key, agent: agent}, l, plan)
+	_, _, err = g.completeOAuth(ctx, logLines{s.log}, oauthTarget{url: url, card: cardURL, key: key, agent: agent}, l, plan)
 	return err
 }
 

@@ -90,22 +90,7 @@ func TestSignInFromEditorEndToEnd(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var pages []map[string]any
-	h := func(method string, params json.RawMessage) (any, *acptest.RPCError) {
-		var p map[string]any
-		_ = json.Unmarshal(params, &p)
-		mu.Lock()
-		pages = append(pages, p)
-		mu.Unlock()
-		msg, _ := p["message"].(string)
-		m := editorCodeRE.FindStringSubmatch(msg)
-		if method != "elicitation/create" || p["mode"] != "url" || m == nil {
-			return map[string]any{"action": "decline"}, nil
-		}
-		if err := o.Approve(m[1]); err != nil {
-			t.Error(err)
-		}
-		return map[string]any{"action": "accept"}, nil
-	}
+	h := approvingEditor(t, o, &mu, &pages)
 	p := e.serveACP(t, h, "--url", a.srv.URL, "--oauth-client-id", oidctest.DeviceClient, "--oauth-client-secret-file", secretFile)
 	caps := map[string]any{"elicitation": map[string]any{"url": map[string]any{}}}
 	init := p.Call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps})
@@ -129,15 +114,7 @@ func TestSignInFromEditorEndToEnd(t *testing.T) {
 	if m := p.Call("session/new", map[string]any{"cwd": "/tmp", "mcpServers": []any{}}); m.Error != nil {
 		t.Fatalf("session/new after the sign-in: %+v", m.Error)
 	}
-	var out strings.Builder
-	for _, m := range p.Messages() {
-		out.Write(m.Raw)
-	}
-	for _, secret := range []string{tok, rec.RefreshToken, oidctest.DeviceSecret} {
-		if secret != "" && (strings.Contains(out.String(), secret) || strings.Contains(p.logs(), secret)) {
-			t.Errorf("a secret reached stdout or stderr")
-		}
-	}
+	checkNoSecretOut(t, p, tok, rec.RefreshToken, oidctest.DeviceSecret)
 
 	// Stored: offered by the agent's name, without a client id.
 	q := e.serveACP(t, h)
@@ -164,4 +141,41 @@ func TestSignInFromEditorEndToEnd(t *testing.T) {
 	}
 	mu.Unlock()
 
+}
+
+// checkNoSecretOut checks that none of secrets reached p's stdout or its
+// log.
+func checkNoSecretOut(t *testing.T, p *acpProc, secrets ...string) {
+	t.Helper()
+	var out strings.Builder
+	for _, m := range p.Messages() {
+		out.Write(m.Raw)
+	}
+	for _, secret := range secrets {
+		if secret != "" && (strings.Contains(out.String(), secret) || strings.Contains(p.logs(), secret)) {
+			t.Errorf("a secret reached stdout or stderr")
+		}
+	}
+}
+
+// approvingEditor is an editor that records every request's params in
+// pages and approves the sign-in code a URL page shows; it declines the
+// rest.
+func approvingEditor(t *testing.T, o *oidctest.OP, mu *sync.Mutex, pages *[]map[string]any) acptest.Handler {
+	return func(method string, params json.RawMessage) (any, *acptest.RPCError) {
+		var p map[string]any
+		_ = json.Unmarshal(params, &p)
+		mu.Lock()
+		*pages = append(*pages, p)
+		mu.Unlock()
+		msg, _ := p["message"].(string)
+		m := editorCodeRE.FindStringSubmatch(msg)
+		if method != "elicitation/create" || p["mode"] != "url" || m == nil {
+			return map[string]any{"action": "decline"}, nil
+		}
+		if err := o.Approve(m[1]); err != nil {
+			t.Error(err)
+		}
+		return map[string]any{"action": "accept"}, nil
+	}
 }

@@ -166,28 +166,30 @@ func TestTokenOrder(t *testing.T) {
 			}
 		})
 	}
-	t.Run("unreadable token file", func(t *testing.T) {
-		e := newShimEnv(t)
-		if r := e.run(t, "tok-stored-000", "login", "--url", f.url()); r.code != 0 {
-			t.Fatalf("login: %s", r.stderr)
-		}
-		n := len(f.requests())
-		r := e.run(t, "", "doctor", "--token-file", "~/missing")
-		if r.code != 1 || !strings.Contains(r.stdout, "token  ") || !strings.Contains(r.stdout, "FAIL") ||
-			!strings.Contains(r.stdout, filepath.Join(e.home, "missing")) || !strings.Contains(r.stdout, "fix the path") {
-			t.Fatalf("doctor: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-		}
-		if len(f.requests()) != n {
-			t.Errorf("the stored token was used instead: %+v", f.requests()[n:])
-		}
-		p := e.start(t, "--token-file", "~/missing")
-		p.call(t, 1, "initialize", initParams(false))
-		m := p.call(t, 2, "session/new", newSessionParams())
-		reason, _ := errData(m)["reason"].(string)
-		if errCode(m) != -32000 || !strings.Contains(reason, "fix the path") {
-			t.Fatalf("session/new: %v", m)
-		}
-	})
+	t.Run("unreadable token file", func(t *testing.T) { tokenOrderUnreadableFile(t, f) })
+}
+
+func tokenOrderUnreadableFile(t *testing.T, f *fakeA2A) {
+	e := newShimEnv(t)
+	if r := e.run(t, "tok-stored-000", "login", "--url", f.url()); r.code != 0 {
+		t.Fatalf("login: %s", r.stderr)
+	}
+	n := len(f.requests())
+	r := e.run(t, "", "doctor", "--token-file", "~/missing")
+	if r.code != 1 || !strings.Contains(r.stdout, "token  ") || !strings.Contains(r.stdout, "FAIL") ||
+		!strings.Contains(r.stdout, filepath.Join(e.home, "missing")) || !strings.Contains(r.stdout, "fix the path") {
+		t.Fatalf("doctor: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if len(f.requests()) != n {
+		t.Errorf("the stored token was used instead: %+v", f.requests()[n:])
+	}
+	p := e.start(t, "--token-file", "~/missing")
+	p.call(t, 1, "initialize", initParams(false))
+	m := p.call(t, 2, "session/new", newSessionParams())
+	reason, _ := errData(m)["reason"].(string)
+	if errCode(m) != -32000 || !strings.Contains(reason, "fix the path") {
+		t.Fatalf("session/new: %v", m)
+	}
 }
 
 // A token over plain http to a host that is not this machine is refused
