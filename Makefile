@@ -4,7 +4,7 @@ BIN     ?= bin/shim
 VERSION ?= dev
 COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
-FUZZTIME ?= 6s
+FUZZTIME ?= 3s
 
 .PHONY: build test check-node demo-deps test-go e2e test-npm fuzz demo demo-agent bench lint lint-tools release clean
 
