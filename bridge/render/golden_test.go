@@ -353,7 +353,7 @@ func TestRenewIsNew(t *testing.T) {
 func TestRenewKnowsEveryField(t *testing.T) {
 	const want = "Answer{out ids agent blocks texts last lastTask lastArtifact statusText artifactText statusShown} " +
 		"Tools{out roots terminals calls parsed} " +
-		"Snapshots{answer notices msgs snapArts held noteTask notes framed lastFramed anyFramed} " +
+		"Snapshots{answer notices msgs snapArts held noteTask heldOfHist notes framed lastFramed anyFramed} " +
 		"Notices{out ids answer on} Past{out ids answer tools list} out ids"
 	fields := func(typ reflect.Type) []string {
 		var names []string

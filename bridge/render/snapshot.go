@@ -30,6 +30,7 @@ type Snapshots struct {
 	// stream's frames are of one task: no map lookup while it repeats).
 	held       *a2a.Message
 	noteTask   string
+	heldOfHist bool // held came from a snapshot's history
 	notes      map[string]uint64
 	framed     map[string]bool
 	lastFramed string
@@ -146,12 +147,50 @@ const (
 	noteUndecided noteFate = iota
 	noteIsNote
 	noteIsAnswer
+	noteIsStatus // the status that ends the task carries it: shown there
 )
 
 // holdNote holds a working snapshot's status message m of taskID.
 func (s *Snapshots) holdNote(taskID string, m *a2a.Message) {
 	s.Seen(taskID, m)
-	s.held, s.noteTask = m, taskID
+	s.held, s.noteTask, s.heldOfHist = m, taskID, false
+}
+
+// HoldHistory holds an agent message m of the history of a snapshot t of
+// taskID like a progress note (SPEC §16, one message, one place), when
+// it has an id and is text alone, was not shown, and t's status carries no
+// message of its own: the next frame tells what it is (a completed
+// status carrying the same message: the answer). A note held before it
+// is shown as a note. It reports false when m is not held.
+func (s *Snapshots) HoldHistory(taskID string, t *a2a.Task, m *a2a.Message) ([]Out, bool) {
+	if m.ID == "" || !plainText(m) || t.Status.Message != nil || s.msgs[taskID+"\x00"+m.ID] != 0 {
+		return nil, false
+	}
+	outs := s.settleNote(noteIsNote)
+	s.holdNote(taskID, m)
+	s.heldOfHist = true
+	return outs, true
+}
+
+// plainText reports whether m is text alone (no thought, tool or other
+// part) and says something.
+func plainText(m *a2a.Message) bool {
+	if len(m.Tools) > 0 {
+		return false
+	}
+	for i := range m.Parts {
+		if p := &m.Parts[i]; p.Kind != a2a.PartText || p.Thought() {
+			return false
+		}
+	}
+	return strings.TrimSpace(m.Text()) != ""
+}
+
+// ResentInStatus reports whether the held note came from a snapshot's
+// history and the status st carries that same message (the next frame
+// of a server that sends its answer in both).
+func (s *Snapshots) ResentInStatus(st a2a.Status) bool {
+	return s.held != nil && s.heldOfHist && st.Message != nil && st.Message.ID == s.held.ID
 }
 
 // FirstFrame records a frame about taskID and reports whether it is the
@@ -192,6 +231,9 @@ func (s *Snapshots) settleNote(fate noteFate) []Out {
 	case fate == noteIsAnswer:
 		s.held = nil
 		return s.StatusReplace(taskID, m)
+	case fate == noteIsStatus:
+		s.held = nil
+		return nil
 	}
 	s.held = nil
 	return s.noteShown(taskID, m)
@@ -246,6 +288,9 @@ func (s *Snapshots) snapshotFate(taskID string, t *a2a.Task) noteFate {
 func (s *Snapshots) endFate(st a2a.Status) noteFate {
 	if s.held == nil {
 		return noteUndecided
+	}
+	if s.ResentInStatus(st) && st.State != a2a.StateCompleted {
+		return noteIsStatus // one message, one place: where the status shows it
 	}
 	if st.State != a2a.StateCompleted || s.answer.artifactText {
 		return noteIsNote

@@ -130,6 +130,9 @@ func (d *driver) status(st a2a.Status) (outcome, bool) {
 			d.ctl.Show(d.r.Snapshots.NoteBeforeAnswer())
 		}
 	default:
+		if d.r.Snapshots.ResentInStatus(st) {
+			d.env.Client.Departed(a2a.DepartureAnswerResentInHistory, "task", d.ctl.task(), "state", string(st.State))
+		}
 		d.ctl.Show(d.r.Snapshots.EndNote(st))
 	}
 	if m != nil {
@@ -209,10 +212,13 @@ func (d *driver) snapshot(task *a2a.Task, first bool) {
 	d.lastSnap = &st
 	d.ctl.Show(d.r.Snapshots.SnapshotNote(taskID, task))
 	for _, m := range render.NewHistory(task) {
-		switch {
-		case d.r.Snapshots.Answered(taskID, m):
+		if d.r.Snapshots.Answered(taskID, m) {
 			d.ctl.Show(d.r.Snapshots.StatusReplace(taskID, m))
-		case !d.r.Snapshots.Seen(taskID, m):
+			continue
+		}
+		outs, held := d.r.Snapshots.HoldHistory(taskID, task, m)
+		d.ctl.Show(outs)
+		if !held && !d.r.Snapshots.Seen(taskID, m) {
 			d.status(a2a.Status{State: a2a.StateWorking, Message: m})
 		}
 	}

@@ -152,7 +152,7 @@ export function frameworkSuite(name) {
           assert.equal(sent[0].params.message.contextId, sessionId, "the session is the A2A context");
         });
         if (name === "beeai") {
-          await t.test("BeeAI re-sends its submitted task snapshot with the answer in its history, then completes with the same message: shown once, as the answer", { todo: "SPEC §16: one message, one place" }, () => {
+          await t.test("BeeAI re-sends its submitted task snapshot with the answer in its history, then completes with the same message: shown once, as the answer", () => {
             assert.equal(textOf(ups, "agent_thought_chunk"), "", `the answer was also shown as a thought: ${JSON.stringify(ups)}`);
             const answer = ups.find((u) => u.sessionUpdate === "agent_message_chunk");
             assert.deepEqual(ups.filter((u) => u.messageId === answer.messageId).map((u) => u.sessionUpdate), ["agent_message_chunk"], "the message is shown in one place");
