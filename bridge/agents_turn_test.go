@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -114,5 +115,59 @@ func TestHistoryMessageOfConformingServer(t *testing.T) {
 	}
 	if strings.Contains(s.logs.String(), "departs from the A2A spec") {
 		t.Errorf("a reading logged for a conforming server:\n%s", s.logs.String())
+	}
+}
+
+// TestMastraNoteInALaterFrame: Mastra's recorded answer (its working
+// snapshot "Generating response...", then artifact text) after a first
+// frame of the task that carries no text, as the SDK's own working
+// status is sent: the note is still held one frame and shown as a
+// thought, never as answer text (SPEC §16, progress notes anywhere in
+// the task; §12.8); the log says so once.
+func TestMastraNoteInALaterFrame(t *testing.T) {
+	rec, err := os.ReadFile("testdata/frameworks/mastra/04-answer-stream.response.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const task = "e2fc0fdb-aa56-4f57-94d5-a04eae51d137"
+	a := replayFrames(t, "frameworks/mastra/01-card.response.json",
+		`{"kind":"status-update","taskId":"`+task+`","contextId":"CONTEXT_ID","status":{"state":"working"},"final":false}`)
+	a.mu.Lock()
+	a.bodies[0] += string(rec)
+	a.mu.Unlock()
+	s := startShim(t, a.url, nil, nil)
+	s.init(t)
+	id := s.newSession(t, "/tmp")
+	if got := stopReason(t, s.prompt(t, id, "Say hello.")); got != "end_turn" {
+		t.Fatalf("stop %s", got)
+	}
+	ups := s.Updates(id)
+	if got, th := textOfKind(ups, "agent_message_chunk"), textOfKind(ups, "agent_thought_chunk"); got != "Hello from Mastra." || th != "Generating response..." {
+		t.Errorf("answer %q thought %q", got, th)
+	}
+	if n := strings.Count(s.logs.String(), "status text after its task's first frame"); n != 1 {
+		t.Errorf("%d log lines of the reading, want 1", n)
+	}
+}
+
+// TestSnapshotStreamerAfterAFirstFrame: a snapshot streamer (SPEC
+// §12.4) whose status message grows across frames after a first frame
+// with no text is still shown as answer text, no thought.
+func TestSnapshotStreamerAfterAFirstFrame(t *testing.T) {
+	snap := func(state, text string) string {
+		return `{"kind":"task","id":"t1","contextId":"CONTEXT_ID","status":{"state":"` + state + `","message":{"kind":"message","role":"agent","messageId":"s1","parts":[{"kind":"text","text":"` + text + `"}]}}}`
+	}
+	a := replayFrames(t, "frameworks/mastra/01-card.response.json",
+		`{"kind":"status-update","taskId":"t1","contextId":"CONTEXT_ID","status":{"state":"working"},"final":false}`,
+		snap("working", "Hello"), snap("working", "Hello from"), snap("completed", "Hello from the streamer."))
+	s := startShim(t, a.url, nil, nil)
+	s.init(t)
+	id := s.newSession(t, "/tmp")
+	if got := stopReason(t, s.prompt(t, id, "Say hello.")); got != "end_turn" {
+		t.Fatalf("stop %s", got)
+	}
+	ups := s.Updates(id)
+	if got, th := textOfKind(ups, "agent_message_chunk"), textOfKind(ups, "agent_thought_chunk"); got != "Hello from the streamer." || th != "" {
+		t.Errorf("answer %q thought %q", got, th)
 	}
 }

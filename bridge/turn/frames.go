@@ -82,6 +82,9 @@ type stream struct {
 	// when that was a snapshot.
 	staleFirst bool
 	lastSnap   *a2a.Status
+	// lateNote: a status text after the task's first frame was held (said
+	// once in the log).
+	lateNote bool
 }
 
 // frame maps one event; done reports that the turn's outcome is known.
@@ -168,7 +171,7 @@ func (d *driver) status(st a2a.Status) (outcome, bool) {
 		d.needRootsFor(m.ParkData())
 		d.ctl.Show(d.r.AuthRequired(d.ctl.task(), m))
 	default:
-		d.ctl.Show(d.r.Notices.ProgressNote(d.ctl.task(), m))
+		d.ctl.Show(d.r.Snapshots.StatusNote(d.ctl.task(), m))
 	}
 	return outcome{}, false
 }
@@ -200,8 +203,9 @@ func (d *driver) artifact(a *a2a.Artifact, appendMode bool) {
 // status update's would be), its artifacts, and its status message's
 // agent text as answer text, each only for what was not shown yet. A
 // resumed task's stale first frame is not shown, only taken as shown.
-// The status text of a working snapshot that opens the task (first) may
-// be a progress note: it is held until the next frame tells (SPEC §12.8).
+// The first working status text of the task, in any frame (first: the
+// task's first), may be a progress note: it is held until the next frame
+// tells (SPEC §12.8, §16).
 func (d *driver) snapshot(task *a2a.Task, first bool) {
 	taskID := d.ctl.task()
 	if d.staleFirst {
@@ -227,7 +231,14 @@ func (d *driver) snapshot(task *a2a.Task, first bool) {
 			d.artifact(a, false)
 		}
 	}
-	d.ctl.Show(d.r.Snapshots.SnapshotStatus(taskID, st, first))
+	held := d.r.Snapshots.Holding(taskID)
+	d.ctl.Show(d.r.Snapshots.SnapshotStatus(taskID, st))
+	if !first && !held && d.r.Snapshots.Holding(taskID) && !d.lateNote {
+		// SPEC §16, progress notes anywhere in the task: held as one
+		// that opens the task would be.
+		d.lateNote = true
+		d.env.Log.Info("the agent sent a status text after its task's first frame; holding it one frame as a progress note", "task", taskID)
+	}
 }
 
 // tool shows one tool-call event and learns the project roots from a
