@@ -34,6 +34,9 @@ const (
 	// DepartureAnswerResentInHistory: a task snapshot carried the answer
 	// in its history, then the completed status carried the same message.
 	DepartureAnswerResentInHistory Departure = "sent its answer again in a task's history before completing with it"
+	// DepartureCancelRefused: a cancel of a task that still ran was
+	// refused (the turn ended cancelled all the same).
+	DepartureCancelRefused Departure = "refused to cancel a task that still runs"
 )
 
 // Departures records the departures one agent was seen to make, each

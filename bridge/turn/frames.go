@@ -61,7 +61,7 @@ func (d *driver) setTask(id string) {
 	d.env.Shown.Claim(id) // shown live: never replayed
 	if cancel {
 		// The cancel came before the server named the task.
-		go d.env.cancelTask(d.ctx, id)
+		go d.env.cancelGivenUp(d.ctx, d.sess, d.sess.cancelling(id))
 	}
 	// The index learns the task when the turn ends (Thread.Record).
 }
@@ -85,10 +85,16 @@ type stream struct {
 	// lateNote: a status text after the task's first frame was held (said
 	// once in the log).
 	lateNote bool
+	// earlier is the session's earlier turn given up whose cancel the
+	// agent may have refused; earlierCheck its check, until said
+	// (refused.go).
+	earlier      *earlier
+	earlierCheck stillFinishing
 }
 
 // frame maps one event; done reports that the turn's outcome is known.
 func (d *driver) frame(ev *a2a.Event) (outcome, bool) {
+	d.sayEarlier()
 	d.setTask(ev.TaskID)
 	first := d.r.Snapshots.FirstFrame(d.ownTask)
 	switch ev.Kind {

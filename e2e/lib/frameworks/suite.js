@@ -490,7 +490,7 @@ function sdk03Cancel(name, way, getFw, getCwd) {
  * earlier turn may still be finishing. `next`: the next prompt's updates.
  */
 function refusedCancelSaid(t, next) {
-  return t.test("the refused cancel is said: the next prompt on that context first says the earlier turn is still finishing", { todo: "SPEC §16: a refused cancel" }, () => {
+  return t.test("the refused cancel is said: the next prompt on that context first says the earlier turn is still finishing", () => {
     const firstAnswer = next.findIndex((u) => u.sessionUpdate === "agent_message_chunk");
     const said = next.slice(0, firstAnswer).filter((u) => u.sessionUpdate === "agent_thought_chunk");
     assert.ok(said.length > 0, `nothing said before the answer; got ${JSON.stringify(next)}`);
