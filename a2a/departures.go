@@ -28,6 +28,17 @@ const (
 	DepartureRecordSeparator Departure = "starts each stream event with a record separator (U+001E)"
 )
 
+// The departures of SPEC §16 that a turn reads (bridge/turn), recorded
+// through the A2A client's record (a2aclient.Client.Departed).
+const (
+	// DepartureAnswerResentInHistory: a task snapshot carried the answer
+	// in its history, then the completed status carried the same message.
+	DepartureAnswerResentInHistory Departure = "sent its answer again in a task's history before completing with it"
+	// DepartureCancelRefused: a cancel of a task that still ran was
+	// refused (the turn ended cancelled all the same).
+	DepartureCancelRefused Departure = "refused to cancel a task that still runs"
+)
+
 // Departures records the departures one agent was seen to make, each
 // logged once. The zero value logs nothing; a nil *Departures records
 // nothing. Safe for concurrent use.

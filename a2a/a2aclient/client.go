@@ -386,3 +386,12 @@ func (c *Client) Probe(ctx context.Context) error {
 	}
 	return c.extend(ctx)
 }
+
+// Departed records a departure from the spec that the caller read of
+// this client's agent (a turn's, SPEC §16): said once in the log, and
+// among Departures. A nil client records nothing.
+func (c *Client) Departed(d a2a.Departure, attrs ...any) {
+	if c != nil {
+		c.departures.Saw(d, attrs...)
+	}
+}

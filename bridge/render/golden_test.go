@@ -145,10 +145,10 @@ func goldenCases() []goldenCase {
 			task := &a2a.Task{ID: "t1", Status: a2a.Status{State: a2a.StateWorking, Message: agentMsg("s1", text("Generating response..."))}}
 			r.Snapshots.FirstFrame("t1")
 			add(r.Snapshots.SnapshotNote("t1", task))
-			add(r.Snapshots.SnapshotStatus("t1", task.Status, true)) // held
+			add(r.Snapshots.SnapshotStatus("t1", task.Status)) // held
 			grown := &a2a.Task{ID: "t1", Status: a2a.Status{State: a2a.StateWorking, Message: agentMsg("s1", text("Generating response... done: the answer"))}}
 			add(r.Snapshots.SnapshotNote("t1", grown)) // it grew: answer text
-			add(r.Snapshots.SnapshotStatus("t1", grown.Status, false))
+			add(r.Snapshots.SnapshotStatus("t1", grown.Status))
 			done := &a2a.Task{ID: "t1", Status: a2a.Status{State: a2a.StateCompleted, Message: agentMsg("s1", text("Generating response... done: the answer, complete."))},
 				History: []a2a.Message{{ID: "u1", Role: "user", Parts: []a2a.Part{text("q")}}, *agentMsg("h1", text("from history"))}}
 			for _, m := range NewHistory(done) {
@@ -156,7 +156,7 @@ func goldenCases() []goldenCase {
 					add(r.Answer.StatusAnswer(m.ID, m.Text()))
 				}
 			}
-			add(r.Snapshots.SnapshotStatus("t1", done.Status, false))
+			add(r.Snapshots.SnapshotStatus("t1", done.Status))
 			add(r.Notices.ProgressNote("t1", agentMsg("n1", text("Still working"))))
 			add(r.Snapshots.EndNote(a2a.Status{State: a2a.StateCompleted}))
 		}},
@@ -353,7 +353,7 @@ func TestRenewIsNew(t *testing.T) {
 func TestRenewKnowsEveryField(t *testing.T) {
 	const want = "Answer{out ids agent blocks texts last lastTask lastArtifact statusText artifactText statusShown} " +
 		"Tools{out roots terminals calls parsed} " +
-		"Snapshots{answer notices msgs snapArts held noteTask notes framed lastFramed anyFramed} " +
+		"Snapshots{answer notices msgs snapArts held noteTask heldOfHist heldOnce notes framed lastFramed anyFramed} " +
 		"Notices{out ids answer on} Past{out ids answer tools list} out ids"
 	fields := func(typ reflect.Type) []string {
 		var names []string

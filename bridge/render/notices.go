@@ -136,6 +136,20 @@ func RenewedNotice() Notice {
 	return Notice{Severity: acp.NoticeInfo, Title: "Signed in again: the agent's token was renewed"}
 }
 
+// CancelRefusedNotice: the agent did not stop what the person cancelled
+// (SPEC §16, a refused cancel).
+func CancelRefusedNotice() Notice {
+	const s = "The agent did not stop when you cancelled: it may still be finishing that request."
+	return Notice{Severity: acp.NoticeWarning, Title: "The agent may still be finishing what you cancelled", Detail: s, Else: ToldAsThought, Shown: s}
+}
+
+// StillFinishingNotice: a prompt was sent while the agent still works on
+// the request the person cancelled (SPEC §16, a refused cancel).
+func StillFinishingNotice() Notice {
+	const s = "The agent is still finishing the request you cancelled; it may answer this one after that."
+	return Notice{Severity: acp.NoticeInfo, Title: "The agent is still finishing your earlier request", Detail: s, Else: ToldAsThought, Shown: s}
+}
+
 // RenewalRefusedNotice: the OAuth token could not be renewed (why says
 // why and what to do; no secret is in it).
 func RenewalRefusedNotice(why string) Notice {

@@ -53,7 +53,7 @@ func New(agent string, roots Roots, d Draws) *Renderer {
 	r := &Renderer{
 		Answer:    Answer{agent: agent, texts: map[string]*answerText{}, statusText: newShownText()},
 		Tools:     Tools{roots: roots, terminals: d.Terminals, calls: calls{open: map[string]*call{}}},
-		Snapshots: Snapshots{msgs: map[string]uint8{}, snapArts: map[string]uint64{}, notes: map[string]uint64{}, framed: map[string]bool{}},
+		Snapshots: Snapshots{msgs: map[string]uint8{}, snapArts: map[string]uint64{}, notes: map[string]uint64{}, framed: map[string]bool{}, heldOnce: map[string]bool{}},
 		Notices:   Notices{on: d.Notices},
 	}
 	r.wire()
@@ -76,10 +76,11 @@ func (r *Renderer) Renew(agent string, roots Roots, d Draws) {
 	clear(s.snapArts)
 	clear(s.notes)
 	clear(s.framed)
+	clear(s.heldOnce)
 	*r = Renderer{
 		Answer:    Answer{agent: agent, texts: a.texts, statusText: st},
 		Tools:     Tools{roots: roots, terminals: d.Terminals, calls: calls{open: t.calls.open, order: t.calls.order[:0]}},
-		Snapshots: Snapshots{msgs: s.msgs, snapArts: s.snapArts, notes: s.notes, framed: s.framed},
+		Snapshots: Snapshots{msgs: s.msgs, snapArts: s.snapArts, notes: s.notes, framed: s.framed, heldOnce: s.heldOnce},
 		Notices:   Notices{on: d.Notices},
 		Past:      Past{list: r.Past.list[:0]},
 		out:       sink{buf: r.out.buf[:0]},

@@ -30,6 +30,8 @@ type Snapshots struct {
 	// stream's frames are of one task: no map lookup while it repeats).
 	held       *a2a.Message
 	noteTask   string
+	heldOfHist bool            // held came from a snapshot's history
+	heldOnce   map[string]bool // the tasks a working status text was held or shown as a note of
 	notes      map[string]uint64
 	framed     map[string]bool
 	lastFramed string
@@ -99,6 +101,7 @@ func NewHistory(t *a2a.Task) []*a2a.Message {
 // stale first frame): its messages count as shown, and its artifacts are
 // skipped while later snapshots carry them unchanged.
 func (s *Snapshots) Seed(taskID string, t *a2a.Task) {
+	s.heldOnce[taskID] = true // a resumed task's answer streams as it did
 	s.Seen(taskID, t.Status.Message)
 	for i := range t.History {
 		s.Seen(taskID, &t.History[i])
@@ -146,12 +149,50 @@ const (
 	noteUndecided noteFate = iota
 	noteIsNote
 	noteIsAnswer
+	noteIsStatus // the status that ends the task carries it: shown there
 )
 
 // holdNote holds a working snapshot's status message m of taskID.
 func (s *Snapshots) holdNote(taskID string, m *a2a.Message) {
 	s.Seen(taskID, m)
-	s.held, s.noteTask = m, taskID
+	s.held, s.noteTask, s.heldOfHist = m, taskID, false
+}
+
+// HoldHistory holds an agent message m of the history of a snapshot t of
+// taskID like a progress note (SPEC §16, one message, one place), when
+// it has an id and is text alone, was not shown, and t's status carries no
+// message of its own: the next frame tells what it is (a completed
+// status carrying the same message: the answer). A note held before it
+// is shown as a note. It reports false when m is not held.
+func (s *Snapshots) HoldHistory(taskID string, t *a2a.Task, m *a2a.Message) ([]Out, bool) {
+	if m.ID == "" || !plainText(m) || t.Status.Message != nil || s.msgs[taskID+"\x00"+m.ID] != 0 {
+		return nil, false
+	}
+	outs := s.settleNote(noteIsNote)
+	s.holdNote(taskID, m)
+	s.heldOfHist = true
+	return outs, true
+}
+
+// plainText reports whether m is text alone (no thought, tool or other
+// part) and says something.
+func plainText(m *a2a.Message) bool {
+	if len(m.Tools) > 0 {
+		return false
+	}
+	for i := range m.Parts {
+		if p := &m.Parts[i]; p.Kind != a2a.PartText || p.Thought() {
+			return false
+		}
+	}
+	return strings.TrimSpace(m.Text()) != ""
+}
+
+// ResentInStatus reports whether the held note came from a snapshot's
+// history and the status st carries that same message (the next frame
+// of a server that sends its answer in both).
+func (s *Snapshots) ResentInStatus(st a2a.Status) bool {
+	return s.held != nil && s.heldOfHist && st.Message != nil && st.Message.ID == s.held.ID
 }
 
 // FirstFrame records a frame about taskID and reports whether it is the
@@ -170,6 +211,19 @@ func (s *Snapshots) FirstFrame(taskID string) bool {
 
 // holding reports whether a note of taskID is held.
 func (s *Snapshots) holding(taskID string) bool { return s.held != nil && s.noteTask == taskID }
+
+// StatusNote shows the text of a working status update's message m of
+// taskID as a progress note (SPEC §12.8); a later snapshot's status text
+// of the task is then not held as one that opens it.
+func (s *Snapshots) StatusNote(taskID string, m *a2a.Message) []Out {
+	if m.Text() != "" {
+		s.heldOnce[taskID] = true
+	}
+	return s.notices.ProgressNote(taskID, m)
+}
+
+// Holding reports whether a progress note of taskID is held.
+func (s *Snapshots) Holding(taskID string) bool { return s.holding(taskID) }
 
 // noted reports whether m of taskID was shown as a progress note with the
 // text it has now (a note repeated is not answer text; one that grows
@@ -192,6 +246,9 @@ func (s *Snapshots) settleNote(fate noteFate) []Out {
 	case fate == noteIsAnswer:
 		s.held = nil
 		return s.StatusReplace(taskID, m)
+	case fate == noteIsStatus:
+		s.held = nil
+		return nil
 	}
 	s.held = nil
 	return s.noteShown(taskID, m)
@@ -247,6 +304,9 @@ func (s *Snapshots) endFate(st a2a.Status) noteFate {
 	if s.held == nil {
 		return noteUndecided
 	}
+	if s.ResentInStatus(st) && st.State != a2a.StateCompleted {
+		return noteIsStatus // one message, one place: where the status shows it
+	}
 	if st.State != a2a.StateCompleted || s.answer.artifactText {
 		return noteIsNote
 	}
@@ -293,17 +353,19 @@ func (s *Snapshots) NoteBeforeAnswer() []Out { return s.settleNote(noteIsNote) }
 // SnapshotStatus shows the status message of a snapshot of taskID, after
 // its history and artifacts: nothing for a note already held or shown;
 // beside artifact answer text, a working status text is a note, shown
-// once; a working snapshot's text that opens the task (first) is held
-// until the next frame tells what it is (SPEC §12.8); else the text is a
-// replace of the task's status answer.
-func (s *Snapshots) SnapshotStatus(taskID string, st a2a.Status, first bool) []Out {
+// once; the first working status text of the task, in any frame of it
+// (SPEC §16, progress notes anywhere in the task), is held until the next
+// frame tells what it is (§12.8), unless it is already the task's status
+// answer; else the text is a replace of the task's status answer.
+func (s *Snapshots) SnapshotStatus(taskID string, st a2a.Status) []Out {
 	switch m := st.Message; {
 	case m == nil || s.holding(taskID) || s.noted(taskID, m):
 	case s.answer.artifactText:
 		if st.State == a2a.StateWorking && !s.answer.statusShown && !s.Seen(taskID, m) {
 			return s.noteShown(taskID, m)
 		}
-	case st.State == a2a.StateWorking && first && m.Text() != "":
+	case st.State == a2a.StateWorking && m.Text() != "" && !s.heldOnce[taskID] && !s.Answered(taskID, m):
+		s.heldOnce[taskID] = true
 		s.holdNote(taskID, m)
 	case st.State == a2a.StateSubmitted, st.State == a2a.StateWorking, st.State == a2a.StateCompleted, st.State == a2a.StateUnknown:
 		return s.StatusReplace(taskID, m)

@@ -70,6 +70,9 @@
 //	            turn answers
 //	steer.go    steers: posted to the server's steering queue, marked
 //	            where the agent read them, settled at the turn's end
+//	refused.go  a refused cancel (SPEC §16): the cancel of a turn given up,
+//	            its refusal told, and the next turn's word that the
+//	            earlier one is still finishing
 //	session.go  Session: what a session's turns share
 //
 // # Goroutines
@@ -80,7 +83,10 @@
 //	                               turn first; permission and elicitation calls run on
 //	                               it (package ask, stdio.Conn.Call)
 //	grace timer    control.apply   applies the window's expiry (its generation) under control.mu
-//	CancelTask     control.apply   one per given-up task (Abandon cancels in its caller)
+//	CancelTask     control.apply   one per given-up task (Abandon cancels in its caller);
+//	                               a refusal is kept on the session for its next turn
+//	earlier check  the next turn   waits for that cancel's answer and, refused, asks
+//	                               whether the task still runs (refused.go)
 //	dialog         package ask     two per open dialog (a permission request, a form):
 //	watchers                       one ends it when its prompt is cancelled, one reads the
 //	                               operator API's summary of the chat while it is open

@@ -61,7 +61,7 @@ func (d *driver) setTask(id string) {
 	d.env.Shown.Claim(id) // shown live: never replayed
 	if cancel {
 		// The cancel came before the server named the task.
-		go d.env.cancelTask(d.ctx, id)
+		go d.env.cancelGivenUp(d.ctx, d.sess, d.sess.cancelling(id))
 	}
 	// The index learns the task when the turn ends (Thread.Record).
 }
@@ -82,10 +82,19 @@ type stream struct {
 	// when that was a snapshot.
 	staleFirst bool
 	lastSnap   *a2a.Status
+	// lateNote: a status text after the task's first frame was held (said
+	// once in the log).
+	lateNote bool
+	// earlier is the session's earlier turn given up whose cancel the
+	// agent may have refused; earlierCheck its check, until said
+	// (refused.go).
+	earlier      *earlier
+	earlierCheck stillFinishing
 }
 
 // frame maps one event; done reports that the turn's outcome is known.
 func (d *driver) frame(ev *a2a.Event) (outcome, bool) {
+	d.sayEarlier()
 	d.setTask(ev.TaskID)
 	first := d.r.Snapshots.FirstFrame(d.ownTask)
 	switch ev.Kind {
@@ -130,6 +139,9 @@ func (d *driver) status(st a2a.Status) (outcome, bool) {
 			d.ctl.Show(d.r.Snapshots.NoteBeforeAnswer())
 		}
 	default:
+		if d.r.Snapshots.ResentInStatus(st) {
+			d.env.Client.Departed(a2a.DepartureAnswerResentInHistory, "task", d.ctl.task(), "state", string(st.State))
+		}
 		d.ctl.Show(d.r.Snapshots.EndNote(st))
 	}
 	if m != nil {
@@ -165,7 +177,7 @@ func (d *driver) status(st a2a.Status) (outcome, bool) {
 		d.needRootsFor(m.ParkData())
 		d.ctl.Show(d.r.AuthRequired(d.ctl.task(), m))
 	default:
-		d.ctl.Show(d.r.Notices.ProgressNote(d.ctl.task(), m))
+		d.ctl.Show(d.r.Snapshots.StatusNote(d.ctl.task(), m))
 	}
 	return outcome{}, false
 }
@@ -197,8 +209,9 @@ func (d *driver) artifact(a *a2a.Artifact, appendMode bool) {
 // status update's would be), its artifacts, and its status message's
 // agent text as answer text, each only for what was not shown yet. A
 // resumed task's stale first frame is not shown, only taken as shown.
-// The status text of a working snapshot that opens the task (first) may
-// be a progress note: it is held until the next frame tells (SPEC §12.8).
+// The first working status text of the task, in any frame (first: the
+// task's first), may be a progress note: it is held until the next frame
+// tells (SPEC §12.8, §16).
 func (d *driver) snapshot(task *a2a.Task, first bool) {
 	taskID := d.ctl.task()
 	if d.staleFirst {
@@ -209,10 +222,13 @@ func (d *driver) snapshot(task *a2a.Task, first bool) {
 	d.lastSnap = &st
 	d.ctl.Show(d.r.Snapshots.SnapshotNote(taskID, task))
 	for _, m := range render.NewHistory(task) {
-		switch {
-		case d.r.Snapshots.Answered(taskID, m):
+		if d.r.Snapshots.Answered(taskID, m) {
 			d.ctl.Show(d.r.Snapshots.StatusReplace(taskID, m))
-		case !d.r.Snapshots.Seen(taskID, m):
+			continue
+		}
+		outs, held := d.r.Snapshots.HoldHistory(taskID, task, m)
+		d.ctl.Show(outs)
+		if !held && !d.r.Snapshots.Seen(taskID, m) {
 			d.status(a2a.Status{State: a2a.StateWorking, Message: m})
 		}
 	}
@@ -221,7 +237,14 @@ func (d *driver) snapshot(task *a2a.Task, first bool) {
 			d.artifact(a, false)
 		}
 	}
-	d.ctl.Show(d.r.Snapshots.SnapshotStatus(taskID, st, first))
+	held := d.r.Snapshots.Holding(taskID)
+	d.ctl.Show(d.r.Snapshots.SnapshotStatus(taskID, st))
+	if !first && !held && d.r.Snapshots.Holding(taskID) && !d.lateNote {
+		// SPEC §16, progress notes anywhere in the task: held as one
+		// that opens the task would be.
+		d.lateNote = true
+		d.env.Log.Info("the agent sent a status text after its task's first frame; holding it one frame as a progress note", "task", taskID)
+	}
 }
 
 // tool shows one tool-call event and learns the project roots from a

@@ -45,6 +45,28 @@ type Session struct {
 	toldNoSkip bool
 	// costUSD is the session's running total, for usage_update.
 	costUSD float64
+	// earlier is the task of the last turn given up, its cancel asked or
+	// refused (refused.go), for the next turn to tell of.
+	earlier *earlier
+}
+
+// cancelling records that the task of a turn given up is being
+// cancelled, for the next turn.
+func (s *Session) cancelling(taskID string) *earlier {
+	e := &earlier{taskID: taskID, done: make(chan struct{})}
+	s.mu.Lock()
+	s.earlier = e
+	s.mu.Unlock()
+	return e
+}
+
+// takeEarlier takes the task of the last turn given up, if any.
+func (s *Session) takeEarlier() *earlier {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.earlier
+	s.earlier = nil
+	return e
 }
 
 // running is a session's turn as the session knows it: a goroutine that

@@ -28,6 +28,7 @@ func (d *driver) run() outcome {
 	if d.title != "" {
 		d.ctl.Emit(render.Title(d.title, time.Now()))
 	}
+	d.checkEarlier() // in parallel with the message (refused.go)
 	out := d.drive()
 	d.ctl.Show(d.r.Snapshots.NoteBeforeAnswer()) // a note still held when the turn ends
 	for _, o := range d.r.Tools.Settle(callStatus(out)) {

@@ -88,7 +88,7 @@ func (t *Turn) run() {
 // task on the server when it has one.
 func (t *Turn) givenUp(taskID string) {
 	if taskID != "" {
-		go t.env.cancelTask(t.ctx, taskID)
+		go t.env.cancelGivenUp(t.ctx, t.sess, t.sess.cancelling(taskID))
 	}
 	t.cancel()
 }

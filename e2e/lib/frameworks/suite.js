@@ -152,7 +152,7 @@ export function frameworkSuite(name) {
           assert.equal(sent[0].params.message.contextId, sessionId, "the session is the A2A context");
         });
         if (name === "beeai") {
-          await t.test("BeeAI re-sends its submitted task snapshot with the answer in its history, then completes with the same message: shown once, as the answer", { todo: "SPEC §16: one message, one place" }, () => {
+          await t.test("BeeAI re-sends its submitted task snapshot with the answer in its history, then completes with the same message: shown once, as the answer", () => {
             assert.equal(textOf(ups, "agent_thought_chunk"), "", `the answer was also shown as a thought: ${JSON.stringify(ups)}`);
             const answer = ups.find((u) => u.sessionUpdate === "agent_message_chunk");
             assert.deepEqual(ups.filter((u) => u.messageId === answer.messageId).map((u) => u.sessionUpdate), ["agent_message_chunk"], "the message is shown in one place");
@@ -490,7 +490,7 @@ function sdk03Cancel(name, way, getFw, getCwd) {
  * earlier turn may still be finishing. `next`: the next prompt's updates.
  */
 function refusedCancelSaid(t, next) {
-  return t.test("the refused cancel is said: the next prompt on that context first says the earlier turn is still finishing", { todo: "SPEC §16: a refused cancel" }, () => {
+  return t.test("the refused cancel is said: the next prompt on that context first says the earlier turn is still finishing", () => {
     const firstAnswer = next.findIndex((u) => u.sessionUpdate === "agent_message_chunk");
     const said = next.slice(0, firstAnswer).filter((u) => u.sessionUpdate === "agent_thought_chunk");
     assert.ok(said.length > 0, `nothing said before the answer; got ${JSON.stringify(next)}`);
