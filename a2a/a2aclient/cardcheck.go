@@ -6,35 +6,48 @@ package a2aclient
 
 import (
 	"context"
+	"log/slog"
+	"sync/atomic"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/auth"
 	"github.com/shimdev/shim/a2a/cardsig"
 )
 
+// cardCheck checks the cards a client reads (Config.CardCheck; nil
+// checks nothing) and keeps the first it refused.
+type cardCheck struct {
+	verifier *cardsig.Verifier
+	log      *slog.Logger
+	// refused is the card refused: set once, it fails every request
+	// before it is sent (gate). Not under the client's mu: the card's own
+	// request is made with mu held.
+	refused atomic.Pointer[a2a.CardError]
+}
+
 // gate is the credential of every request the client makes: once a card
 // was refused, its Check fails with the refusal and nothing is sent.
 type gate struct {
 	auth.Credential
-	c *Client
+	check *cardCheck
 }
 
 // Check fails with the card refused, if any, else is the credential's.
 func (g gate) Check() error {
-	if ce := g.c.refused.Load(); ce != nil {
+	if ce := g.check.refused.Load(); ce != nil {
 		return ce
 	}
 	return g.Credential.Check()
 }
 
-// checkCard checks a card read from cardURL (the extended card: with the
+// card checks a card read from cardURL (the extended card: with the
 // public card's URL, so against the same pin). nil without CardCheck.
 // A refusal is an *a2a.CardError, and stops the client.
-func (c *Client) checkCard(ctx context.Context, cardURL string, body []byte) (*cardsig.Verdict, error) {
-	if c.cfg.CardCheck == nil {
+func (k *cardCheck) card(ctx context.Context, cardURL string, body []byte) (*cardsig.Verdict, error) {
+	if k.verifier == nil {
 		return nil, nil
 	}
-	v, err := c.cfg.CardCheck.Verify(ctx, cardURL, body)
+	v, err := k.verifier.Verify(ctx, cardURL, body)
 	if err == nil {
 		return &v, nil
 	}
@@ -42,8 +55,8 @@ func (c *Client) checkCard(ctx context.Context, cardURL string, body []byte) (*c
 	if se, ok := err.(*cardsig.Error); ok {
 		ce.Reason, ce.Pinned, ce.Offered = se.Reason(), se.Pinned, se.Offered
 	}
-	c.refused.CompareAndSwap(nil, ce)
-	c.log.Warn("the agent card is refused: nothing more is sent to the agent", "card", cardURL, "err", err)
+	k.refused.CompareAndSwap(nil, ce)
+	k.log.Warn("the agent card is refused: nothing more is sent to the agent", "card", cardURL, "err", err)
 	return nil, ce
 }
 

@@ -129,15 +129,13 @@ type Client struct {
 	log    *slog.Logger
 	conn   *binding.Conn
 	stored *auth.Stored
-	// origin is the agent's origin: the only one the credential goes to.
-	origin string
+	// at is where the agent and its card are.
+	at places
 	// departures are the server's departures from the spec read anyway.
 	departures *a2a.Departures
 	// noStreaming: the agent's streaming call is not there, whatever its
 	// card says (streamingNotServed); every message is polled.
 	noStreaming atomic.Bool
-	// base is the URL every path is under; nil with only an endpoint.
-	base *url.URL
 
 	mu       sync.Mutex
 	card     *a2a.Card
@@ -149,10 +147,8 @@ type Client struct {
 	// verdict is what CardCheck found of the card in use (nil: none
 	// checked).
 	verdict *cardsig.Verdict
-	// refused is the card refused (SPEC §17): set once, it fails every
-	// request before it is sent (gate). Not under mu: the card's own
-	// request is made with mu held.
-	refused atomic.Pointer[a2a.CardError]
+	// check checks every card read and holds the one refused (SPEC §17).
+	check *cardCheck
 }
 
 // New returns a client; it makes no network call.
@@ -185,7 +181,8 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 	if cfg.Transport == nil {
 		cfg.Transport = cleanhttp.DefaultPooledTransport()
 	}
-	c := &Client{cfg: cfg, log: cfg.Log, origin: auth.Origin(u), departures: a2a.NewDepartures(cfg.Log)}
+	c := &Client{cfg: cfg, log: cfg.Log, departures: a2a.NewDepartures(cfg.Log),
+		at: places{origin: auth.Origin(u), cardURL: cfg.CardURL, cards: cfg.Cards, log: cfg.Log}}
 	if cfg.URL == "" && cfg.CardURL != "" {
 		// The card names the agent: its origin is the base (a card
 		// under the agent's own path says nothing of a common prefix).
@@ -197,15 +194,16 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 			u.Path += "/agents/" + url.PathEscape(cfg.Slug)
 		}
 		u.RawQuery, u.Fragment = "", ""
-		c.base = u
+		c.at.base = u
 	}
-	c.stored = auth.New(auth.Options{Token: cfg.Token, OAuth: cfg.OAuth, Scheme: cfg.Scheme, Origin: c.origin, Transport: cfg.Transport, Log: cfg.Log})
+	c.stored = auth.New(auth.Options{Token: cfg.Token, OAuth: cfg.OAuth, Scheme: cfg.Scheme, Origin: c.at.origin, Transport: cfg.Transport, Log: cfg.Log})
 	var cred auth.Credential = c.stored
 	if cfg.Credential != nil {
 		cred = cfg.Credential(c.stored)
 	}
-	cred = gate{cred, c}
-	c.conn = binding.New(binding.Options{Credential: cred, Origin: c.origin, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
+	c.check = &cardCheck{verifier: cfg.CardCheck, log: cfg.Log}
+	cred = gate{cred, c.check}
+	c.conn = binding.New(binding.Options{Credential: cred, Origin: c.at.origin, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
 		UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, RetryWait: cfg.retryWait, Stall: cfg.Stall,
 		Base: cfg.Transport, Wrap: c.stored.Wrap, Log: cfg.Log, Trace: cfg.Trace, MaxEvent: maxEvent, Departures: c.departures})
 	return c, nil
@@ -230,10 +228,10 @@ func parseHTTP(raw string) (*url.URL, error) {
 
 // Base returns the base URL every path is under (URL plus the slug prefix).
 func (c *Client) Base() string {
-	if c.base == nil {
+	if c.at.base == nil {
 		return ""
 	}
-	return c.base.String()
+	return c.at.base.String()
 }
 
 // Security returns what the card says about signing in, once discovery
@@ -245,13 +243,6 @@ func (c *Client) Security() *a2a.Security { return c.stored.Security() }
 func (c *Client) TokenExpiry() time.Time { return c.stored.Expiry() }
 
 // dialect is the dialect of the card in use (1.0 before discovery).
-func (c *Client) dialect() a2a.Dialect {
-	if card := c.KnownCard(); card != nil {
-		return card.Dialect
-	}
-	return a2a.V10
-}
-
 // binding returns the binding the card chose, discovering the card first.
 func (c *Client) binding(ctx context.Context) (binding.Binding, *a2a.Card, error) {
 	if _, err := c.Discover(ctx); err != nil {
@@ -345,13 +336,13 @@ func (c *Client) Stream(ctx context.Context, m a2a.OutMessage) (*Stream, error) 
 		return c.polled(ctx, b, m)
 	}
 	s, err := b.SendStreaming(ctx, m)
-	if err != nil && c.streamingNotServed(err) {
+	if err != nil && streamingNotServed(c.departures, &c.noStreaming, err) {
 		return c.polled(ctx, b, m)
 	}
 	if err != nil {
 		return nil, err
 	}
-	s.Watch(c.failureUnderUnknownTask(m.ContextID))
+	s.Watch(failureUnderUnknownTask(c.departures, m.ContextID))
 	return s, nil
 }
 

@@ -358,7 +358,7 @@ func TestRebase(t *testing.T) {
 	}
 	for _, tt := range tests {
 		c := newClient(t, Config{URL: tt.url, Slug: tt.slug, Token: "x"})
-		if got := c.rebase(tt.endpoint); got != tt.want {
+		if got := c.at.rebase(tt.endpoint); got != tt.want {
 			t.Errorf("url %s: rebase(%q) = %q, want %q", tt.url, tt.endpoint, got, tt.want)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/shimdev/shim/a2a"
 )
@@ -28,14 +29,14 @@ func (c *Client) Departures() []a2a.Departure { return c.departures.Seen() }
 // no earlier frame of that stream named is that failure of the task the
 // stream named first: the event is given as the turn's task's. Any other
 // frame of another task id is left as it is (a completed one included).
-func (c *Client) failureUnderUnknownTask(contextID string) func(ev *a2a.Event) {
+func failureUnderUnknownTask(seen *a2a.Departures, contextID string) func(ev *a2a.Event) {
 	var first string
 	named := map[string]bool{}
 	return func(ev *a2a.Event) {
 		if first != "" && ev.Kind == a2a.EventStatus && ev.Final && !named[ev.TaskID] &&
 			(ev.Status.State == a2a.StateFailed || ev.Status.State == a2a.StateRejected) &&
 			ev.ContextID != "" && ev.ContextID == contextID {
-			c.departures.Saw(a2a.DepartureFailureUnknownTask, "sent", ev.TaskID, "task", first)
+			seen.Saw(a2a.DepartureFailureUnknownTask, "sent", ev.TaskID, "task", first)
 			ev.TaskID = first
 			return
 		}
@@ -65,11 +66,11 @@ func (c *Client) failureUnderUnknownTask(contextID string) func(ev *a2a.Event) {
 // the old path as it is).
 func (c *Client) cardAtOldPath(ctx context.Context, notFound error, forced a2a.Dialect, bind a2a.Binding, pinned bool) (*a2a.Card, []byte, string, error) {
 	var herr *a2a.HTTPError
-	if c.cfg.CardURL != "" || len(c.cfg.Cards) > 0 || c.base == nil ||
+	if c.cfg.CardURL != "" || len(c.cfg.Cards) > 0 || c.at.base == nil ||
 		!errors.As(notFound, &herr) || herr.StatusCode != http.StatusNotFound {
 		return nil, nil, "", notFound
 	}
-	old := c.base.String() + "/.well-known/agent.json"
+	old := c.at.base.String() + "/.well-known/agent.json"
 	card, body, err := c.readCard(ctx, CardPlace{URL: old}, forced, bind, pinned)
 	switch {
 	case err == nil:
@@ -87,7 +88,7 @@ func (c *Client) cardAtOldPath(ctx context.Context, notFound error, forced a2a.D
 // found) or HTTP 404 or 405. The message is then sent again on the
 // non-streaming path (SPEC §12.6), and every later one of this client
 // goes there directly (SPEC §16). It reports whether err is that answer.
-func (c *Client) streamingNotServed(err error) bool {
+func streamingNotServed(seen *a2a.Departures, noStreaming *atomic.Bool, err error) bool {
 	var rpc *a2a.RPCError
 	var status interface{ HTTPStatus() int }
 	var herr *a2a.HTTPError
@@ -101,8 +102,8 @@ func (c *Client) streamingNotServed(err error) bool {
 	missing := code == http.StatusNotFound || code == http.StatusMethodNotAllowed ||
 		(errors.As(err, &rpc) && rpc.Code == a2a.CodeMethodNotFound)
 	if missing {
-		c.noStreaming.Store(true)
-		c.departures.Saw(a2a.DepartureStreamingNotServed, "err", err)
+		noStreaming.Store(true)
+		seen.Saw(a2a.DepartureStreamingNotServed, "err", err)
 	}
 	return missing
 }

@@ -6,12 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/agentcard"
-	"github.com/shimdev/shim/a2a/auth"
 	"github.com/shimdev/shim/a2a/binding"
 )
 
@@ -49,7 +46,7 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 		return nil, err
 	}
 	c.cardURL = where
-	verdict, err := c.checkCard(ctx, where, body)
+	verdict, err := c.check.card(ctx, where, body)
 	if err != nil {
 		return nil, err
 	}
@@ -60,9 +57,9 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 	case isPinned:
 		// The codec's calls go to the base, whatever interfaces the card
 		// names (a platform's card may name the container behind it).
-		card.Endpoint = c.base.String()
+		card.Endpoint = c.at.base.String()
 	default:
-		card.Endpoint = c.rebase(card.Endpoint)
+		card.Endpoint = c.at.rebase(card.Endpoint)
 	}
 	if isPinned {
 		card.Tenant = ""
@@ -78,7 +75,7 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 // fetchCard reads and parses the card from the first of its places that
 // answers with one: the card, its body as served and its URL.
 func (c *Client) fetchCard(ctx context.Context, forced a2a.Dialect, bind a2a.Binding, isPinned bool) (*a2a.Card, []byte, string, error) {
-	places := c.cardPlaces()
+	places := c.at.cardPlaces()
 	for i, place := range places {
 		card, body, err := c.readCard(ctx, place, forced, bind, isPinned)
 		if err == nil {
@@ -156,14 +153,6 @@ func (c *Client) readCard(ctx context.Context, place CardPlace, forced a2a.Diale
 	return card, body, nil
 }
 
-// cardPlaces are the places the card is read from, in order.
-func (c *Client) cardPlaces() []CardPlace {
-	if c.cfg.CardURL == "" && len(c.cfg.Cards) > 0 {
-		return c.cfg.Cards
-	}
-	return []CardPlace{{URL: c.configuredCardURL()}}
-}
-
 // CardURL is where the agent card is read: the one that answered once
 // discovery ran, else the configured card URL, else the first of Cards,
 // else <base>/.well-known/agent-card.json ("" with only an endpoint).
@@ -174,21 +163,7 @@ func (c *Client) CardURL() string {
 	if read != "" {
 		return read
 	}
-	return c.configuredCardURL()
-}
-
-// configuredCardURL is where the card is read first.
-func (c *Client) configuredCardURL() string {
-	if c.cfg.CardURL == "" && len(c.cfg.Cards) > 0 {
-		return c.cfg.Cards[0].URL
-	}
-	if c.cfg.CardURL != "" {
-		return c.cfg.CardURL
-	}
-	if c.base == nil {
-		return ""
-	}
-	return c.base.String() + "/.well-known/agent-card.json"
+	return c.at.configured()
 }
 
 // KnownCard returns the card if discovery already ran, else nil.
@@ -196,45 +171,4 @@ func (c *Client) KnownCard() *a2a.Card {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.card
-}
-
-// rebase keeps the token on --url's origin: an endpoint on another origin,
-// or on an unroutable host, gets its path put under --url's origin.
-func (c *Client) rebase(endpoint string) string {
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return c.base.String()
-	}
-	if u.Host == "" {
-		// A relative endpoint: resolve it under the base (its path and
-		// the /agents/<slug> prefix included).
-		dir := *c.base
-		dir.Path = strings.TrimSuffix(dir.Path, "/") + "/"
-		if strings.HasPrefix(u.Path, "/") {
-			u.Path = c.underBase(u.Path)
-		}
-		return dir.ResolveReference(u).String()
-	}
-	host := u.Hostname()
-	unroutable := host == "0.0.0.0" || host == "::" || (auth.IsLoopback(host) && !auth.IsLoopback(c.base.Hostname()))
-	if auth.Origin(u) == c.origin && !unroutable {
-		return endpoint
-	}
-	nu := *c.base
-	nu.Path, nu.RawPath = c.underBase(u.Path), ""
-	nu.RawQuery = u.RawQuery
-	c.log.Info("the agent card names another origin for its endpoint; using the --url origin instead",
-		"card", auth.Origin(u), "using", nu.String())
-	return nu.String()
-}
-
-// underBase puts an endpoint path under the base's path (a hub's
-// /agents/<slug> prefix, a proxy's path), unless it is already there: a
-// fleet member behind a hub names its own address, not the hub's path.
-func (c *Client) underBase(p string) string {
-	prefix := strings.TrimSuffix(c.base.Path, "/")
-	if prefix == "" || p == prefix || strings.HasPrefix(p, prefix+"/") {
-		return p
-	}
-	return prefix + "/" + strings.TrimPrefix(p, "/")
 }

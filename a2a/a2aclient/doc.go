@@ -21,12 +21,14 @@
 //     dialect, binding and the agent's profile (package jsonrpc, rest or
 //     gemini), a codec's pin, the profiles and the cards they are
 //     recognised by.
-//   - discovery.go: the card, the places it is read from in order, the
-//     endpoint's rebase or override.
+//   - discovery.go: the card read from the first of its places that
+//     answers, checked, the endpoint's override.
+//   - places.go: where the agent is (places): its base, its origin, the
+//     places its card is read from in order, the endpoint's rebase.
 //   - extended.go: the extended card and who is told of a new card.
-//   - cardcheck.go: the cards' signatures (package cardsig, SPEC §17): a
-//     card refused stops the client, whose every request then fails
-//     before it is sent.
+//   - cardcheck.go: the cards' signatures (cardCheck, over package
+//     cardsig, SPEC §17): a card refused stops the client, whose every
+//     request then fails before it is sent.
 //   - operator.go: the operator API (package operator) as the client
 //     offers it: Operator, its answers' types and ErrNoOperator, so that
 //     no caller imports package operator (nor binding: Stream).

@@ -62,7 +62,7 @@ func (c *Client) extend(ctx context.Context) error {
 	next.Extended = true
 	moved := false
 	if perr == nil && ext.Endpoint != "" && !isPinned {
-		ep := c.rebase(ext.Endpoint)
+		ep := c.at.rebase(ext.Endpoint)
 		if ep != card.Endpoint || ext.Binding != card.Binding || ext.Tenant != card.Tenant || ext.Dialect != card.Dialect {
 			next.Endpoint, next.Binding, next.Tenant, next.Dialect = ep, ext.Binding, ext.Tenant, ext.Dialect
 			moved = true
@@ -95,6 +95,6 @@ func (c *Client) checkExtended(ctx context.Context, raw []byte) error {
 	if v == nil || v.Status != cardsig.Verified {
 		return nil
 	}
-	_, err := c.checkCard(ctx, cardURL, raw)
+	_, err := c.check.card(ctx, cardURL, raw)
 	return err
 }

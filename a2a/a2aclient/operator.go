@@ -4,7 +4,10 @@ package a2aclient
 // offers it: over the client's connection and credential, its answers
 // named here, so that a caller never imports the package.
 
-import "github.com/shimdev/shim/a2a/operator"
+import (
+	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/operator"
+)
 
 // What the operator API's calls answer.
 type (
@@ -36,7 +39,15 @@ func (c *Client) Operator() *Operator {
 		if c.cfg.NoOperator {
 			base = "" // every call is absent
 		}
-		c.op = operator.New(c.conn, base, c.dialect)
+		// The operator API speaks the dialect of the card in use (1.0
+		// before discovery).
+		dialect := func() a2a.Dialect {
+			if card := c.KnownCard(); card != nil {
+				return card.Dialect
+			}
+			return a2a.V10
+		}
+		c.op = operator.New(c.conn, base, dialect)
 	}
 	return c.op
 }

@@ -26,12 +26,12 @@ func TestRebaseUnderHub(t *testing.T) {
 		{"a2a", "https://hub.example/agents/s1/a2a"},
 		{"/a2a", "https://hub.example/agents/s1/a2a"},
 	} {
-		if got := c.rebase(tt.card); got != tt.want {
+		if got := c.at.rebase(tt.card); got != tt.want {
 			t.Errorf("rebase(%q) = %q, want %q", tt.card, got, tt.want)
 		}
 	}
 	plain, _ := New(Config{URL: "https://agent.example"})
-	if got := plain.rebase("http://0.0.0.0:7870/a2a"); got != "https://agent.example/a2a" {
+	if got := plain.at.rebase("http://0.0.0.0:7870/a2a"); got != "https://agent.example/a2a" {
 		t.Errorf("without a path: %q", got)
 	}
 }
