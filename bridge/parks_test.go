@@ -536,6 +536,13 @@ func TestRealServerApproval(t *testing.T) {
 			if got := answer(s.Updates(id), "agent_message_chunk"); got != "You answered: "+word+". Done." {
 				t.Errorf("text %q", got)
 			}
+			// One card, the command's (SPEC §18): approved, it runs and
+			// completes; denied, it fails.
+			ups := s.Updates(id)
+			want := map[string]string{"approve": "in_progress,pending,in_progress,completed", "deny": "in_progress,pending,failed"}[choice]
+			if got := statuses(cardUpdates(ups, "c1")); count(ups, "tool_call") != 1 || got != want {
+				t.Errorf("%d cards; the command's went %s, want %s", count(ups, "tool_call"), got, want)
+			}
 		})
 	}
 }
