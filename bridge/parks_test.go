@@ -416,6 +416,17 @@ func TestAllowForSession(t *testing.T) {
 	if tc := perms.asked[1]["toolCall"].(map[string]any); tc["toolCallId"] != "c3" || tc["kind"] != "delete" || tc["title"] != "Delete p/old.txt" {
 		t.Errorf("the delete was asked on %v", tc)
 	}
+	// Turn 2's command, approved at once, shows no card but the one its
+	// park opened: running, ended with the turn (SPEC §18).
+	var auto []string
+	for _, u := range toolUpdates(t, s.Updates(id)) {
+		if id, _ := u["toolCallId"].(string); strings.HasPrefix(id, "approval-t2-") {
+			auto = append(auto, fmt.Sprint(u["sessionUpdate"], " ", u["title"], " ", u["status"]))
+		}
+	}
+	if got := strings.Join(auto, ", "); got != "tool_call rm -rf build in_progress, tool_call_update <nil> completed" {
+		t.Errorf("the card of the command approved at once: %s", got)
+	}
 	notes := strings.Count(answer(s.Updates(id), "agent_message_chunk"), "does not let approvals be skipped")
 	if notes != 1 {
 		t.Errorf("want the no-skip note once, got %d", notes)
