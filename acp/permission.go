@@ -28,9 +28,12 @@ type RequestPermissionParams struct {
 
 // PermissionToolCall is the ToolCallUpdate a permission request names.
 type PermissionToolCall struct {
-	ToolCallID string          `json:"toolCallId"`
-	Title      string          `json:"title,omitempty"`
-	RawInput   json.RawMessage `json:"rawInput,omitempty"`
+	ToolCallID string            `json:"toolCallId"`
+	Title      string            `json:"title,omitempty"`
+	Kind       ToolKind          `json:"kind,omitempty"`
+	Content    []ToolCallContent `json:"content,omitempty"`
+	Locations  []Location        `json:"locations,omitempty"`
+	RawInput   json.RawMessage   `json:"rawInput,omitempty"`
 }
 
 // OutcomeSelected is the outcome of a request answered with an option

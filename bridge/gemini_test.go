@@ -252,7 +252,7 @@ func TestGeminiShellDeniedFailsClosed(t *testing.T) {
 		t.Fatalf("a dismissed dialog must send cancel: %s", parts)
 	}
 	cards := cardUpdates(s.Updates(id), "run_shell_command-1796113948946-7a0ee54cc38c8")
-	if len(cards) == 0 || cards[0]["kind"] != "execute" || !strings.HasPrefix(cards[0]["title"].(string), "Run: echo shell-was-run") {
+	if len(cards) == 0 || cards[0]["kind"] != "execute" || !strings.HasPrefix(cards[0]["title"].(string), "echo shell-was-run") {
 		t.Fatalf("cards = %v", cards)
 	}
 	if got := statuses(cards); got != "pending,failed" {

@@ -625,7 +625,7 @@ func TestLoadTurnStates(t *testing.T) {
 	want := "user_message_chunk Do it\n" +
 		"agent_message_chunk ⚠️ Fake Agent error: The usage limit has been reached (HTTP 429, usage_limit_reached)\n" +
 		"user_message_chunk Go on\n" +
-		"tool_call replay-c9 Run: make test [in_progress]\n" +
+		"tool_call replay-c9 make test [in_progress]\n" +
 		"agent_message_chunk Half way\n" +
 		"agent_message_chunk \n\n(still running elsewhere…)\n"
 	if got := transcript(decodeUpdates(t, s.Updates(id))); got != want {

@@ -100,6 +100,11 @@ func approvalAgent(t *testing.T) *fakeAgent {
 	return f
 }
 
+// TestApprovalApproved: the approval is asked on the card of the command
+// it is about (SPEC §18, amending §6's card of its own): the dialog names
+// that card with its kind, its title (the command) and input, the
+// approval's words as its content; the card goes pending while the
+// dialog is open, then runs again, and ends with the turn; no second card.
 func TestApprovalApproved(t *testing.T) {
 	f := approvalAgent(t)
 	perms := &permissions{replies: []func() (any, *acptest.RPCError){func() (any, *acptest.RPCError) { return selected("approve") }}}
@@ -117,8 +122,10 @@ func TestApprovalApproved(t *testing.T) {
 	if got := optionIDs(req); fmt.Sprint(got) != "[approve/allow_once approve_session/allow_always deny/reject_once]" {
 		t.Errorf("options %v", got)
 	}
-	if tc["title"] != "Approve shell command?" || !strings.HasPrefix(tc["toolCallId"].(string), "approval-t1-") {
-		t.Errorf("toolCall %v", tc)
+	b, _ := json.Marshal(tc)
+	const wantCall = `{"content":[{"content":{"text":"Approve shell command?\n\nnpm test\n\nruns via: /bin/sh -c","type":"text"},"type":"content"}],"kind":"execute","rawInput":{"command":"npm test"},"title":"npm test","toolCallId":"c1"}`
+	if string(b) != wantCall {
+		t.Errorf("toolCall %s\nwant     %s", b, wantCall)
 	}
 	want := []string{
 		`task=<nil> text="run the tests" meta=null`,
@@ -127,30 +134,85 @@ func TestApprovalApproved(t *testing.T) {
 	if got := resumes(f); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("sent %q\nwant %q", got, want)
 	}
-	ups := toolUpdates(t, s.Updates(id))
-	var card, settled map[string]any
-	for _, u := range ups {
-		if u["toolCallId"] == tc["toolCallId"] {
-			if u["sessionUpdate"] == "tool_call" {
-				card = u
-			} else {
-				settled = u
-			}
-		}
+	ups := s.Updates(id)
+	if n := count(ups, "tool_call"); n != 1 {
+		t.Errorf("%d cards, want the command's one", n)
 	}
-	if card == nil || card["status"] != "pending" || card["kind"] != "execute" || card["title"] != "Approve shell command? npm test" {
-		t.Errorf("pending card %v", card)
-	}
-	if settled == nil || settled["status"] != "completed" {
-		t.Errorf("settled card %v", settled)
+	if got := statuses(cardUpdates(ups, "c1")); got != "in_progress,pending,in_progress,completed" {
+		t.Errorf("the command's card went %s", got)
 	}
 	if got := answer(s.Updates(id), "agent_message_chunk"); got != "Resumed with approved." {
 		t.Errorf("text %q", got)
 	}
-	// The permission request reached the client only after the card.
-	order := kindsInOrder(s.Messages(), tc["toolCallId"].(string))
-	if order != "tool_call request_permission tool_call_update" {
+	// The dialog opened while the card was pending, and the card ran
+	// again after it.
+	if order := kindsInOrder(s.Messages(), "c1"); order != "tool_call tool_call_update request_permission tool_call_update tool_call_update" {
 		t.Errorf("order %q", order)
+	}
+}
+
+// TestApprovalBeforeItsCall: a park about a command no card shows yet
+// makes one card, titled by the command, that the dialog names; the
+// call's later announce of the same command updates it (no second card)
+// and its end ends it. A denied park ends its card failed, "Denied", and
+// what the agent says of the call after that is not shown (SPEC §18).
+func TestApprovalBeforeItsCall(t *testing.T) {
+	for _, choice := range []string{"approve", "deny"} {
+		t.Run(choice, func(t *testing.T) {
+			f := newFake(t)
+			f.stream = func(w *sseWriter, c rpcCall) {
+				if tid, _ := c.message()["taskId"].(string); tid != "" {
+					w.status(tid, "TASK_STATE_WORKING", nil)
+					phase, res := "completed", "12 passing"
+					if c.text() != "approved" {
+						phase, res = "failed", "denied by the user"
+					}
+					toolFrame(w, map[string]any{"toolCallId": "c7", "name": "run_command", "phase": "started", "args": `{"command": "npm test"}`})
+					toolFrame(w, map[string]any{"toolCallId": "c7", "name": "run_command", "phase": phase, "result": res})
+					w.status(tid, "TASK_STATE_COMPLETED", nil)
+					return
+				}
+				w.task("t1", "TASK_STATE_SUBMITTED")
+				parkApproval(w, "t1", "Approve shell command?", "npm test\n\nruns via: /bin/sh -c")
+			}
+			perms := &permissions{replies: []func() (any, *acptest.RPCError){func() (any, *acptest.RPCError) { return selected(choice) }}}
+			s := startShim(t, f.url, nil, perms.handler)
+			s.init(t)
+			id := s.newSession(t, "/tmp")
+			if got := stopReason(t, s.prompt(t, id, "run the tests")); got != "end_turn" {
+				t.Fatalf("stop %q", got)
+			}
+			if perms.count() != 1 {
+				t.Fatalf("want one permission request, got %d", perms.count())
+			}
+			tc := perms.asked[0]["toolCall"].(map[string]any)
+			cardID, _ := tc["toolCallId"].(string)
+			if !strings.HasPrefix(cardID, "approval-t1-") || tc["title"] != "npm test" || tc["kind"] != "execute" {
+				t.Errorf("toolCall %v", tc)
+			}
+			ups := s.Updates(id)
+			if n := count(ups, "tool_call"); n != 1 {
+				t.Errorf("%d cards, want the command's one", n)
+			}
+			if got := cardUpdates(ups, "c7"); len(got) != 0 {
+				t.Errorf("the announce made a card of its own: %v", got)
+			}
+			cards := cardUpdates(ups, cardID)
+			want := "pending,in_progress,completed"
+			if choice == "deny" {
+				want = "pending,failed"
+			}
+			if got := statuses(cards); got != want {
+				t.Errorf("the card went %s, want %s", got, want)
+			}
+			if len(cards) == 0 || cards[0]["title"] != "npm test" || cards[0]["kind"] != "execute" {
+				t.Errorf("card %v", cards)
+			}
+			last, _ := json.Marshal(cards[len(cards)-1])
+			if wantText := map[string]string{"approve": "12 passing", "deny": `"text":"Denied"`}[choice]; !strings.Contains(string(last), wantText) {
+				t.Errorf("the card ends %s, want %s in it", last, wantText)
+			}
+		})
 	}
 }
 
@@ -349,12 +411,21 @@ func TestAllowForSession(t *testing.T) {
 	if perms.count() != 3 {
 		t.Errorf("want 3 permission requests in all (turn 2's command auto-approved), got %d", perms.count())
 	}
-	// The delete's card took its kind from the park, not from the most
-	// recent (command) card.
+	// The delete was asked on the delete's card, not on the most recent
+	// (command) card (SPEC §6, §18).
+	if tc := perms.asked[1]["toolCall"].(map[string]any); tc["toolCallId"] != "c3" || tc["kind"] != "delete" || tc["title"] != "Delete p/old.txt" {
+		t.Errorf("the delete was asked on %v", tc)
+	}
+	// Turn 2's command, approved at once, shows no card but the one its
+	// park opened: running, ended with the turn (SPEC §18).
+	var auto []string
 	for _, u := range toolUpdates(t, s.Updates(id)) {
-		if u["sessionUpdate"] == "tool_call" && strings.HasPrefix(u["title"].(string), "Approve permanent file delete?") && u["kind"] != "delete" {
-			t.Errorf("delete card kind %v", u["kind"])
+		if id, _ := u["toolCallId"].(string); strings.HasPrefix(id, "approval-t2-") {
+			auto = append(auto, fmt.Sprint(u["sessionUpdate"], " ", u["title"], " ", u["status"]))
 		}
+	}
+	if got := strings.Join(auto, ", "); got != "tool_call rm -rf build in_progress, tool_call_update <nil> completed" {
+		t.Errorf("the card of the command approved at once: %s", got)
 	}
 	notes := strings.Count(answer(s.Updates(id), "agent_message_chunk"), "does not let approvals be skipped")
 	if notes != 1 {
@@ -475,6 +546,13 @@ func TestRealServerApproval(t *testing.T) {
 			word := map[string]string{"approve": "approved", "deny": "denied"}[choice]
 			if got := answer(s.Updates(id), "agent_message_chunk"); got != "You answered: "+word+". Done." {
 				t.Errorf("text %q", got)
+			}
+			// One card, the command's (SPEC §18): approved, it runs and
+			// completes; denied, it fails.
+			ups := s.Updates(id)
+			want := map[string]string{"approve": "in_progress,pending,in_progress,completed", "deny": "in_progress,pending,failed"}[choice]
+			if got := statuses(cardUpdates(ups, "c1")); count(ups, "tool_call") != 1 || got != want {
+				t.Errorf("%d cards; the command's went %s, want %s", count(ups, "tool_call"), got, want)
 			}
 		})
 	}

@@ -113,7 +113,7 @@ func TestToolCards(t *testing.T) {
 		`tool_call_update c1 status=completed content=["package a"] rawOutput="package a"`,
 		`tool_call c2 title="run_command" kind=execute status=in_progress`,
 		`tool_call_update c2 status=completed content=[4002 chars ending "x\n…"]`,
-		`tool_call c3 title="Run: npm test" kind=execute status=in_progress rawInput=map[command:npm test` + "\n" + `npm run lint]`,
+		`tool_call c3 title="npm test" kind=execute status=in_progress rawInput=map[command:npm test` + "\n" + `npm run lint]`,
 		`tool_call_update c3 status=failed content=["Error: exit 2"]`,
 		`tool_call c4 title="↳ Search p for 'TODO'" kind=search status=in_progress rawInput=map[project:p query:TODO]`,
 		`tool_call_update c4 status=completed content=["src/a.go:3: TODO one\nsrc/b.go:10:2: TODO two\n../../etc/passwd:1: root\nnot a hit"] locations=[ROOT/src/a.go:3 ROOT/src/b.go:10] rawOutput=…`,

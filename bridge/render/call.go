@@ -21,6 +21,19 @@ import (
 type calls struct {
 	open  map[string]*call
 	order []string // ids in the order they opened
+	// alias maps the agent's id of a call to the card that stood for it
+	// (a park's, opened before the call was announced); standIns counts
+	// the park cards no announce took yet.
+	alias    map[string]string
+	standIns int
+}
+
+// cardID is the id of the card that shows the call id.
+func (cs *calls) cardID(id string) string {
+	if a, ok := cs.alias[id]; ok {
+		return a
+	}
+	return id
 }
 
 type call struct {
@@ -33,7 +46,14 @@ type call struct {
 	// plan is the plan last sent for this call (planSent). (The flags
 	// side by side keep a call in the allocation size it had.)
 	planSent bool
-	plan     []toolview.PlanItem
+	// standIn: a park opened the card before the call was announced; the
+	// announce of the same tool on the same command or file takes it.
+	standIn bool
+	// approved, denied: the person answered the call's permission dialog
+	// (SPEC §18). An approved call is no longer pending whatever its
+	// phases say; a denied call's card ended, and shows nothing more.
+	approved, denied bool
+	plan             []toolview.PlanItem
 	agentSays
 }
 

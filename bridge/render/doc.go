@@ -50,8 +50,8 @@
 //	             hash), so a replace adds only the new part
 //	tools.go     Tools: tool calls live (opened, updated, ended), settled,
 //	             replayed; a todo tool's plan; command calls as terminals;
-//	             the pending call a park names; an open call as an
-//	             approval sees it; a project the roots do not know
+//	             the pending call a park names; a call a park's own card
+//	             stood for taking it; a project the roots do not know
 //	             (Unknown), newer roots (SetRoots)
 //	call.go      one call: what the agent says of it, a row per kind
 //	             (kindRules), per phase (toolPhases); its title, input
@@ -68,7 +68,9 @@
 //	park.go      a park's question (SPEC §6) and its data lines (§12.8);
 //	             what an auth-required status shows
 //	forms.go     a park asked as the editor's forms (§11.3)
-//	approval.go  an approval's views: the open call it asks about, or its own
+//	approval.go  an approval's card (SPEC §18): the card of the call it is
+//	             about, else one it opens; pending while asked, then
+//	             running (approved) or ended "Denied"
 //	past.go      Past: a past turn, in the order it happened; how a turn's
 //	             end shows, live and replayed (closing)
 //	session.go   updates about the session: title, usage, commands, modes,

@@ -187,7 +187,7 @@ func goldenCases() []goldenCase {
 				Schema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean","title":"OK"}},"required":["ok"]}`)})
 			id, outs := r.Tools.ParkTool(&a2a.ParkData{Tool: &a2a.ToolCall{ID: "c9", Name: "delete_file", Phase: a2a.PhasePending, Args: `{"path":"/w/x"}`}})
 			add(outs)
-			if _, ok := r.Tools.Open(id); !ok {
+			if _, ok := r.Tools.Parked(ParkCall{ID: id}); !ok {
 				panic("the park's call is not open")
 			}
 			add(r.Answer.Question("t1", m))
@@ -196,6 +196,10 @@ func goldenCases() []goldenCase {
 				Fields: []a2a.FormField{{Name: "env", Title: "Environment", Required: true, Options: []string{"staging", "prod"}}, {Name: "tags", Multiple: true, Options: []string{"a", "b"}}}}}))
 			add(r.Answer.Question("", &a2a.Message{Role: "agent", Park: &a2a.Hitl{Kind: a2a.HitlApproval, Title: "Run a command", Detail: "rm -rf build"}}))
 		}},
+		// SPEC §18: one card per tool call, pending while its dialog is
+		// open; a park about a call no card shows opens the one card,
+		// which the call's announce takes.
+		{"approvals", false, approvalSteps},
 		{"past", false, func(r *Renderer, add func([]Out)) {
 			rp := history.NewReplay(new(history.Threads).Of("s1"), 5)
 			user := a2a.Message{ID: "u1", Role: "user", Parts: []a2a.Part{text(past.PreambleStart + "Zed opened on your project `p` (/w).]\n\nFix the bug")}}
@@ -220,6 +224,39 @@ func goldenCases() []goldenCase {
 		{"said", false, saySteps},
 		{"notices", false, saySteps},
 	}
+}
+
+// approvalSteps are the cards of approvals: asked on the card of the
+// call shown (approved: running again, then ended by the call), on a
+// card of their own the call's announce takes, denied, approved at once.
+func approvalSteps(r *Renderer, add func([]Out)) {
+	add(r.Tools.Tool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhaseStarted, Args: `{"command":"npm test"}`}))
+	add(r.Tools.Tool(a2a.ToolCall{ID: "c0", Name: "delete_file", Phase: a2a.PhaseStarted, Args: `{"path":"x.txt"}`}))
+	card, ok := r.Tools.Parked(ParkCall{Kind: acp.ToolKindExecute, Detail: "npm test\n\nruns via: /bin/sh -c", Words: "Approve shell command?"})
+	if !ok || card.ID != "c1" || card.Title != "npm test" || card.Kind != acp.ToolKindExecute {
+		panic(fmt.Sprintf("the command's park is not on its card: %+v", card))
+	}
+	add(r.Tools.Asking(card.ID))
+	add(r.Tools.Approved(card.ID))
+	add(r.Tools.Tool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhasePending})) // approved: not pending again
+	add(r.Tools.Tool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhaseCompleted, Result: "12 passing"}))
+	if _, ok := r.Tools.Parked(ParkCall{Kind: acp.ToolKindExecute, Detail: "rm -rf build"}); ok {
+		panic("a park about another command took a card")
+	}
+	card, outs := r.Tools.OpenParked("approval-t1-1", ParkCall{Kind: acp.ToolKindExecute, Detail: "rm -rf build\n\nruns via: /bin/sh -c"}, acp.ToolPending)
+	add(outs)
+	add(r.Tools.Asking(card.ID))
+	add(r.Tools.Approved(card.ID))
+	add(r.Tools.Tool(a2a.ToolCall{ID: "c2", Name: "run_command", Phase: a2a.PhaseStarted, Args: `{"command":"rm -rf build"}`}))
+	add(r.Tools.Tool(a2a.ToolCall{ID: "c2", Name: "run_command", Phase: a2a.PhaseCompleted, Result: "removed"}))
+	card, outs = r.Tools.OpenParked("approval-t1-2", ParkCall{Kind: acp.ToolKindDelete, Detail: "old.txt", Project: "p"}, acp.ToolPending)
+	add(outs)
+	add(r.Tools.Denied(card.ID))
+	add(r.Tools.Tool(a2a.ToolCall{ID: "c3", Name: "delete_file", Phase: a2a.PhaseFailed, Args: `{"project":"p","path":"old.txt"}`, Error: "denied"})) // shows nothing
+	add(r.Tools.Tool(a2a.ToolCall{ID: "c3", Name: "delete_file", Phase: a2a.PhaseFailed, Error: "denied"}))                                           // nor again
+	_, outs = r.Tools.OpenParked("approval-t1-3", ParkCall{Kind: acp.ToolKindOther, Words: "Use the browser"}, acp.ToolInProgress)
+	add(outs)
+	add(r.Tools.Settle(acp.ToolCompleted))
 }
 
 // saySteps are what shim says about itself in a turn.
@@ -254,9 +291,6 @@ func TestGoldenSession(t *testing.T) {
 		QuestionChunk("t1", agentMsg("q1", text("Which branch?"))),
 		HandoffFile("handoff-1", "src/a.go", &acp.Location{Path: "/w/src/a.go", Line: 7}),
 		HandoffFile("handoff-2", "gone.go", nil),
-		ApprovalView("approval-t1-1", "Run a command rm -rf build", acp.ToolKindExecute, acp.RawJSON(map[string]any{"detail": "rm -rf build"})),
-		ApprovalEnd("approval-t1-1", true),
-		ApprovalEnd("approval-t1-2", false),
 	}
 	golden(t, "session", updateLines(t, ups))
 }

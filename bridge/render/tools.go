@@ -61,7 +61,14 @@ func (t *Tools) Tool(tc a2a.ToolCall) []Out {
 	if tc.ID = t.calls.callID(tc); tc.ID == "" {
 		return nil
 	}
+	tc.ID = t.calls.cardID(tc.ID)
 	c := t.calls.open[tc.ID]
+	if c == nil && t.calls.standIns > 0 {
+		tc.ID, c = t.takeStandIn(tc)
+	}
+	if c != nil && c.denied {
+		return nil
+	}
 	if status, ended := endStatus(tc); ended {
 		if c == nil {
 			c = t.openCall(tc)
@@ -84,7 +91,7 @@ func (t *Tools) Tool(tc a2a.ToolCall) []Out {
 		return t.out.take()
 	}
 	u := acp.ToolCallUpdate{ToolCallID: tc.ID}
-	if st := liveStatus(tc.Phase); st != c.status {
+	if st := liveStatus(tc.Phase); st != c.status && (st != acp.ToolPending || !c.approved) {
 		c.status, u.Status = st, st
 	}
 	// Servers announce a call twice: first with empty args, then with
@@ -106,6 +113,33 @@ func (t *Tools) Tool(tc a2a.ToolCall) []Out {
 	t.out.push(u)
 	t.pushPlan(plan)
 	return t.out.take()
+}
+
+// takeStandIn is the card a park opened for the call tc announces, now
+// the call's (the latest open one of its kind on the same command or
+// file), and its id; tc's own id and nil when there is none.
+func (t *Tools) takeStandIn(tc a2a.ToolCall) (string, *call) {
+	if tc.Args == "" {
+		return tc.ID, nil
+	}
+	kind := tc.Kind
+	if kind == "" {
+		kind = toolview.Kind(tc.Name)
+	}
+	a := toolview.ParseArgs(tc.Args)
+	for i := len(t.calls.order) - 1; i >= 0; i-- {
+		id := t.calls.order[i]
+		if c := t.calls.open[id]; c.standIn && (!c.ended || c.denied) && c.kindOf() == kind && toolview.SameSubject(kind, c.args, a) {
+			c.standIn = false
+			t.calls.standIns--
+			if t.calls.alias == nil {
+				t.calls.alias = map[string]string{}
+			}
+			t.calls.alias[tc.ID] = id
+			return id, c
+		}
+	}
+	return tc.ID, nil
 }
 
 func (t *Tools) openCall(tc a2a.ToolCall) *call {
@@ -180,7 +214,7 @@ func (t *Tools) pushPlan(p *acp.Plan) {
 
 // ToolName is the name of the call id's view ("" when none).
 func (t *Tools) ToolName(id string) string {
-	if c := t.calls.open[id]; c != nil {
+	if c := t.calls.open[t.calls.cardID(id)]; c != nil {
 		return c.name
 	}
 	return ""
@@ -222,16 +256,6 @@ func (t *Tools) ParkTool(d *a2a.ParkData) (string, []Out) {
 	}
 	t.openCall(tc)
 	return tc.ID, t.out.take()
-}
-
-// Open returns the open tool call of id; false when id names none, or
-// its call ended.
-func (t *Tools) Open(id string) (OpenCall, bool) {
-	c := t.calls.open[id]
-	if id == "" || c == nil || c.ended {
-		return OpenCall{}, false
-	}
-	return OpenCall{Kind: c.kindOf(), RawInput: rawInput(c.args)}, true
 }
 
 // Unknown is the project a tool call's arguments name that the roots

@@ -21,7 +21,7 @@ var fuzzTools = []string{
 // path is one the Resolver returned (and none at all when it refuses
 // everything); that a whole object reads the same through the tolerant
 // scanner as through encoding/json; and that every cut of a whole object
-// recovers only values the whole one has, with a Run: title that is the
+// recovers only values the whole one has, with a command's title that is the
 // tool name or the whole one's.
 func FuzzParseArgs(f *testing.F) {
 	f.Add(uint8(0), `{"project": "protoAgent", "path": "server/a2a.py", "offset": 30, "limit": 20}`, "")
@@ -98,7 +98,7 @@ func fuzzLocations(t *testing.T, tool string, a Args, result string) {
 
 // fuzzCuts: a whole object reads the same through the scanner as through
 // encoding/json, and every cut of it recovers only what the whole one
-// says, with a Run: title that is the tool name or the whole one's.
+// says, with a command's title that is the tool name or the whole one's.
 func fuzzCuts(t *testing.T, tool, raw string, a Args) {
 	ms, cut, _ := scanObjectInto(nil, raw)
 	scanned := map[string]any{}

@@ -3,8 +3,8 @@ package toolview
 // Titles a person reads on a tool call (SPEC §5), decided here alone: by
 // the tool's name (the rows of tools), else by what the agent says of the
 // call (the rows of agentRules), else its name. Adding a rule is adding a
-// row. A command in a title is its first line, cut at 80 characters
-// (firstLine), whichever rule shows it.
+// row. A command's title is the command itself: its first line, cut at 80
+// characters and then "…" (firstLine), whichever rule shows it (SPEC §18).
 
 import (
 	"cmp"
@@ -42,7 +42,7 @@ type Hints struct {
 //	delete_file          Delete <file>
 //	move_file            Move <file> to <dest>
 //	run_command, bash, shell, code_execution
-//	                     Run: <command> (its first line, cut at 80 characters)
+//	                     <command> (its first line, cut at 80 characters, then "…")
 //	a plan tool (write_todos, todo_write, TodoWrite, update_plan,
 //	update_todos, manage_todo_list)
 //	                     Update plan, with or without args
@@ -202,18 +202,14 @@ func moveTitle(a Args) string {
 	return "Move " + f
 }
 
-// commandTitle is the title of a command tool's call: "Run: " and the
-// command's first line (firstLine is the same on a line it cut).
+// commandTitle is the title of a command tool's call: the command's
+// first line (firstLine is the same on a line it cut).
 func commandTitle(a Args) string { return runTitle(commandLine(a)) }
 
-// runTitle is "Run: " and the first line of command cut at 80
-// characters; "" when it has no line.
-func runTitle(command string) string {
-	if c := firstLine(command); c != "" {
-		return "Run: " + c
-	}
-	return ""
-}
+// runTitle is the title of a command: its first line, cut at 80
+// characters and then "…" (SPEC §18: no "Run: " before it, as
+// claude-agent-acp titles its terminal calls); "" when it has no line.
+func runTitle(command string) string { return firstLine(command) }
 
 // fileLabel returns <file> for the title: "<project>/<path>", or the path
 // alone with no project or when it is absolute; false with no path.
@@ -256,8 +252,9 @@ const maxCommandRunes = 80
 // commandLine returns the first line of the command in a, cut at 80
 // characters; a command given as a list of words is joined with spaces.
 // When the raw text was cut inside the command, its beginning still serves
-// if it already holds the whole first line or 80 characters of it (the last
-// character that arrived is not trusted: a cut escape may have damaged it).
+// if it already holds the whole first line or more than 80 characters of
+// it (the last character that arrived is not trusted: a cut escape may
+// have damaged it).
 func commandLine(a Args) string {
 	for _, k := range []string{"command", "cmd"} {
 		var c string
@@ -285,18 +282,25 @@ func commandLine(a Args) string {
 		t = t[:len(t)-size]
 	}
 	t = strings.TrimLeftFunc(t, unicode.IsSpace)
-	if !strings.ContainsAny(t, "\r\n") && utf8.RuneCountInString(t) < maxCommandRunes {
+	// Without a line end, only more than 80 characters say that the
+	// line is cut in the title whatever comes next.
+	if !strings.ContainsAny(t, "\r\n") && utf8.RuneCountInString(t) <= maxCommandRunes {
 		return ""
 	}
 	return firstLine(t)
 }
 
 // firstLine returns the first non-blank line of c without surrounding
-// space, cut at 80 characters: the one cut of a command in a title.
+// space, cut at 80 characters and then "…": the one cut of a command in a
+// title.
 func firstLine(c string) string {
 	c = strings.TrimLeftFunc(c, unicode.IsSpace)
 	if i := strings.IndexAny(c, "\r\n"); i >= 0 {
 		c = c[:i]
 	}
-	return strings.TrimRightFunc(textcut.FirstChars(c, maxCommandRunes), unicode.IsSpace)
+	c = strings.TrimRightFunc(c, unicode.IsSpace)
+	if cut := textcut.FirstChars(c, maxCommandRunes); len(cut) < len(c) {
+		return strings.TrimRightFunc(cut, unicode.IsSpace) + "…"
+	}
+	return c
 }

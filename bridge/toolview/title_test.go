@@ -21,7 +21,7 @@ func TestTitleFromTheAgentsHints(t *testing.T) {
 	}{
 		{"read_file", `{"file_path":"/home/dev/ws/hello.txt"}`, Hints{acp.ToolKindRead, "ReadFile", "/home/dev/ws/hello.txt"}, "Read /home/dev/ws/hello.txt"},
 		{"run_shell_command", `{"command":"echo shell-was-run > shell-out.txt && cat shell-out.txt","description":"Write a marker file and print it"}`,
-			Hints{acp.ToolKindExecute, "Shell", "echo shell-was-run > shell-out.txt && cat shell-out.txt"}, "Run: echo shell-was-run > shell-out.txt && cat shell-out.txt"},
+			Hints{acp.ToolKindExecute, "Shell", "echo shell-was-run > shell-out.txt && cat shell-out.txt"}, "echo shell-was-run > shell-out.txt && cat shell-out.txt"},
 		{"replace", `{"file_path":"/home/dev/ws/a.txt","old_string":"a","new_string":"b"}`, Hints{acp.ToolKindEdit, "Edit", "/home/dev/ws/a.txt"}, "Edit /home/dev/ws/a.txt"},
 		{"read_many_files", `{}`, Hints{acp.ToolKindRead, "ReadManyFiles", "/w"}, "Read /w"},
 		{"list_directory", `{}`, Hints{acp.ToolKindRead, "ReadFolder", "/w/src"}, "List /w/src"},
@@ -29,9 +29,10 @@ func TestTitleFromTheAgentsHints(t *testing.T) {
 		{"glob", `{}`, Hints{acp.ToolKindSearch, "FindFiles", "*.go"}, "Search for '*.go'"},
 		{"web_fetch", `{}`, Hints{acp.ToolKindFetch, "WebFetch", "summarise https://example.com"}, "WebFetch: summarise https://example.com"},
 		{"web_fetch", `{}`, Hints{Kind: acp.ToolKindFetch, Subject: "https://example.com"}, "web_fetch: https://example.com"},
-		// A command is its first line, cut at 80 characters: the one rule.
-		{"run_shell_command", `{}`, Hints{acp.ToolKindExecute, "Shell", "make  \nmake test"}, "Run: make"},
-		{"run_shell_command", `{}`, Hints{acp.ToolKindExecute, "Shell", long}, "Run: " + strings.Repeat("é", 80)},
+		// A command is its first line, cut at 80 characters then "…": the
+		// one rule (SPEC §18: no "Run: ").
+		{"run_shell_command", `{}`, Hints{acp.ToolKindExecute, "Shell", "make  \nmake test"}, "make"},
+		{"run_shell_command", `{}`, Hints{acp.ToolKindExecute, "Shell", long}, strings.Repeat("é", 80) + "…"},
 		// No rule the subject fills: the display text, else the name.
 		{"save_memory", `{"fact":"x"}`, Hints{acp.ToolKindThink, "SaveMemory", "x"}, "SaveMemory"},
 		{"replace", `{"x":1}`, Hints{Kind: acp.ToolKindEdit, Display: "Edit hello.txt"}, "Edit hello.txt"},

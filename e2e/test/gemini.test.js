@@ -104,7 +104,7 @@ for (let run = 1; run <= REPEAT; run++) test(`Gemini CLI A2A server: thought, an
       ups = updates(mark);
       const shell = ups.filter((u) => u.toolCallId === asked[1].toolCall.toolCallId);
       assert.equal(shell[0].kind, "execute");
-      assert.equal(shell[0].title, "Run: echo ran > shell-out.txt");
+      assert.equal(shell[0].title, "echo ran > shell-out.txt");
       assert.equal(shell.at(-1).status, "failed");
       assert.equal(existsSync(join(ws, "shell-out.txt")), false, "a denied command ran");
       mark = shim.received.length;

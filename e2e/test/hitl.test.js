@@ -72,18 +72,32 @@ for (const dialect of DIALECTS) {
         assert.ok(ids.includes("approve_session"), "a shell command also offers Allow for this session");
         assert.equal(req.options.find((o) => o.optionId === "approve_session").kind, "allow_always");
 
-        // A pending card before the request, settled after it.
+        // One card for the command (SPEC §18): the dialog names it, with
+        // its kind, its title (the command) and input, the approval's
+        // words as its content; pending while the dialog is open, then
+        // running and completed when approved, failed "Denied" when not.
         const ups = shim.updates(sessionId);
-        const card = ups.find((u) => u.sessionUpdate === "tool_call" && u.toolCallId === req.toolCall.toolCallId);
-        assert.ok(card, `a tool_call card ${req.toolCall.toolCallId} for the approval; got ${JSON.stringify(ups.map((u) => [u.sessionUpdate, u.toolCallId, u.status]))}`);
-        assert.equal(card.status, "pending");
+        const cards = ups.filter((u) => u.sessionUpdate === "tool_call");
+        assert.deepEqual(cards.map((u) => u.toolCallId), ["cmd1"], "one tool_call, the command's");
+        assert.equal(req.toolCall.toolCallId, "cmd1", "the dialog names the command's card");
+        assert.equal(req.toolCall.kind, "execute");
+        assert.equal(req.toolCall.title, "npm test");
+        assert.deepEqual(req.toolCall.rawInput, { command: "npm test" });
+        assert.ok(
+          req.toolCall.content?.some((c) => c.type === "content" && c.content.text.startsWith("Approve shell command?")),
+          `the approval's words in the dialog's content; got ${JSON.stringify(req.toolCall.content)}`,
+        );
         const reqLine = shim.requestsFromShim("session/request_permission")[0].i;
-        const cardLine = shim.received.find(
-          (r) => r.msg?.params?.update?.sessionUpdate === "tool_call" && r.msg.params.update.toolCallId === card.toolCallId,
-        ).i;
-        assert.ok(cardLine < reqLine, "the pending card is shown before the dialog");
-        const settled = ups.filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === card.toolCallId).at(-1);
-        assert.equal(settled?.status, choice === "approve" ? "completed" : "failed");
+        const cardLines = shim.received.filter((r) => r.msg?.params?.update?.toolCallId === "cmd1");
+        const before = cardLines.filter((r) => r.i < reqLine).map((r) => r.msg.params.update.status).filter(Boolean);
+        const after = cardLines.filter((r) => r.i > reqLine).map((r) => r.msg.params.update);
+        assert.deepEqual(before, ["in_progress", "pending"], "the card goes pending before the dialog opens");
+        if (choice === "approve") {
+          assert.deepEqual(after.map((u) => u.status).filter(Boolean), ["in_progress", "completed"], "approved: running, then ended by the call");
+        } else {
+          assert.deepEqual(after.map((u) => u.status).filter(Boolean), ["failed"], "denied: failed, and nothing after");
+          assert.deepEqual(after[0].content, [{ type: "content", content: { type: "text", text: "Denied" } }]);
+        }
 
         // The A2A side: the same task resumed with the answer and hitl_resume.
         const sends = agent.calls(wire(dialect).stream);
@@ -146,6 +160,38 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+// A park about a command no card shows yet (the agent asks before it
+// announces the call): one card, titled by the command, that the dialog
+// names and the call's later announce updates (SPEC §18).
+test("approval before its call is announced: one card, the dialog's, taken by the announce [A2A 1.0]", async () => {
+  const script = async (t) => {
+    t.task();
+    if (!t.resumed) {
+      t.inputRequired("Approve shell command?", { kind: "approval", title: "Approve shell command?", detail: "npm test\n\nruns via: /bin/sh -c" });
+      return;
+    }
+    t.working();
+    t.tool({ toolCallId: "cmd9", name: "run_command", phase: "started", args: JSON.stringify({ command: "npm test" }) });
+    t.tool({ toolCallId: "cmd9", name: "run_command", phase: "completed", result: "12 passing" });
+    t.complete("Tests pass.");
+  };
+  await scenario({ dialect: "1.0", script }, async ({ acp, shim }) => {
+    shim.permissionAnswer = () => ({ outcome: { outcome: "selected", optionId: "approve" } });
+    const sessionId = await newSession(acp);
+    const res = await within(acp.request("session/prompt", textPrompt(sessionId, "run the tests")), 10000, "the prompt");
+    assert.equal(res.stopReason, "end_turn");
+    const req = shim.requestsFromShim("session/request_permission")[0].msg.params;
+    const id = req.toolCall.toolCallId;
+    assert.equal(req.toolCall.title, "npm test");
+    assert.equal(req.toolCall.kind, "execute");
+    const ups = shim.updates(sessionId);
+    assert.deepEqual(ups.filter((u) => u.sessionUpdate === "tool_call").map((u) => [u.toolCallId, u.title, u.status]), [[id, "npm test", "pending"]]);
+    assert.equal(ups.filter((u) => u.toolCallId === "cmd9").length, 0, "the announce made no card of its own");
+    const statuses = ups.filter((u) => u.toolCallId === id).map((u) => u.status).filter(Boolean);
+    assert.deepEqual(statuses, ["pending", "in_progress", "completed"]);
+  });
+});
 
 // The capture executor's flow (reference/a2a/captures): an answer streamed
 // before the park, and the resumed execution restarting the same artifact

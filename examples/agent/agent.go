@@ -10,7 +10,8 @@
 //	fail      the task fails with a provider error (HTTP 429)
 //	question  the task parks in input-required with a question; the next
 //	          message on that task is the answer
-//	approve   the task parks on a hitl-v1 approval of a shell command
+//	approve   the task parks on a hitl-v1 approval of a shell command it
+//	          announced (c1, npm test); approved, the command completes
 //	slow      the answer streams slowly (for cancel tests and Send Now; the
 //	          agent takes steers on /api/chat/sessions/{id}/steer)
 //	tool      the answer is preceded by a read_file tool call
@@ -199,6 +200,10 @@ func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 		lower := strings.ToLower(prompt)
 		switch {
 		case resumed:
+			if prompt == "approved" {
+				// The approved command runs (the approve scenario's c1).
+				s.tool("c1", "run_command", "completed", "", "12 passing")
+			}
 			s.answer("You answered: " + prompt + ". Done.")
 		case strings.Contains(lower, "fail"):
 			s.think("Calling the model.")

@@ -43,7 +43,12 @@ func TestDemoTellsTheWholeStory(t *testing.T) {
 		`← available_commands_update {"availableCommands":[{"description":"answers questions about code","name":"chat"},`,
 		`"name":"status"}]}`,
 		`← agent_message_chunk "**Demo Agent** through shim`,
-		`← session/request_permission "Approve shell command?" → approve`,
+		// One card for the command, asked on (SPEC §18): pending while
+		// the dialog is open; the dialog names the command.
+		`← tool_call {"kind":"execute","rawInput":{"command":"npm test"},"status":"in_progress","title":"npm test","toolCallId":"c1"}`,
+		`← tool_call_update {"status":"pending","toolCallId":"c1"}`,
+		`← session/request_permission {"content":[{"content":{"text":"Approve shell command?\n\nnpm test\n\nruns via: /bin/sh -c","type":"text"},"type":"content"}],"kind":"execute","rawInput":{"command":"npm test"},"title":"npm test","toolCallId":"c1"} → approve`,
+		`← tool_call_update {"content":[{"content":{"text":"12 passing","type":"text"},"type":"content"}],"status":"completed","toolCallId":"c1"}`,
 		`→ session/set_mode {"modeId":"allow-commands"`,
 		`← config_option_update {"configOptions":[{"category":"mode","currentValue":"allow-commands"`,
 		`← agent_message_chunk "You answered: approved. "`,
@@ -86,6 +91,9 @@ func TestDemoTellsTheWholeStory(t *testing.T) {
 	}
 	if len(ids) == 0 || !strings.Contains(ids[0], "/") || slices.ContainsFunc(ids, func(id string) bool { return id != ids[0] }) {
 		t.Errorf("the chunks of one artifact name one message id, its task's and its own: %q", ids)
+	}
+	if strings.Contains(got, `"toolCallId":"approval-`) || strings.Count(got, "← tool_call {") != 3 {
+		t.Errorf("an approval made a card of its own: want one card per tool call (the README read and the two commands), got %d", strings.Count(got, "← tool_call {"))
 	}
 	if strings.Contains(got, "does not let approvals be skipped, so shim approves its command approvals for you (a delete is still asked).\\n\\n\"") {
 		t.Error("a client that draws notices was told in the answer too")

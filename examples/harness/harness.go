@@ -222,8 +222,8 @@ func (c *conn) read(m acpclient.Message) {
 	case m.Method == "session/update":
 		c.printUpdate(m.Params)
 	case m.Method == "session/request_permission" && len(m.ID) > 0:
-		title, choice := c.permission(m.Params)
-		c.printf("← session/request_permission %q → %s\n", title, choice)
+		call, choice := c.permission(m.Params)
+		c.printf("← session/request_permission %s → %s\n", call, choice)
 	case m.Method != "":
 		c.printf("← %s %s\n", m.Method, m.Params)
 	}
@@ -263,26 +263,27 @@ func (c *conn) printUpdate(params json.RawMessage) {
 	c.printf("← %s %s\n", kind, b)
 }
 
-// permission is the tool's title and the option the harness picks: the
+// permission is the dialog's call as JSON and the option the harness picks: the
 // first allow_once when it approves, else the first reject ("" when
 // there is none: the request is cancelled).
-func (c *conn) permission(params json.RawMessage) (title, choice string) {
+func (c *conn) permission(params json.RawMessage) (call, choice string) {
 	var p struct {
-		ToolCall struct {
-			Title string `json:"title"`
-		} `json:"toolCall"`
-		Options []struct {
+		// ToolCall is the dialog's call (its card's id, title, kind and
+		// input, and the approval's words), printed as JSON.
+		ToolCall map[string]any `json:"toolCall"`
+		Options  []struct {
 			OptionID string `json:"optionId"`
 			Kind     string `json:"kind"`
 		} `json:"options"`
 	}
 	_ = json.Unmarshal(params, &p)
+	b, _ := json.Marshal(p.ToolCall)
 	for _, o := range p.Options {
 		if (c.approve && o.Kind == "allow_once") || (!c.approve && strings.HasPrefix(o.Kind, "reject")) {
-			return p.ToolCall.Title, o.OptionID
+			return string(b), o.OptionID
 		}
 	}
-	return p.ToolCall.Title, ""
+	return string(b), ""
 }
 
 // answer answers shim's requests: permission as read printed it; shim

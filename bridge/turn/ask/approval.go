@@ -9,7 +9,6 @@ package ask
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 
@@ -52,14 +51,12 @@ func approvalSubject(h *a2a.Hitl) subject {
 // approvalCase is what an approval is decided on.
 type approvalCase struct {
 	park *a2a.Hitl
-	// own is the open call the park names (ok false: none).
-	own   render.OpenCall
-	ownOK bool
+	// kind is the kind of the card the park is about, when a card shows
+	// the call ("": none does yet).
+	kind acp.ToolKind
 	// bypass: the session is in allow-commands; sentBypass: the message
 	// the park answers asked to bypass approvals.
 	bypass, sentBypass bool
-	// viewID names the approval's own view, when it needs one.
-	viewID string
 }
 
 // decision is what to do about an approval.
@@ -68,50 +65,32 @@ type decision struct {
 	// parked although the message asked to bypass, so it does not let
 	// approvals be skipped (the person is told once).
 	auto, tellNoSkip bool
-	// view is the approval's own pending view, opened before and ended
-	// after (nil: it is asked on the call's own view, which the agent's
-	// updates settle).
-	view acp.Update
-	// The dialog: on the call callID, titled title, with these options.
-	callID   string
-	title    string
-	rawInput json.RawMessage
-	options  []acp.PermissionOption
+	// words are the approval's own words, the dialog's content (its title
+	// is the call's, SPEC §18).
+	words   string
+	options []acp.PermissionOption
 	// What "Allow for this session" means: the agent remembers it
 	// (agentAlways), or the session's mode becomes allow-commands
 	// (sessionMode).
 	agentAlways, sessionMode bool
 }
 
+// subjectKinds are the kinds of the calls of each subject.
+var subjectKinds = map[subject]acp.ToolKind{subjectOther: acp.ToolKindOther, subjectCommand: acp.ToolKindExecute, subjectDelete: acp.ToolKindDelete}
+
+// parkCall is the call the park h is about, as it says it.
+func parkCall(h *a2a.Hitl) render.ParkCall {
+	return render.ParkCall{ID: h.ToolCallID, Kind: subjectKinds[approvalSubject(h)], Detail: h.Detail, Project: h.Project, Words: h.Title}
+}
+
 // decide is the approval's decision.
 func decide(c approvalCase) decision {
 	h := c.park
 	sub := approvalSubject(h)
-	kind := map[subject]acp.ToolKind{subjectOther: acp.ToolKindOther, subjectCommand: acp.ToolKindExecute, subjectDelete: acp.ToolKindDelete}[sub]
-	if c.ownOK {
-		if kind = c.own.Kind; kind == acp.ToolKindDelete {
-			sub = subjectDelete
-		}
+	if c.kind == acp.ToolKindDelete {
+		sub = subjectDelete
 	}
-	// The dialog's title is the server's, shown as shim's question: one
-	// line, no control characters or bidirectional overrides (SPEC §15).
-	d := decision{title: strings.TrimSpace(termsafe.Line(h.Title))}
-	if d.title == "" {
-		d.title = "Approve?"
-	}
-	if c.ownOK {
-		d.callID, d.rawInput = h.ToolCallID, c.own.RawInput
-	} else {
-		d.callID = c.viewID
-		if h.Detail != "" {
-			d.rawInput = acp.RawJSON(map[string]any{"detail": h.Detail})
-		}
-		title := d.title
-		if first, _, _ := strings.Cut(strings.TrimSpace(h.Detail), "\n"); first != "" {
-			title += " " + first
-		}
-		d.view = render.ApprovalView(d.callID, title, kind, d.rawInput)
-	}
+	d := decision{words: approvalWords(h)}
 	if sub == subjectCommand && c.bypass {
 		// allow-commands ("Allow for this session"): auto-approval
 		// follows the mode at once.
@@ -129,6 +108,20 @@ func decide(c approvalCase) decision {
 	}
 	d.options = append(d.options, acp.PermissionOption{OptionID: optDeny, Name: "Deny", Kind: acp.RejectOnce})
 	return d
+}
+
+// approvalWords are the dialog's content: the server's title (its
+// question, on one line) and its detail, without control characters or
+// bidirectional overrides (SPEC §15).
+func approvalWords(h *a2a.Hitl) string {
+	words := strings.TrimSpace(termsafe.Line(h.Title))
+	if words == "" {
+		words = "Approve?"
+	}
+	if detail := strings.TrimSpace(termsafe.Text(h.Detail)); detail != "" {
+		words += "\n\n" + detail
+	}
+	return words
 }
 
 // answer is what the option chosen means: approved, "always" for the
@@ -153,15 +146,23 @@ type Case struct {
 	Bypass, SentBypass bool
 }
 
-// Approval carries the decision out: it opens the approval's own view,
-// asks the editor (unless approved at once) and resumes the task with the
-// answer.
+// Approval carries the decision out on the card of the call the park is
+// about (SPEC §18): the card already shown, else one it opens; asks the
+// editor (unless approved at once) with the card pending; and resumes the
+// task with the answer, the card running again (approved) or ended
+// "Denied".
 func (a *Asker) Approval(ctx context.Context, h *a2a.Hitl, c Case) Result {
-	own, ok := a.R.Tools.Open(h.ToolCallID)
-	d := decide(approvalCase{park: h, own: own, ownOK: ok, bypass: c.Bypass, sentBypass: c.SentBypass,
-		viewID: "approval-" + c.TaskID + "-" + randid.Hex(3)})
-	if d.view != nil {
-		a.Out.Emit(d.view)
+	p := parkCall(h)
+	card, shown := a.R.Tools.Parked(p)
+	d := decide(approvalCase{park: h, kind: card.Kind, bypass: c.Bypass, sentBypass: c.SentBypass})
+	if !shown {
+		status := acp.ToolPending
+		if d.auto {
+			status = acp.ToolInProgress
+		}
+		var outs []render.Out
+		card, outs = a.R.Tools.OpenParked("approval-"+c.TaskID+"-"+randid.Hex(3), p, status)
+		a.Out.Show(outs)
 	}
 	approved, always := d.auto, false
 	if d.auto {
@@ -170,22 +171,27 @@ func (a *Asker) Approval(ctx context.Context, h *a2a.Hitl, c Case) Result {
 		}
 		a.Log.Info("auto-approved a command for this session", "task", c.TaskID)
 	} else {
-		choice, elsewhere := a.permission(ctx, d)
+		a.Out.Show(a.R.Tools.Asking(card.ID))
+		choice, elsewhere := a.permission(ctx, card, d)
 		if elsewhere {
-			if d.view != nil {
-				a.Out.Emit(render.ApprovalEnd(d.callID, false))
-			}
+			a.Out.Show(a.R.Tools.Resumed(card.ID))
 			a.Out.Show(a.R.Notices.Say(render.ElsewhereNotice()))
 			return Result{Elsewhere: true}
+		}
+		if a.Prompt.GivenUp() {
+			// The turn's end settles the card.
+			return Result{GivenUp: true}
 		}
 		var setMode bool
 		approved, always, setMode = d.answer(choice)
 		if setMode {
 			a.Mode.AllowCommands()
 		}
-	}
-	if d.view != nil {
-		a.Out.Emit(render.ApprovalEnd(d.callID, approved))
+		if approved {
+			a.Out.Show(a.R.Tools.Approved(card.ID))
+		} else {
+			a.Out.Show(a.R.Tools.Denied(card.ID))
+		}
 	}
 	if a.Prompt.GivenUp() {
 		return Result{GivenUp: true}
@@ -199,9 +205,8 @@ func (a *Asker) Approval(ctx context.Context, h *a2a.Hitl, c Case) Result {
 // withdrawn because its prompt was cancelled is asked again of the prompt
 // that adopts the turn (Send Now), a denial when none does; elsewhere
 // reports that it was withdrawn because the park was answered elsewhere.
-func (a *Asker) permission(ctx context.Context, d decision) (choice string, elsewhere bool) {
-	req := acp.RequestPermissionParams{SessionID: a.Session,
-		ToolCall: acp.PermissionToolCall{ToolCallID: d.callID, Title: d.title, RawInput: d.rawInput}, Options: d.options}
+func (a *Asker) permission(ctx context.Context, card render.Card, d decision) (choice string, elsewhere bool) {
+	req := acp.RequestPermissionParams{SessionID: a.Session, ToolCall: permissionCall(card, d), Options: d.options}
 	for {
 		left, ok := a.Prompt.Wait()
 		if !ok {
@@ -228,4 +233,12 @@ func (a *Asker) permission(ctx context.Context, d decision) (choice string, else
 		a.Log.Warn("the editor chose an option shim did not offer; denying", "option", resp.Outcome.OptionID)
 		return optDeny, false
 	}
+}
+
+// permissionCall is what the dialog shows of the call (SPEC §18): the
+// card's id, title, kind, locations and input, and the approval's own
+// words as its content.
+func permissionCall(card render.Card, d decision) acp.PermissionToolCall {
+	return acp.PermissionToolCall{ToolCallID: card.ID, Title: card.Title, Kind: card.Kind, Locations: card.Locations,
+		RawInput: card.RawInput, Content: []acp.ToolCallContent{acp.Content{Content: acp.Text(d.words)}}}
 }

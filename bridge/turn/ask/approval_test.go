@@ -1,7 +1,6 @@
 package ask
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,31 +10,31 @@ import (
 	"github.com/shimdev/shim/bridge/render"
 )
 
-// TestDecide: an approval's decision from the park, the call it names,
-// the session's mode and whether the message asked to bypass: approved
-// at once only for a command in allow-commands (the person told when the
-// server parked anyway); a delete never bypassed and never offered
-// "always"; asked on the named call's own view, else on a pending view
-// of its own; "Allow for this session" is the agent's "always" when it
-// offers one, else allow-commands for a command.
+// TestDecide: an approval's decision from the park, the kind of the card
+// it is about, the session's mode and whether the message asked to
+// bypass: approved at once only for a command in allow-commands (the
+// person told when the server parked anyway); a delete (by the park's
+// words or its card's kind) never bypassed and never offered "always";
+// "Allow for this session" is the agent's "always" when it offers one,
+// else allow-commands for a command. The dialog's content is the
+// approval's own words (SPEC §18), its title the card's.
 func TestDecide(t *testing.T) {
 	cmd := &a2a.Hitl{Kind: a2a.HitlApproval, Title: "Approve shell command?", Detail: "make\nand more"}
 	del := &a2a.Hitl{Kind: a2a.HitlApproval, Title: "Delete the file?", Always: true}
 	plugin := &a2a.Hitl{Kind: a2a.HitlApproval, Title: "Use the browser", Always: true}
 	named := &a2a.Hitl{Kind: a2a.HitlApproval, Title: "Approve?", ToolCallID: "c1", Always: true}
-	own := render.OpenCall{Kind: acp.ToolKindDelete, RawInput: json.RawMessage(`{"path":"x"}`)}
 	for _, tc := range []struct {
 		name string
 		c    approvalCase
 		want string
 	}{
-		{"command, ask", approvalCase{park: cmd, viewID: "v"}, `call=v view=execute:"Approve shell command? make" options=[approve approve_session deny] session`},
-		{"command, allow-commands", approvalCase{park: cmd, bypass: true, viewID: "v"}, `auto call=v view=execute:"Approve shell command? make"`},
-		{"command, allow-commands, bypass sent", approvalCase{park: cmd, bypass: true, sentBypass: true, viewID: "v"}, `auto tell call=v view=execute:"Approve shell command? make"`},
-		{"delete, allow-commands", approvalCase{park: del, bypass: true, viewID: "v"}, `call=v view=delete:"Delete the file?" options=[approve deny]`},
-		{"plugin, agent's always", approvalCase{park: plugin, viewID: "v"}, `call=v view=other:"Use the browser" options=[approve approve_session deny] always`},
-		{"the named call's own view, a delete", approvalCase{park: named, own: own, ownOK: true, bypass: true, viewID: "v"}, `call=c1 options=[approve deny]`},
-		{"the named call's own view", approvalCase{park: named, own: render.OpenCall{Kind: acp.ToolKindEdit}, ownOK: true, viewID: "v"}, `call=c1 options=[approve approve_session deny] always`},
+		{"command, ask", approvalCase{park: cmd}, `options=[approve approve_session deny] session words="Approve shell command?\n\nmake\nand more"`},
+		{"command, allow-commands", approvalCase{park: cmd, bypass: true}, `auto words="Approve shell command?\n\nmake\nand more"`},
+		{"command, allow-commands, bypass sent", approvalCase{park: cmd, bypass: true, sentBypass: true}, `auto tell words="Approve shell command?\n\nmake\nand more"`},
+		{"delete, allow-commands", approvalCase{park: del, bypass: true}, `options=[approve deny] words="Delete the file?"`},
+		{"plugin, agent's always", approvalCase{park: plugin}, `options=[approve approve_session deny] always words="Use the browser"`},
+		{"a delete's card", approvalCase{park: named, kind: acp.ToolKindDelete, bypass: true}, `options=[approve deny] words="Approve?"`},
+		{"an edit's card", approvalCase{park: named, kind: acp.ToolKindEdit}, `options=[approve approve_session deny] always words="Approve?"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := decide(tc.c)
@@ -46,29 +45,36 @@ func TestDecide(t *testing.T) {
 			if d.tellNoSkip {
 				b.WriteString("tell ")
 			}
-			b.WriteString("call=" + d.callID)
-			if v, ok := d.view.(acp.ToolCall); ok {
-				fmt.Fprintf(&b, " view=%s:%q", v.Kind, v.Title)
-			}
 			if d.options != nil {
 				var ids []string
 				for _, o := range d.options {
 					ids = append(ids, o.OptionID)
 				}
-				fmt.Fprintf(&b, " options=%v", ids)
+				fmt.Fprintf(&b, "options=%v ", ids)
 			}
 			if d.agentAlways {
-				b.WriteString(" always")
+				b.WriteString("always ")
 			}
 			if d.sessionMode {
-				b.WriteString(" session")
+				b.WriteString("session ")
 			}
+			fmt.Fprintf(&b, "words=%q", d.words)
 			if got := b.String(); got != tc.want {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
 		})
 	}
-	d := decide(approvalCase{park: cmd, viewID: "v"})
+	for h, want := range map[*a2a.Hitl]render.ParkCall{
+		cmd:    {Kind: acp.ToolKindExecute, Detail: "make\nand more", Words: "Approve shell command?"},
+		del:    {Kind: acp.ToolKindDelete, Words: "Delete the file?"},
+		plugin: {Kind: acp.ToolKindOther, Words: "Use the browser"},
+		named:  {ID: "c1", Kind: acp.ToolKindOther, Words: "Approve?"},
+	} {
+		if got := parkCall(h); got != want {
+			t.Errorf("parkCall(%+v) = %+v, want %+v", h, got, want)
+		}
+	}
+	d := decide(approvalCase{park: cmd})
 	for choice, want := range map[string]string{optApprove: "true false false", optApproveSession: "true false true", optDeny: "false false false", "other": "false false false"} {
 		if a, al, s := d.answer(choice); fmt.Sprint(a, al, s) != want {
 			t.Errorf("answer %s: %v %v %v, want %s", choice, a, al, s, want)
