@@ -135,9 +135,7 @@ func goldenCases() []goldenCase {
 			add(r.Answer.Marker("", "a steer with no id"))
 			add(r.Notices.Say(NoSkipNotice()))
 			add(r.Answer.Question("t1", agentMsg("m2", text("Which branch?"))))
-			outs, err := r.Answer.Failure("t1", agentMsg("f1", text("boom")))
-			add(outs)
-			if err.Code != acp.CodeInternal {
+			if err := r.Answer.Failure("t1", agentMsg("f1", text("boom"))); err.Code != acp.CodeInternal {
 				panic(err)
 			}
 		}},

@@ -87,6 +87,9 @@ func TestDemoTellsTheWholeStory(t *testing.T) {
 	if len(ids) == 0 || !strings.Contains(ids[0], "/") || slices.ContainsFunc(ids, func(id string) bool { return id != ids[0] }) {
 		t.Errorf("the chunks of one artifact name one message id, its task's and its own: %q", ids)
 	}
+	if strings.Contains(got, "⚠️") {
+		t.Error("the failed turn was shown as answer text besides its error")
+	}
 	if strings.Contains(got, "does not let approvals be skipped, so shim approves its command approvals for you (a delete is still asked).\\n\\n\"") {
 		t.Error("a client that draws notices was told in the answer too")
 	}
