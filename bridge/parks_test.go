@@ -356,7 +356,7 @@ func TestAllowForSession(t *testing.T) {
 			t.Errorf("delete card kind %v", u["kind"])
 		}
 	}
-	notes := strings.Count(answer(s.Updates(id), "agent_message_chunk"), "does not let approvals be skipped")
+	notes := strings.Count(answer(s.Updates(id), "agent_message_chunk"), "asks before every command")
 	if notes != 1 {
 		t.Errorf("want the no-skip note once, got %d", notes)
 	}

@@ -227,7 +227,7 @@ func saySteps(r *Renderer, add func([]Out)) {
 	add(r.Notices.Say(ReconnectingNotice()))
 	add(r.Notices.Say(NoSkipNotice()))
 	add(r.Notices.Say(RenewedNotice()))
-	add(r.Notices.Say(RenewalRefusedNotice("the OAuth sign-in expired and could not be renewed: run `shim login`")))
+	add(r.Notices.Say(RenewalRefusedNotice()))
 	add(r.Notices.ProgressNote("t1", agentMsg("n1", text("Searching the repository…"))))
 	add(r.Notices.ProgressNote("t1", agentMsg("n2", text("A long note "+strings.Repeat("that goes on ", 20)+"\nand on a second line"))))
 }
