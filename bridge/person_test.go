@@ -55,6 +55,40 @@ func TestEmptyPromptRefused(t *testing.T) {
 	}
 }
 
+// TestEmptyPromptLeavesTheQuestion: an empty prompt does not answer the
+// agent's question; the next prompt with words does, on its task.
+func TestEmptyPromptLeavesTheQuestion(t *testing.T) {
+	f := newFake(t)
+	f.stream = func(w *sseWriter, c rpcCall) {
+		if tid, _ := c.message()["taskId"].(string); tid != "" {
+			w.artifact(tid, "a1", "You answered: "+c.text(), false)
+			w.status(tid, "TASK_STATE_COMPLETED", nil)
+			return
+		}
+		w.task("t1", "TASK_STATE_SUBMITTED")
+		w.status("t1", "TASK_STATE_INPUT_REQUIRED", agentMsg(textPart("Which branch?")))
+	}
+	s := startShim(t, f.url, nil, nil)
+	s.init(t)
+	id := s.newSession(t, "/tmp")
+	if got := stopReason(t, s.prompt(t, id, "deploy")); got != "end_turn" {
+		t.Fatalf("stop %q", got)
+	}
+	if res := s.prompt(t, id, " "); res.Error == nil || res.Error.Code != -32602 {
+		t.Fatalf("an empty answer: %+v %s", res.Error, res.Result)
+	}
+	if got := stopReason(t, s.prompt(t, id, "main")); got != "end_turn" {
+		t.Fatalf("stop %q", got)
+	}
+	sent := f.callsOf("SendStreamingMessage")
+	if len(sent) != 2 {
+		t.Fatalf("the agent got %d messages, want the prompt and its answer", len(sent))
+	}
+	if m := sent[1].message(); m["taskId"] != "t1" || sent[1].text() != "main" {
+		t.Errorf("the answer %v", m)
+	}
+}
+
 // TestProjectFilesLinkWithoutRoots: started with no --root and no roots
 // from the agent, a relative path links to the file in the session's cwd,
 // else in an additional directory (the cwd first), when it is there (a write's, an edit's
