@@ -92,7 +92,7 @@ func TestEmptyPromptLeavesTheQuestion(t *testing.T) {
 // TestProjectFilesLinkWithoutRoots: started with no --root and no roots
 // from the agent, a relative path links to the file in the session's cwd,
 // else in an additional directory (the cwd first), when it is there (a write's, an edit's
-// or a move's destination: when its folder is); a path that is not there,
+// or a move's destination: else where its folder is); a path that is not there,
 // one with .. and one through a symlink out link nowhere, even when a
 // file of that name exists where they lead (SPEC §18, amending §5).
 func TestProjectFilesLinkWithoutRoots(t *testing.T) {
@@ -124,6 +124,7 @@ func TestProjectFilesLinkWithoutRoots(t *testing.T) {
 		{"write_file", `{"path": "nodir/new.md", "content": "hi"}`},
 		{"move_file", `{"path": "README.md", "destination": "docs/README.md"}`},
 		{"edit_file", `{"path": "../x", "old_string": "text", "new_string": "new"}`},
+		{"edit_file", `{"path": "notes.md", "old_string": "text", "new_string": "new"}`},
 	}
 	f := newFake(t)
 	f.stream = func(w *sseWriter, c rpcCall) {
@@ -175,6 +176,8 @@ func TestProjectFilesLinkWithoutRoots(t *testing.T) {
 		"c7=[]",
 		"c8=[BASE/proj/README.md:<nil> BASE/proj/docs/README.md:<nil>]",
 		"c9=[]",
+		"c10=[BASE/extra/notes.md:<nil>]",
+		"c10=[diff BASE/extra/notes.md]",
 	}, "\n")
 	if g := strings.Join(got, "\n"); g != want {
 		t.Errorf("locations:\n%s\nwant\n%s", g, want)

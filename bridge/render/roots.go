@@ -58,19 +58,19 @@ func (r Roots) underDir(path string, dirs ...string) (string, bool) {
 
 // Resolve returns the absolute path of a tool's (project, path).
 func (r Roots) Resolve(project, path string) (string, bool) {
-	return r.resolve(project, path, exists)
+	return r.resolve(project, path, false)
 }
 
 // ResolveNew is Resolve for the path of a file a call may create (a
 // write, an edit, a move's destination): with no root known, a relative
-// path resolves where its folder exists (toolview.NewResolver).
+// path resolves where the file exists, else where its folder does
+// (toolview.NewResolver).
 func (r Roots) ResolveNew(project, path string) (string, bool) {
-	return r.resolve(project, path, folderExists)
+	return r.resolve(project, path, true)
 }
 
-// resolve is Resolve; there (with no root known) says whether a relative
-// path's candidate in a folder of the session is the one meant.
-func (r Roots) resolve(project, path string, there func(abs string) bool) (string, bool) {
+// resolve is Resolve, and ResolveNew when creates is set.
+func (r Roots) resolve(project, path string, creates bool) (string, bool) {
 	if r.m == nil {
 		return "", false
 	}
@@ -79,7 +79,10 @@ func (r Roots) resolve(project, path string, there func(abs string) bool) (strin
 	}
 	if !r.m.Known() {
 		if !filepath.IsAbs(path) {
-			return r.existingUnder(path, there)
+			if abs, ok := r.existingUnder(path, exists); ok || !creates {
+				return abs, ok
+			}
+			return r.existingUnder(path, folderExists)
 		}
 		if abs, ok := r.underDir(path, r.cwd); ok {
 			return abs, true
