@@ -93,7 +93,7 @@ func TestNotices(t *testing.T) {
 			api.mu.Unlock()
 			stopReason(t, s.prompt(t, id, "Next"))
 			return s.Updates(id)
-		}, "info: Waiting for this chat: it is busy elsewhere", "agent_thought_chunk busy elsewhere"},
+		}, "info: Waiting: this chat is busy in another window", "agent_thought_chunk busy in another window"},
 		{"progress note", func(t *testing.T, caps map[string]any) []acptest.Update {
 			f := newFake(t)
 			f.stream = func(w *sseWriter, c rpcCall) {
@@ -121,7 +121,7 @@ func TestNotices(t *testing.T) {
 			}
 			stopReason(t, s.prompt(t, id, "run cmd"))
 			return s.Updates(id)
-		}, "warning: This server does not let approvals be skipped", "agent_message_chunk does not let approvals be skipped"},
+		}, "warning: This agent asks before every command", "agent_message_chunk asks before every command"},
 		{"MCP servers not forwarded, once per session", func(t *testing.T, caps map[string]any) []acptest.Update {
 			f := newFake(t)
 			answering(f, "ok")
@@ -147,7 +147,7 @@ func TestNotices(t *testing.T) {
 				t.Errorf("%d notices, want one per session", n)
 			}
 			return ups
-		}, "info: The editor's MCP servers are not forwarded", ""},
+		}, "info: The agent does not use your editor's MCP tools", ""},
 		{"earlier turns not shown", func(t *testing.T, caps map[string]any) []acptest.Update {
 			const id = "chat-zed-7-n"
 			f := &fakeAgent{t: t, name: "Fake Agent"}
@@ -178,13 +178,13 @@ func TestNotices(t *testing.T) {
 				t.Errorf("answer %q", got)
 			}
 			return s.Updates(id)
-		}, "warning: The agent's stream dropped; reconnecting", ""},
+		}, "warning: Connection to the agent lost: reconnecting", ""},
 		{"token renewed", func(t *testing.T, caps map[string]any) []acptest.Update {
 			return renewalTurn(t, caps, true)
-		}, "info: Signed in again: the agent's token was renewed", ""},
+		}, "info: Your sign-in to the agent was renewed", ""},
 		{"renewal refused", func(t *testing.T, caps map[string]any) []acptest.Update {
 			return renewalTurn(t, caps, false)
-		}, "warning: The sign-in to the agent could not be renewed", ""},
+		}, "warning: Your sign-in to the agent could not be renewed", ""},
 	}
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {

@@ -341,7 +341,7 @@ func TestGeminiLoadIsAResumeSaidOnce(t *testing.T) {
 		if u.Kind() == "user_message_chunk" {
 			t.Fatalf("the thread was replayed: %s", u.Update)
 		}
-		if strings.Contains(u.Text(), "does not give a thread's history back") {
+		if strings.Contains(u.Text(), "does not give back a thread's earlier messages") {
 			notes++
 		}
 	}

@@ -748,7 +748,7 @@ func TestBusyWait(t *testing.T) {
 	}
 	ups := decodeUpdates(t, s.Updates(id)[n:])
 	got := transcript(ups)
-	if !strings.HasPrefix(got, "agent_thought_chunk ") || !strings.Contains(ups[0].Text, "busy elsewhere") {
+	if !strings.HasPrefix(got, "agent_thought_chunk ") || !strings.Contains(ups[0].Text, "busy in another window") {
 		t.Errorf("no busy notice first:\n%s", got)
 	}
 	if rest := got[strings.Index(got, "\n")+1:]; rest != "user_message_chunk What changed?\nagent_message_chunk Nothing.\nagent_message_chunk Live answer.\n" {
@@ -823,7 +823,7 @@ func busyCancel(t *testing.T, cancel func(s *testShim, id string, ch chan acptes
 			id := s.newSession(t, "/w")
 			ch, reqID := s.Start("session/prompt", promptArgs(id, "first"))
 			s.WaitFor("the busy notice", func(ms []acptest.Message) bool {
-				return slices.ContainsFunc(ms, func(m acptest.Message) bool { return strings.Contains(string(m.Raw), "busy elsewhere") })
+				return slices.ContainsFunc(ms, func(m acptest.Message) bool { return strings.Contains(string(m.Raw), "busy in another window") })
 			})
 			cancel(s, id, ch, reqID)
 			api.mu.Lock()

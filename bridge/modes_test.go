@@ -196,7 +196,7 @@ func TestSetMode(t *testing.T) {
 	if strings.Join(values, " ") != "permissions=allow-commands permissions=ask" {
 		t.Errorf("config_option_update after set_mode: %v", values)
 	}
-	if n := strings.Count(answer(s.Updates(id), "agent_message_chunk"), "does not let approvals be skipped"); n != 1 {
+	if n := strings.Count(answer(s.Updates(id), "agent_message_chunk"), "asks before every command"); n != 1 {
 		t.Errorf("the no-skip note %d times", n)
 	}
 }

@@ -71,7 +71,7 @@ func (n *notices) reporter(id string) a2a.Reporter {
 		case a2a.ReportTokenRenewed:
 			notice = render.RenewedNotice()
 		case a2a.ReportRenewalRefused:
-			notice = render.RenewalRefusedNotice(rep.Detail)
+			notice = render.RenewalRefusedNotice()
 		default:
 			return
 		}

@@ -427,7 +427,7 @@ func TestAllowForSession(t *testing.T) {
 	if got := strings.Join(auto, ", "); got != "tool_call rm -rf build in_progress, tool_call_update <nil> completed" {
 		t.Errorf("the card of the command approved at once: %s", got)
 	}
-	notes := strings.Count(answer(s.Updates(id), "agent_message_chunk"), "does not let approvals be skipped")
+	notes := strings.Count(answer(s.Updates(id), "agent_message_chunk"), "asks before every command")
 	if notes != 1 {
 		t.Errorf("want the no-skip note once, got %d", notes)
 	}

@@ -197,7 +197,7 @@ func TestProgressNoteOrAnswer(t *testing.T) {
 		{"a failure", func(s *sseWriter, wait func(string)) {
 			s.result(snap(s.ctx, "t1", w, "m1", "Generating response...", user))
 			s.status("t1", "TASK_STATE_FAILED", agentMsgID("f1", "Handler failed: boom"))
-		}, "thought: Generating response...\nanswer: ⚠️ Fake Agent error: Handler failed: boom | Fake Agent: Handler failed: boom"},
+		}, "thought: Generating response... | Fake Agent: Handler failed: boom"},
 		{"the stream ends at the note", func(s *sseWriter, wait func(string)) {
 			s.result(snap(s.ctx, "t1", w, "m1", "Generating response...", user))
 		}, "thought: Generating response... | Fake Agent: the connection was lost while the task was still working; it may finish on its own"},

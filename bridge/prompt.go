@@ -60,6 +60,11 @@ func (s *prompts) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPar
 		s.out.reply(req, nil, acp.InvalidParams("unknown session "+p.SessionID))
 		return
 	}
+	if message.Empty(p.Prompt) {
+		// Nothing to say: not sent, not a steer, no answer to a park.
+		s.out.reply(req, nil, acp.NewError(acp.CodeInvalidParams, "the prompt is empty", nil))
+		return
+	}
 	cmd := slash.Command(p.Prompt)
 	if cmd == slash.Status {
 		s.commands.status(req, sess)

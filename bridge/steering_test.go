@@ -435,7 +435,7 @@ func TestSteerBufferBounded(t *testing.T) {
 		t.Errorf("the buffer was not bounded: %d bytes shown", len(text))
 	}
 	head := "start " + strings.Repeat(chunk, 8)
-	note := "\n\n[shim: while the turn was detached, " + strconv.Itoa(wantDropped) + " bytes of the answer did not fit the buffer and were not shown here]\n\n"
+	note := "\n\n[While your new message was on its way, " + strconv.Itoa(wantDropped) + " bytes of the answer came, more than shim keeps: they are not shown here.]\n\n"
 	want := head + note + strings.Repeat(chunk, 7) + "END after\n\n↪ steering: steer\n\n"
 	if text != want {
 		t.Errorf("text: %d bytes, want %d; around the note: %q", len(text), len(want), text[len(head)-10:min(len(text), len(head)+len(note)+10)])

@@ -375,7 +375,8 @@ func TestADKTools(t *testing.T) {
 // TestCwdLocationsWithoutRoots: with no root known (no --root, no roots
 // API), an absolute path inside the session's cwd is still a location (a
 // same-machine agent reports such paths); one that leaves the cwd (.., a
-// symlink out, elsewhere) and a relative path are not.
+// symlink out, elsewhere) and a relative path to no file there are not
+// (relative paths to files there: TestProjectFilesLinkWithoutRoots).
 func TestCwdLocationsWithoutRoots(t *testing.T) {
 	cwd, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

@@ -22,8 +22,9 @@ func errData(t *testing.T, m acptest.Message) map[string]any {
 	return d
 }
 
-// TestFailedTurn: a failed task shows the ⚠️ line and answers -32603 with
-// the friendly text and the raw detail (real a2a-go server).
+// TestFailedTurn: a failed task answers -32603 with the friendly text and
+// the raw detail (real a2a-go server), and says it once: no ⚠️ line is
+// shown as answer text as well (SPEC §18, amending §4.3).
 func TestFailedTurn(t *testing.T) {
 	url := startAgent(t, agent.Options{Name: "Go Agent"})
 	s := startShim(t, url, nil, nil)
@@ -38,8 +39,8 @@ func TestFailedTurn(t *testing.T) {
 	if d["state"] != "failed" || d["taskId"] == "" || !strings.HasPrefix(d["detail"].(string), "Error code: 429 - {'error'") {
 		t.Errorf("data %v", d)
 	}
-	if got := answer(s.Updates(id), "agent_message_chunk"); got != "⚠️ Go Agent error: "+friendly {
-		t.Errorf("chunk %q", got)
+	if got := answer(s.Updates(id), "agent_message_chunk"); got != "" {
+		t.Errorf("the failure was shown as answer text too: %q", got)
 	}
 }
 
@@ -60,7 +61,7 @@ func TestCutStream(t *testing.T) {
 		{name: "completed shows only the missing suffix", state: "TASK_STATE_COMPLETED", answer: "Hello, world",
 			wantText: "Hello, world", wantStop: "end_turn"},
 		{name: "failed is a failed turn", state: "TASK_STATE_FAILED", status: "boom",
-			wantText: "Hello, wor\n\n⚠️ Fake Agent error: boom", wantState: "failed", wantMsg: "Fake Agent: boom"},
+			wantText: "Hello, wor", wantState: "failed", wantMsg: "Fake Agent: boom"},
 		{name: "still working is an error", state: "TASK_STATE_WORKING",
 			wantText: "Hello, wor", wantState: "working", wantMsg: "may finish on its own"},
 		{name: "unreadable is an error", getErr: true, wantText: "Hello, wor", wantState: "failed", wantMsg: "could not be read back"},

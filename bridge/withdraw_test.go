@@ -253,7 +253,7 @@ func TestDialogWithdrawnElsewhere(t *testing.T) {
 				t.Fatalf("stop %q", got)
 			}
 			text := answer(s.Updates(id), "agent_message_chunk")
-			if !strings.Contains(text, "answered elsewhere") || !strings.Contains(text, "Done elsewhere.") {
+			if !strings.Contains(text, "answered in another window") || !strings.Contains(text, "Done elsewhere.") {
 				t.Errorf("shown %q", text)
 			}
 			if got := resumes(f); len(got) != 1 {

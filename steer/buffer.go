@@ -119,16 +119,18 @@ func (b *Buffer[U]) Len() int { return len(b.head) + len(b.tail) }
 // Size returns the buffered bytes.
 func (b *Buffer[U]) Size() int { return b.headSize + b.tailSize }
 
-// DroppedNote says what a full buffer dropped.
+// DroppedNote says what a full buffer dropped, in the person's words
+// (SPEC §18): what came while their new message was on its way (Send
+// Now), and that it is not shown.
 func DroppedNote(bytes, thoughts int) string {
-	s := "\n\n[shim: while the turn was detached, "
+	s := "\n\n[While your new message was on its way, "
 	switch {
 	case bytes > 0 && thoughts > 0:
-		s += strconv.Itoa(bytes) + " bytes of the answer and " + strconv.Itoa(thoughts) + " thought chunks"
+		s += strconv.Itoa(bytes) + " bytes of the answer and " + strconv.Itoa(thoughts) + " thoughts"
 	case bytes > 0:
 		s += strconv.Itoa(bytes) + " bytes of the answer"
 	default:
-		s += strconv.Itoa(thoughts) + " thought chunks"
+		s += strconv.Itoa(thoughts) + " thoughts"
 	}
-	return s + " did not fit the buffer and were not shown here]\n\n"
+	return s + " came, more than shim keeps: they are not shown here.]\n\n"
 }

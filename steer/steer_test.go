@@ -40,7 +40,7 @@ func TestBufferBounded(t *testing.T) {
 	if b.Len() != 0 || b.Dropped() {
 		t.Error("Take must empty the buffer")
 	}
-	if !regexp.MustCompile(`90 bytes of the answer did not fit`).MatchString(want[2]) {
+	if !regexp.MustCompile(`90 bytes of the answer came, more than shim keeps`).MatchString(want[2]) {
 		t.Errorf("note %q", want[2])
 	}
 }

@@ -84,6 +84,17 @@ func Parts(blocks []acp.PromptBlock) (parts []a2a.Part, userText string, err err
 	return parts, user.String(), nil
 }
 
+// Empty reports whether a prompt's content is empty or only whitespace
+// text: such a prompt is refused and nothing reaches the agent (SPEC §18).
+func Empty(blocks []acp.PromptBlock) bool {
+	for i := range blocks {
+		if b := &blocks[i]; b.Err != nil || b.C.Type != "text" || strings.TrimSpace(b.C.Text) != "" {
+			return false
+		}
+	}
+	return true
+}
+
 func orUnknown(s string) string {
 	if s == "" {
 		return "unknown"

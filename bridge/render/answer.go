@@ -2,7 +2,7 @@ package render
 
 // The answer text of a turn: the text shown per artifact (a replace adds
 // only the new part, text.go), the task's status answer, thoughts, files,
-// the failure line, a question, a steer's marker; the blank-line rule
+// the failure line of a replay, a question, a steer's marker; the blank-line rule
 // (blocks); the message id of every chunk (SPEC §14: an artifact's made
 // unique with its task's, a message's own).
 
@@ -253,8 +253,8 @@ func orUnknown(s string) string {
 	return s
 }
 
-// failureLine is the failed-turn line: ⚠️ <agent> error: <friendly text>.
-// It returns the friendly text too.
+// failureLine is the failed-turn line a replayed failed turn shows:
+// ⚠️ <agent> error: <friendly text>. It returns the friendly text too.
 func (a *Answer) failureLine(detail string) (line, friendly string) {
 	f := a2a.FriendlyError(detail)
 	if f == "" {
@@ -263,13 +263,15 @@ func (a *Answer) failureLine(detail string) (line, friendly string) {
 	return "⚠️ " + a.agent + " error: " + f, f
 }
 
-// Failure shows the failed-turn line of the task taskID, whose status
-// message m says why, and returns the turn's error, which says the same.
-func (a *Answer) Failure(taskID string, m *a2a.Message) ([]Out, *acp.Error) {
+// Failure is the error a live turn of the task taskID that failed
+// answers its prompt with; m, the task's status message, says why. The
+// failure is said once, by the error (SPEC §18): no failure line is shown
+// as answer text as well, since clients draw the error themselves. A
+// replayed failed turn, which has no error answer, shows the line (Past).
+func (a *Answer) Failure(taskID string, m *a2a.Message) *acp.Error {
 	detail := m.Text()
-	line, f := a.failureLine(detail)
-	a.block(a.MessageID(taskID, m), line)
-	return a.out.take(), Failed(a.agent, f, taskID, detail)
+	_, f := a.failureLine(detail)
+	return Failed(a.agent, f, taskID, detail)
 }
 
 // Question shows a park of the task taskID as a question (SPEC §6).

@@ -8,8 +8,9 @@
 // the Renderer itself (a thin owner):
 //
 //	Answer     the answer text: the text shown per artifact, the task's
-//	           status answer, blocks, message ids, thoughts, files, the
-//	           failure line, a question, steer markers
+//	           status answer, blocks, message ids, thoughts, files, a
+//	           failed turn's error (its line only in a replay), a
+//	           question, steer markers
 //	Tools      the tool calls, the one value that decides how a call
 //	           looks (with toolview): opened, updated, ended, settled,
 //	           replayed; terminals; plans; the roots its paths resolve
@@ -42,7 +43,8 @@
 //	render.go    Renderer (New, Renew, the wiring), Draws
 //	out.go       what the values share: Out, the output (sink), the
 //	             message ids (shim's own, an artifact's, a message's)
-//	answer.go    Answer: answer text, thoughts, files, the failure line,
+//	answer.go    Answer: answer text, thoughts, files, a failed turn's
+//	             error (the failure line is a replay's, past.go),
 //	             steer markers; the blank-line rule (blocks); the message
 //	             id of every chunk (SPEC §14: an artifact's made unique
 //	             with its task's, a message's own)
@@ -57,7 +59,8 @@
 //	             (kindRules), per phase (toolPhases); its title, input
 //	             and terminal blocks
 //	roots.go     the roots tool paths resolve against (the cwd and the
-//	             additional directories)
+//	             additional directories; with no root known, a relative
+//	             path where its file is, SPEC §18)
 //	snapshot.go  Snapshots: task snapshots (SPEC §12.4): status text as
 //	             replaces, messages shown by id; progress notes held
 //	             until the next frame tells what they are (§12.8)

@@ -135,9 +135,7 @@ func goldenCases() []goldenCase {
 			add(r.Answer.Marker("", "a steer with no id"))
 			add(r.Notices.Say(NoSkipNotice()))
 			add(r.Answer.Question("t1", agentMsg("m2", text("Which branch?"))))
-			outs, err := r.Answer.Failure("t1", agentMsg("f1", text("boom")))
-			add(outs)
-			if err.Code != acp.CodeInternal {
+			if err := r.Answer.Failure("t1", agentMsg("f1", text("boom"))); err.Code != acp.CodeInternal {
 				panic(err)
 			}
 		}},
@@ -266,7 +264,7 @@ func saySteps(r *Renderer, add func([]Out)) {
 	add(r.Notices.Say(ReconnectingNotice()))
 	add(r.Notices.Say(NoSkipNotice()))
 	add(r.Notices.Say(RenewedNotice()))
-	add(r.Notices.Say(RenewalRefusedNotice("the OAuth sign-in expired and could not be renewed: run `shim login`")))
+	add(r.Notices.Say(RenewalRefusedNotice()))
 	add(r.Notices.ProgressNote("t1", agentMsg("n1", text("Searching the repository…"))))
 	add(r.Notices.ProgressNote("t1", agentMsg("n2", text("A long note "+strings.Repeat("that goes on ", 20)+"\nand on a second line"))))
 }

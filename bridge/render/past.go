@@ -136,9 +136,10 @@ func (r *Past) end(p *past.Turn) []Out {
 	return r.out.take()
 }
 
-// closing is the line a turn ending in state shows after its answer,
-// live and replayed: the failure line, the question of a park, what an
-// authentication asks, or that the task still runs; "" for the others.
+// closing is the line a replayed turn ending in state shows after its
+// answer: the failure line (live, the prompt's error says it), the
+// question of a park, what an authentication asks, or that the task still
+// runs; "" for the others.
 func (r *Past) closing(state a2a.State, m *a2a.Message) string {
 	switch state {
 	case a2a.StateFailed:

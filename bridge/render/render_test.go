@@ -52,8 +52,9 @@ func answerOfOuts(outs []Out) string {
 
 // TestRendererLiveAndReplayAgree: the renderer is pure (no server, no
 // turn), and a turn rendered live (events) and replayed (its stored
-// values) reads the same: two artifacts and the failure line, each new
-// block after a blank line; an edit card completed with its diff.
+// values) reads the same: two artifacts, each new block after a blank
+// line, the replay's failure line after them (live, the prompt's error
+// says it); an edit card completed with its diff.
 func TestRendererLiveAndReplayAgree(t *testing.T) {
 	arts := []a2a.Artifact{textArtifact("a1", "\n\nFirst."), textArtifact("a2", "Second.")}
 	edit := a2a.ToolCall{ID: "c1", Name: "edit_file", Phase: a2a.PhaseCompleted, Result: "ok",
@@ -67,8 +68,7 @@ func TestRendererLiveAndReplayAgree(t *testing.T) {
 		grab(live.Answer.Artifact("t1", &arts[i], false))
 	}
 	failed := &a2a.Message{ID: "f1", Role: "agent", Parts: []a2a.Part{{Kind: a2a.PartText, Text: "boom"}}}
-	fo, ferr := live.Answer.Failure("t1", failed)
-	grab(fo)
+	ferr := live.Answer.Failure("t1", failed)
 	friendly := strings.TrimPrefix(ferr.Message, "Agent: ")
 	if friendly == "" || friendly == ferr.Message {
 		t.Fatalf("no friendly text: %q", ferr.Message)
@@ -82,22 +82,24 @@ func TestRendererLiveAndReplayAgree(t *testing.T) {
 	repOut = append(repOut, rep.Tools.pastOpen(past.State, nil)...)
 	repOut = append(repOut, rep.Past.end(past)...)
 
-	want := "First.\n\nSecond.\n\n⚠️ Agent error: " + friendly
+	// Live, the failure is said once, by the prompt's error; replayed
+	// (no error answer), by the ⚠️ line after the answer (SPEC §18).
+	want := "First.\n\nSecond."
 	if got := answerOfOuts(liveOut); got != want {
 		t.Errorf("live answer %q, want %q", got, want)
 	}
-	if got := answerOfOuts(repOut); got != want {
+	if got, want := answerOfOuts(repOut), want+"\n\n⚠️ Agent error: "+friendly; got != want {
 		t.Errorf("replayed answer %q, want %q", got, want)
 	}
 	// The same message ids live and replayed (SPEC §14): one per
-	// artifact, made unique with its task's id, and the failed status
-	// message's own for its line.
-	wantIDs := "t1/a1 t1/a2 f1"
+	// artifact, made unique with its task's id, and (replayed) the failed
+	// status message's own for its line.
+	wantIDs := "t1/a1 t1/a2"
 	if got := messageIDsOf(liveOut); got != wantIDs {
 		t.Errorf("live message ids %q, want %q", got, wantIDs)
 	}
-	if got := messageIDsOf(repOut); got != wantIDs {
-		t.Errorf("replayed message ids %q, want %q", got, wantIDs)
+	if got := messageIDsOf(repOut); got != wantIDs+" f1" {
+		t.Errorf("replayed message ids %q, want %q", got, wantIDs+" f1")
 	}
 	var liveDiff, repDiff bool
 	for _, o := range liveOut {

@@ -6,6 +6,7 @@ package render
 // the tool calls the new ones (Tools.SetRoots) before rendering the call.
 
 import (
+	"os"
 	"path/filepath"
 
 	"github.com/shimdev/shim/bridge/toolview"
@@ -16,9 +17,13 @@ import (
 // its additional directories (SPEC §14). It resolves tool paths (it is a
 // toolview.Resolver): a named project against its root, a relative path
 // with no project against the session cwd when a root is known. With no
-// root known, an absolute path inside the session cwd or one of its
+// root known (no --root, no roots from the agent), a relative path with no
+// project resolves against the session cwd, then each additional
+// directory, where that file exists (SPEC §18: files in the project link
+// with no setup; a file a call may create, ResolveNew, where its folder
+// exists), and an absolute path inside the session cwd or one of its
 // additional directories (what an agent on this machine reports) is
-// still resolved, never one that leaves them; with roots known, an
+// still resolved; never one that leaves them. With roots known, an
 // absolute path resolves inside a root or an additional directory. The
 // zero Roots resolves nothing.
 type Roots struct {
@@ -53,6 +58,19 @@ func (r Roots) underDir(path string, dirs ...string) (string, bool) {
 
 // Resolve returns the absolute path of a tool's (project, path).
 func (r Roots) Resolve(project, path string) (string, bool) {
+	return r.resolve(project, path, false)
+}
+
+// ResolveNew is Resolve for the path of a file a call may create (a
+// write, an edit, a move's destination): with no root known, a relative
+// path resolves where the file exists, else where its folder does
+// (toolview.NewResolver).
+func (r Roots) ResolveNew(project, path string) (string, bool) {
+	return r.resolve(project, path, true)
+}
+
+// resolve is Resolve, and ResolveNew when creates is set.
+func (r Roots) resolve(project, path string, creates bool) (string, bool) {
 	if r.m == nil {
 		return "", false
 	}
@@ -61,7 +79,10 @@ func (r Roots) Resolve(project, path string) (string, bool) {
 	}
 	if !r.m.Known() {
 		if !filepath.IsAbs(path) {
-			return "", false
+			if abs, ok := r.existingUnder(path, exists); ok || !creates {
+				return abs, ok
+			}
+			return r.existingUnder(path, folderExists)
 		}
 		if abs, ok := r.underDir(path, r.cwd); ok {
 			return abs, true
@@ -81,4 +102,28 @@ func (r Roots) Resolve(project, path string) (string, bool) {
 	return r.m.ResolveUnder(r.cwd, path)
 }
 
-var _ toolview.Resolver = Roots{}
+// existingUnder resolves a relative path against the session cwd, then
+// each additional directory: the first where there says it is (the rules
+// against leaving a folder stand: no .., no symlink out).
+func (r Roots) existingUnder(path string, there func(abs string) bool) (string, bool) {
+	for _, d := range append([]string{r.cwd}, r.dirs...) {
+		if abs, ok := r.underDir(path, d); ok && there(abs) {
+			return abs, true
+		}
+	}
+	return "", false
+}
+
+// exists reports whether the file (or directory) abs exists.
+func exists(abs string) bool {
+	_, err := os.Stat(abs)
+	return err == nil
+}
+
+// folderExists reports whether the folder abs would be made in exists.
+func folderExists(abs string) bool {
+	fi, err := os.Stat(filepath.Dir(abs))
+	return err == nil && fi.IsDir()
+}
+
+var _ toolview.NewResolver = Roots{}

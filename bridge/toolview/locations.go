@@ -13,6 +13,23 @@ type Resolver interface {
 	Resolve(project, path string) (string, bool)
 }
 
+// NewResolver is a Resolver that also resolves the path of a file a call
+// may create (a write, an edit, a move's destination), which may not
+// exist yet: with no project known, such a path resolves where its folder
+// exists (SPEC §18). A Resolver without it resolves them as any path.
+type NewResolver interface {
+	Resolver
+	ResolveNew(project, path string) (string, bool)
+}
+
+// resolveNew resolves the path of a file a call may create through r.
+func resolveNew(r Resolver, project, path string) (string, bool) {
+	if n, ok := r.(NewResolver); ok {
+		return n.ResolveNew(project, path)
+	}
+	return r.Resolve(project, path)
+}
+
 // Location is a place in a local file the editor can follow.
 type Location struct {
 	Path string // absolute
@@ -32,17 +49,26 @@ type FileDiff struct {
 // destination (in the same project); search_files, find_files and grep the
 // path they search when they name one other than ".". A read_file with an
 // offset above 0 has that offset as its line: protoAgent's offset is a
-// 1-based line number, as ACP lines are. Paths r refuses, and any r returns
-// that are not absolute, are left out; a path listed twice appears once.
+// 1-based line number, as ACP lines are. The path of a write or an edit,
+// and a move's destination, resolve as a file the call may create
+// (NewResolver). Paths r refuses, and any r returns that are not
+// absolute, are left out; a path listed twice appears once.
 func Locations(name string, a Args, r Resolver) []Location {
 	project := a.String("project")
 	p := a.String("path")
 	var out []Location
+	creates := false // the paths added next are of a file the call may create
 	add := func(path string, line int) {
 		if path == "" || r == nil {
 			return
 		}
-		abs, ok := r.Resolve(project, path)
+		var abs string
+		var ok bool
+		if creates {
+			abs, ok = resolveNew(r, project, path)
+		} else {
+			abs, ok = r.Resolve(project, path)
+		}
 		if !ok || !filepath.IsAbs(abs) {
 			return
 		}
@@ -65,10 +91,14 @@ func Locations(name string, a Args, r Resolver) []Location {
 			p = "."
 		}
 		add(p, 0)
-	case "write_file", "edit_file", "delete_file":
+	case "write_file", "edit_file":
+		creates = true
+		add(p, 0)
+	case "delete_file":
 		add(p, 0)
 	case "move_file":
 		add(p, 0)
+		creates = true
 		add(destPath(a), 0)
 	case "search_files", "find_files", "grep":
 		if p != "." {
@@ -175,7 +205,7 @@ func Diff(name string, a Args, r Resolver) (d FileDiff, ok bool) {
 	default:
 		return FileDiff{}, false
 	}
-	abs, ok := r.Resolve(a.String("project"), p)
+	abs, ok := resolveNew(r, a.String("project"), p)
 	if !ok || !filepath.IsAbs(abs) {
 		return FileDiff{}, false
 	}

@@ -167,9 +167,7 @@ func (d *driver) status(st a2a.Status) (outcome, bool) {
 		d.ctl.Show(d.r.Answer.StatusAnswer(d.r.Answer.MessageID(d.ctl.task(), m), m.Text()))
 		return outcome{stop: acp.StopRefusal}, true
 	case a2a.StateFailed:
-		outs, err := d.r.Answer.Failure(d.ctl.task(), m)
-		d.ctl.Show(outs)
-		return outcome{err: err}, true
+		return outcome{err: d.r.Answer.Failure(d.ctl.task(), m)}, true
 	case a2a.StateInputRequired:
 		return d.park(m), true
 	case a2a.StateAuthRequired:

@@ -78,7 +78,7 @@ func (c *control) reported(rep a2a.Report) {
 	case a2a.ReportTokenRenewed:
 		n = render.RenewedNotice()
 	case a2a.ReportRenewalRefused:
-		n = render.RenewalRefusedNotice(rep.Detail)
+		n = render.RenewalRefusedNotice()
 	default:
 		return
 	}

@@ -61,7 +61,7 @@ for (const dialect of DIALECTS) {
       const sessionId = await newSession(acp);
       const stop = new AbortController();
       const prompt = acp.request("session/prompt", textPrompt(sessionId, "first"), { cancellationSignal: stop.signal });
-      await waitFor(() => textOf(shim.updates(sessionId), "agent_thought_chunk").includes("busy elsewhere"), 10000, "the busy notice");
+      await waitFor(() => textOf(shim.updates(sessionId), "agent_thought_chunk").includes("busy in another window"), 10000, "the busy notice");
       stop.abort();
       await rejectsWith(prompt, -32800, "the cancelled prompt");
       assert.equal(agent.calls(wire(dialect).stream).length, 0, "nothing sent to the agent");

@@ -65,13 +65,13 @@ for (const dialect of DIALECTS) {
         assert.deepEqual(init.agentCapabilities.sessionCapabilities.additionalDirectories, {});
         ({ sessionId } = await acp.request("session/new", { cwd: f.first, additionalDirectories: [f.second], mcpServers: [MCP], ...META }));
         // Said once per session, after the response.
-        await waitFor(() => noticesOf(shim.updates(sessionId)).includes("info: The editor's MCP servers are not forwarded"), 5000, "the MCP notice");
+        await waitFor(() => noticesOf(shim.updates(sessionId)).includes("info: The agent does not use your editor's MCP tools"), 5000, "the MCP notice");
 
         assert.deepEqual(await acp.request("session/set_model", { sessionId, modelId: "m2" }), {});
         const res = await acp.request("session/prompt", { ...textPrompt(sessionId, "read lib.go"), ...META });
         assert.equal(res.stopReason, "end_turn");
         const ups = shim.updates(sessionId);
-        assert.deepEqual(noticesOf(ups), ["info: The editor's MCP servers are not forwarded", "info: Searching the code…"]);
+        assert.deepEqual(noticesOf(ups), ["info: The agent does not use your editor's MCP tools", "info: Searching the code…"]);
         assert.ok(!textOf(ups, "agent_thought_chunk").includes("Searching"), "the progress note is a notice, not a thought");
         assert.equal(textOf(ups, "agent_message_chunk"), "Hello, world.");
         const taskId = agent.turns[0].taskId;

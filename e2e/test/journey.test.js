@@ -161,7 +161,7 @@ for (const dialect of DIALECTS) {
         let ups = shim.updates(sessionId, from);
         // The scripted server parks although bypass was sent: shim says so once.
         shown = textOf(ups, "agent_message_chunk");
-        assert.ok(shown.startsWith("The agent asked although commands are allowed"), `the note; got ${JSON.stringify(shown)}`);
+        assert.ok(shown.startsWith("This agent asks before every command even in 'Allow commands' mode"), `the note; got ${JSON.stringify(shown)}`);
         assert.ok(shown.endsWith("Build approved."), `the answer; got ${JSON.stringify(shown)}`);
         // _meta.terminal_output: the command card is a terminal.
         const open = ups.find((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "cmd1");

@@ -35,7 +35,7 @@ var story = []harness.Step{
 	{Prompt: "main"},
 	{Note: "Send Now: a cancel, then a prompt inside the grace window, steers the running turn",
 		Prompt: "Take it slow", SendNow: "Also check the tests"},
-	{Note: "a failed turn: the editor is told, and shim's log says it once", Prompt: "This one will fail", MayFail: true},
+	{Note: "a failed turn: the editor is told once (the prompt's error), and shim's log says it once", Prompt: "This one will fail", MayFail: true},
 }
 
 func main() {

@@ -62,8 +62,8 @@ func TestDemoTellsTheWholeStory(t *testing.T) {
 		// The harness draws notices (SPEC §14): what shim says about
 		// itself is a notice, and every chunk names its message.
 		`"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"session":{"notices":{}},"terminal":false}`,
-		`← notice {"description":"The remote agent cannot reach this machine's MCP servers (1 offered); it uses its own tools.","severity":"info","title":"The editor's MCP servers are not forwarded"}`,
-		`← notice {"description":"The agent asked although commands are allowed for this session: this server does not let approvals be skipped, so shim approves its command approvals for you (a delete is still asked).","severity":"warning","title":"This server does not let approvals be skipped"}`,
+		`← notice {"description":"The agent runs apart from this machine and cannot reach the MCP tools your editor offered (1); it uses its own tools.","severity":"info","title":"The agent does not use your editor's MCP tools"}`,
+		`← notice {"description":"This agent asks before every command even in 'Allow commands' mode: shim answered 'allow' for you (a delete is still asked).","severity":"warning","title":"This agent asks before every command"}`,
 		`"sessionCapabilities":{"list":{},"resume":{},"close":{},"delete":{},"additionalDirectories":{}}`,
 	} {
 		if !strings.Contains(got, want) {
@@ -95,7 +95,10 @@ func TestDemoTellsTheWholeStory(t *testing.T) {
 	if strings.Contains(got, `"toolCallId":"approval-`) || strings.Count(got, "← tool_call {") != 3 {
 		t.Errorf("an approval made a card of its own: want one card per tool call (the README read and the two commands), got %d", strings.Count(got, "← tool_call {"))
 	}
-	if strings.Contains(got, "does not let approvals be skipped, so shim approves its command approvals for you (a delete is still asked).\\n\\n\"") {
+	if strings.Contains(got, "⚠️") {
+		t.Error("the failed turn was shown as answer text besides its error")
+	}
+	if strings.Contains(got, "shim answered 'allow' for you (a delete is still asked).\\n\\n\"") {
 		t.Error("a client that draws notices was told in the answer too")
 	}
 	for _, local := range []string{os.TempDir(), dir} {
