@@ -18,6 +18,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/a2a/auth/credentials"
+	"github.com/shimdev/shim/cmd/shim/internal/checkup"
 	"github.com/shimdev/shim/internal/redact"
 	"github.com/shimdev/shim/internal/termsafe"
 )
@@ -286,7 +287,7 @@ func checkSignIn(ctx context.Context, out io.Writer, client *a2aclient.Client, k
 	case perr == nil:
 		fmt.Fprintf(out, "The agent at %s accepted %s.\n", termsafe.String(key), k.what)
 	case a2a.IsUnauthorized(perr):
-		return &exitError{code: 1, msg: fmt.Sprintf(k.refused, key, statusOf(perr))}
+		return &exitError{code: 1, msg: fmt.Sprintf(k.refused, key, checkup.HTTPStatus(perr))}
 	case errors.As(perr, new(*a2a.CardError)): // the card, or the extended card (SPEC §17)
 		return &exitError{code: 1, msg: perr.Error() + "; nothing was stored"}
 	case k.insecure && errors.Is(perr, a2a.ErrInsecure):
@@ -297,15 +298,6 @@ func checkSignIn(ctx context.Context, out io.Writer, client *a2aclient.Client, k
 			"warning: storing it anyway; run `shim doctor` once the agent is reachable.\n", k.what, termsafe.String(perr.Error()))
 	}
 	return nil
-}
-
-// statusOf returns the HTTP status of an HTTP error, else 0.
-func statusOf(err error) int {
-	var h *a2a.HTTPError
-	if errors.As(err, &h) {
-		return h.StatusCode
-	}
-	return 0
 }
 
 func logoutAction(c *cli.Context) error {

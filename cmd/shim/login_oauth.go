@@ -311,27 +311,3 @@ func (st storedSignIn) Lock(ctx context.Context) (auth.OAuthToken, bool, func(),
 	return auth.OAuthToken{AccessToken: tok, RefreshToken: rec.RefreshToken, Expiry: rec.ExpiryTime(),
 		TokenURL: rec.TokenURL, ClientID: cmp.Or(rec.ClientID, st.clientID)}, true, unlock, nil
 }
-
-// securityRows are doctor's rows about signing in: the scheme in use and
-// the stored token's expiry when known. They make no network call.
-// A managed platform's scheme (platform) is said as it is.
-func securityRows(t *doctorTable, client *a2aclient.Client, endpointOnly bool, platform string) {
-	sec := client.Security()
-	switch {
-	case platform != "":
-		t.row("security scheme", vOK, platform)
-	case endpointOnly:
-		t.row("security scheme", vOK, "bearer (--endpoint given: no card read)")
-	case sec != nil && sec.Unmet != "":
-		t.row("security scheme", vFail, "the agent card asks for a sign-in shim cannot do: "+sec.Unmet)
-	default:
-		t.row("security scheme", vOK, sec.String())
-	}
-	if exp := client.TokenExpiry(); !exp.IsZero() {
-		if time.Now().After(exp) {
-			t.row("token expiry", vWarn, exp.UTC().Format(time.RFC3339)+" (expired: renewed with the refresh token on the next call, else run `shim login`)")
-		} else {
-			t.row("token expiry", vOK, exp.UTC().Format(time.RFC3339))
-		}
-	}
-}
