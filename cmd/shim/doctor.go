@@ -12,6 +12,7 @@ import (
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/a2a/auth/credentials"
 	"github.com/shimdev/shim/cmd/shim/internal/checkup"
+	"github.com/shimdev/shim/cmd/shim/internal/flags"
 )
 
 // doctorAction checks what a session needs and prints a table.
@@ -27,8 +28,8 @@ func doctorAction(c *cli.Context) error {
 	ctx, cancel := context.WithTimeout(c.Context, 2*time.Minute+checkup.ProbeMax)
 	defer cancel()
 	doctor{s: s}.checkServer(ctx, c, t)
-	checkup.Dir(t, "state dir", stateDir(c), "threads.json", "the thread index")
-	checkup.Dir(t, "config dir", configDir(c), credentials.FileName, "the credentials file")
+	checkup.Dir(t, "state dir", flags.StateDir(c), "threads.json", "the thread index")
+	checkup.Dir(t, "config dir", flags.ConfigDir(c), credentials.FileName, "the credentials file")
 	if err := t.Flush(); err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/a2a/auth/credentials"
 	"github.com/shimdev/shim/cmd/shim/internal/checkup"
+	"github.com/shimdev/shim/cmd/shim/internal/flags"
 	"github.com/shimdev/shim/internal/redact"
 	"github.com/shimdev/shim/internal/termsafe"
 )
@@ -182,7 +183,7 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 	}
 	// The card says how the agent signs in (login_oauth.go); on a
 	// managed platform the platform does.
-	if flagBool(c, "trust-new-key") {
+	if flags.Bool(c, "trust-new-key") {
 		return g.trustNewKey(c.Context, con, out, url, card)
 	}
 	sctx, scancel := context.WithTimeout(c.Context, 40*time.Second)

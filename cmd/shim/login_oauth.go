@@ -23,6 +23,7 @@ import (
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/a2a/auth"
 	"github.com/shimdev/shim/a2a/auth/credentials"
+	"github.com/shimdev/shim/cmd/shim/internal/flags"
 	"github.com/shimdev/shim/internal/redact"
 	"github.com/shimdev/shim/internal/termsafe"
 )
@@ -93,7 +94,7 @@ func readSecretFile(path string) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	p, err := credentials.ExpandHome(path, homeDir())
+	p, err := credentials.ExpandHome(path, flags.Home())
 	if err != nil {
 		return "", err
 	}
@@ -124,13 +125,13 @@ func (g signIn) oauthLogin(c *cli.Context, out io.Writer, url, card, key string,
 	if err != nil {
 		return &exitError{code: 2, msg: err.Error()}
 	}
-	clientID := strings.TrimSpace(flagString(c, "oauth-client-id"))
+	clientID := strings.TrimSpace(flags.String(c, "oauth-client-id"))
 	if plat := s.inUse.agent(); clientID == "" && plat != nil {
 		clientID = plat.LoginClientID // the public client the platform's own tools sign in with
 	}
 	l := &auth.OAuthLogin{
 		ClientID: clientID, ClientSecret: secret,
-		Scopes: auth.ParseScopes(flagString(c, "oauth-scopes")),
+		Scopes: auth.ParseScopes(flags.String(c, "oauth-scopes")),
 		DeviceCode: func(uri, complete, code string) {
 			fmt.Fprintf(out, "To sign in, open %s and enter the code %s\n", termsafe.String(uri), termsafe.String(code))
 			if complete != "" {
@@ -178,7 +179,7 @@ func (g signIn) oauthLogin(c *cli.Context, out io.Writer, url, card, key string,
 // about a secret too short to redact.
 func (g signIn) clientSecret(c *cli.Context) (string, error) {
 	s := g.s
-	secret, err := readSecretFile(flagString(c, "oauth-client-secret-file"))
+	secret, err := readSecretFile(flags.String(c, "oauth-client-secret-file"))
 	if err != nil {
 		return "", err
 	}
@@ -258,13 +259,13 @@ func (g signIn) oauthFor(c *cli.Context, key, tok, src string) *auth.OAuth {
 	if rec == nil {
 		return nil
 	}
-	secret, err := readSecretFile(flagString(c, "oauth-client-secret-file"))
+	secret, err := readSecretFile(flags.String(c, "oauth-client-secret-file"))
 	if err != nil {
 		s.log.Warn("the OAuth client secret cannot be read; renewing without it", "err", err)
 	}
 	clientID := rec.ClientID
 	if clientID == "" {
-		clientID = strings.TrimSpace(flagString(c, "oauth-client-id"))
+		clientID = strings.TrimSpace(flags.String(c, "oauth-client-id"))
 	}
 	return &auth.OAuth{
 		Token: auth.OAuthToken{AccessToken: tok, RefreshToken: rec.RefreshToken, Expiry: rec.ExpiryTime(),
