@@ -8,15 +8,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/shimdev/shim/cmd/shim/internal/buildinfo"
 	"github.com/shimdev/shim/cmd/shim/internal/flags"
+	"github.com/shimdev/shim/cmd/shim/internal/memlimit"
 	"github.com/shimdev/shim/internal/termsafe"
 )
 
@@ -26,83 +26,6 @@ var (
 	commit  = ""
 	date    = ""
 )
-
-func versionString() string {
-	v, c := version, commit
-	if v == "" {
-		v = "dev"
-		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
-		}
-	}
-	if c == "" {
-		c = buildCommit(v)
-	}
-	s := "shim " + v + " (commit " + c + ", " + runtime.Version()
-	if date != "" {
-		s += ", built " + date
-	}
-	return s + ")"
-}
-
-// buildCommit finds the commit of a binary not stamped by the release
-// build: the VCS revision Go records for a build in a checkout, or the
-// hash a pseudo-version (go install …@<commit>) ends with.
-func buildCommit(version string) string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, kv := range bi.Settings {
-			if kv.Key == "vcs.revision" && len(kv.Value) >= 12 {
-				return kv.Value[:12]
-			}
-		}
-	}
-	if i := strings.LastIndexByte(version, '-'); i >= 0 && len(version)-i-1 == 12 {
-		if h := version[i+1:]; strings.Trim(h, "0123456789abcdef") == "" {
-			return h
-		}
-	}
-	return "unknown"
-}
-
-// memoryLimit is the least soft limit of the Go runtime's memory (heap,
-// stacks, its own) that shim runs with unless GOMEMLIMIT says otherwise.
-// Each editor window runs a shim, so a burst of garbage (twenty sessions
-// each reading a 1 MiB frame at once) should not become the process's
-// peak: near the limit the collector runs sooner instead of letting the
-// heap double. The limit follows the live heap up (followLiveHeap,
-// limitFor), so a large live heap (a long thread's history being loaded)
-// is never collected in a loop. A stream of small chunks never comes near
-// it (BENCHMARKS.md).
-const memoryLimit = 16 << 20
-
-// softMemoryLimit sets memoryLimit, following the live heap, unless the
-// environment (lookup) sets GOMEMLIMIT; it returns the limit in force.
-func softMemoryLimit(lookup func(string) (string, bool)) int64 {
-	if _, set := lookup("GOMEMLIMIT"); set {
-		return debug.SetMemoryLimit(-1)
-	}
-	debug.SetMemoryLimit(memoryLimit)
-	followLiveHeap()
-	return memoryLimit
-}
-
-// gcMark is an object whose finalizer runs once per collection cycle
-// (a pointer field keeps it out of the tiny allocator, whose blocks are
-// freed together).
-type gcMark struct{ _ *int }
-
-// followLiveHeap sets the soft limit after each collection (limitFor).
-// The live heap is what is allocated right after the collection
-// (runtime/metrics would say it exactly, but its package init costs every
-// start ~0.08 ms).
-func followLiveHeap() {
-	runtime.SetFinalizer(&gcMark{}, func(*gcMark) {
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		debug.SetMemoryLimit(limitFor(int64(m.HeapAlloc)))
-		followLiveHeap()
-	})
-}
 
 // exitError carries a process exit code with its message.
 type exitError struct {
@@ -119,7 +42,7 @@ var (
 )
 
 func main() {
-	softMemoryLimit(os.LookupEnv)
+	memlimit.Set(os.LookupEnv)
 	app := newApp(processConsole, os.Args)
 	app.Writer, app.ErrWriter = stdout, stderr
 	if err := app.Run(os.Args); err != nil {
@@ -143,7 +66,7 @@ func main() {
 // commands' lists of up to 35 flags was a fifth of shim's own work before
 // it answers initialize (bench/analysis.md).
 func newApp(newConsole func(prompt io.Writer) *console, args []string) *cli.App {
-	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, versionString()) }
+	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, buildinfo.String(version, commit, date)) }
 	flags.NameLibraryFlags()
 	common := flags.Common()
 	flagsOf := func(command string, names ...string) []cli.Flag {
@@ -165,7 +88,7 @@ func newApp(newConsole func(prompt io.Writer) *console, args []string) *cli.App 
 			"The token is taken from --token, --token-file, SHIM_TOKEN, SHIM_TOKEN_FILE, then the one\n" +
 			"`shim login` stored for the URL. Flags may also come after the command name: those the\n" +
 			"command uses (`shim <command> --help` lists them).",
-		Version:              versionString(),
+		Version:              buildinfo.String(version, commit, date),
 		Compiled:             time.Unix(0, 0), // never shown; a set value keeps Setup from statting the executable
 		HideVersion:          false,
 		Flags:                common,
@@ -207,7 +130,7 @@ func newApp(newConsole func(prompt io.Writer) *console, args []string) *cli.App 
 					"the first event, and where the agent departs from the A2A spec (warn rows).",
 				Flags: flags.DoctorCommand(flagsOf("doctor", flags.Doctor...)), Action: doctorAction, OnUsageError: usageError},
 			{Name: "version", Usage: "print the version, commit and Go version", Action: func(c *cli.Context) error {
-				fmt.Fprintln(c.App.Writer, versionString())
+				fmt.Fprintln(c.App.Writer, buildinfo.String(version, commit, date))
 				return nil
 			}},
 		},
@@ -226,14 +149,4 @@ func usageError(c *cli.Context, err error, isSubcommand bool) error {
 		msg = "unknown flag --" + strings.TrimPrefix(name, "-")
 	}
 	return &exitError{code: 2, msg: fmt.Sprintf("%s (see `%s`)", msg, help)}
-}
-
-// limitFor is the soft limit after a collection that left live bytes
-// live: memoryLimit, or half again the live heap plus room for the stacks
-// and the runtime. The collector then runs when the heap has grown by
-// half what is live (GOGC=100 waits for it to double): a burst of garbage
-// over a light heap waits for the collector, and a large live heap is
-// collected half again as often as without a limit, never in a loop.
-func limitFor(live int64) int64 {
-	return max(memoryLimit, live+live/2+4<<20)
 }
