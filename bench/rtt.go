@@ -181,19 +181,19 @@ func (r *rttRun) newConns(phase string) int {
 // once runs shim through every phase at rtt: a first launch (initialize,
 // session/new, two prompts), then a relaunch on the same state directory
 // (initialize, session/new).
-func (r *rttRig) once(b *bench, rtt time.Duration, dir string) (*rttRun, error) {
+func (r *rttRig) once(h *harness, rtt time.Duration, dir string) (*rttRun, error) {
 	r.proxy.setRTT(rtt)
 	for _, d := range []string{"home", "state", "config"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
 			return nil, err
 		}
 	}
-	env := append(b.env(), "HOME="+filepath.Join(dir, "home"),
+	env := append(h.env(), "HOME="+filepath.Join(dir, "home"),
 		"SHIM_STATE_DIR="+filepath.Join(dir, "state"), "SHIM_CONFIG_DIR="+filepath.Join(dir, "config"))
 	if r.tls {
 		env = append(env, "SSL_CERT_FILE="+r.caFile, "SSL_CERT_DIR="+filepath.Join(dir, "no-certs"))
 	}
-	argv := []string{b.cfg.shim, "--url", r.url, "--token", benchToken, "--log-level", "error"}
+	argv := []string{h.cfg.shim, "--url", r.url, "--token", benchToken, "--log-level", "error"}
 	cwd := filepath.Join(dir, "home")
 	run := &rttRun{rtt: rtt}
 	n0 := len(r.proxy.connections())
@@ -253,11 +253,11 @@ func (r *rttRig) once(b *bench, rtt time.Duration, dir string) (*rttRun, error) 
 
 // roundTrips is the bench's section: each transport, each RTT, -rtt-runs
 // times, the RTTs interleaved.
-func (b *bench) roundTrips() error {
-	if b.cfg.rttRuns < 1 {
+func (b roundTripRun) roundTrips() error {
+	if b.h.cfg.rttRuns < 1 {
 		return errors.New("-rtt-runs must be at least 1")
 	}
-	base, err := os.MkdirTemp(b.cfg.work, "rtt-")
+	base, err := os.MkdirTemp(b.h.cfg.work, "rtt-")
 	if err != nil {
 		return err
 	}
@@ -276,16 +276,16 @@ func (b *bench) roundTrips() error {
 			return err
 		}
 		runs := map[time.Duration][]*rttRun{}
-		for rep := range b.cfg.rttRuns {
+		for rep := range b.h.cfg.rttRuns {
 			for _, rtt := range rttSteps {
 				dir := filepath.Join(base, fmt.Sprintf("%s-%d-%d", rig.mode(), rtt.Milliseconds(), rep))
-				run, err := rig.once(b, rtt, dir)
+				run, err := rig.once(b.h, rtt, dir)
 				if err != nil {
 					rig.close()
 					return fmt.Errorf("%s, RTT %s: %w", rig.mode(), rtt, err)
 				}
 				runs[rtt] = append(runs[rtt], run)
-				fmt.Fprintf(b.log, "   %s RTT %3d ms: %s\n", rig.mode(), rtt.Milliseconds(), run.summary())
+				fmt.Fprintf(b.h.log, "   %s RTT %3d ms: %s\n", rig.mode(), rtt.Milliseconds(), run.summary())
 			}
 		}
 		rig.close()
@@ -334,9 +334,9 @@ func (b *bench) roundTrips() error {
 	})
 	sb.WriteString(strings.Join(rows, "\n") + "\n")
 	fmt.Fprintf(&sb, "\nEach cell is the median of %d runs, in multiples of the RTT (RTT 0: milliseconds). "+
-		"A new connection costs one RTT before its first byte, TLS one more.\n", b.cfg.rttRuns)
+		"A new connection costs one RTT before its first byte, TLS one more.\n", b.h.cfg.rttRuns)
 	sb.WriteString(logs.String())
-	b.rtt = sb.String()
+	b.r.rtt = sb.String()
 	return nil
 }
 
