@@ -108,6 +108,9 @@ DEADCODE_ALLOW += ^internal/oidctest/
 # loopback credential endpoints their libraries are pointed at; test support
 # reached only from tests (checked by the deadcode -test run below).
 DEADCODE_ALLOW += ^internal/platformtest/
+# internal/streamtest: the stream readers' test frame, SSE stream and socket
+# reader; test support reached only from tests (checked by the -test run).
+DEADCODE_ALLOW += ^internal/streamtest/
 
 lint-tools:
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
