@@ -2,6 +2,8 @@ package main
 
 import (
 	"testing"
+
+	"github.com/shimdev/shim/cmd/shim/internal/console"
 )
 
 // TestCommandFlagsOnlyWhenNamed: a command's flags are built when the
@@ -10,7 +12,7 @@ import (
 func TestCommandFlagsOnlyWhenNamed(t *testing.T) {
 	flagsOf := func(args ...string) map[string]int {
 		out := map[string]int{}
-		for _, c := range newApp(processConsole, append([]string{"shim"}, args...)).Commands {
+		for _, c := range newApp(console.Process, append([]string{"shim"}, args...)).Commands {
 			out[c.Name] = len(c.Flags)
 		}
 		return out

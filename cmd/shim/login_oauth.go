@@ -23,6 +23,7 @@ import (
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/a2a/auth"
 	"github.com/shimdev/shim/a2a/auth/credentials"
+	"github.com/shimdev/shim/cmd/shim/internal/console"
 	"github.com/shimdev/shim/cmd/shim/internal/flags"
 	"github.com/shimdev/shim/internal/redact"
 	"github.com/shimdev/shim/internal/termsafe"
@@ -103,12 +104,12 @@ func readSecretFile(path string) (string, error) {
 		return "", fmt.Errorf("--oauth-client-secret-file: %w", err)
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxTokenInput+1))
+	b, err := io.ReadAll(io.LimitReader(f, console.MaxSecret+1))
 	if err != nil {
 		return "", fmt.Errorf("--oauth-client-secret-file: %w", err)
 	}
-	if len(b) > maxTokenInput {
-		return "", fmt.Errorf("--oauth-client-secret-file: %s is larger than %d bytes", p, maxTokenInput)
+	if len(b) > console.MaxSecret {
+		return "", fmt.Errorf("--oauth-client-secret-file: %s is larger than %d bytes", p, console.MaxSecret)
 	}
 	secret := strings.TrimSpace(string(b))
 	if secret == "" {

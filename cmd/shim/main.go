@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/shimdev/shim/cmd/shim/internal/buildinfo"
+	"github.com/shimdev/shim/cmd/shim/internal/console"
 	"github.com/shimdev/shim/cmd/shim/internal/flags"
 	"github.com/shimdev/shim/cmd/shim/internal/memlimit"
 	"github.com/shimdev/shim/internal/termsafe"
@@ -35,6 +36,11 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.msg }
 
+// ExitStatus is the process's exit status for the error. Not ExitCode:
+// urfave/cli would take the error as its ExitCoder, print it unescaped and
+// exit on its own.
+func (e *exitError) ExitStatus() int { return e.code }
+
 // stdout and stderr of the process: every write goes through the redactor.
 var (
 	stdout io.Writer = newRedactor(os.Stdout)
@@ -43,13 +49,13 @@ var (
 
 func main() {
 	memlimit.Set(os.LookupEnv)
-	app := newApp(processConsole, os.Args)
+	app := newApp(console.Process, os.Args)
 	app.Writer, app.ErrWriter = stdout, stderr
 	if err := app.Run(os.Args); err != nil {
-		var ee *exitError
+		var ee interface{ ExitStatus() int }
 		code := 1
 		if errors.As(err, &ee) {
-			code = ee.code
+			code = ee.ExitStatus()
 		}
 		if err.Error() != "" {
 			// An error may quote the server (a body, an OAuth error).
@@ -65,7 +71,7 @@ func main() {
 // help, and both need its name on the command line): building the five
 // commands' lists of up to 35 flags was a fifth of shim's own work before
 // it answers initialize (bench/analysis.md).
-func newApp(newConsole func(prompt io.Writer) *console, args []string) *cli.App {
+func newApp(newConsole func(prompt io.Writer) *console.Console, args []string) *cli.App {
 	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, buildinfo.String(version, commit, date)) }
 	flags.NameLibraryFlags()
 	common := flags.Common()
