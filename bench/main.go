@@ -4,7 +4,7 @@
 // Go micro-benchmarks. It prints a table and writes BENCHMARKS.md.
 //
 //	go run ./bench -shim bin/shim -peers bench/peers -out BENCHMARKS.md
-//	go run ./bench inproc …    (a profiling stand-in for shim; see inproc.go)
+//	go run ./bench inproc …    (a profiling stand-in for shim; see bench/internal/inproc)
 //	go run ./bench rawread …   (the raw SSE reader, run as a process of its own)
 package main
 
@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/shimdev/shim/bench/internal/inproc"
 )
 
 //go:embed analysis.md
@@ -78,7 +80,7 @@ func main() {
 		return
 	}
 	if len(os.Args) > 1 && os.Args[1] == "inproc" {
-		if err := inproc(os.Args[2:]); err != nil {
+		if err := inproc.Main(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "inproc:", err)
 			os.Exit(1)
 		}

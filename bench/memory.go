@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/shimdev/shim/bench/internal/procfs"
 )
 
 type memResult struct {
@@ -56,10 +58,10 @@ func (b memoryRun) memRun(argv []string, specs []streamSpec) (memResult, error) 
 		}
 	}
 	r.took = time.Since(t0)
-	if r.hwm, err = procStatus(p.pid(), "VmHWM"); err != nil {
+	if r.hwm, err = procfs.Status(p.pid(), "VmHWM"); err != nil {
 		return r, err
 	}
-	r.rss, _ = procStatus(p.pid(), "VmRSS")
+	r.rss, _ = procfs.Status(p.pid(), "VmRSS")
 	return r, nil
 }
 
@@ -161,10 +163,10 @@ func (b memoryRun) idleMemory() error {
 		return err
 	}
 	defer p.close(5 * time.Second)
-	hwm, _ := procStatus(p.pid(), "VmHWM")
-	rss, _ := procStatus(p.pid(), "VmRSS")
-	anon, _ := procStatus(p.pid(), "RssAnon")
-	file, _ := procStatus(p.pid(), "RssFile")
+	hwm, _ := procfs.Status(p.pid(), "VmHWM")
+	rss, _ := procfs.Status(p.pid(), "VmRSS")
+	anon, _ := procfs.Status(p.pid(), "RssAnon")
+	file, _ := procfs.Status(p.pid(), "RssFile")
 	b.r.add("memory", "one idle session: a shim process after initialize + session/new",
 		fmt.Sprintf("RSS %s (anonymous %s, file-backed %s shared with other shim processes); peak %s", mib(rss), mib(anon), mib(file), mib(hwm)), "", "")
 	const more = 100
@@ -173,7 +175,7 @@ func (b memoryRun) idleMemory() error {
 			return err
 		}
 	}
-	anon2, _ := procStatus(p.pid(), "RssAnon")
+	anon2, _ := procfs.Status(p.pid(), "RssAnon")
 	b.r.add("memory", fmt.Sprintf("each further idle session of the same process (%d more)", more),
 		fmt.Sprintf("%+.1f KiB each (anonymous RSS %s → %s)", float64(anon2-anon)/more, mib(anon), mib(anon2)), "", "")
 	return nil

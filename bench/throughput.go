@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shimdev/shim/bench/internal/procfs"
 )
 
 func (b throughputRun) throughput() error {
@@ -116,10 +118,10 @@ type procWake struct{ reads, switches int64 }
 func procWakes(pid int) procWake {
 	var w procWake
 	dir := "/proc/" + strconv.Itoa(pid)
-	w.reads, _ = procStatusFile(dir+"/io", "syscr")
+	w.reads, _ = procfs.Field(dir+"/io", "syscr")
 	tasks, _ := os.ReadDir(dir + "/task")
 	for _, t := range tasks {
-		if n, err := procStatusFile(dir+"/task/"+t.Name()+"/status", "voluntary_ctxt_switches"); err == nil {
+		if n, err := procfs.Field(dir+"/task/"+t.Name()+"/status", "voluntary_ctxt_switches"); err == nil {
 			w.switches += n
 		}
 	}
