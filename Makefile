@@ -108,6 +108,12 @@ DEADCODE_ALLOW += ^internal/oidctest/
 # loopback credential endpoints their libraries are pointed at; test support
 # reached only from tests (checked by the deadcode -test run below).
 DEADCODE_ALLOW += ^internal/platformtest/
+# internal/streamtest: the stream readers' test frame, SSE stream and socket
+# reader; test support reached only from tests (checked by the -test run).
+DEADCODE_ALLOW += ^internal/streamtest/
+# internal/proto03test: a strict ProtoJSON reader of the A2A 0.3.0 proto for the
+# codec's tests; test support reached only from tests (checked by the -test run).
+DEADCODE_ALLOW += ^internal/proto03test/
 
 lint-tools:
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

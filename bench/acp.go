@@ -12,10 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -216,22 +214,4 @@ func initParams() map[string]any {
 		},
 		"clientInfo": map[string]any{"name": "zed", "title": "Zed", "version": "0.200.0"},
 	}
-}
-
-// procStatus reads fields of /proc/<pid>/status in KiB (VmHWM, VmRSS).
-func procStatus(pid int, field string) (int64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			f := strings.Fields(v)
-			if len(f) == 0 {
-				break
-			}
-			return strconv.ParseInt(f[0], 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("%s not in /proc/%d/status", field, pid)
 }

@@ -5,15 +5,26 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 )
 
+// harness starts the agents every section measures: shim (or its
+// stand-in, its variants) against the bench's A2A server, in a scratch
+// home, with its state and config there.
+type harness struct {
+	cfg  config
+	srv  *a2aServer
+	home string
+	log  io.Writer
+}
+
 // env is the environment every agent runs in: a scratch HOME, shim's
 // state and config there, no keyring to find.
-func (b *bench) env() []string {
+func (h *harness) env() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -24,29 +35,29 @@ func (b *bench) env() []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "HOME="+b.home,
-		"SHIM_STATE_DIR="+filepath.Join(filepath.Dir(b.home), "state"),
-		"SHIM_CONFIG_DIR="+filepath.Join(filepath.Dir(b.home), "config"))
+	return append(env, "HOME="+h.home,
+		"SHIM_STATE_DIR="+filepath.Join(filepath.Dir(h.home), "state"),
+		"SHIM_CONFIG_DIR="+filepath.Join(filepath.Dir(h.home), "config"))
 }
 
 const benchToken = "bench-token-0123456789abcdef"
 
 // shimArgv is how an editor starts shim for the bench server.
-func (b *bench) shimArgv() []string {
-	if b.cfg.standin != "" {
+func (h *harness) shimArgv() []string {
+	if h.cfg.standin != "" {
 		exe, _ := os.Executable()
-		return append([]string{exe, "inproc", "--url", b.srv.base, "--token", benchToken,
-			"--state-dir", filepath.Join(filepath.Dir(b.home), "state")}, strings.Fields(b.cfg.standin)...)
+		return append([]string{exe, "inproc", "--url", h.srv.base, "--token", benchToken,
+			"--state-dir", filepath.Join(filepath.Dir(h.home), "state")}, strings.Fields(h.cfg.standin)...)
 	}
-	return []string{b.cfg.shim, "--url", b.srv.base, "--token", benchToken, "--log-level", "error"}
+	return []string{h.cfg.shim, "--url", h.srv.base, "--token", benchToken, "--log-level", "error"}
 }
 
 // variantArgvs is shim, then each -variant binary run as shim is.
-func (b *bench) variantArgvs() []peer {
-	agents := []peer{{"shim", b.shimArgv()}}
-	for _, v := range b.cfg.variants {
+func (h *harness) variantArgvs() []peer {
+	agents := []peer{{"shim", h.shimArgv()}}
+	for _, v := range h.cfg.variants {
 		label, path, _ := strings.Cut(v, "=")
-		argv := b.shimArgv()
+		argv := h.shimArgv()
 		argv[0] = path
 		agents = append(agents, peer{"variant: " + label, argv})
 	}
@@ -54,15 +65,15 @@ func (b *bench) variantArgvs() []peer {
 }
 
 // inprocArgv runs the profiling stand-in.
-func (b *bench) inprocArgv(cpu, mem string) []string {
+func (h *harness) inprocArgv(cpu, mem string) []string {
 	exe, _ := os.Executable()
-	return []string{exe, "inproc", "--url", b.srv.base, "--token", benchToken,
-		"--state-dir", filepath.Join(filepath.Dir(b.home), "state"), "--cpuprofile", cpu, "--memprofile", mem}
+	return []string{exe, "inproc", "--url", h.srv.base, "--token", benchToken,
+		"--state-dir", filepath.Join(filepath.Dir(h.home), "state"), "--cpuprofile", cpu, "--memprofile", mem}
 }
 
 // session starts an agent, initializes it and opens n sessions.
-func (b *bench) session(argv []string, n int) (*acpProc, []string, error) {
-	p, err := startAgent(argv, b.env(), os.Stderr)
+func (h *harness) session(argv []string, n int) (*acpProc, []string, error) {
+	p, err := startAgent(argv, h.env(), os.Stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,7 +83,7 @@ func (b *bench) session(argv []string, n int) (*acpProc, []string, error) {
 	}
 	var ids []string
 	for range n {
-		res, err := p.call("session/new", map[string]any{"cwd": b.home, "mcpServers": []any{}}, 20*time.Second)
+		res, err := p.call("session/new", map[string]any{"cwd": h.home, "mcpServers": []any{}}, 20*time.Second)
 		if err != nil {
 			p.stop()
 			return nil, nil, err
@@ -104,4 +115,12 @@ func jsonField(raw []byte, key string) string {
 		return ""
 	}
 	return string(rest[:j])
+}
+
+func (h *harness) shimVersion() string {
+	out, err := execOutput(h.cfg.shim, "--version")
+	if err != nil {
+		return "version unknown"
+	}
+	return strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
 }

@@ -17,13 +17,13 @@ type peer struct {
 	argv []string
 }
 
-func (b *bench) peers() []peer {
+func (b coldRun) peers() []peer {
 	var out []peer
 	find := func(pkg, name string, node bool) {
-		dir := filepath.Join(b.cfg.peers, "node_modules", pkg)
+		dir := filepath.Join(b.h.cfg.peers, "node_modules", pkg)
 		bin, err := packageBin(dir)
 		if err != nil {
-			b.note("%s: not installed (%v); its cold-start column is empty", pkg, err)
+			b.r.note("%s: not installed (%v); its cold-start column is empty", pkg, err)
 			return
 		}
 		argv := []string{bin}
@@ -38,9 +38,9 @@ func (b *bench) peers() []peer {
 }
 
 // coldOnce spawns argv, writes initialize and waits for its response line.
-func (b *bench) coldOnce(argv []string) (time.Duration, error) {
+func (b coldRun) coldOnce(argv []string) (time.Duration, error) {
 	t0 := time.Now()
-	p, err := startAgent(argv, b.env(), io.Discard)
+	p, err := startAgent(argv, b.h.env(), io.Discard)
 	if err != nil {
 		return 0, err
 	}
@@ -64,11 +64,11 @@ func (b *bench) coldOnce(argv []string) (time.Duration, error) {
 	}
 }
 
-func (b *bench) coldStart() error {
-	all := b.variantArgvs()
+func (b coldRun) coldStart() error {
+	all := b.h.variantArgvs()
 	agents := append(append([]peer{all[0]}, b.peers()...), all[1:]...)
-	if b.cfg.floor != "" {
-		agents = append(agents, peer{"floor: a static Go binary that only answers the line", []string{b.cfg.floor}})
+	if b.h.cfg.floor != "" {
+		agents = append(agents, peer{"floor: a static Go binary that only answers the line", []string{b.h.cfg.floor}})
 	}
 	// Warm the page cache, then interleave the agents run by run so that
 	// drifts of the machine touch them alike. An agent other than shim
@@ -85,14 +85,14 @@ func (b *bench) coldStart() error {
 			if i == 0 {
 				return fmt.Errorf("%s: %w", a.name, err)
 			}
-			b.note("cold start: %s left out: %v", a.name, err)
+			b.r.note("cold start: %s left out: %v", a.name, err)
 			continue
 		}
 		ok = append(ok, a)
 	}
 	agents = ok
 	times := make([][]time.Duration, len(agents))
-	for range b.cfg.runs {
+	for range b.h.cfg.runs {
 		for i, a := range agents {
 			d, err := b.coldOnce(a.argv)
 			if err != nil {
@@ -119,18 +119,18 @@ func (b *bench) coldStart() error {
 		}
 		return fmt.Sprintf("; %.1f× the floor", float64(med)/float64(floorMed))
 	}
-	b.add("cold start", fmt.Sprintf("shim: spawn → initialize response (%d runs)", b.cfg.runs),
+	b.r.add("cold start", fmt.Sprintf("shim: spawn → initialize response (%d runs)", b.h.cfg.runs),
 		spread(times[0])+ofFloor(shimMed), "median ≤ 3 ms", verdict(shimMed <= 3*time.Millisecond))
 	for i, a := range agents[1:] {
 		med := pct(times[i+1], 50)
 		if strings.HasPrefix(a.name, "variant") {
-			b.add("cold start", a.name, fmt.Sprintf("%s (%+.1f ms against shim%s)", spread(times[i+1]),
+			b.r.add("cold start", a.name, fmt.Sprintf("%s (%+.1f ms against shim%s)", spread(times[i+1]),
 				float64(med-shimMed)/float64(time.Millisecond), ofFloor(med)), "", "")
 			continue
 		}
 		if strings.HasPrefix(a.name, "floor") {
 			// The gate of issue 30: shim within 3× the floor, side by side.
-			b.add("cold start", a.name, fmt.Sprintf("%s; shim takes %s more, %.1f× it", spread(times[i+1]),
+			b.r.add("cold start", a.name, fmt.Sprintf("%s; shim takes %s more, %.1f× it", spread(times[i+1]),
 				ms(shimMed-med), float64(shimMed)/float64(med)), "shim ≤ 3× the floor", verdict(shimMed <= 3*med))
 			continue
 		}
@@ -139,7 +139,7 @@ func (b *bench) coldStart() error {
 		if native {
 			target = "the native peer ≥ 5× slower"
 		}
-		b.add("cold start", a.name, fmt.Sprintf("%s; shim is %.1f× faster", spread(times[i+1]),
+		b.r.add("cold start", a.name, fmt.Sprintf("%s; shim is %.1f× faster", spread(times[i+1]),
 			float64(med)/float64(shimMed)), target, verdictIf(native, 5*shimMed <= med))
 	}
 	return nil

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/shimdev/shim/bench/internal/delayproxy"
 )
 
 // The proxy's delays are timing and are never asserted here (the bench
@@ -22,24 +24,23 @@ import (
 
 // newDelayProxy listens on the loopback and forwards to target (host:port)
 // (the bench listens first and aims its proxy later: newRTTRig).
-func newDelayProxy(target string, rtt time.Duration) (*delayProxy, error) {
-	p, err := listenDelayProxy()
+func newDelayProxy(target string, rtt time.Duration) (*delayproxy.Proxy, error) {
+	p, err := delayproxy.Listen()
 	if err != nil {
 		return nil, err
 	}
-	p.setRTT(rtt)
-	p.start(target)
+	p.SetRTT(rtt)
+	p.Start(target)
 	return p, nil
 }
 
 // byUpstream finds the connection whose dial to the server had this local
 // address (an *http.Request's RemoteAddr at the server).
-func (p *delayProxy) byUpstream(addr string) *proxyConn {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i := len(p.conns) - 1; i >= 0; i-- {
-		if p.conns[i].upstream == addr {
-			return p.conns[i]
+func byUpstream(p *delayproxy.Proxy, addr string) *delayproxy.Conn {
+	conns := p.Connections()
+	for i := len(conns) - 1; i >= 0; i-- {
+		if conns[i].Upstream == addr {
+			return conns[i]
 		}
 	}
 	return nil
@@ -96,8 +97,8 @@ func TestDelayProxyForwardsBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.close()
-	c, err := net.Dial("tcp", p.addr())
+	defer p.Close()
+	c, err := net.Dial("tcp", p.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,15 +121,15 @@ func TestDelayProxyForwardsBothWays(t *testing.T) {
 	if !bytes.Equal(got, reversed(data)) {
 		t.Fatalf("the answer came back altered: %d bytes, want %d", len(got), len(data))
 	}
-	conns := p.connections()
+	conns := p.Connections()
 	if len(conns) != 1 {
 		t.Fatalf("%d connections counted, want 1", len(conns))
 	}
-	if up, down := conns[0].up.Load(), conns[0].down.Load(); up != int64(len(data)) || down != int64(6+len(data)) {
+	if up, down := conns[0].Up.Load(), conns[0].Down.Load(); up != int64(len(data)) || down != int64(6+len(data)) {
 		t.Errorf("bytes counted: %d up, %d down; want %d, %d", up, down, len(data), 6+len(data))
 	}
-	if r := <-remotes; conns[0].upstream != r || p.byUpstream(r) != conns[0] {
-		t.Errorf("connection 1's dial is %s, the server saw %s", conns[0].upstream, r)
+	if r := <-remotes; conns[0].Upstream != r || byUpstream(p, r) != conns[0] {
+		t.Errorf("connection 1's dial is %s, the server saw %s", conns[0].Upstream, r)
 	}
 }
 
@@ -140,10 +141,10 @@ func TestDelayProxyCountsConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.close()
+	defer p.Close()
 	seen := map[string]bool{}
 	for i := 1; i <= 3; i++ {
-		c, err := net.Dial("tcp", p.addr())
+		c, err := net.Dial("tcp", p.Addr())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,12 +154,12 @@ func TestDelayProxyCountsConnections(t *testing.T) {
 		c.Close()
 		r := <-remotes
 		seen[r] = true
-		got := p.byUpstream(r)
-		if got == nil || got.n != i {
+		got := byUpstream(p, r)
+		if got == nil || got.N != i {
 			t.Fatalf("the server's connection %d (%s) is the proxy's %+v", i, r, got)
 		}
 	}
-	if n := len(p.connections()); n != 3 || len(seen) != 3 {
+	if n := len(p.Connections()); n != 3 || len(seen) != 3 {
 		t.Errorf("%d connections counted, %d distinct at the server; want 3", n, len(seen))
 	}
 }
@@ -177,7 +178,7 @@ func TestDelayProxyRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.close()
+	defer p.Close()
 	start := time.Now()
 	// The server still serves each request after the log read its body.
 	get := func(c *http.Client, req *http.Request, status int, in string) {
@@ -192,7 +193,7 @@ func TestDelayProxyRequests(t *testing.T) {
 			t.Errorf("%s %s: %d %s", req.Method, req.URL.Path, resp.StatusCode, body)
 		}
 	}
-	base := "http://" + p.addr()
+	base := "http://" + p.Addr()
 	one := &http.Client{Transport: &http.Transport{}}
 	defer one.CloseIdleConnections()
 	r1, _ := http.NewRequest("GET", base+"/.well-known/agent-card.json", nil)
@@ -220,12 +221,12 @@ func TestDelayProxyRequests(t *testing.T) {
 		t.Fatalf("%d requests logged, want %d: %+v", len(recs), len(want), recs)
 	}
 	for i, w := range want {
-		c := p.byUpstream(recs[i].remote)
-		if recs[i].what != w.what || c == nil || c.n != w.conn {
+		c := byUpstream(p, recs[i].remote)
+		if recs[i].what != w.what || c == nil || c.N != w.conn {
 			t.Errorf("request %d: %q on %+v, want %q on connection %d", i+1, recs[i].what, c, w.what, w.conn)
 		}
 	}
-	if n := len(p.connections()); n != 2 {
+	if n := len(p.Connections()); n != 2 {
 		t.Errorf("%d connections, want 2", n)
 	}
 }
@@ -247,7 +248,7 @@ func TestDelayProxyTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.close()
+	defer p.Close()
 	pemBytes, err := os.ReadFile(caFile)
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +259,7 @@ func TestDelayProxyTLS(t *testing.T) {
 	}
 	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}}
 	defer c.CloseIdleConnections()
-	resp, err := c.Get("https://" + p.addr() + "/.well-known/agent-card.json")
+	resp, err := c.Get("https://" + p.Addr() + "/.well-known/agent-card.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestDelayProxyTLS(t *testing.T) {
 		t.Errorf("the server logged %+v", recs)
 	}
 	// A client without the CA is refused, and nothing reaches the server.
-	if _, err := http.Get("https://" + p.addr() + "/.well-known/agent-card.json"); err == nil {
+	if _, err := http.Get("https://" + p.Addr() + "/.well-known/agent-card.json"); err == nil {
 		t.Error("a client without the test CA was served")
 	}
 	if n := len(l.since(time.Time{})); n != 1 {
@@ -309,7 +310,7 @@ func TestDelayProxyClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := net.Dial("tcp", p.addr())
+	c, err := net.Dial("tcp", p.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +318,7 @@ func TestDelayProxyClose(t *testing.T) {
 	c.Write([]byte("in flight"))
 	held.Wait()
 	closed := make(chan struct{})
-	go func() { p.close(); close(closed) }()
+	go func() { p.Close(); close(closed) }()
 	select {
 	case <-closed:
 	case <-time.After(30 * time.Second):
@@ -330,7 +331,7 @@ func TestDelayProxyClose(t *testing.T) {
 	if err := <-serverEnd; err != nil && !strings.Contains(err.Error(), "reset") {
 		t.Errorf("the server read %v after close", err)
 	}
-	if c2, err := net.Dial("tcp", p.addr()); err == nil {
+	if c2, err := net.Dial("tcp", p.Addr()); err == nil {
 		c2.Close()
 		t.Error("the proxy still accepts after close")
 	}

@@ -10,9 +10,9 @@ import (
 
 // goBench runs the micro-benchmarks of a2a and bridge (the *_bench_test.go
 // files) and adds one row per benchmark.
-func (b *bench) goBench() error {
+func (b goBenchRun) goBench() error {
 	cmd := exec.Command("go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-count", "1", "./a2a/...", "./bridge")
-	cmd.Dir = b.cfg.repoRoot
+	cmd.Dir = b.h.cfg.repoRoot
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -21,7 +21,7 @@ func (b *bench) goBench() error {
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
 	for sc.Scan() {
 		if cpu, ok := strings.CutPrefix(sc.Text(), "cpu: "); ok {
-			b.goCPU = strings.TrimSpace(cpu)
+			b.r.goCPU = strings.TrimSpace(cpu)
 		}
 		f := strings.Fields(sc.Text())
 		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
@@ -46,7 +46,7 @@ func (b *bench) goBench() error {
 				parts = append(parts, f[i]+" "+f[i+1])
 			}
 		}
-		b.add("go bench", name, strings.Join(parts, ", "), "", "")
+		b.r.add("go bench", name, strings.Join(parts, ", "), "", "")
 	}
 	return nil
 }

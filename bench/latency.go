@@ -26,9 +26,9 @@ func stampOf(line []byte) (time.Duration, bool) {
 	return time.Duration(n), err == nil
 }
 
-func (b *bench) latency() error {
-	spec := streamSpec{n: b.cfg.latN, pace: 2000, stamp: true}
-	argv := b.rawArgv("raw-lat", "lat", spec)
+func (b latencyRun) latency() error {
+	spec := streamSpec{n: b.h.cfg.latN, pace: 2000, stamp: true}
+	argv := throughputRun(b).rawArgv("raw-lat", "lat", spec)
 	out, err := execOutput(argv[0], argv[1:]...)
 	if err != nil {
 		return fmt.Errorf("raw reader: %w", err)
@@ -38,7 +38,7 @@ func (b *bench) latency() error {
 		n, _ := strconv.ParseInt(f, 10, 64)
 		raw = append(raw, time.Duration(n))
 	}
-	shim, err := b.shimLatency(b.shimArgv(), spec)
+	shim, err := b.shimLatency(b.h.shimArgv(), spec)
 	if err != nil {
 		return err
 	}
@@ -47,17 +47,17 @@ func (b *bench) latency() error {
 	}
 	r50, r99 := pct(raw, 50), pct(raw, 99)
 	s50, s99 := pct(shim, 50), pct(shim, 99)
-	b.add("latency", fmt.Sprintf("raw reader, server write → read (%d chunks at 2,000/s)", len(raw)),
+	b.r.add("latency", fmt.Sprintf("raw reader, server write → read (%d chunks at 2,000/s)", len(raw)),
 		fmt.Sprintf("p50 %s, p99 %s", us(r50), us(r99)), "", "")
-	b.add("latency", "through shim, server write → client read", fmt.Sprintf("p50 %s, p99 %s", us(s50), us(s99)), "", "")
-	b.add("latency", "added by shim (shim − raw, per percentile): the time to first token shim adds",
+	b.r.add("latency", "through shim, server write → client read", fmt.Sprintf("p50 %s, p99 %s", us(s50), us(s99)), "", "")
+	b.r.add("latency", "added by shim (shim − raw, per percentile): the time to first token shim adds",
 		fmt.Sprintf("p50 %s, p99 %s", us(s50-r50), us(s99-r99)),
 		"p50 ≤ 0.2 ms, p99 ≤ 0.5 ms", verdict(s50-r50 <= 200*time.Microsecond && s99-r99 <= 500*time.Microsecond))
 	return nil
 }
 
-func (b *bench) shimLatency(argv []string, spec streamSpec) ([]time.Duration, error) {
-	p, ids, err := b.session(argv, 1)
+func (b latencyRun) shimLatency(argv []string, spec streamSpec) ([]time.Duration, error) {
+	p, ids, err := b.h.session(argv, 1)
 	if err != nil {
 		return nil, err
 	}

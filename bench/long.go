@@ -62,18 +62,18 @@ func (w *renameWatch) drain() int {
 
 func (w *renameWatch) close() { syscall.Close(w.fd) }
 
-func (b *bench) longSession() error {
-	n := b.cfg.sessionTurns
+func (b longRun) longSession() error {
+	n := b.h.cfg.sessionTurns
 	if n < 20 {
 		return errors.New("-session-turns must be at least 20")
 	}
-	state := filepath.Join(filepath.Dir(b.home), "state")
+	state := filepath.Join(filepath.Dir(b.h.home), "state")
 	w, err := watchRenames(state, "threads.json.tmp-") // privfile.TempPrefix
 	if err != nil {
 		return fmt.Errorf("inotify on %s: %w", state, err)
 	}
 	defer w.close()
-	p, ids, err := b.session(b.shimArgv(), 1)
+	p, ids, err := b.h.session(b.h.shimArgv(), 1)
 	if err != nil {
 		return err
 	}
@@ -92,11 +92,11 @@ func (b *bench) longSession() error {
 		if !sawChunk {
 			sawChunk = true
 			beforeChunk += w.drain()
-			b.srv.open() // the server may end the turn now
+			b.h.srv.open() // the server may end the turn now
 		}
 	}
 	w.drain()
-	gets0 := b.srv.operatorGets.Load()
+	gets0 := b.h.srv.operatorGets.Load()
 	durs := make([]time.Duration, n)
 	writes := make([]int, n)
 	spec := streamSpec{n: 1, gate: true}
@@ -118,23 +118,23 @@ func (b *bench) longSession() error {
 		writes[i] = beforeChunk - before + w.drain()
 		mu.Unlock()
 	}
-	gets := b.srv.operatorGets.Load() - gets0
+	gets := b.h.srv.operatorGets.Load() - gets0
 	// "Turn k": the median of the ten turns ending at k.
 	early, late := pct(durs[5:15], 50), pct(durs[n-10:], 50)
 	ratio := float64(late) / float64(early)
-	b.add("long session", fmt.Sprintf("one-chunk turn, turn 10 vs turn %d of one session", n),
+	b.r.add("long session", fmt.Sprintf("one-chunk turn, turn 10 vs turn %d of one session", n),
 		fmt.Sprintf("median %s vs %s = %.2f×", ms(early), ms(late), ratio), "≤ 1.3×", verdict(ratio <= 1.3))
 	total, most := 0, 0
 	for _, k := range writes {
 		total += k
 		most = max(most, k)
 	}
-	b.add("long session", fmt.Sprintf("thread index writes per turn (%d turns)", n),
+	b.r.add("long session", fmt.Sprintf("thread index writes per turn (%d turns)", n),
 		fmt.Sprintf("%.2f on average, at most %d", float64(total)/float64(n), most), "≤ 1", verdict(most <= 1))
 	mu.Lock()
 	bc := beforeChunk
 	mu.Unlock()
-	b.add("long session", "index writes between a prompt and its first chunk", fmt.Sprintf("%d in %d turns", bc, n), "0", verdict(bc == 0))
-	b.add("long session", "operator API requests answered 404 (the busy check)", fmt.Sprintf("%d in %d turns", gets, n), "not one per turn", verdict(gets < int64(n)/10+2))
+	b.r.add("long session", "index writes between a prompt and its first chunk", fmt.Sprintf("%d in %d turns", bc, n), "0", verdict(bc == 0))
+	b.r.add("long session", "operator API requests answered 404 (the busy check)", fmt.Sprintf("%d in %d turns", gets, n), "not one per turn", verdict(gets < int64(n)/10+2))
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/shimdev/shim/bench/internal/procfs"
 )
 
 type machineInfo struct {
@@ -44,25 +46,10 @@ func machine() machineInfo {
 	if out, err := execOutput("go", "version"); err == nil {
 		m.goVersion = strings.TrimSpace(out)
 	}
-	if kb, err := procStatusFile("/proc/meminfo", "MemTotal"); err == nil {
+	if kb, err := procfs.Field("/proc/meminfo", "MemTotal"); err == nil {
 		m.memGiB = strconv.FormatFloat(float64(kb)/(1<<20), 'f', 0, 64)
 	}
 	return m
-}
-
-func procStatusFile(path, field string) (int64, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			if f := strings.Fields(v); len(f) > 0 {
-				return strconv.ParseInt(f[0], 10, 64)
-			}
-		}
-	}
-	return 0, fmt.Errorf("%s not in %s", field, path)
 }
 
 func execOutput(name string, args ...string) (string, error) {

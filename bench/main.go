@@ -4,7 +4,7 @@
 // Go micro-benchmarks. It prints a table and writes BENCHMARKS.md.
 //
 //	go run ./bench -shim bin/shim -peers bench/peers -out BENCHMARKS.md
-//	go run ./bench inproc …    (a profiling stand-in for shim; see inproc.go)
+//	go run ./bench inproc …    (a profiling stand-in for shim; see bench/internal/inproc)
 //	go run ./bench rawread …   (the raw SSE reader, run as a process of its own)
 package main
 
@@ -13,12 +13,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/shimdev/shim/bench/internal/inproc"
 )
 
 //go:embed analysis.md
@@ -48,25 +49,27 @@ type config struct {
 	rttRuns int
 }
 
-// bench holds one run's server and results.
-type bench struct {
-	cfg   config
-	srv   *a2aServer
-	home  string
-	rows  []row
-	notes []string
-	prof  []string
-	log   io.Writer
-	// goCPU is the CPU go test names (its brand string), when it ran.
-	goCPU string
-	// rtt is the round-trip table and its logs (markdown), when it ran.
-	rtt string
+// part is what every section of the bench runs over: the harness that
+// starts the agents and the report the section adds its rows to. Each
+// section is a value of its own type over it (its file's): coldRun,
+// throughputRun, latencyRun, memoryRun, replayRun, longRun, roundTripRun,
+// goBenchRun, profileRun.
+type part struct {
+	h *harness
+	r *report
 }
 
-// row is one line of the results table.
-type row struct {
-	section, what, value, target, verdict string
-}
+type (
+	coldRun       part
+	throughputRun part
+	latencyRun    part
+	memoryRun     part
+	replayRun     part
+	longRun       part
+	roundTripRun  part
+	goBenchRun    part
+	profileRun    part
+)
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "rawread" {
@@ -77,7 +80,7 @@ func main() {
 		return
 	}
 	if len(os.Args) > 1 && os.Args[1] == "inproc" {
-		if err := inproc(os.Args[2:]); err != nil {
+		if err := inproc.Main(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "inproc:", err)
 			os.Exit(1)
 		}
@@ -142,39 +145,32 @@ func run(c config) error {
 	if err := installAll(&c, filepath.Join(work, "bin")); err != nil {
 		return err
 	}
-	b := &bench{cfg: c, home: filepath.Join(work, "home"), log: os.Stderr}
-	for _, d := range []string{b.home, filepath.Join(work, "state"), filepath.Join(work, "config")} {
+	h := &harness{cfg: c, home: filepath.Join(work, "home"), log: os.Stderr}
+	for _, d := range []string{h.home, filepath.Join(work, "state"), filepath.Join(work, "config")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return err
 		}
 	}
-	b.srv, err = newA2AServer()
+	h.srv, err = newA2AServer()
 	if err != nil {
 		return err
 	}
-	defer b.srv.close()
+	defer h.srv.close()
+	r := &report{log: os.Stderr, out: c.out, only: c.only}
 
 	m := machine()
 	m.shimSize = fileSize(c.shim)
 	load0 := loadavg()
-	fmt.Fprintf(b.log, "machine: %s; load average %s\n", m.line(), load0)
+	fmt.Fprintf(h.log, "machine: %s; load average %s\n", m.line(), load0)
 	start := time.Now()
-	b.runSteps()
+	runSteps(part{h, r})
 	elapsed := time.Since(start).Round(time.Second)
 	m.load = fmt.Sprintf("%s at the start, %s at the end", load0, loadavg())
-	if b.goCPU != "" {
-		m.cpu += " (" + b.goCPU + ")"
+	if r.goCPU != "" {
+		m.cpu += " (" + r.goCPU + ")"
 	}
-	return b.report(m, elapsed)
-}
-
-func (b *bench) add(section, what, value, target, verdict string) {
-	b.rows = append(b.rows, row{section, what, value, target, verdict})
-	fmt.Fprintf(b.log, "   %-34s %-40s %s %s\n", what, value, target, verdict)
-}
-
-func (b *bench) note(format string, args ...any) {
-	b.notes = append(b.notes, fmt.Sprintf(format, args...))
+	r.version = h.shimVersion()
+	return r.report(m, elapsed)
 }
 
 func verdict(ok bool) string {
@@ -182,106 +178,6 @@ func verdict(ok bool) string {
 		return "met"
 	}
 	return "MISSED"
-}
-
-func (b *bench) table() string {
-	var sb strings.Builder
-	sb.WriteString("| section | measure | result | target | verdict |\n|---|---|---|---|---|\n")
-	for _, r := range b.rows {
-		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s |\n", r.section, r.what, r.value, r.target, r.verdict)
-	}
-	return sb.String()
-}
-
-func (b *bench) write(m machineInfo, table string, elapsed time.Duration) error {
-	var sb strings.Builder
-	sb.WriteString("# Benchmarks\n\n")
-	sb.WriteString("Written by `make bench` (bench/); every figure below comes from the one run described here. " +
-		"Medians and ratios are of that run; nothing is carried over from another machine.\n\n")
-	fmt.Fprintf(&sb, "- date: %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
-	fmt.Fprintf(&sb, "- machine: %s, %d cores (%s), %s GiB RAM\n", m.cpu, m.cores, m.threads, m.memGiB)
-	fmt.Fprintf(&sb, "- kernel: Linux %s; %s\n", m.kernel, m.goVersion)
-	fmt.Fprintf(&sb, "- load average (1, 5, 15 min): %s. The machine may be shared: "+
-		"a load near or above the core count inflates the latencies and the cold starts of every agent alike\n", m.load)
-	fmt.Fprintf(&sb, "- shim: %s, %s binary\n", b.shimVersion(), m.shimSize)
-	fmt.Fprintf(&sb, "- the run took %s\n\n", elapsed)
-	sb.WriteString(table)
-	if b.rtt != "" {
-		sb.WriteString("\n" + b.rttSection("") + "\n")
-	}
-	if len(b.notes) > 0 {
-		sb.WriteString("\nNotes of this run:\n\n")
-		for _, n := range b.notes {
-			sb.WriteString("- " + n + "\n")
-		}
-	}
-	if len(b.prof) > 0 {
-		sb.WriteString("\nProfiles of this run (in-process stand-in, `make bench PROFILE=1`):\n\n")
-		for _, p := range b.prof {
-			sb.WriteString(p + "\n")
-		}
-	}
-	sb.WriteString("\n" + analysis)
-	return os.WriteFile(b.cfg.out, []byte(sb.String()), 0o644)
-}
-
-// The round-trip part of the report lies between these lines, so that
-// -only rtt can rewrite it alone.
-const (
-	rttBegin = "<!-- round trips: written by make bench (bench/rtt.go) -->"
-	rttEnd   = "<!-- end of round trips -->"
-)
-
-// rttSection is the round-trip part; about names its own run when it is
-// not the report's (-only rtt).
-func (b *bench) rttSection(about string) string {
-	var sb strings.Builder
-	sb.WriteString(rttBegin + "\n\n## Round trips\n\n")
-	sb.WriteString("shim driven as Zed drives it (initialize, session/new, two prompts; then a relaunch on the same state " +
-		"directory: initialize, session/new) against the bench's agent behind a delay proxy that holds every byte RTT/2 " +
-		"each way and makes a new connection wait one RTT before its first byte (`bench/delayproxy.go`); plain HTTP, and " +
-		"TLS with a test CA. The minimum is what a client needs (SPEC §19).\n\n")
-	if about != "" {
-		sb.WriteString(about + "\n\n")
-	}
-	sb.WriteString(b.rtt)
-	sb.WriteString("\n" + rttEnd + "\n")
-	return sb.String()
-}
-
-// spliceRTT writes this run's round-trip part into the report in place of
-// the one there (or before its notes and analysis when it has none).
-func (b *bench) spliceRTT(m machineInfo, elapsed time.Duration) error {
-	old, err := os.ReadFile(b.cfg.out)
-	if err != nil {
-		return fmt.Errorf("-only rtt rewrites the round trips of an existing %s: %w", b.cfg.out, err)
-	}
-	about := fmt.Sprintf("This part ran on its own (`-only rtt`) on %s: load average (1, 5, 15 min) %s; shim: %s; it took %s.",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), m.load, b.shimVersion(), elapsed)
-	sec := b.rttSection(about)
-	doc := string(old)
-	if i := strings.Index(doc, rttBegin); i >= 0 {
-		j := strings.Index(doc, rttEnd)
-		if j < i {
-			return fmt.Errorf("%s: the round trips' part has no end line", b.cfg.out)
-		}
-		rest := strings.TrimPrefix(doc[j+len(rttEnd):], "\n")
-		doc = doc[:i] + sec + rest
-	} else {
-		at := len(doc)
-		for _, h := range []string{"\nNotes of this run:", "\n## How each figure is measured"} {
-			if k := strings.Index(doc, h); k >= 0 && k < at {
-				at = k
-			}
-		}
-		doc = doc[:at] + "\n" + sec + doc[at:]
-	}
-	// The explanations after the figures are bench/analysis.md's, as a
-	// whole run writes them.
-	if k := strings.Index(doc, "\n## How each figure is measured"); k >= 0 {
-		doc = doc[:k+1] + analysis
-	}
-	return os.WriteFile(b.cfg.out, []byte(doc), 0o644)
 }
 
 func fileSize(path string) string {
@@ -302,14 +198,6 @@ func loadavg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-func (b *bench) shimVersion() string {
-	out, err := execOutput(b.cfg.shim, "--version")
-	if err != nil {
-		return "version unknown"
-	}
-	return strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
 }
 
 func verdictIf(applies, ok bool) string {
@@ -359,61 +247,37 @@ func install(path, dir, name string) (string, error) {
 
 // runSteps runs each section of the bench that -only (and -gobench,
 // -profile) asks for, in order; a section that fails is a row saying so.
-func (b *bench) runSteps() {
+func runSteps(p part) {
 	type step struct {
 		key, name string
 		fn        func() error
 	}
 	steps := []step{
-		{"cold", "cold start", b.coldStart},
-		{"throughput", "throughput", b.throughput},
-		{"latency", "latency", b.latency},
-		{"memory", "memory", b.memory},
-		{"replay", "replay", b.replay},
-		{"long", "long session", b.longSession},
-		{"rtt", "round trips", b.roundTrips},
+		{"cold", "cold start", coldRun(p).coldStart},
+		{"throughput", "throughput", throughputRun(p).throughput},
+		{"latency", "latency", latencyRun(p).latency},
+		{"memory", "memory", memoryRun(p).memory},
+		{"replay", "replay", replayRun(p).replay},
+		{"long", "long session", longRun(p).longSession},
+		{"rtt", "round trips", roundTripRun(p).roundTrips},
 	}
-	if b.cfg.gobench {
-		steps = append(steps, step{"gobench", "go benchmarks", b.goBench})
+	cfg, log := p.h.cfg, p.h.log
+	if cfg.gobench {
+		steps = append(steps, step{"gobench", "go benchmarks", goBenchRun(p).goBench})
 	}
-	if b.cfg.profile {
-		steps = append(steps, step{"profile", "profiles", b.profiles})
+	if cfg.profile {
+		steps = append(steps, step{"profile", "profiles", profileRun(p).profiles})
 	}
 	for _, s := range steps {
-		if b.cfg.only != "" && !slices.Contains(strings.Split(b.cfg.only, ","), s.key) {
+		if cfg.only != "" && !slices.Contains(strings.Split(cfg.only, ","), s.key) {
 			continue
 		}
 		t := time.Now()
-		fmt.Fprintf(b.log, "== %s\n", s.name)
+		fmt.Fprintf(log, "== %s\n", s.name)
 		if err := s.fn(); err != nil {
-			fmt.Fprintf(b.log, "   %s failed: %v\n", s.name, err)
-			b.add(s.name, "(failed)", err.Error(), "", "error")
+			fmt.Fprintf(log, "   %s failed: %v\n", s.name, err)
+			p.r.add(s.name, "(failed)", err.Error(), "", "error")
 		}
-		fmt.Fprintf(b.log, "   %s took %s\n", s.name, time.Since(t).Round(time.Millisecond))
+		fmt.Fprintf(log, "   %s took %s\n", s.name, time.Since(t).Round(time.Millisecond))
 	}
-}
-
-// report prints the table (and the round trips) and writes -out: the
-// whole report, or with -only rtt only its round-trip part.
-func (b *bench) report(m machineInfo, elapsed time.Duration) error {
-	table := b.table()
-	fmt.Println()
-	fmt.Println(table)
-	if b.rtt != "" {
-		fmt.Println(b.rtt)
-	}
-	fmt.Printf("(%s, %s)\n", m.line(), elapsed)
-	if b.cfg.out == "" {
-		return nil
-	}
-	if b.cfg.only == "rtt" {
-		// The rest of the report stays as the last whole run wrote it.
-		if err := b.spliceRTT(m, elapsed); err != nil {
-			return err
-		}
-	} else if err := b.write(m, table, elapsed); err != nil {
-		return err
-	}
-	fmt.Printf("wrote %s\n", b.cfg.out)
-	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/shimdev/shim/bench/internal/procfs"
 )
 
 type memResult struct {
@@ -20,8 +22,8 @@ type memResult struct {
 
 // memRun streams specs (one per session, all at once) through a fresh
 // agent and reads its peak RSS.
-func (b *bench) memRun(argv []string, specs []streamSpec) (memResult, error) {
-	p, ids, err := b.session(argv, len(specs))
+func (b memoryRun) memRun(argv []string, specs []streamSpec) (memResult, error) {
+	p, ids, err := b.h.session(argv, len(specs))
 	if err != nil {
 		return memResult{}, err
 	}
@@ -56,20 +58,20 @@ func (b *bench) memRun(argv []string, specs []streamSpec) (memResult, error) {
 		}
 	}
 	r.took = time.Since(t0)
-	if r.hwm, err = procStatus(p.pid(), "VmHWM"); err != nil {
+	if r.hwm, err = procfs.Status(p.pid(), "VmHWM"); err != nil {
 		return r, err
 	}
-	r.rss, _ = procStatus(p.pid(), "VmRSS")
+	r.rss, _ = procfs.Status(p.pid(), "VmRSS")
 	return r, nil
 }
 
-func (b *bench) memCase(name string) bool {
-	return slices.Contains(strings.Split(b.cfg.memcases, ","), name)
+func (b memoryRun) memCase(name string) bool {
+	return slices.Contains(strings.Split(b.h.cfg.memcases, ","), name)
 }
 
-func (b *bench) memory() error {
+func (b memoryRun) memory() error {
 	const kib = 1024
-	mb := b.cfg.memMB
+	mb := b.h.cfg.memMB
 	if b.memCase("idle") {
 		if err := b.idleMemory(); err != nil {
 			return err
@@ -77,25 +79,25 @@ func (b *bench) memory() error {
 	}
 	big := mb * 1024 // 1 KiB chunks
 	if b.memCase("appends") {
-		r, err := b.memRun(b.shimArgv(), []streamSpec{{n: big, size: kib}})
+		r, err := b.memRun(b.h.shimArgv(), []streamSpec{{n: big, size: kib}})
 		if err != nil {
 			return fmt.Errorf("%d MiB in appends: %w", mb, err)
 		}
-		b.add("memory", fmt.Sprintf("peak RSS, %d MiB answer in 1 KiB appends", mb), fmt.Sprintf("%s (streamed in %s)", mib(r.hwm), secs(r.took)),
+		b.r.add("memory", fmt.Sprintf("peak RSS, %d MiB answer in 1 KiB appends", mb), fmt.Sprintf("%s (streamed in %s)", mib(r.hwm), secs(r.took)),
 			"< 40 MB", verdict(r.hwm*kib < 40e6))
 		if r.chunks != big {
-			b.note("%d MiB in appends: %d of %d chunks arrived", mb, r.chunks, big)
+			b.r.note("%d MiB in appends: %d of %d chunks arrived", mb, r.chunks, big)
 		}
 	}
 	if b.memCase("replace1") {
-		r, err := b.memRun(b.shimArgv(), []streamSpec{{n: 1024, size: kib, replace: true}})
+		r, err := b.memRun(b.h.shimArgv(), []streamSpec{{n: 1024, size: kib, replace: true}})
 		if err != nil {
 			return fmt.Errorf("1 MiB + replace: %w", err)
 		}
-		b.add("memory", "peak RSS, 1 MiB answer in appends + its full replace", fmt.Sprintf("%s (%s)", mib(r.hwm), secs(r.took)),
+		b.r.add("memory", "peak RSS, 1 MiB answer in appends + its full replace", fmt.Sprintf("%s (%s)", mib(r.hwm), secs(r.took)),
 			"< 40 MB", verdict(r.hwm*kib < 40e6))
 		if r.chunks != 1024 {
-			b.note("1 MiB + replace: %d chunks arrived, 1024 expected (the replace must add nothing)", r.chunks)
+			b.r.note("1 MiB + replace: %d chunks arrived, 1024 expected (the replace must add nothing)", r.chunks)
 		}
 	}
 	if b.memCase("replace") {
@@ -106,14 +108,14 @@ func (b *bench) memory() error {
 		what := fmt.Sprintf("peak RSS, %d MiB answer in appends + its full replace (one %d MiB frame)", mb, mb)
 		s := int64(big) * kib
 		target := fmt.Sprintf("< 4×S = %d MiB", 4*mb)
-		r, err := b.memRun(b.shimArgv(), []streamSpec{{n: big, size: kib, replace: true}})
+		r, err := b.memRun(b.h.shimArgv(), []streamSpec{{n: big, size: kib, replace: true}})
 		if err != nil {
-			b.add("memory", what, "failed: "+err.Error(), target, "MISSED")
+			b.r.add("memory", what, "failed: "+err.Error(), target, "MISSED")
 		} else {
-			b.add("memory", what, fmt.Sprintf("%s = %.1f×S (%s)", mib(r.hwm), float64(r.hwm*kib)/float64(s), secs(r.took)),
+			b.r.add("memory", what, fmt.Sprintf("%s = %.1f×S (%s)", mib(r.hwm), float64(r.hwm*kib)/float64(s), secs(r.took)),
 				target, verdict(r.hwm*kib < 4*s))
 			if r.chunks != big {
-				b.note("%d MiB + replace: %d chunks arrived, %d expected", mb, r.chunks, big)
+				b.r.note("%d MiB + replace: %d chunks arrived, %d expected", mb, r.chunks, big)
 			}
 		}
 	}
@@ -135,7 +137,7 @@ func (b *bench) memory() error {
 			for i := range specs {
 				specs[i] = c.spec
 			}
-			r, err := b.memRun(b.shimArgv(), specs)
+			r, err := b.memRun(b.h.shimArgv(), specs)
 			if err != nil {
 				return fmt.Errorf("%d sessions, %s: %w", sessions, c.what, err)
 			}
@@ -143,7 +145,7 @@ func (b *bench) memory() error {
 			if strings.HasPrefix(c.what, "5 MiB") {
 				target, ok = "< 40 MB", r.hwm*kib < 40e6
 			}
-			b.add("memory", fmt.Sprintf("peak RSS, %d sessions prompting at once (%s)", sessions, c.what),
+			b.r.add("memory", fmt.Sprintf("peak RSS, %d sessions prompting at once (%s)", sessions, c.what),
 				fmt.Sprintf("%s (%s)", mib(r.hwm), secs(r.took)), target, verdict(ok))
 		}
 	}
@@ -155,26 +157,26 @@ func (b *bench) memory() error {
 // shim pays), its resident memory split into anonymous (the process's
 // own) and file-backed (the binary's pages, shared between processes);
 // then what each further idle session of one process adds.
-func (b *bench) idleMemory() error {
-	p, _, err := b.session(b.shimArgv(), 1)
+func (b memoryRun) idleMemory() error {
+	p, _, err := b.h.session(b.h.shimArgv(), 1)
 	if err != nil {
 		return err
 	}
 	defer p.close(5 * time.Second)
-	hwm, _ := procStatus(p.pid(), "VmHWM")
-	rss, _ := procStatus(p.pid(), "VmRSS")
-	anon, _ := procStatus(p.pid(), "RssAnon")
-	file, _ := procStatus(p.pid(), "RssFile")
-	b.add("memory", "one idle session: a shim process after initialize + session/new",
+	hwm, _ := procfs.Status(p.pid(), "VmHWM")
+	rss, _ := procfs.Status(p.pid(), "VmRSS")
+	anon, _ := procfs.Status(p.pid(), "RssAnon")
+	file, _ := procfs.Status(p.pid(), "RssFile")
+	b.r.add("memory", "one idle session: a shim process after initialize + session/new",
 		fmt.Sprintf("RSS %s (anonymous %s, file-backed %s shared with other shim processes); peak %s", mib(rss), mib(anon), mib(file), mib(hwm)), "", "")
 	const more = 100
 	for range more {
-		if _, err := p.call("session/new", map[string]any{"cwd": b.home, "mcpServers": []any{}}, 20*time.Second); err != nil {
+		if _, err := p.call("session/new", map[string]any{"cwd": b.h.home, "mcpServers": []any{}}, 20*time.Second); err != nil {
 			return err
 		}
 	}
-	anon2, _ := procStatus(p.pid(), "RssAnon")
-	b.add("memory", fmt.Sprintf("each further idle session of the same process (%d more)", more),
+	anon2, _ := procfs.Status(p.pid(), "RssAnon")
+	b.r.add("memory", fmt.Sprintf("each further idle session of the same process (%d more)", more),
 		fmt.Sprintf("%+.1f KiB each (anonymous RSS %s → %s)", float64(anon2-anon)/more, mib(anon), mib(anon2)), "", "")
 	return nil
 }

@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-func (b *bench) profiles() error {
-	dir, err := filepath.Abs(filepath.Join(b.cfg.work, "prof"))
+func (b profileRun) profiles() error {
+	dir, err := filepath.Abs(filepath.Join(b.h.cfg.work, "prof"))
 	if err != nil {
 		return err
 	}
@@ -24,26 +24,26 @@ func (b *bench) profiles() error {
 	}
 	jobs := []job{
 		{"throughput", func(argv []string) error {
-			r, err := b.shimRate(argv, streamSpec{n: b.cfg.chunks})
-			b.prof = append(b.prof, fmt.Sprintf("- throughput (stand-in): %.0f chunks/s", r.rate))
+			r, err := throughputRun(b).shimRate(argv, streamSpec{n: b.h.cfg.chunks})
+			b.r.prof = append(b.r.prof, fmt.Sprintf("- throughput (stand-in): %.0f chunks/s", r.rate))
 			return err
 		}},
 		{"replace", func(argv []string) error {
-			mb := min(b.cfg.memMB, 60) // one frame: under the 64 MiB event limit
-			r, err := b.memRun(argv, []streamSpec{{n: mb * 1024, size: 1024, replace: true}})
-			b.prof = append(b.prof, fmt.Sprintf("- %d MB + replace (stand-in): peak %s in %s", mb, mib(r.hwm), r.took.Round(time.Millisecond)))
+			mb := min(b.h.cfg.memMB, 60) // one frame: under the 64 MiB event limit
+			r, err := memoryRun(b).memRun(argv, []streamSpec{{n: mb * 1024, size: 1024, replace: true}})
+			b.r.prof = append(b.r.prof, fmt.Sprintf("- %d MB + replace (stand-in): peak %s in %s", mb, mib(r.hwm), r.took.Round(time.Millisecond)))
 			return err
 		}},
 		{"replay", func(argv []string) error {
-			b.srv.setTurns(b.cfg.turns, false)
-			d, _, err := b.replayOnce(argv, "replay-prof")
-			b.prof = append(b.prof, fmt.Sprintf("- replay of %d turns (stand-in): %s", b.cfg.turns, ms(d)))
+			b.h.srv.setTurns(b.h.cfg.turns, false)
+			d, _, err := replayRun(b).replayOnce(argv, "replay-prof")
+			b.r.prof = append(b.r.prof, fmt.Sprintf("- replay of %d turns (stand-in): %s", b.h.cfg.turns, ms(d)))
 			return err
 		}},
 	}
 	for _, j := range jobs {
 		cpu, mem := filepath.Join(dir, j.name+".cpu.pprof"), filepath.Join(dir, j.name+".mem.pprof")
-		if err := j.fn(b.inprocArgv(cpu, mem)); err != nil {
+		if err := j.fn(b.h.inprocArgv(cpu, mem)); err != nil {
 			return fmt.Errorf("%s: %w", j.name, err)
 		}
 		for _, kind := range []string{"cpu", "mem"} {
@@ -58,7 +58,7 @@ func (b *bench) profiles() error {
 			}
 			_ = os.WriteFile(strings.TrimSuffix(f, ".pprof")+".top.txt", []byte(out), 0o644)
 		}
-		b.prof = append(b.prof, fmt.Sprintf("  (%s/%s.{cpu,mem}.pprof and .top.txt)", relPath(b.cfg.repoRoot, dir), j.name))
+		b.r.prof = append(b.r.prof, fmt.Sprintf("  (%s/%s.{cpu,mem}.pprof and .top.txt)", relPath(b.h.cfg.repoRoot, dir), j.name))
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 package main
 
 // Round trips (SPEC §19): shim driven as an editor drives it, against the
-// bench's agent behind a delay proxy (delayproxy.go) at RTT 0, 50, 100 and
+// bench's agent behind a delay proxy (bench/internal/delayproxy) at RTT 0, 50, 100 and
 // 200 ms, over plain HTTP and over TLS with a test CA. Each phase is
 // timed in the bench (never in a test) and shown in RTT multiples beside
 // the minimum a client needs, with the requests the server received in
@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/shimdev/shim/bench/internal/delayproxy"
 )
 
 var rttSteps = []time.Duration{0, 50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond}
@@ -55,7 +57,7 @@ var tablePhases = []struct {
 // it, for one transport.
 type rttRig struct {
 	tls    bool
-	proxy  *delayProxy
+	proxy  *delayproxy.Proxy
 	srv    *a2aServer
 	log    *reqLog
 	caFile string
@@ -66,7 +68,7 @@ func newRTTRig(withTLS bool, dir string) (*rttRig, error) {
 	r := &rttRig{tls: withTLS, log: &reqLog{}}
 	// The proxy needs the server's address and the server's card the
 	// proxy's: the proxy's listener comes first, aimed later.
-	p, err := listenDelayProxy()
+	p, err := delayproxy.Listen()
 	if err != nil {
 		return nil, err
 	}
@@ -76,22 +78,22 @@ func newRTTRig(withTLS bool, dir string) (*rttRig, error) {
 	if withTLS {
 		scheme = "https"
 		if o.tls, r.caFile, err = testCA(dir); err != nil {
-			p.close()
+			p.Close()
 			return nil, err
 		}
 	}
-	r.url = scheme + "://" + p.addr()
+	r.url = scheme + "://" + p.Addr()
 	o.base = r.url
 	if r.srv, err = newA2AServerWith(o); err != nil {
-		p.close()
+		p.Close()
 		return nil, err
 	}
-	p.start(r.srv.ln.Addr().String())
+	p.Start(r.srv.ln.Addr().String())
 	return r, nil
 }
 
 func (r *rttRig) close() {
-	r.proxy.close()
+	r.proxy.Close()
 	r.srv.close()
 }
 
@@ -114,7 +116,7 @@ type rttRun struct {
 	rtt   time.Duration
 	marks []mark
 	reqs  []reqRecord
-	conns []*proxyConn
+	conns []*delayproxy.Conn
 	// connOf maps a request's RemoteAddr to its connection number.
 	connOf map[string]int
 }
@@ -159,7 +161,7 @@ func (r *rttRun) lines() []reqLine {
 		l := reqLine{rec: q, conn: r.connOf[q.remote], sent: q.at.Add(-r.rtt / 2)}
 		if l.conn > 0 && !seen[l.conn] {
 			seen[l.conn], l.newConn = true, true
-			l.sent = r.conns[l.conn-1].accepted
+			l.sent = r.conns[l.conn-1].Accepted
 		}
 		l.phase = r.phaseAt(l.sent)
 		out = append(out, l)
@@ -171,7 +173,7 @@ func (r *rttRun) lines() []reqLine {
 func (r *rttRun) newConns(phase string) int {
 	n := 0
 	for _, c := range r.conns {
-		if r.phaseAt(c.accepted) == phase {
+		if r.phaseAt(c.Accepted) == phase {
 			n++
 		}
 	}
@@ -181,22 +183,22 @@ func (r *rttRun) newConns(phase string) int {
 // once runs shim through every phase at rtt: a first launch (initialize,
 // session/new, two prompts), then a relaunch on the same state directory
 // (initialize, session/new).
-func (r *rttRig) once(b *bench, rtt time.Duration, dir string) (*rttRun, error) {
-	r.proxy.setRTT(rtt)
+func (r *rttRig) once(h *harness, rtt time.Duration, dir string) (*rttRun, error) {
+	r.proxy.SetRTT(rtt)
 	for _, d := range []string{"home", "state", "config"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
 			return nil, err
 		}
 	}
-	env := append(b.env(), "HOME="+filepath.Join(dir, "home"),
+	env := append(h.env(), "HOME="+filepath.Join(dir, "home"),
 		"SHIM_STATE_DIR="+filepath.Join(dir, "state"), "SHIM_CONFIG_DIR="+filepath.Join(dir, "config"))
 	if r.tls {
 		env = append(env, "SSL_CERT_FILE="+r.caFile, "SSL_CERT_DIR="+filepath.Join(dir, "no-certs"))
 	}
-	argv := []string{b.cfg.shim, "--url", r.url, "--token", benchToken, "--log-level", "error"}
+	argv := []string{h.cfg.shim, "--url", r.url, "--token", benchToken, "--log-level", "error"}
 	cwd := filepath.Join(dir, "home")
 	run := &rttRun{rtt: rtt}
-	n0 := len(r.proxy.connections())
+	n0 := len(r.proxy.Connections())
 	start := time.Now()
 	timeout := 30*time.Second + 40*rtt
 	d := &rttDriver{run: run, timeout: timeout}
@@ -241,11 +243,11 @@ func (r *rttRig) once(b *bench, rtt time.Duration, dir string) (*rttRun, error) 
 	at("end")
 	// Let the last bytes through the proxy before reading its records.
 	time.Sleep(rtt)
-	run.conns = r.proxy.connections()[n0:]
+	run.conns = r.proxy.Connections()[n0:]
 	// Renumber this run's connections from 1.
 	run.connOf = map[string]int{}
 	for i, c := range run.conns {
-		run.connOf[c.upstream] = i + 1
+		run.connOf[c.Upstream] = i + 1
 	}
 	run.reqs = r.log.since(start)
 	return run, nil
@@ -253,11 +255,11 @@ func (r *rttRig) once(b *bench, rtt time.Duration, dir string) (*rttRun, error) 
 
 // roundTrips is the bench's section: each transport, each RTT, -rtt-runs
 // times, the RTTs interleaved.
-func (b *bench) roundTrips() error {
-	if b.cfg.rttRuns < 1 {
+func (b roundTripRun) roundTrips() error {
+	if b.h.cfg.rttRuns < 1 {
 		return errors.New("-rtt-runs must be at least 1")
 	}
-	base, err := os.MkdirTemp(b.cfg.work, "rtt-")
+	base, err := os.MkdirTemp(b.h.cfg.work, "rtt-")
 	if err != nil {
 		return err
 	}
@@ -276,16 +278,16 @@ func (b *bench) roundTrips() error {
 			return err
 		}
 		runs := map[time.Duration][]*rttRun{}
-		for rep := range b.cfg.rttRuns {
+		for rep := range b.h.cfg.rttRuns {
 			for _, rtt := range rttSteps {
 				dir := filepath.Join(base, fmt.Sprintf("%s-%d-%d", rig.mode(), rtt.Milliseconds(), rep))
-				run, err := rig.once(b, rtt, dir)
+				run, err := rig.once(b.h, rtt, dir)
 				if err != nil {
 					rig.close()
 					return fmt.Errorf("%s, RTT %s: %w", rig.mode(), rtt, err)
 				}
 				runs[rtt] = append(runs[rtt], run)
-				fmt.Fprintf(b.log, "   %s RTT %3d ms: %s\n", rig.mode(), rtt.Milliseconds(), run.summary())
+				fmt.Fprintf(b.h.log, "   %s RTT %3d ms: %s\n", rig.mode(), rtt.Milliseconds(), run.summary())
 			}
 		}
 		rig.close()
@@ -334,9 +336,9 @@ func (b *bench) roundTrips() error {
 	})
 	sb.WriteString(strings.Join(rows, "\n") + "\n")
 	fmt.Fprintf(&sb, "\nEach cell is the median of %d runs, in multiples of the RTT (RTT 0: milliseconds). "+
-		"A new connection costs one RTT before its first byte, TLS one more.\n", b.cfg.rttRuns)
+		"A new connection costs one RTT before its first byte, TLS one more.\n", b.h.cfg.rttRuns)
 	sb.WriteString(logs.String())
-	b.rtt = sb.String()
+	b.r.rtt = sb.String()
 	return nil
 }
 

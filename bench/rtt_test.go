@@ -3,6 +3,8 @@ package main
 import (
 	"testing"
 	"time"
+
+	"github.com/shimdev/shim/bench/internal/delayproxy"
 )
 
 // TestRTTRunPhases: a request belongs to the phase shim sent it in: the
@@ -16,7 +18,7 @@ func TestRTTRunPhases(t *testing.T) {
 	r := &rttRun{
 		rtt:   rtt,
 		marks: []mark{{phNewFirst, at(0)}, {phFirstTok, at(400)}, {phTurn1Rest, at(1000)}, {"end", at(1100)}},
-		conns: []*proxyConn{{n: 1, accepted: at(5), upstream: "a"}, {n: 2, accepted: at(390), upstream: "b"}},
+		conns: []*delayproxy.Conn{{N: 1, Accepted: at(5), Upstream: "a"}, {N: 2, Accepted: at(390), Upstream: "b"}},
 	}
 	r.connOf = map[string]int{"a": 1, "b": 2}
 	r.reqs = []reqRecord{

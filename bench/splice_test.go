@@ -19,7 +19,7 @@ func TestSpliceRTT(t *testing.T) {
 	if err := os.WriteFile(out, []byte(head+notes+"\n## How each figure is measured\n\nan older text\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b := &bench{cfg: config{out: out, shim: filepath.Join(t.TempDir(), "no-shim")}, rtt: "ROUND TRIPS ONE\n"}
+	b := &report{out: out, version: "version unknown", rtt: "ROUND TRIPS ONE\n"}
 	m := machineInfo{load: "1.00 2.00 3.00"}
 	if err := b.spliceRTT(m, time.Second); err != nil {
 		t.Fatal(err)
@@ -47,11 +47,11 @@ func TestSpliceRTT(t *testing.T) {
 		t.Errorf("the explanations are not bench/analysis.md's:\n%s", doc[max(0, len(doc)-300):])
 	}
 
-	b.cfg.out = filepath.Join(t.TempDir(), "none.md")
+	b.out = filepath.Join(t.TempDir(), "none.md")
 	if err := b.spliceRTT(m, time.Second); err == nil {
 		t.Error("-only rtt without a report succeeded")
 	}
-	if _, err := os.Stat(b.cfg.out); !os.IsNotExist(err) {
+	if _, err := os.Stat(b.out); !os.IsNotExist(err) {
 		t.Errorf("-only rtt without a report wrote one (%v)", err)
 	}
 }

@@ -10,12 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shimdev/shim/bench/internal/procfs"
 )
 
-func (b *bench) throughput() error {
+func (b throughputRun) throughput() error {
 	const reps = 5
 	for _, flush := range []bool{true, false} {
-		spec := streamSpec{n: b.cfg.chunks, flush: flush}
+		spec := streamSpec{n: b.h.cfg.chunks, flush: flush}
 		how := "server flushes every frame (as A2A servers do)"
 		if !flush {
 			how = "server writes 64 KiB at a time (no flush per frame)"
@@ -26,7 +28,7 @@ func (b *bench) throughput() error {
 		}
 		// Alternate the readers (raw, shim, then each variant), reps times
 		// each; medians.
-		agents := b.variantArgvs()
+		agents := b.h.variantArgvs()
 		var raws []float64
 		shims := make([][]float64, len(agents))
 		cpus := make([][]float64, len(agents))
@@ -45,7 +47,7 @@ func (b *bench) throughput() error {
 					return fmt.Errorf("%s: %w", a.name, err)
 				}
 				if r.chunks != spec.n {
-					b.note("throughput: %s delivered %d of %d chunks", a.name, r.chunks, spec.n)
+					b.r.note("throughput: %s delivered %d of %d chunks", a.name, r.chunks, spec.n)
 				}
 				shims[i], cpus[i] = append(shims[i], r.rate), append(cpus[i], r.cpuPerChunk)
 				peers[i] = append(peers[i], r.peerPerChunk)
@@ -53,7 +55,7 @@ func (b *bench) throughput() error {
 			}
 		}
 		raw := median(raws)
-		b.add("throughput", fmt.Sprintf("raw SSE reader, %d appends; %s", spec.n, how),
+		b.r.add("throughput", fmt.Sprintf("raw SSE reader, %d appends; %s", spec.n, how),
 			fmt.Sprintf("%.0f chunks/s (median of %d)", raw, reps), "", "")
 		for i, a := range agents {
 			r, cpu, peer := median(shims[i]), median(cpus[i]), median(peers[i])
@@ -67,11 +69,11 @@ func (b *bench) throughput() error {
 				what, cpuWhat = a.name+", same stream", a.name+", CPU per chunk"
 				rateTarget, cpuTarget, rateOK, cpuOK = "", "", "", ""
 			}
-			b.add("throughput", what,
+			b.r.add("throughput", what,
 				fmt.Sprintf("%.0f chunks/s (median of %d) = %.3f× raw; %d lines, %d read calls, %d context switches for %d chunks (last run)",
 					r, reps, r/raw, lines[i], wakes[i].reads, wakes[i].switches, spec.n),
 				rateTarget, rateOK)
-			b.add("throughput", cpuWhat, fmt.Sprintf("%.2f µs (median of %d); the bench's server and reader %.2f µs", cpu, reps, peer), cpuTarget, cpuOK)
+			b.r.add("throughput", cpuWhat, fmt.Sprintf("%.2f µs (median of %d); the bench's server and reader %.2f µs", cpu, reps, peer), cpuTarget, cpuOK)
 		}
 	}
 	return nil
@@ -116,10 +118,10 @@ type procWake struct{ reads, switches int64 }
 func procWakes(pid int) procWake {
 	var w procWake
 	dir := "/proc/" + strconv.Itoa(pid)
-	w.reads, _ = procStatusFile(dir+"/io", "syscr")
+	w.reads, _ = procfs.Field(dir+"/io", "syscr")
 	tasks, _ := os.ReadDir(dir + "/task")
 	for _, t := range tasks {
-		if n, err := procStatusFile(dir+"/task/"+t.Name()+"/status", "voluntary_ctxt_switches"); err == nil {
+		if n, err := procfs.Field(dir+"/task/"+t.Name()+"/status", "voluntary_ctxt_switches"); err == nil {
 			w.switches += n
 		}
 	}
@@ -131,12 +133,12 @@ func (w procWake) minus(v procWake) procWake {
 }
 
 // rawArgv runs the raw reader in a process of its own.
-func (b *bench) rawArgv(ctxID, mode string, spec streamSpec) []string {
+func (b throughputRun) rawArgv(ctxID, mode string, spec streamSpec) []string {
 	exe, _ := os.Executable()
-	return []string{exe, "rawread", "-url", b.srv.base, "-ctx", ctxID, "-mode", mode, "-spec", spec.prompt()}
+	return []string{exe, "rawread", "-url", b.h.srv.base, "-ctx", ctxID, "-mode", mode, "-spec", spec.prompt()}
 }
 
-func (b *bench) rawRate(spec streamSpec) (float64, error) {
+func (b throughputRun) rawRate(spec streamSpec) (float64, error) {
 	argv := b.rawArgv("raw-tp", "rate", spec)
 	out, err := execOutput(argv[0], argv[1:]...)
 	if err != nil {
@@ -173,9 +175,9 @@ type rateResult struct {
 // merged line counts every chunk it carries; the rate is the chunks that
 // arrived after the first line over the time from the first line to the
 // last (the raw reader's (N−1) over the same span, one chunk a line).
-func (b *bench) shimRate(argv []string, spec streamSpec) (rateResult, error) {
+func (b throughputRun) shimRate(argv []string, spec streamSpec) (rateResult, error) {
 	var r rateResult
-	p, ids, err := b.session(argv, 1)
+	p, ids, err := b.h.session(argv, 1)
 	if err != nil {
 		return r, err
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shimdev/shim/internal/streamtest"
+
 	"github.com/shimdev/shim/a2a"
 )
 
@@ -39,7 +41,7 @@ func readKept(t *testing.T, frames []string, n int, share bool) (events []a2a.Ev
 		b.WriteString("data: " + f + "\n\n")
 	}
 	s := New(Options{}).newStream(context.Background(), "SendStreamingMessage", &jsonFrames{})
-	s.attach(io.NopCloser(&socketReader{data: b.Bytes(), max: n}))
+	s.attach(io.NopCloser(&streamtest.SocketReader{Data: b.Bytes(), Max: n}))
 	if share {
 		s.Share()
 	}

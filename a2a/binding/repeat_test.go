@@ -14,6 +14,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/shimdev/shim/internal/streamtest"
+
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/wire"
 )
@@ -76,7 +78,7 @@ func readRepeat(t testing.TB, frames [][]byte, n int, decode func(*wire.Decoder,
 	}
 	cf := &countedFrames{decode: decode}
 	s := New(Options{}).newStream(context.Background(), "SendStreamingMessage", cf)
-	s.attach(io.NopCloser(&socketReader{data: b.Bytes(), max: n}))
+	s.attach(io.NopCloser(&streamtest.SocketReader{Data: b.Bytes(), Max: n}))
 	s.Share()
 	var out streamResult
 	for range len(frames) + 1 {
@@ -220,7 +222,7 @@ func TestRepeatIDsKept(t *testing.T) {
 		b.WriteString("data: " + string(f) + "\n\n")
 	}
 	s := New(Options{}).newStream(context.Background(), "SendStreamingMessage", &jsonFrames{})
-	s.attach(io.NopCloser(&socketReader{data: b.Bytes(), max: 64 << 10}))
+	s.attach(io.NopCloser(&streamtest.SocketReader{Data: b.Bytes(), Max: 64 << 10}))
 	s.Share()
 	for range 2 {
 		if _, err := s.Next(); err != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shimdev/shim/internal/streamtest"
+
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/wire"
 )
@@ -21,45 +23,14 @@ func (*jsonFrames) Failure(data []byte) error              { return wire.ErrorFr
 func (f *jsonFrames) Share()                               { f.dec.Share() }
 func (*jsonFrames) KeepsNothing()                          {}
 
-// A typical streamed frame: one appended chunk of answer text (a2a-go's
-// 1.0 shape, ids as the SDK mints them).
-const benchArtifactFrame = `{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"append":true,"artifact":{"artifactId":"answer","name":"answer","parts":[{"text":"the quick brown fox "}]},"contextId":"chat-zed-1790294944966-qkf93w","taskId":"01a226ff-89a0-7dc8-99a1-a9373f28e621"}}}`
-
-// benchSSEStream is n copies of frame as SSE events.
-func benchSSEStream(frame string, n int) []byte {
-	var b bytes.Buffer
-	for range n {
-		b.WriteString("data: ")
-		b.WriteString(frame)
-		b.WriteString("\n\n")
-	}
-	return b.Bytes()
-}
-
-// socketReader hands out at most max bytes per Read, as a socket does.
-type socketReader struct {
-	data []byte
-	max  int
-}
-
-func (r *socketReader) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, io.EOF
-	}
-	n := min(len(p), r.max, len(r.data))
-	copy(p, r.data[:n])
-	r.data = r.data[n:]
-	return n, nil
-}
-
-// benchChunkStream is n appended answer chunks of benchArtifactFrame's
+// benchChunkStream is n appended answer chunks of streamtest.ArtifactFrame's
 // shape, each with a text of its own, as SSE events.
 func benchChunkStream(n int) []byte {
 	words := strings.Fields("the quick brown fox jumps over a lazy dog , and then it runs back home again .")
 	var b bytes.Buffer
 	for i := range n {
 		b.WriteString("data: ")
-		b.WriteString(strings.Replace(benchArtifactFrame, "the quick brown fox ", words[i%len(words)]+" "+strconv.Itoa(i)+" ", 1))
+		b.WriteString(strings.Replace(streamtest.ArtifactFrame, "the quick brown fox ", words[i%len(words)]+" "+strconv.Itoa(i)+" ", 1))
 		b.WriteString("\n\n")
 	}
 	return b.Bytes()
@@ -71,7 +42,7 @@ func benchChunkStream(n int) []byte {
 // shortcut: each is decoded); BenchmarkStreamChunksVaried's each have a
 // text of their own, as a model's.
 func BenchmarkStreamChunks(b *testing.B) {
-	benchStreamChunks(b, benchSSEStream(benchArtifactFrame, 4096))
+	benchStreamChunks(b, streamtest.SSEStream(streamtest.ArtifactFrame, 4096))
 }
 
 // BenchmarkStreamChunksVaried reads chunks of one shape, each with a text
@@ -88,7 +59,7 @@ func BenchmarkStreamChunksNewShapes(b *testing.B) {
 	var stream bytes.Buffer
 	for i := range 4096 {
 		stream.WriteString("data: ")
-		stream.WriteString(strings.Replace(benchArtifactFrame, "qkf93w", strconv.Itoa(100000+i), 1))
+		stream.WriteString(strings.Replace(streamtest.ArtifactFrame, "qkf93w", strconv.Itoa(100000+i), 1))
 		stream.WriteString("\n\n")
 	}
 	benchStreamChunks(b, stream.Bytes())
@@ -101,7 +72,7 @@ func benchStreamChunks(b *testing.B, stream []byte) {
 	open := func() *Stream {
 		c := New(Options{})
 		s := c.newStream(context.Background(), "SendStreamingMessage", &jsonFrames{})
-		s.attach(io.NopCloser(&socketReader{data: stream, max: 64 << 10}))
+		s.attach(io.NopCloser(&streamtest.SocketReader{Data: stream, Max: 64 << 10}))
 		s.Share() // as a turn reads
 		return s
 	}
@@ -124,10 +95,10 @@ func benchStreamChunks(b *testing.B, stream []byte) {
 // then reads a chunk into an artifact of its own; one not told gives each
 // event its own artifact.
 func TestStreamShare(t *testing.T) {
-	stream := benchSSEStream(benchArtifactFrame, 2)
+	stream := streamtest.SSEStream(streamtest.ArtifactFrame, 2)
 	for _, share := range []bool{false, true} {
 		s := New(Options{}).newStream(context.Background(), "SendStreamingMessage", &jsonFrames{})
-		s.attach(io.NopCloser(&socketReader{data: stream, max: 64 << 10}))
+		s.attach(io.NopCloser(&streamtest.SocketReader{Data: stream, Max: 64 << 10}))
 		if share {
 			s.Share()
 		}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"testing"
 	"testing/iotest"
+
+	"github.com/shimdev/shim/internal/streamtest"
 )
 
 // The seed corpora are in testdata/fuzz/<Name>/, made from the recorded
@@ -88,25 +90,10 @@ func FuzzSSE(f *testing.F) {
 		if len(in) > 0 {
 			// Reads that end anywhere, the buffer moving under an event
 			// being lent (reads of 1 to 32 bytes).
-			sharedCut, _ := sharedEvents(t, &cutReader{data: in, n: 1 + int(in[0])%32}, len(in))
+			sharedCut, _ := sharedEvents(t, &streamtest.SocketReader{Data: in, Max: 1 + int(in[0])%32}, len(in))
 			sameEvents(t, "shared, in cut reads", sharedCut, whole)
 		}
 	})
-}
-
-// cutReader hands out its data n bytes per Read.
-type cutReader struct {
-	data []byte
-	n    int
-}
-
-func (r *cutReader) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, io.EOF
-	}
-	k := copy(p[:min(len(p), r.n)], r.data)
-	r.data = r.data[k:]
-	return k, nil
 }
 
 func sameEvents(t *testing.T, how string, got, want []Event) {

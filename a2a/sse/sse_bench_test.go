@@ -7,44 +7,15 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/shimdev/shim/internal/streamtest"
 )
-
-// A typical streamed frame: one appended chunk of answer text (a2a-go's
-// 1.0 shape, ids as the SDK mints them).
-const benchArtifactFrame = `{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"append":true,"artifact":{"artifactId":"answer","name":"answer","parts":[{"text":"the quick brown fox "}]},"contextId":"chat-zed-1790294944966-qkf93w","taskId":"01a226ff-89a0-7dc8-99a1-a9373f28e621"}}}`
-
-// benchSSEStream is n copies of frame as SSE events.
-func benchSSEStream(frame string, n int) []byte {
-	var b bytes.Buffer
-	for range n {
-		b.WriteString("data: ")
-		b.WriteString(frame)
-		b.WriteString("\n\n")
-	}
-	return b.Bytes()
-}
-
-// socketReader hands out at most max bytes per Read, as a socket does.
-type socketReader struct {
-	data []byte
-	max  int
-}
-
-func (r *socketReader) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, io.EOF
-	}
-	n := min(len(p), r.max, len(r.data))
-	copy(p, r.data[:n])
-	r.data = r.data[n:]
-	return n, nil
-}
 
 // BenchmarkSSEReader reads small events (one op = one event) through
 // NewReader over a stream of many frames.
 func BenchmarkSSEReader(b *testing.B) {
 	const frames = 4096
-	stream := benchSSEStream(benchArtifactFrame, frames)
+	stream := streamtest.SSEStream(streamtest.ArtifactFrame, frames)
 	b.SetBytes(int64(len(stream) / frames))
 	b.ReportAllocs()
 	r := NewReader(bytes.NewReader(stream), maxEvent)
@@ -66,11 +37,11 @@ func BenchmarkSSEReader(b *testing.B) {
 // shares (Reader.Share): an event lent in place costs no copy.
 func BenchmarkSSEReaderShared(b *testing.B) {
 	const frames = 4096
-	stream := benchSSEStream(benchArtifactFrame, frames)
+	stream := streamtest.SSEStream(streamtest.ArtifactFrame, frames)
 	b.SetBytes(int64(len(stream) / frames))
 	b.ReportAllocs()
 	open := func() *Reader {
-		r := NewReader(&socketReader{data: stream, max: 64 << 10}, maxEvent)
+		r := NewReader(&streamtest.SocketReader{Data: stream, Max: 64 << 10}, maxEvent)
 		r.Share()
 		return r
 	}
@@ -93,7 +64,7 @@ func BenchmarkSSEReaderShared(b *testing.B) {
 // stream split into lines by bufio, nothing parsed.
 func BenchmarkSSELinesRaw(b *testing.B) {
 	const frames = 4096
-	stream := benchSSEStream(benchArtifactFrame, frames)
+	stream := streamtest.SSEStream(streamtest.ArtifactFrame, frames)
 	b.SetBytes(int64(len(stream) / frames))
 	b.ReportAllocs()
 	br := bufio.NewReaderSize(bytes.NewReader(stream), 64<<10)
@@ -125,7 +96,7 @@ func BenchmarkSSEReaderLargeFrame(b *testing.B) {
 			b.SetBytes(int64(len(stream)))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				r := NewReader(&socketReader{data: stream, max: 64 << 10}, maxEvent)
+				r := NewReader(&streamtest.SocketReader{Data: stream, Max: 64 << 10}, maxEvent)
 				ev, err := r.Next()
 				if err != nil || len(ev.Data) != len(frame) {
 					b.Fatalf("got %d bytes, %v", len(ev.Data), err)

@@ -5,11 +5,12 @@ import (
 	"os"
 	"testing"
 
+	"github.com/shimdev/shim/internal/proto03test"
+
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/agentcard"
-	"github.com/shimdev/shim/a2a/wire"
 )
 
 // TestProto03Card: the card Google's platforms serve at …/a2a/v1/card, the
@@ -30,7 +31,7 @@ func TestProto03Card(t *testing.T) {
 		"recorded":           {recorded, base, a2a.BindingHTTPJSON},
 		"additional JSONRPC": {withRPC, "https://rpc.example/a2a", a2a.BindingJSONRPC},
 	} {
-		m, err := wire.Strict03(t, "AgentCard", c.body)
+		m, err := proto03test.Strict(t, "AgentCard", c.body)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/shimdev/shim/internal/streamtest"
 )
 
 // BenchmarkDecodeFrame decodes the two frames a turn is made of most: an
 // appended answer chunk and a working status carrying a tool call.
 func BenchmarkDecodeFrame(b *testing.B) {
 	for _, c := range []struct{ name, frame string }{
-		{"artifactUpdate", benchArtifactFrame},
+		{"artifactUpdate", streamtest.ArtifactFrame},
 		{"statusUpdateToolCall", benchToolFrame},
 	} {
 		data := []byte(c.frame)
@@ -70,10 +72,6 @@ func BenchmarkDecodeLargeFrame(b *testing.B) {
 	}
 }
 
-// A typical streamed frame: one appended chunk of answer text (a2a-go's
-// 1.0 shape, ids as the SDK mints them).
-const benchArtifactFrame = `{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"append":true,"artifact":{"artifactId":"answer","name":"answer","parts":[{"text":"the quick brown fox "}]},"contextId":"chat-zed-1790294944966-qkf93w","taskId":"01a226ff-89a0-7dc8-99a1-a9373f28e621"}}}`
-
 // A working status announcing a tool call (tool-call-v1 on the status
 // message's metadata, protoagent-wire.md §2.4).
 const benchToolFrame = `{"jsonrpc":"2.0","id":"1","result":{"statusUpdate":{"taskId":"01a226ff-89a0-7dc8-99a1-a9373f28e621","contextId":"chat-zed-1790294944966-qkf93w","status":{"state":"TASK_STATE_WORKING","message":{"role":"ROLE_AGENT","messageId":"m-42","parts":[],"metadata":{"https://proto-labs.ai/a2a/ext/tool-call-v1":{"toolCallId":"c2","name":"read_file","phase":"started","args":"{\"project\": \"protoAgent\", \"path\": \"server/a2a.py\", \"offset\": 30, \"limit\": 20}"}}}}}}}`
@@ -82,7 +80,7 @@ const benchToolFrame = `{"jsonrpc":"2.0","id":"1","result":{"statusUpdate":{"tas
 // with one Decoder, as a stream does: its wire values are reused.
 func BenchmarkDecoderFrame(b *testing.B) {
 	for _, c := range []struct{ name, frame string }{
-		{"artifactUpdate", benchArtifactFrame},
+		{"artifactUpdate", streamtest.ArtifactFrame},
 		{"statusUpdateToolCall", benchToolFrame},
 	} {
 		data := []byte(c.frame)

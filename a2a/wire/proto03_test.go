@@ -9,49 +9,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/a2aproject/a2a-go/a2apb"
+	"github.com/shimdev/shim/internal/proto03test"
+
 	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/sse"
 )
-
-// proto03 is the A2A 0.3.0 proto, for a real ProtoJSON reader and writer
-// (google.golang.org/protobuf's protojson) to check the codec against:
-// a2a-go's a2apb follows a later 0.3 revision whose only incompatible
-// change is Message field 5, "parts" there and "content" in 0.3.0 (the
-// rest are added fields); renaming it gives the 0.3.0 JSON names.
-var proto03 = sync.OnceValues(func() (protoreflect.FileDescriptor, error) {
-	fdp := protodesc.ToFileDescriptorProto(a2apb.File_a2a_proto)
-	for _, m := range fdp.GetMessageType() {
-		for _, f := range m.GetField() {
-			if m.GetName() == "Message" && f.GetNumber() == 5 {
-				f.Name, f.JsonName = proto.String("content"), proto.String("content")
-			}
-		}
-	}
-	return protodesc.NewFile(fdp, protoregistry.GlobalFiles)
-})
-
-// strict03 reads b as the ProtoJSON of the 0.3.0 proto's message name,
-// refusing unknown fields (as Google's front ends and a2a-python do).
-func strict03(t testing.TB, name protoreflect.Name, b []byte) (*dynamicpb.Message, error) {
-	t.Helper()
-	fd, err := proto03()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := dynamicpb.NewMessage(fd.Messages().ByName(name))
-	return m, protojson.Unmarshal(b, m)
-}
 
 // describe03 is describe plus each data part's JSON and each artifact's
 // usage: what a DataPart's unwrapping changes.
@@ -191,7 +158,7 @@ func TestProto03LikeProtojson(t *testing.T) {
 		case strings.HasPrefix(name, "send"):
 			msg = "SendMessageResponse"
 		}
-		m, err := strict03(t, msg, b)
+		m, err := proto03test.Strict(t, msg, b)
 		if err != nil {
 			t.Errorf("%s is not the 0.3.0 proto's ProtoJSON: %v", name, err)
 			continue
@@ -251,7 +218,7 @@ func FuzzDecodeRESTFrameProto03(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		ev, err := DecodeRESTFrameProto03(in)
 		checkDecoded(t, ev, err)
-		m, perr := strict03(t, "StreamResponse", in)
+		m, perr := proto03test.Strict(t, "StreamResponse", in)
 		if perr != nil {
 			return
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shimdev/shim/internal/streamtest"
+
 	"github.com/shimdev/shim/a2a"
 )
 
@@ -83,7 +85,7 @@ func TestBigFrameKeepsItsSmallValuesApart(t *testing.T) {
 // keeps: no allocation, the frame's text shared; the artifact of one event
 // is the next one's. One not told to share gives each event its own.
 func TestDecoderChunkAllocatesNothing(t *testing.T) {
-	frame := []byte(benchArtifactFrame)
+	frame := []byte(streamtest.ArtifactFrame)
 	var own Decoder
 	a, _ := own.Frame(frame)
 	b, _ := own.Frame(frame)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/a2a/cardsig"
+	"github.com/shimdev/shim/cmd/shim/internal/console"
 	"github.com/shimdev/shim/internal/termsafe"
 )
 
@@ -43,7 +44,7 @@ func (g signIn) sayCardSignature(out io.Writer, client *a2aclient.Client) {
 // served (without a credential), shows the key it is signed with beside
 // the key pinned for it, and on a terminal asks whether to trust the new
 // one. Without a terminal it changes nothing and exits 2.
-func (g signIn) trustNewKey(ctx context.Context, con *console, out io.Writer, url, cardURL string) error {
+func (g signIn) trustNewKey(ctx context.Context, con *console.Console, out io.Writer, url, cardURL string) error {
 	s := g.s
 	if s.cards.Keys != nil {
 		return &exitError{code: 2, msg: fmt.Sprintf("the keys trusted for agent cards come from --card-keys %s: put the new key in that file; nothing was changed", s.cards.Keys.Path)}
@@ -75,7 +76,7 @@ func (g signIn) trustNewKey(ctx context.Context, con *console, out io.Writer, ur
 	case !offer.Unsigned && offer.Current != nil && offer.Current.Thumbprint == offer.Thumbprint:
 		fmt.Fprintln(out, "The card is signed by the pinned key: nothing to change.")
 		return nil
-	case !con.terminal:
+	case !con.Terminal:
 		return &exitError{code: 2, msg: "stdin is not a terminal, so shim login --trust-new-key cannot ask whether to trust the new key; " +
 			"nothing was changed: run it in a terminal"}
 	}
@@ -84,7 +85,7 @@ func (g signIn) trustNewKey(ctx context.Context, con *console, out io.Writer, ur
 		question = "Forget the pinned key, and take this agent card unsigned from now on? [y/N]: "
 	}
 	fmt.Fprint(out, question)
-	line, err := con.in.ReadString('\n')
+	line, err := con.In.ReadString('\n')
 	if answer := strings.ToLower(strings.TrimSpace(line)); answer != "y" && answer != "yes" {
 		if err != nil && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("reading the answer: %w", err)

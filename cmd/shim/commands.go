@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/shimdev/shim/cmd/shim/internal/flags"
 	"github.com/shimdev/shim/internal/termsafe"
 	"github.com/shimdev/shim/threads"
 )
@@ -16,7 +17,7 @@ func threadsAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ix := threads.Open(stateDir(c), s.log)
+	ix := threads.Open(flags.StateDir(c), s.log)
 	groups := map[string][]threads.Item{}
 	key := s.indexKey()
 	chosen := key != "" && (s.flagURL != "" || s.flagCard != "" || s.endpoint != "")

@@ -1,69 +1,10 @@
 package main
 
 import (
-	"math"
-	"runtime"
-	"runtime/debug"
-	"slices"
 	"testing"
-	"time"
 
-	"github.com/urfave/cli/v2"
+	"github.com/shimdev/shim/cmd/shim/internal/console"
 )
-
-// TestFlagsKnowTheirNames: every flag, the library's --help and --version
-// included, knows its names without urfave/cli's regular expression, and
-// they are the names the library gives.
-func TestFlagsKnowTheirNames(t *testing.T) {
-	newApp(processConsole, nil)
-	for _, f := range append(commonFlags(), cli.HelpFlag, cli.VersionFlag) {
-		var lib []string
-		switch f := f.(type) {
-		case stringFlag:
-			lib = f.StringFlag.Names()
-		case stringSliceFlag:
-			lib = f.StringSliceFlag.Names()
-		case int64Flag:
-			lib = f.Int64Flag.Names()
-		case *boolFlag:
-			lib = f.BoolFlag.Names()
-		default:
-			t.Fatalf("flag %v is a %T: its names go through a regexp at each lookup", f.Names(), f)
-		}
-		if !slices.Equal(f.Names(), lib) {
-			t.Errorf("names %v, the library's %v", f.Names(), lib)
-		}
-	}
-}
-
-// TestSoftMemoryLimit: shim runs with a soft memory limit unless
-// GOMEMLIMIT is set, which it leaves as the runtime read it; the limit
-// follows a large live heap up (half again above it, at least), so that
-// the collector does not run in a loop.
-func TestSoftMemoryLimit(t *testing.T) {
-	old := debug.SetMemoryLimit(-1)
-	defer debug.SetMemoryLimit(old)
-	debug.SetMemoryLimit(1 << 30) // as GOMEMLIMIT=1GiB would have it
-	if got := softMemoryLimit(func(k string) (string, bool) { return "1GiB", k == "GOMEMLIMIT" }); got != 1<<30 {
-		t.Errorf("with GOMEMLIMIT set: limit %d, want the environment's", got)
-	}
-	debug.SetMemoryLimit(math.MaxInt64)
-	if got := softMemoryLimit(func(string) (string, bool) { return "", false }); got != memoryLimit {
-		t.Errorf("limit %d, want %d", got, memoryLimit)
-	}
-	live := make([][]byte, 64)
-	for i := range live {
-		live[i] = make([]byte, 1<<20) // 64 MiB live
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for debug.SetMemoryLimit(-1) < 64<<20+32<<20 {
-		if time.Now().After(deadline) {
-			t.Fatalf("with 64 MiB live the limit stays %d MiB", debug.SetMemoryLimit(-1)>>20)
-		}
-		runtime.GC()
-	}
-	runtime.KeepAlive(live)
-}
 
 // TestCommandFlagsOnlyWhenNamed: a command's flags are built when the
 // command line names the command, and not for a plain start (they were a
@@ -71,7 +12,7 @@ func TestSoftMemoryLimit(t *testing.T) {
 func TestCommandFlagsOnlyWhenNamed(t *testing.T) {
 	flagsOf := func(args ...string) map[string]int {
 		out := map[string]int{}
-		for _, c := range newApp(processConsole, append([]string{"shim"}, args...)).Commands {
+		for _, c := range newApp(console.Process, append([]string{"shim"}, args...)).Commands {
 			out[c.Name] = len(c.Flags)
 		}
 		return out

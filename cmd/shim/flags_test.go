@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/shimdev/shim/cmd/shim/internal/flags"
 )
 
 // helpFlags lists the --flags an OPTIONS section names.
@@ -32,10 +34,10 @@ func TestCommandHelpListsItsFlags(t *testing.T) {
 		want []string
 	}{
 		{"acp", all},
-		{"login", append(slices.Clone(loginFlags), "trust-new-key")},
-		{"logout", logoutFlags},
-		{"threads", threadsFlags},
-		{"doctor", append(slices.Clone(doctorFlags), "probe")}, // --probe is doctor's own
+		{"login", append(slices.Clone(flags.Login), "trust-new-key")},
+		{"logout", flags.Logout},
+		{"threads", flags.Threads},
+		{"doctor", append(slices.Clone(flags.Doctor), "probe")}, // --probe is doctor's own
 	} {
 		got := helpFlags(e.run(t, "", c.cmd, "--help").stdout)
 		want := slices.Clone(c.want)

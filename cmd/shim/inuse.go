@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/shimdev/shim/a2a/auth/platform"
+	"github.com/shimdev/shim/cmd/shim/internal/checkup"
 )
 
 // inUse is the agent in use and where its credential came from: read from
@@ -96,7 +97,7 @@ func (a *inUse) credentialNow(storePath string) string {
 	defer a.mu.Unlock()
 	switch {
 	case a.source != "":
-		return sourceName(a.source, storePath)
+		return checkup.Source(a.source, storePath)
 	case a.plat != nil && a.plat.Ambient() != nil:
 		return a.plat.Platform.Title() + ": " + a.plat.Ambient().Loaded()
 	}
@@ -111,5 +112,5 @@ func (a *inUse) refusedNow() string {
 		return fmt.Sprintf("the %s credential (%s) was refused: check that it may call this agent, or run `shim login` to store another",
 			a.plat.Platform.Title(), a.plat.Ambient().Loaded())
 	}
-	return refusedAdvice(a.source)
+	return checkup.RefusedAdvice(a.source)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"errors"
@@ -10,141 +9,20 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/a2a/auth/credentials"
-	"github.com/shimdev/shim/internal/redact"
+	"github.com/shimdev/shim/cmd/shim/internal/checkup"
+	"github.com/shimdev/shim/cmd/shim/internal/console"
+	"github.com/shimdev/shim/cmd/shim/internal/flags"
 	"github.com/shimdev/shim/internal/termsafe"
 )
 
-// console is what `shim login` talks through: stdin, where its prompts go,
-// and whether stdin is a terminal (then the token is read without echo).
-type console struct {
-	in       *bufio.Reader
-	prompt   io.Writer
-	terminal bool
-	// readSecret reads one line from the terminal without echoing it.
-	readSecret func() ([]byte, error)
-}
-
-// processConsole returns the process's console (stdin and its terminal).
-func processConsole(prompt io.Writer) *console {
-	fd := int(os.Stdin.Fd())
-	return &console{
-		in:         bufio.NewReader(os.Stdin),
-		prompt:     prompt,
-		terminal:   term.IsTerminal(fd),
-		readSecret: func() ([]byte, error) { return term.ReadPassword(fd) },
-	}
-}
-
-// maxTokenInput bounds what is read of a token from stdin.
-const maxTokenInput = 64 << 10
-
-// askURL returns the agent URL: on a terminal it asks, offering def (the
-// --url value, else the URL of the last login), until check takes the
-// answer; otherwise it is def.
-func askURL(con *console, def string, check func(string) error) (string, error) {
-	if !con.terminal {
-		if def == "" {
-			return "", &exitError{code: 2, msg: "no agent URL: pass --url https://your-agent " +
-				"(stdin is not a terminal, so shim login cannot ask for it)"}
-		}
-		return def, nil
-	}
-	for range 3 {
-		if def != "" {
-			fmt.Fprintf(con.prompt, "Agent URL [%s]: ", termsafe.String(def))
-		} else {
-			fmt.Fprint(con.prompt, "Agent URL (e.g. https://agent.example:7870): ")
-		}
-		line, err := con.in.ReadString('\n')
-		line = strings.TrimSpace(line)
-		if err != nil && line == "" {
-			fmt.Fprintln(con.prompt)
-			if def != "" {
-				return def, nil
-			}
-			return "", &exitError{code: 2, msg: "no agent URL given: run `shim login` again and type the URL, or pass --url https://your-agent"}
-		}
-		if line == "" {
-			line = def
-		}
-		if line == "" {
-			fmt.Fprintln(con.prompt, "An agent URL is needed: the base URL of your A2A agent, as you would pass it with --url.")
-			continue
-		}
-		if err := check(line); err != nil {
-			fmt.Fprintf(con.prompt, "%s\n", termsafe.String(err.Error()))
-			continue
-		}
-		return line, nil
-	}
-	return "", &exitError{code: 2, msg: "no usable agent URL given: run `shim login --url https://your-agent`"}
-}
-
-// askToken returns the token: on a terminal it asks without echo;
-// otherwise it reads all of stdin.
-func askToken(con *console, key, label string) (string, error) {
-	var raw string
-	if con.terminal {
-		fmt.Fprintf(con.prompt, "%s for %s (input hidden): ", label, termsafe.String(key))
-		var b []byte
-		var err error
-		if con.in.Buffered() > 0 {
-			// Pasted together with the URL: it is already in the buffer.
-			var line string
-			line, err = con.in.ReadString('\n')
-			b = []byte(line)
-			if errors.Is(err, io.EOF) {
-				err = nil
-			}
-		} else {
-			b, err = con.readSecret()
-		}
-		fmt.Fprintln(con.prompt)
-		if err != nil {
-			return "", fmt.Errorf("reading the token from the terminal: %w", err)
-		}
-		raw = string(b)
-		if strings.TrimSpace(raw) == "" {
-			return "", &exitError{code: 2, msg: "no token typed: run `shim login` again and paste the token at the prompt"}
-		}
-	} else {
-		b, err := io.ReadAll(io.LimitReader(con.in, maxTokenInput+1))
-		if err != nil {
-			return "", fmt.Errorf("reading the token from stdin: %w", err)
-		}
-		if len(b) > maxTokenInput {
-			return "", &exitError{code: 2, msg: fmt.Sprintf("stdin holds more than %d bytes: pipe only the token (`echo \"$TOKEN\" | shim login --url URL`)", maxTokenInput)}
-		}
-		raw = string(b)
-		if strings.TrimSpace(raw) == "" {
-			return "", &exitError{code: 2, msg: "no token on stdin: pipe it in (`echo \"$TOKEN\" | shim login --url URL`), " +
-				"or run `shim login` in a terminal to be asked for it"}
-		}
-	}
-	token := strings.TrimSpace(raw)
-	token = strings.TrimSpace(strings.TrimPrefix(token, "Bearer "))
-	if err := credentials.CheckToken(token); err != nil {
-		return "", &exitError{code: 2, msg: strings.TrimPrefix(err.Error(), "credentials: ") +
-			": give the token alone (one line, no spaces or quotes) and run `shim login` again"}
-	}
-	if n := utf8.RuneCountInString(token); n < redact.MinLen {
-		return "", &exitError{code: 2, msg: fmt.Sprintf("the token has %d characters; shim takes no secret shorter than %d "+
-			"(too short to keep out of logs and output without mangling other text); nothing was stored: "+
-			"give the whole token and run `shim login` again", n, redact.MinLen)}
-	}
-	return token, nil
-}
-
 // loginAction runs `shim login`; newConsole gives the console it asks on.
-func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) error {
+func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console.Console) error {
 	if c.NArg() > 0 {
 		return &exitError{code: 2, msg: fmt.Sprintf("shim login takes no arguments (got %q): give the URL with --url and the token at the prompt or on stdin", c.Args().First())}
 	}
@@ -163,7 +41,7 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 	if s.flagCard == "" {
 		// Asked on a terminal (a card URL may be typed too), offering the
 		// URL given or remembered.
-		answer, err := askURL(con, cmp.Or(url, card), g.checkURL)
+		answer, err := con.URL(cmp.Or(url, card), g.checkURL)
 		if err != nil {
 			return err
 		}
@@ -181,7 +59,7 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 	}
 	// The card says how the agent signs in (login_oauth.go); on a
 	// managed platform the platform does.
-	if flagBool(c, "trust-new-key") {
+	if flags.Bool(c, "trust-new-key") {
 		return g.trustNewKey(c.Context, con, out, url, card)
 	}
 	sctx, scancel := context.WithTimeout(c.Context, 40*time.Second)
@@ -196,7 +74,7 @@ func loginAction(c *cli.Context, newConsole func(prompt io.Writer) *console) err
 		return g.oauthLogin(c, out, url, card, key, sec.Scheme, agent)
 	}
 	label := secretLabel(sec)
-	token, err := askToken(con, key, label)
+	token, err := con.Token(key, label)
 	if err != nil {
 		return err
 	}
@@ -286,7 +164,7 @@ func checkSignIn(ctx context.Context, out io.Writer, client *a2aclient.Client, k
 	case perr == nil:
 		fmt.Fprintf(out, "The agent at %s accepted %s.\n", termsafe.String(key), k.what)
 	case a2a.IsUnauthorized(perr):
-		return &exitError{code: 1, msg: fmt.Sprintf(k.refused, key, statusOf(perr))}
+		return &exitError{code: 1, msg: fmt.Sprintf(k.refused, key, checkup.HTTPStatus(perr))}
 	case errors.As(perr, new(*a2a.CardError)): // the card, or the extended card (SPEC §17)
 		return &exitError{code: 1, msg: perr.Error() + "; nothing was stored"}
 	case k.insecure && errors.Is(perr, a2a.ErrInsecure):
@@ -297,15 +175,6 @@ func checkSignIn(ctx context.Context, out io.Writer, client *a2aclient.Client, k
 			"warning: storing it anyway; run `shim doctor` once the agent is reachable.\n", k.what, termsafe.String(perr.Error()))
 	}
 	return nil
-}
-
-// statusOf returns the HTTP status of an HTTP error, else 0.
-func statusOf(err error) int {
-	var h *a2a.HTTPError
-	if errors.As(err, &h) {
-		return h.StatusCode
-	}
-	return 0
 }
 
 func logoutAction(c *cli.Context) error {

@@ -23,6 +23,8 @@ import (
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/a2a/auth"
 	"github.com/shimdev/shim/a2a/auth/credentials"
+	"github.com/shimdev/shim/cmd/shim/internal/console"
+	"github.com/shimdev/shim/cmd/shim/internal/flags"
 	"github.com/shimdev/shim/internal/redact"
 	"github.com/shimdev/shim/internal/termsafe"
 )
@@ -93,7 +95,7 @@ func readSecretFile(path string) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	p, err := credentials.ExpandHome(path, homeDir())
+	p, err := credentials.ExpandHome(path, flags.Home())
 	if err != nil {
 		return "", err
 	}
@@ -102,12 +104,12 @@ func readSecretFile(path string) (string, error) {
 		return "", fmt.Errorf("--oauth-client-secret-file: %w", err)
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxTokenInput+1))
+	b, err := io.ReadAll(io.LimitReader(f, console.MaxSecret+1))
 	if err != nil {
 		return "", fmt.Errorf("--oauth-client-secret-file: %w", err)
 	}
-	if len(b) > maxTokenInput {
-		return "", fmt.Errorf("--oauth-client-secret-file: %s is larger than %d bytes", p, maxTokenInput)
+	if len(b) > console.MaxSecret {
+		return "", fmt.Errorf("--oauth-client-secret-file: %s is larger than %d bytes", p, console.MaxSecret)
 	}
 	secret := strings.TrimSpace(string(b))
 	if secret == "" {
@@ -124,13 +126,13 @@ func (g signIn) oauthLogin(c *cli.Context, out io.Writer, url, card, key string,
 	if err != nil {
 		return &exitError{code: 2, msg: err.Error()}
 	}
-	clientID := strings.TrimSpace(flagString(c, "oauth-client-id"))
+	clientID := strings.TrimSpace(flags.String(c, "oauth-client-id"))
 	if plat := s.inUse.agent(); clientID == "" && plat != nil {
 		clientID = plat.LoginClientID // the public client the platform's own tools sign in with
 	}
 	l := &auth.OAuthLogin{
 		ClientID: clientID, ClientSecret: secret,
-		Scopes: auth.ParseScopes(flagString(c, "oauth-scopes")),
+		Scopes: auth.ParseScopes(flags.String(c, "oauth-scopes")),
 		DeviceCode: func(uri, complete, code string) {
 			fmt.Fprintf(out, "To sign in, open %s and enter the code %s\n", termsafe.String(uri), termsafe.String(code))
 			if complete != "" {
@@ -178,7 +180,7 @@ func (g signIn) oauthLogin(c *cli.Context, out io.Writer, url, card, key string,
 // about a secret too short to redact.
 func (g signIn) clientSecret(c *cli.Context) (string, error) {
 	s := g.s
-	secret, err := readSecretFile(flagString(c, "oauth-client-secret-file"))
+	secret, err := readSecretFile(flags.String(c, "oauth-client-secret-file"))
 	if err != nil {
 		return "", err
 	}
@@ -258,13 +260,13 @@ func (g signIn) oauthFor(c *cli.Context, key, tok, src string) *auth.OAuth {
 	if rec == nil {
 		return nil
 	}
-	secret, err := readSecretFile(flagString(c, "oauth-client-secret-file"))
+	secret, err := readSecretFile(flags.String(c, "oauth-client-secret-file"))
 	if err != nil {
 		s.log.Warn("the OAuth client secret cannot be read; renewing without it", "err", err)
 	}
 	clientID := rec.ClientID
 	if clientID == "" {
-		clientID = strings.TrimSpace(flagString(c, "oauth-client-id"))
+		clientID = strings.TrimSpace(flags.String(c, "oauth-client-id"))
 	}
 	return &auth.OAuth{
 		Token: auth.OAuthToken{AccessToken: tok, RefreshToken: rec.RefreshToken, Expiry: rec.ExpiryTime(),
@@ -310,28 +312,4 @@ func (st storedSignIn) Lock(ctx context.Context) (auth.OAuthToken, bool, func(),
 	}
 	return auth.OAuthToken{AccessToken: tok, RefreshToken: rec.RefreshToken, Expiry: rec.ExpiryTime(),
 		TokenURL: rec.TokenURL, ClientID: cmp.Or(rec.ClientID, st.clientID)}, true, unlock, nil
-}
-
-// securityRows are doctor's rows about signing in: the scheme in use and
-// the stored token's expiry when known. They make no network call.
-// A managed platform's scheme (platform) is said as it is.
-func securityRows(t *doctorTable, client *a2aclient.Client, endpointOnly bool, platform string) {
-	sec := client.Security()
-	switch {
-	case platform != "":
-		t.row("security scheme", vOK, platform)
-	case endpointOnly:
-		t.row("security scheme", vOK, "bearer (--endpoint given: no card read)")
-	case sec != nil && sec.Unmet != "":
-		t.row("security scheme", vFail, "the agent card asks for a sign-in shim cannot do: "+sec.Unmet)
-	default:
-		t.row("security scheme", vOK, sec.String())
-	}
-	if exp := client.TokenExpiry(); !exp.IsZero() {
-		if time.Now().After(exp) {
-			t.row("token expiry", vWarn, exp.UTC().Format(time.RFC3339)+" (expired: renewed with the refresh token on the next call, else run `shim login`)")
-		} else {
-			t.row("token expiry", vOK, exp.UTC().Format(time.RFC3339))
-		}
-	}
 }

@@ -14,18 +14,19 @@ import (
 	"testing"
 
 	"github.com/shimdev/shim/a2a/auth/credentials"
+	"github.com/shimdev/shim/cmd/shim/internal/console"
 )
 
 // fakeConsole is a terminal whose typed lines are in, whose hidden input
 // is secret, and whose screen is screen.
-func fakeConsole(terminal bool, in, secret string) (*console, *bytes.Buffer, *int) {
+func fakeConsole(terminal bool, in, secret string) (*console.Console, *bytes.Buffer, *int) {
 	screen := &bytes.Buffer{}
 	reads := new(int)
-	return &console{
-		in:       bufio.NewReader(strings.NewReader(in)),
-		prompt:   screen,
-		terminal: terminal,
-		readSecret: func() ([]byte, error) {
+	return &console.Console{
+		In:       bufio.NewReader(strings.NewReader(in)),
+		Prompt:   screen,
+		Terminal: terminal,
+		ReadSecret: func() ([]byte, error) {
 			*reads++
 			if secret == "" {
 				return nil, io.EOF
@@ -61,14 +62,14 @@ func TestLoginPrompts(t *testing.T) {
 
 func loginPromptsDefault(t *testing.T, tok string) {
 	con, screen, reads := fakeConsole(true, "\n", tok)
-	u, err := askURL(con, "https://last.example", plainURL)
+	u, err := con.URL("https://last.example", plainURL)
 	if err != nil || u != "https://last.example" {
 		t.Fatalf("askURL = %q, %v", u, err)
 	}
 	if !strings.Contains(screen.String(), "Agent URL [https://last.example]: ") {
 		t.Errorf("prompt %q does not offer the default", screen.String())
 	}
-	got, err := askToken(con, "https://last.example", "Bearer token")
+	got, err := con.Token("https://last.example", "Bearer token")
 	if err != nil || got != tok || *reads != 1 {
 		t.Fatalf("askToken = %q, %v (no-echo reads %d)", got, err, *reads)
 	}
@@ -82,14 +83,14 @@ func loginPromptsDefault(t *testing.T, tok string) {
 
 func loginPromptsTyped(t *testing.T, tok string) {
 	con, _, _ := fakeConsole(true, "  https://typed.example:7870/  \n", tok)
-	if u, err := askURL(con, "https://last.example", plainURL); err != nil || u != "https://typed.example:7870/" {
+	if u, err := con.URL("https://last.example", plainURL); err != nil || u != "https://typed.example:7870/" {
 		t.Fatalf("askURL = %q, %v", u, err)
 	}
 }
 
 func loginPromptsAsksAgain(t *testing.T, tok string) {
 	con, screen, _ := fakeConsole(true, "\nftp://x\nhttps://ok.example\n", tok)
-	u, err := askURL(con, "", plainURL)
+	u, err := con.URL("", plainURL)
 	if err != nil || u != "https://ok.example" {
 		t.Fatalf("askURL = %q, %v", u, err)
 	}
@@ -101,17 +102,17 @@ func loginPromptsAsksAgain(t *testing.T, tok string) {
 
 func loginPromptsEndOfInput(t *testing.T, tok string) {
 	con, _, _ := fakeConsole(true, "", tok)
-	if _, err := askURL(con, "", plainURL); err == nil || !strings.Contains(err.Error(), "--url") {
+	if _, err := con.URL("", plainURL); err == nil || !strings.Contains(err.Error(), "--url") {
 		t.Fatalf("askURL = %v, want an error naming --url", err)
 	}
 }
 
 func loginPromptsPasted(t *testing.T, tok string) {
 	con, screen, reads := fakeConsole(true, "https://a.example\n"+tok+"\n", "")
-	if _, err := askURL(con, "", plainURL); err != nil {
+	if _, err := con.URL("", plainURL); err != nil {
 		t.Fatal(err)
 	}
-	got, err := askToken(con, "https://a.example", "Bearer token")
+	got, err := con.Token("https://a.example", "Bearer token")
 	if err != nil || got != tok || *reads != 0 {
 		t.Fatalf("askToken = %q, %v, reads %d", got, err, *reads)
 	}
@@ -122,25 +123,25 @@ func loginPromptsPasted(t *testing.T, tok string) {
 
 func loginPromptsEmptyToken(t *testing.T) {
 	con, _, _ := fakeConsole(true, "", "   ")
-	if _, err := askToken(con, "https://a.example", "Bearer token"); err == nil || !strings.Contains(err.Error(), "shim login") {
+	if _, err := con.Token("https://a.example", "Bearer token"); err == nil || !strings.Contains(err.Error(), "shim login") {
 		t.Fatalf("askToken = %v", err)
 	}
 }
 
 func loginPromptsBearer(t *testing.T, tok string) {
 	con, _, _ := fakeConsole(true, "", "  Bearer "+tok+"  ")
-	if got, err := askToken(con, "https://a.example", "Bearer token"); err != nil || got != tok {
+	if got, err := con.Token("https://a.example", "Bearer token"); err != nil || got != tok {
 		t.Fatalf("askToken = %q, %v", got, err)
 	}
 }
 
 func loginPromptsNoTerminal(t *testing.T, tok string) {
 	con, screen, reads := fakeConsole(false, "\n  "+tok+"\n\n", "")
-	u, err := askURL(con, "https://flag.example", plainURL)
+	u, err := con.URL("https://flag.example", plainURL)
 	if err != nil || u != "https://flag.example" {
 		t.Fatalf("askURL = %q, %v", u, err)
 	}
-	got, err := askToken(con, u, "Bearer token")
+	got, err := con.Token(u, "Bearer token")
 	if err != nil || got != tok || *reads != 0 {
 		t.Fatalf("askToken = %q, %v, reads %d", got, err, *reads)
 	}
@@ -148,26 +149,26 @@ func loginPromptsNoTerminal(t *testing.T, tok string) {
 		t.Errorf("prompted without a terminal: %q", screen.String())
 	}
 	con, _, _ = fakeConsole(false, "", "")
-	if _, err := askURL(con, "", plainURL); err == nil || !strings.Contains(err.Error(), "--url") {
+	if _, err := con.URL("", plainURL); err == nil || !strings.Contains(err.Error(), "--url") {
 		t.Fatalf("askURL without a URL = %v", err)
 	}
-	if _, err := askToken(con, u, "Bearer token"); err == nil || !strings.Contains(err.Error(), "echo") {
+	if _, err := con.Token(u, "Bearer token"); err == nil || !strings.Contains(err.Error(), "echo") {
 		t.Fatalf("askToken on empty stdin = %v", err)
 	}
 	con, _, _ = fakeConsole(false, "two words", "")
-	if _, err := askToken(con, u, "Bearer token"); err == nil || !strings.Contains(err.Error(), "white space") {
+	if _, err := con.Token(u, "Bearer token"); err == nil || !strings.Contains(err.Error(), "white space") {
 		t.Fatalf("askToken with a space = %v", err)
 	}
 }
 
 // runInProcess runs the CLI in this process with a fake terminal.
-func runInProcess(t *testing.T, con *console, args ...string) (stdout, stderr string, err error) {
+func runInProcess(t *testing.T, con *console.Console, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	for _, v := range []string{"SHIM_URL", "SHIM_TOKEN", "SHIM_TOKEN_FILE", "SHIM_KEYRING", "SHIM_SLUG", "SHIM_ENDPOINT"} {
 		t.Setenv(v, "")
 	}
 	args = append([]string{"shim"}, args...)
-	app := newApp(func(prompt io.Writer) *console { con.prompt = io.MultiWriter(con.prompt, prompt); return con }, args)
+	app := newApp(func(prompt io.Writer) *console.Console { con.Prompt = io.MultiWriter(con.Prompt, prompt); return con }, args)
 	var out, errb bytes.Buffer
 	app.Writer, app.ErrWriter = &out, &errb
 	err = app.Run(args)

@@ -8,14 +8,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/shimdev/shim/cmd/shim/internal/buildinfo"
+	"github.com/shimdev/shim/cmd/shim/internal/console"
+	"github.com/shimdev/shim/cmd/shim/internal/flags"
+	"github.com/shimdev/shim/cmd/shim/internal/memlimit"
 	"github.com/shimdev/shim/internal/termsafe"
 )
 
@@ -26,83 +28,6 @@ var (
 	date    = ""
 )
 
-func versionString() string {
-	v, c := version, commit
-	if v == "" {
-		v = "dev"
-		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
-		}
-	}
-	if c == "" {
-		c = buildCommit(v)
-	}
-	s := "shim " + v + " (commit " + c + ", " + runtime.Version()
-	if date != "" {
-		s += ", built " + date
-	}
-	return s + ")"
-}
-
-// buildCommit finds the commit of a binary not stamped by the release
-// build: the VCS revision Go records for a build in a checkout, or the
-// hash a pseudo-version (go install …@<commit>) ends with.
-func buildCommit(version string) string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, kv := range bi.Settings {
-			if kv.Key == "vcs.revision" && len(kv.Value) >= 12 {
-				return kv.Value[:12]
-			}
-		}
-	}
-	if i := strings.LastIndexByte(version, '-'); i >= 0 && len(version)-i-1 == 12 {
-		if h := version[i+1:]; strings.Trim(h, "0123456789abcdef") == "" {
-			return h
-		}
-	}
-	return "unknown"
-}
-
-// memoryLimit is the least soft limit of the Go runtime's memory (heap,
-// stacks, its own) that shim runs with unless GOMEMLIMIT says otherwise.
-// Each editor window runs a shim, so a burst of garbage (twenty sessions
-// each reading a 1 MiB frame at once) should not become the process's
-// peak: near the limit the collector runs sooner instead of letting the
-// heap double. The limit follows the live heap up (followLiveHeap,
-// limitFor), so a large live heap (a long thread's history being loaded)
-// is never collected in a loop. A stream of small chunks never comes near
-// it (BENCHMARKS.md).
-const memoryLimit = 16 << 20
-
-// softMemoryLimit sets memoryLimit, following the live heap, unless the
-// environment (lookup) sets GOMEMLIMIT; it returns the limit in force.
-func softMemoryLimit(lookup func(string) (string, bool)) int64 {
-	if _, set := lookup("GOMEMLIMIT"); set {
-		return debug.SetMemoryLimit(-1)
-	}
-	debug.SetMemoryLimit(memoryLimit)
-	followLiveHeap()
-	return memoryLimit
-}
-
-// gcMark is an object whose finalizer runs once per collection cycle
-// (a pointer field keeps it out of the tiny allocator, whose blocks are
-// freed together).
-type gcMark struct{ _ *int }
-
-// followLiveHeap sets the soft limit after each collection (limitFor).
-// The live heap is what is allocated right after the collection
-// (runtime/metrics would say it exactly, but its package init costs every
-// start ~0.08 ms).
-func followLiveHeap() {
-	runtime.SetFinalizer(&gcMark{}, func(*gcMark) {
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		debug.SetMemoryLimit(limitFor(int64(m.HeapAlloc)))
-		followLiveHeap()
-	})
-}
-
 // exitError carries a process exit code with its message.
 type exitError struct {
 	code int
@@ -111,6 +36,11 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.msg }
 
+// ExitStatus is the process's exit status for the error. Not ExitCode:
+// urfave/cli would take the error as its ExitCoder, print it unescaped and
+// exit on its own.
+func (e *exitError) ExitStatus() int { return e.code }
+
 // stdout and stderr of the process: every write goes through the redactor.
 var (
 	stdout io.Writer = newRedactor(os.Stdout)
@@ -118,14 +48,14 @@ var (
 )
 
 func main() {
-	softMemoryLimit(os.LookupEnv)
-	app := newApp(processConsole, os.Args)
+	memlimit.Set(os.LookupEnv)
+	app := newApp(console.Process, os.Args)
 	app.Writer, app.ErrWriter = stdout, stderr
 	if err := app.Run(os.Args); err != nil {
-		var ee *exitError
+		var ee interface{ ExitStatus() int }
 		code := 1
 		if errors.As(err, &ee) {
-			code = ee.code
+			code = ee.ExitStatus()
 		}
 		if err.Error() != "" {
 			// An error may quote the server (a body, an OAuth error).
@@ -141,19 +71,18 @@ func main() {
 // help, and both need its name on the command line): building the five
 // commands' lists of up to 35 flags was a fifth of shim's own work before
 // it answers initialize (bench/analysis.md).
-func newApp(newConsole func(prompt io.Writer) *console, args []string) *cli.App {
-	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, versionString()) }
-	named := withNames([]cli.Flag{cli.HelpFlag, cli.VersionFlag})
-	cli.HelpFlag, cli.VersionFlag = named[0], named[1]
-	flags := commonFlags()
+func newApp(newConsole func(prompt io.Writer) *console.Console, args []string) *cli.App {
+	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, buildinfo.String(version, commit, date)) }
+	flags.NameLibraryFlags()
+	common := flags.Common()
 	flagsOf := func(command string, names ...string) []cli.Flag {
 		if !slices.Contains(args, command) {
 			return nil
 		}
 		if names == nil {
-			return commonFlags()
+			return flags.Common()
 		}
-		return flagsNamed(names...)
+		return flags.Named(names...)
 	}
 	return &cli.App{
 		Name:  "shim",
@@ -165,10 +94,10 @@ func newApp(newConsole func(prompt io.Writer) *console, args []string) *cli.App 
 			"The token is taken from --token, --token-file, SHIM_TOKEN, SHIM_TOKEN_FILE, then the one\n" +
 			"`shim login` stored for the URL. Flags may also come after the command name: those the\n" +
 			"command uses (`shim <command> --help` lists them).",
-		Version:              versionString(),
+		Version:              buildinfo.String(version, commit, date),
 		Compiled:             time.Unix(0, 0), // never shown; a set value keeps Setup from statting the executable
 		HideVersion:          false,
-		Flags:                flags,
+		Flags:                common,
 		Action:               serveAction,
 		OnUsageError:         usageError,
 		EnableBashCompletion: false,
@@ -191,13 +120,13 @@ func newApp(newConsole func(prompt io.Writer) *console, args []string) *cli.App 
 					"A signed agent card is checked: the first one of a URL pins its key (login prints the key's\n" +
 					"thumbprint), and a card signed by another key is refused. After the agent's owner changed\n" +
 					"its key, `shim login --trust-new-key` shows both keys and asks whether to trust the new one.",
-				Flags: loginOnly(flagsOf("login", loginFlags...)), Action: func(c *cli.Context) error { return loginAction(c, newConsole) }, OnUsageError: usageError},
+				Flags: flags.LoginOnly(flagsOf("login", flags.Login...)), Action: func(c *cli.Context) error { return loginAction(c, newConsole) }, OnUsageError: usageError},
 			{Name: "logout", Usage: "forget the stored token for an agent URL",
 				UsageText:   "shim logout [--url URL | --card-url URL] [--slug SLUG]",
 				Description: "Removes the token stored by `shim login` for URL (default: the URL of the last login) from\nthe OS keyring and from the credentials file.",
-				Flags:       flagsOf("logout", logoutFlags...), Action: logoutAction, OnUsageError: usageError},
+				Flags:       flagsOf("logout", flags.Logout...), Action: logoutAction, OnUsageError: usageError},
 			{Name: "threads", Usage: "list the local thread index (id, cwd, title, updated), newest first",
-				Flags: flagsOf("threads", threadsFlags...), Action: threadsAction, OnUsageError: usageError},
+				Flags: flagsOf("threads", flags.Threads...), Action: threadsAction, OnUsageError: usageError},
 			{Name: "doctor", Usage: "check the agent card, dialect, endpoint, token, optional server APIs and state-dir permissions",
 				UsageText: "shim doctor [--url URL | --card-url URL] [--slug SLUG] [--token-file FILE] [--probe]",
 				Description: "Prints one row per check with its verdict: ok, absent (an optional server API the server\n" +
@@ -205,57 +134,13 @@ func newApp(newConsole func(prompt io.Writer) *console, args []string) *cli.App 
 					"fails, and the FAIL row says what to do. With --probe it also sends the agent one short\n" +
 					"message (\"ping\"), cancels it while it runs, and reports whether streaming works, the time to\n" +
 					"the first event, and where the agent departs from the A2A spec (warn rows).",
-				Flags: doctorCommandFlags(flagsOf("doctor", doctorFlags...)), Action: doctorAction, OnUsageError: usageError},
+				Flags: flags.DoctorCommand(flagsOf("doctor", flags.Doctor...)), Action: doctorAction, OnUsageError: usageError},
 			{Name: "version", Usage: "print the version, commit and Go version", Action: func(c *cli.Context) error {
-				fmt.Fprintln(c.App.Writer, versionString())
+				fmt.Fprintln(c.App.Writer, buildinfo.String(version, commit, date))
 				return nil
 			}},
 		},
 	}
-}
-
-// The flags each command reads (besides serving, which reads them all).
-var (
-	loginFlags = []string{"url", "card-url", "platform", "platform-host", "endpoint", "slug", "a2a-version", "binding", "allow-insecure-http", "keyring", "config-dir", "log-level",
-		"oauth-client-id", "oauth-client-secret-file", "oauth-scopes", "card-keys"}
-	logoutFlags  = []string{"url", "card-url", "platform", "platform-host", "slug", "keyring", "config-dir", "log-level"}
-	threadsFlags = []string{"url", "card-url", "platform", "platform-host", "endpoint", "slug", "state-dir", "config-dir", "keyring", "log-level"}
-	doctorFlags  = []string{"url", "card-url", "platform", "platform-host", "endpoint", "token", "token-file", "slug", "a2a-version", "binding", "agent-profile", "allow-insecure-http",
-		"state-dir", "config-dir", "keyring", "log-level", "oauth-client-secret-file", "card-keys"}
-)
-
-// doctorCommandFlags are doctor's flags (none when the command line does
-// not name doctor) and its own --probe.
-func doctorCommandFlags(flags []cli.Flag) []cli.Flag {
-	if flags == nil {
-		return nil
-	}
-	return append(flags, &cli.BoolFlag{Name: "probe", Usage: "also send the agent one short message (\"ping\") and cancel it while it runs: " +
-		"reports whether streaming works, the time to the first event and where the agent departs from the A2A spec"})
-}
-
-// loginOnly adds to login's flags (when they are built) those only login
-// reads.
-func loginOnly(flags []cli.Flag) []cli.Flag {
-	if flags == nil {
-		return nil
-	}
-	return append(flags, withNames([]cli.Flag{
-		&cli.BoolFlag{Name: "trust-new-key", Usage: "show the key the agent card is signed with now beside the key pinned for it, " +
-			"and on a terminal ask whether to trust the new one (pin it, or forget the pin of a card no longer signed); nothing else is done"},
-	})...)
-}
-
-// flagsNamed returns fresh definitions of the named flags, in the order of
-// commonFlags.
-func flagsNamed(names ...string) []cli.Flag {
-	var out []cli.Flag
-	for _, f := range commonFlags() {
-		if slices.Contains(names, f.Names()[0]) {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // usageError is a bad command line in one line, with where to look,
@@ -270,106 +155,4 @@ func usageError(c *cli.Context, err error, isSubcommand bool) error {
 		msg = "unknown flag --" + strings.TrimPrefix(name, "-")
 	}
 	return &exitError{code: 2, msg: fmt.Sprintf("%s (see `%s`)", msg, help)}
-}
-
-func commonFlags() []cli.Flag {
-	return withNames([]cli.Flag{
-		&cli.StringFlag{Name: "url", EnvVars: []string{"SHIM_URL"}, Usage: "base `URL` of the remote agent (an instance or a hub); default: the URL of the last `shim login`"},
-		&cli.StringFlag{Name: "endpoint", EnvVars: []string{"SHIM_ENDPOINT"}, Usage: "JSON-RPC endpoint `URL`, skipping agent card discovery"},
-		&cli.StringFlag{Name: "card-url", EnvVars: []string{"SHIM_CARD_URL"}, Usage: "the agent card's full `URL` (default <url>/.well-known/agent-card.json), for a server hosting several agents " +
-			"(e.g. https://host/api/.well-known/AGENT/agent-card.json); needs no --url, and the stored token and the thread index are filed under it. " +
-			"A --url whose path ends in .json is taken as a card URL too"},
-		&cli.StringFlag{Name: "platform", EnvVars: []string{"SHIM_PLATFORM"}, Value: "auto", Usage: "managed agent `PLATFORM`: auto (from the URL's host), none, " +
-			"agentcore (--url: the runtime ARN), vertex (the reasoning engine's URL), gemini-enterprise (the agent's URL), foundry (the agent's A2A URL), " +
-			"servicenow (the agent's URL); its own credential is used: AWS, Google Application Default Credentials, Azure, or what `shim login` stores"},
-		&cli.StringSliceFlag{Name: "platform-host", EnvVars: []string{"SHIM_PLATFORM_HOST"}, Usage: "a `HOST` outside the platform's domains that may still receive " +
-			"the platform's credential with a named --platform (a private endpoint with a DNS name of its own); exactly that host name; repeatable"},
-		&cli.StringFlag{Name: "card-keys", EnvVars: []string{"SHIM_CARD_KEYS"}, Usage: "`FILE` holding a JWKS: the only keys trusted to sign the agent card " +
-			"(default: the key the first signed card is signed with is pinned in <config-dir>/known_agents.json)"},
-		&cli.StringFlag{Name: "token", Usage: "bearer `TOKEN` (env SHIM_TOKEN); discouraged: other local users can read it in the process list, so prefer `shim login` or --token-file"},
-		&cli.StringFlag{Name: "token-file", Usage: "`FILE` holding the bearer token, trimmed, ~ expanded (env SHIM_TOKEN_FILE)"},
-		&cli.StringFlag{Name: "slug", EnvVars: []string{"SHIM_SLUG"}, Usage: "reach fleet member `SLUG` through a hub: every path gets the prefix /agents/SLUG"},
-		&cli.StringSliceFlag{Name: "root", Usage: "local root of project NAME, as `NAME=PATH` (~ expanded, a relative PATH taken in the directory shim starts in; repeatable; always wins)"},
-		&cli.StringFlag{Name: "context-prefix", Usage: "`PREFIX` of minted context ids (default chat-<client>, e.g. chat-zed)"},
-		&cli.StringFlag{Name: "steer-grace", EnvVars: []string{"SHIM_STEER_GRACE"}, Value: "1.5s", Usage: "`DURATION` after a cancel in which a new prompt steers the running turn; 0 disables steering"},
-		&cli.BoolFlag{Name: "threads-only", Usage: "list and load only threads whose id has this shim's prefix"},
-		&cli.StringFlag{Name: "a2a-version", EnvVars: []string{"SHIM_A2A_VERSION"}, Value: "auto", Usage: "A2A protocol `VERSION`: auto, 1.0 or 0.3"},
-		&cli.StringFlag{Name: "binding", EnvVars: []string{"SHIM_BINDING"}, Value: "auto", Usage: "A2A transport `BINDING`: auto (from the card), jsonrpc, http+json"},
-		&cli.StringFlag{Name: "agent-profile", EnvVars: []string{"SHIM_AGENT_PROFILE"}, Value: "auto", Usage: "`PROFILE` of the agent's own protocol: auto (recognise known servers from the card), generic, gemini-cli"},
-		&cli.StringFlag{Name: "state-dir", EnvVars: []string{"SHIM_STATE_DIR"}, Usage: "`DIR` of threads.json (default $XDG_STATE_HOME/shim, else ~/.local/state/shim)"},
-		&cli.StringFlag{Name: "config-dir", EnvVars: []string{"SHIM_CONFIG_DIR"}, Usage: "`DIR` of the credentials file (default $XDG_CONFIG_HOME/shim, else ~/.config/shim)"},
-		&cli.StringFlag{Name: "keyring", EnvVars: []string{"SHIM_KEYRING"}, Value: "auto", Usage: "`MODE`: auto (OS keyring when one answers, else the file), on, off"},
-		&cli.StringFlag{Name: "busy-timeout", Value: "120s", Usage: "how long to wait (`DURATION`) for a chat that is busy elsewhere"},
-		&cli.BoolFlag{Name: "allow-insecure-http", Usage: "allow sending a token over plain http to a non-loopback host"},
-		&cli.BoolFlag{Name: "no-preamble", Usage: "never add the editor-context preamble to the first prompt"},
-		&cli.Int64Flag{Name: "context-window", Usage: "the remote model's context window in `TOKENS`, for usage updates"},
-		&cli.StringFlag{Name: "models", EnvVars: []string{"SHIM_MODELS"}, Usage: "comma-separated model ids (`LIST`) the agent accepts in message metadata model; offered as the editor's model picker"},
-		&cli.StringFlag{Name: "stall", Value: "90s", Usage: "a stream silent this long (`DURATION`, keep-alives included) counts as dropped"},
-		&cli.StringFlag{Name: "trace-frames", Usage: "append every raw A2A frame to `FILE`, one JSON line each, tokens redacted"},
-		&cli.StringFlag{Name: "oauth-client-id", EnvVars: []string{"SHIM_OAUTH_CLIENT_ID"}, Usage: "OAuth client `ID` for `shim login` against an OAuth 2.0 / OpenID Connect agent"},
-		&cli.StringFlag{Name: "oauth-client-secret-file", EnvVars: []string{"SHIM_OAUTH_CLIENT_SECRET_FILE"}, Usage: "`FILE` holding the OAuth client secret (trimmed, ~ expanded), for the client-credentials flow"},
-		&cli.StringFlag{Name: "oauth-scopes", EnvVars: []string{"SHIM_OAUTH_SCOPES"}, Usage: "space- or comma-separated OAuth `SCOPES` to ask for (default: those the agent card lists)"},
-		&cli.StringFlag{Name: "log-level", EnvVars: []string{"SHIM_LOG_LEVEL"}, Value: "info", Usage: "`LEVEL`: debug, info, warn or error (logs go to stderr only)"},
-	})
-}
-
-// Flags that know their names. urfave/cli v2 works a flag's names out
-// with a regular expression on every call of Names (FlagNames), and a run
-// looks every flag up by name for every flag (runFlagActions, IsSet): with
-// shim's flags that was some 500 regexp replacements at each start, 7% of
-// the CPU of a cold start (perf record of 200 starts, BENCHMARKS.md).
-// These wrappers give the names the library would give (a flag's name and
-// aliases, none of which holds a comma or a space), worked out once;
-// everything else is the library's own flag. Bool flags, the library's
-// --help and --version among them, are wrapped by pointer: the library
-// compares those flags with ==.
-type (
-	boolFlag struct {
-		*cli.BoolFlag
-		names []string
-	}
-	stringFlag struct {
-		*cli.StringFlag
-		names []string
-	}
-	stringSliceFlag struct {
-		*cli.StringSliceFlag
-		names []string
-	}
-	int64Flag struct {
-		*cli.Int64Flag
-		names []string
-	}
-)
-
-func (f *boolFlag) Names() []string       { return f.names }
-func (f stringFlag) Names() []string      { return f.names }
-func (f stringSliceFlag) Names() []string { return f.names }
-func (f int64Flag) Names() []string       { return f.names }
-
-// withNames wraps flags in flags that know their names.
-func withNames(flags []cli.Flag) []cli.Flag {
-	for i, f := range flags {
-		switch f := f.(type) {
-		case *cli.BoolFlag:
-			flags[i] = &boolFlag{f, append([]string{f.Name}, f.Aliases...)}
-		case *cli.StringFlag:
-			flags[i] = stringFlag{f, append([]string{f.Name}, f.Aliases...)}
-		case *cli.StringSliceFlag:
-			flags[i] = stringSliceFlag{f, append([]string{f.Name}, f.Aliases...)}
-		case *cli.Int64Flag:
-			flags[i] = int64Flag{f, append([]string{f.Name}, f.Aliases...)}
-		}
-	}
-	return flags
-}
-
-// limitFor is the soft limit after a collection that left live bytes
-// live: memoryLimit, or half again the live heap plus room for the stacks
-// and the runtime. The collector then runs when the heap has grown by
-// half what is live (GOGC=100 waits for it to double): a burst of garbage
-// over a light heap waits for the collector, and a large live heap is
-// collected half again as often as without a limit, never in a loop.
-func limitFor(live int64) int64 {
-	return max(memoryLimit, live+live/2+4<<20)
 }

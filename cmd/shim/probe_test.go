@@ -18,6 +18,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/cmd/shim/internal/checkup"
 	"github.com/shimdev/shim/examples/agent"
 )
 
@@ -115,8 +116,8 @@ func TestDoctorProbe(t *testing.T) {
 // departureRowNames are the check names of departure rows.
 func departureRowNames() map[string]bool {
 	out := map[string]bool{}
-	for _, name := range departureChecks {
-		out[name] = true
+	for _, d := range []a2a.Departure{a2a.DepartureFailureUnknownTask, a2a.DepartureOldCardPath, a2a.DepartureStreamingNotServed, a2a.DepartureRecordSeparator} {
+		out[checkup.DepartureCheck(d)] = true
 	}
 	return out
 }
@@ -321,7 +322,7 @@ func TestDepartureRowsNamed(t *testing.T) {
 	_, table, _ := strings.Cut(string(readme), "| server | what it does | read by | doctor row |")
 	table, _, _ = strings.Cut(table, "\n\n")
 	for _, d := range []a2a.Departure{a2a.DepartureFailureUnknownTask, a2a.DepartureOldCardPath, a2a.DepartureStreamingNotServed, a2a.DepartureRecordSeparator} {
-		name := departureChecks[d]
+		name := checkup.DepartureCheck(d)
 		if name == "" || !strings.Contains(table, "| `"+name+"` |") {
 			t.Errorf("departure %q: doctor row %q, not in the README's table", d, name)
 		}

@@ -29,6 +29,7 @@ import (
 	"github.com/shimdev/shim/a2a/auth/platform"
 	"github.com/shimdev/shim/a2a/cardsig"
 	"github.com/shimdev/shim/bridge"
+	"github.com/shimdev/shim/cmd/shim/internal/flags"
 	"github.com/shimdev/shim/internal/privfile"
 	"github.com/shimdev/shim/internal/redact"
 	"github.com/shimdev/shim/roots"
@@ -82,19 +83,19 @@ func readSettings(c *cli.Context) (*settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	mode, err := credentials.ParseMode(flagString(c, "keyring"))
+	mode, err := credentials.ParseMode(flags.String(c, "keyring"))
 	if err != nil {
 		return nil, errors.New(strings.TrimPrefix(err.Error(), "credentials: "))
 	}
 	s := &settings{
-		flagURL:       strings.TrimSpace(flagString(c, "url")),
-		flagCard:      strings.TrimSpace(flagString(c, "card-url")),
-		endpoint:      flagString(c, "endpoint"),
-		slug:          flagString(c, "slug"),
-		a2aVersion:    flagString(c, "a2a-version"),
-		binding:       flagString(c, "binding"),
-		profile:       flagString(c, "agent-profile"),
-		allowInsecure: flagBool(c, "allow-insecure-http"),
+		flagURL:       strings.TrimSpace(flags.String(c, "url")),
+		flagCard:      strings.TrimSpace(flags.String(c, "card-url")),
+		endpoint:      flags.String(c, "endpoint"),
+		slug:          flags.String(c, "slug"),
+		a2aVersion:    flags.String(c, "a2a-version"),
+		binding:       flags.String(c, "binding"),
+		profile:       flags.String(c, "agent-profile"),
+		allowInsecure: flags.Bool(c, "allow-insecure-http"),
 		log:           log,
 	}
 	switch s.a2aVersion {
@@ -110,13 +111,13 @@ func readSettings(c *cli.Context) (*settings, error) {
 	default:
 		return nil, fmt.Errorf("--agent-profile %q: use auto, generic or gemini-cli", s.profile)
 	}
-	if s.stall, err = parseDuration("stall", flagString(c, "stall")); err != nil {
+	if s.stall, err = flags.Duration("stall", flags.String(c, "stall")); err != nil {
 		return nil, err
 	}
-	if s.platform, err = platform.Parse(flagString(c, "platform")); err != nil {
+	if s.platform, err = platform.Parse(flags.String(c, "platform")); err != nil {
 		return nil, err
 	}
-	for _, h := range flagSlice(c, "platform-host") {
+	for _, h := range flags.Slice(c, "platform-host") {
 		for _, h := range strings.Split(h, ",") {
 			if err := platform.CheckHostFlag(h); err != nil {
 				return nil, err
@@ -128,7 +129,7 @@ func readSettings(c *cli.Context) (*settings, error) {
 	if mode != credentials.ModeOff {
 		kr = credentials.SystemKeyring()
 	}
-	s.store = credentials.NewStore(configDir(c), kr, mode, log)
+	s.store = credentials.NewStore(flags.ConfigDir(c), kr, mode, log)
 	if s.cards, err = cardVerifier(c, log); err != nil {
 		return nil, err
 	}
@@ -239,11 +240,11 @@ func (s *settings) indexKey() string {
 // tokenSources are the token flags and variables as given.
 func tokenSources(c *cli.Context) credentials.Sources {
 	return credentials.Sources{
-		FlagToken:     flagString(c, "token"),
-		FlagTokenFile: flagString(c, "token-file"),
+		FlagToken:     flags.String(c, "token"),
+		FlagTokenFile: flags.String(c, "token-file"),
 		EnvToken:      os.Getenv("SHIM_TOKEN"),
 		EnvTokenFile:  os.Getenv("SHIM_TOKEN_FILE"),
-		Home:          homeDir(),
+		Home:          flags.Home(),
 	}
 }
 
@@ -326,14 +327,14 @@ func (s *settings) clientConfig(url, card string, timeout time.Duration) a2aclie
 // A key URL is fetched with a client of its own, which carries no
 // credential.
 func cardVerifier(c *cli.Context, log *slog.Logger) (*cardsig.Verifier, error) {
-	if path := strings.TrimSpace(flagString(c, "card-keys")); path != "" {
-		keys, err := cardsig.LoadKeys(expandHome(path))
+	if path := strings.TrimSpace(flags.String(c, "card-keys")); path != "" {
+		keys, err := cardsig.LoadKeys(flags.ExpandHome(path))
 		if err != nil {
 			return nil, &exitError{code: 2, msg: err.Error()}
 		}
 		return &cardsig.Verifier{Keys: keys}, nil
 	}
-	return &cardsig.Verifier{Pins: cardsig.NewPins(configDir(c), log),
+	return &cardsig.Verifier{Pins: cardsig.NewPins(flags.ConfigDir(c), log),
 		Client: &http.Client{Transport: cleanhttp.DefaultTransport(), Timeout: 15 * time.Second}}, nil
 }
 
@@ -396,21 +397,21 @@ func serveAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	grace, err := parseDuration("steer-grace", flagString(c, "steer-grace"))
+	grace, err := flags.Duration("steer-grace", flags.String(c, "steer-grace"))
 	if err != nil {
 		return err
 	}
-	busy, err := parseDuration("busy-timeout", flagString(c, "busy-timeout"))
+	busy, err := flags.Duration("busy-timeout", flags.String(c, "busy-timeout"))
 	if err != nil {
 		return err
 	}
-	if tf := flagString(c, "trace-frames"); tf != "" {
+	if tf := flags.String(c, "trace-frames"); tf != "" {
 		// Never through a link (it could point anywhere the user can
 		// write), and 0600 even when the file was there before.
-		f, err := privfile.OpenAppend(expandHome(tf))
+		f, err := privfile.OpenAppend(flags.ExpandHome(tf))
 		switch {
 		case errors.Is(err, privfile.ErrNotRegular):
-			s.log.Error("--trace-frames: the path is a symbolic link or not a regular file; tracing is off", "path", expandHome(tf))
+			s.log.Error("--trace-frames: the path is a symbolic link or not a regular file; tracing is off", "path", flags.ExpandHome(tf))
 		case err != nil:
 			return fmt.Errorf("--trace-frames: %w", err)
 		default:
@@ -419,7 +420,7 @@ func serveAction(c *cli.Context) error {
 		}
 	}
 	wd, _ := os.Getwd()
-	overrides, err := rootOverrides(flagSlice(c, "root"), wd)
+	overrides, err := rootOverrides(flags.Slice(c, "root"), wd)
 	if err != nil {
 		return err
 	}
@@ -427,16 +428,16 @@ func serveAction(c *cli.Context) error {
 	opts := bridge.Options{
 		Version:          versionOrDev(),
 		Executable:       executable(),
-		ContextPrefix:    flagString(c, "context-prefix"),
+		ContextPrefix:    flags.String(c, "context-prefix"),
 		SteerGrace:       grace,
-		NoPreamble:       flagBool(c, "no-preamble"),
-		ContextWindow:    flagInt64(c, "context-window"),
-		Models:           modelList(flagString(c, "models")),
+		NoPreamble:       flags.Bool(c, "no-preamble"),
+		ContextWindow:    flags.Int64(c, "context-window"),
+		Models:           modelList(flags.String(c, "models")),
 		BusyTimeout:      busy,
-		ThreadsOnly:      flagBool(c, "threads-only"),
+		ThreadsOnly:      flags.Bool(c, "threads-only"),
 		ServerKey:        key,
 		CurrentKey:       s.indexKey,
-		Index:            threads.Open(stateDir(c), s.log),
+		Index:            threads.Open(flags.StateDir(c), s.log),
 		Log:              s.log,
 		Connect:          func() (*a2aclient.Client, error) { return s.reload(c) },
 		Logout:           s.forget,
@@ -444,7 +445,7 @@ func serveAction(c *cli.Context) error {
 		RefusedAdvice:    s.inUse.refusedNow,
 		CredentialSource: func() string { return s.inUse.credentialNow(s.store.Path()) },
 	}
-	opts.RootOverrides, opts.Home = overrides, homeDir()
+	opts.RootOverrides, opts.Home = overrides, flags.Home()
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	s.log.Debug("serving ACP on stdio", "url", key)

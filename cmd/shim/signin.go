@@ -19,6 +19,7 @@ import (
 
 	"github.com/shimdev/shim/a2a/auth"
 	"github.com/shimdev/shim/bridge"
+	"github.com/shimdev/shim/cmd/shim/internal/flags"
 )
 
 // editorSignIn is the bridge's sign-in from the editor.
@@ -46,7 +47,7 @@ func (g signIn) signInOffer(c *cli.Context) (agent string, ok bool) {
 	if err != nil {
 		s.log.Debug("could not read whether an OAuth sign-in is stored", "url", key, "err", err)
 	}
-	if !stored && strings.TrimSpace(flagString(c, "oauth-client-id")) == "" {
+	if !stored && strings.TrimSpace(flags.String(c, "oauth-client-id")) == "" {
 		return "", false
 	}
 	if agent == "" {
@@ -83,7 +84,7 @@ func (g signIn) signInFromEditor(ctx context.Context, c *cli.Context, page func(
 	if err != nil {
 		return err
 	}
-	clientID := strings.TrimSpace(flagString(c, "oauth-client-id"))
+	clientID := strings.TrimSpace(flags.String(c, "oauth-client-id"))
 	if clientID == "" {
 		if rec, err := s.store.OAuth(key); err == nil && rec != nil {
 			clientID = rec.ClientID // the client the stored sign-in was made with
@@ -92,7 +93,7 @@ func (g signIn) signInFromEditor(ctx context.Context, c *cli.Context, page func(
 	if plat := s.inUse.agent(); clientID == "" && plat != nil {
 		clientID = plat.LoginClientID // the public client the platform's own tools sign in with
 	}
-	l := &auth.OAuthLogin{ClientID: clientID, ClientSecret: secret, Scopes: auth.ParseScopes(flagString(c, "oauth-scopes")),
+	l := &auth.OAuthLogin{ClientID: clientID, ClientSecret: secret, Scopes: auth.ParseScopes(flags.String(c, "oauth-scopes")),
 		DeviceCode: func(uri, complete, code string) { page(cmp.Or(complete, uri), code) },
 		OpenURL:    func(u string) { page(u, "") },
 	}

@@ -11,8 +11,9 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/shimdev/shim/internal/proto03test"
 
 	"github.com/a2aproject/a2a-go/a2apb"
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -26,37 +27,12 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
-	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
-// proto03 is the A2A 0.3.0 proto as published (a2a.proto of the 0.3.0
-// specification): a2a-go's generated a2apb follows a later 0.3 revision
-// whose only incompatible change is Message field 5, named "parts" there
-// and "content" in 0.3.0 (the rest are added fields). Renaming that field
-// in a2apb's descriptor gives the 0.3.0 JSON names over the same wire
-// format, so bodies are decoded and encoded with the 0.3.0 names and
-// carried to a2apb through the binary form.
-var proto03 = sync.OnceValues(func() (protoreflect.FileDescriptor, error) {
-	fdp := protodesc.ToFileDescriptorProto(a2apb.File_a2a_proto)
-	for _, m := range fdp.GetMessageType() {
-		if m.GetName() != "Message" {
-			continue
-		}
-		for _, f := range m.GetField() {
-			if f.GetNumber() == 5 {
-				f.Name, f.JsonName = proto.String("content"), proto.String("content")
-			}
-		}
-	}
-	return protodesc.NewFile(fdp, protoregistry.GlobalFiles)
-})
-
 // to03JSON writes m as the ProtoJSON of the 0.3.0 proto.
 func to03JSON(m proto.Message, protoNames bool) ([]byte, error) {
-	fd, err := proto03()
+	fd, err := proto03test.File()
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +54,7 @@ func to03JSON(m proto.Message, protoNames bool) ([]byte, error) {
 // from03JSON reads the ProtoJSON of the 0.3.0 proto into m, refusing
 // unknown fields as Google's front ends do.
 func from03JSON(b []byte, m proto.Message) error {
-	fd, err := proto03()
+	fd, err := proto03test.File()
 	if err != nil {
 		return err
 	}

@@ -3,48 +3,12 @@ package request
 import (
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/a2aproject/a2a-go/a2apb"
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
-	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/dynamicpb"
+	"github.com/shimdev/shim/internal/proto03test"
 
 	"github.com/shimdev/shim/a2a"
 )
-
-// proto03 is the A2A 0.3.0 proto, for a real ProtoJSON reader
-// (google.golang.org/protobuf's protojson) to check the spelling against:
-// a2a-go's a2apb follows a later 0.3 revision whose only incompatible
-// change is Message field 5, "parts" there and "content" in 0.3.0;
-// renaming it gives the 0.3.0 JSON names (as package wire's tests do).
-var proto03 = sync.OnceValues(func() (protoreflect.FileDescriptor, error) {
-	fdp := protodesc.ToFileDescriptorProto(a2apb.File_a2a_proto)
-	for _, m := range fdp.GetMessageType() {
-		for _, f := range m.GetField() {
-			if m.GetName() == "Message" && f.GetNumber() == 5 {
-				f.Name, f.JsonName = proto.String("content"), proto.String("content")
-			}
-		}
-	}
-	return protodesc.NewFile(fdp, protoregistry.GlobalFiles)
-})
-
-// strict03 reads b as the ProtoJSON of the 0.3.0 proto's message name,
-// refusing unknown fields (as Google's front ends and a2a-python do).
-func strict03(t testing.TB, name protoreflect.Name, b []byte) (*dynamicpb.Message, error) {
-	t.Helper()
-	fd, err := proto03()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := dynamicpb.NewMessage(fd.Messages().ByName(name))
-	return m, protojson.Unmarshal(b, m)
-}
 
 // TestMessageSpelledProto03: a message of every kind of part, spelled as
 // the 0.3.0 proto's ProtoJSON byte for byte, which a strict reader of that
@@ -64,13 +28,13 @@ func TestMessageSpelledProto03(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
 	body := Body(map[string]any{"message": MessageProto03(m), "configuration": SendConfiguration(a2a.V03)})
-	if _, err := strict03(t, "SendMessageRequest", body); err != nil {
+	if _, err := proto03test.Strict(t, "SendMessageRequest", body); err != nil {
 		t.Errorf("a strict ProtoJSON reader refuses %s: %v", body, err)
 	}
 	// A long text is spliced in as in every dialect.
 	long := strings.Repeat("é\"x", 30<<10)
 	body = Body(map[string]any{"message": MessageProto03(a2a.OutMessage{Parts: []a2a.Part{{Kind: a2a.PartText, Text: long}}})})
-	if _, err := strict03(t, "SendMessageRequest", body); err != nil {
+	if _, err := proto03test.Strict(t, "SendMessageRequest", body); err != nil {
 		t.Errorf("a long text: %v", err)
 	}
 	var back struct {
@@ -83,7 +47,7 @@ func TestMessageSpelledProto03(t *testing.T) {
 	}
 	// The reader is strict: 0.3's JSON-RPC spelling is not its.
 	rpc := Body(map[string]any{"message": Message(a2a.V03, m)})
-	if _, err := strict03(t, "SendMessageRequest", rpc); err == nil {
+	if _, err := proto03test.Strict(t, "SendMessageRequest", rpc); err == nil {
 		t.Errorf("a strict ProtoJSON reader takes %s", rpc)
 	}
 }

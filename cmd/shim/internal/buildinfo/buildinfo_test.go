@@ -1,4 +1,4 @@
-package main
+package buildinfo
 
 import "testing"
 
@@ -10,8 +10,8 @@ func TestBuildCommit(t *testing.T) {
 		{"dev", "unknown"},
 	} {
 		// Test binaries carry no VCS revision, so the version decides.
-		if got := buildCommit(tt.version); got != tt.want {
-			t.Errorf("buildCommit(%q) = %q, want %q", tt.version, got, tt.want)
+		if got := commit(tt.version); got != tt.want {
+			t.Errorf("commit(%q) = %q, want %q", tt.version, got, tt.want)
 		}
 	}
 }

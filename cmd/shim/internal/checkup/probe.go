@@ -1,4 +1,4 @@
-package main
+package checkup
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 	"github.com/shimdev/shim/internal/randid"
 )
 
-// probeMax bounds the whole probe: the message, the cancel and the end of
+// ProbeMax bounds the whole probe: the message, the cancel and the end of
 // its task.
-const probeMax = time.Minute
+const ProbeMax = time.Minute
 
 // departureChecks name the doctor row of each departure the client reads
 // (SPEC §16).
@@ -25,20 +25,20 @@ var departureChecks = map[a2a.Departure]string{
 	a2a.DepartureRecordSeparator:    "record separator",
 }
 
-// probeRows are `shim doctor --probe`'s rows (SPEC §16): one short message
+// Probe fills in `shim doctor --probe`'s rows (SPEC §16): one short message
 // ("ping") sent through the same client a session uses (the credential
 // goes nowhere a session's would not), a cancel of its task while the task
 // still runs, then whether streaming works, the time to the first event,
 // how the cancel was met and each departure from the spec the client saw,
 // as warn rows. Only a message that cannot be sent FAILs.
-func probeRows(ctx context.Context, t *doctorTable, client *a2aclient.Client, card *a2a.Card) {
-	ctx, cancel := context.WithTimeout(ctx, probeMax)
+func Probe(ctx context.Context, t *Table, client *a2aclient.Client, card *a2a.Card) {
+	ctx, cancel := context.WithTimeout(ctx, ProbeMax)
 	defer cancel()
-	defer departureRows(t, client)
+	defer Departures(t, client)
 	start := time.Now()
 	s, err := client.Stream(ctx, a2a.OutMessage{ContextID: "shim-doctor-" + randid.Hex(8), Parts: []a2a.Part{{Kind: a2a.PartText, Text: "ping"}}})
 	if err != nil {
-		t.row("probe message", vFail, fmt.Sprintf("sending \"ping\": %v", err))
+		t.Row("probe message", Fail, fmt.Sprintf("sending \"ping\": %v", err))
 		return
 	}
 	defer s.Close()
@@ -118,44 +118,44 @@ func (p *probe) ended(err error) {
 }
 
 // rows are the probe's rows.
-func (p *probe) rows(t *doctorTable, card *a2a.Card, client *a2aclient.Client) {
+func (p *probe) rows(t *Table, card *a2a.Card, client *a2aclient.Client) {
 	switch {
 	case p.err != nil && p.first == 0:
-		t.row("probe message", vFail, fmt.Sprintf("\"ping\" got no answer: %v", p.err))
+		t.Row("probe message", Fail, fmt.Sprintf("\"ping\" got no answer: %v", p.err))
 		return
 	case p.first == 0:
-		t.row("probe message", vWarn, "\"ping\" was accepted, but nothing came back")
+		t.Row("probe message", Warn, "\"ping\" was accepted, but nothing came back")
 		return
 	}
-	t.row("first event", vOK, fmt.Sprintf("%d ms after \"ping\" was sent", p.first.Milliseconds()))
+	t.Row("first event", OK, fmt.Sprintf("%d ms after \"ping\" was sent", p.first.Milliseconds()))
 	streams := card.Streaming
 	for _, d := range client.Departures() {
 		streams = streams && d != a2a.DepartureStreamingNotServed
 	}
 	switch {
 	case streams:
-		t.row("streaming", vOK, "works")
+		t.Row("streaming", OK, "works")
 	case card.Streaming:
-		t.row("streaming", vWarn, "the card says it streams, but it does not: each task is polled")
+		t.Row("streaming", Warn, "the card says it streams, but it does not: each task is polled")
 	default:
-		t.row("streaming", vOK, "the card says no streaming: each task is polled")
+		t.Row("streaming", OK, "the card says no streaming: each task is polled")
 	}
 	switch {
 	case p.message:
-		t.row("probe cancel", vSkip, "the agent answered with a message, not a task: nothing to cancel")
+		t.Row("probe cancel", Skip, "the agent answered with a message, not a task: nothing to cancel")
 	case !p.cancel:
-		t.row("probe cancel", vSkip, fmt.Sprintf("the task ended (%s) before a cancel could be sent", p.state))
+		t.Row("probe cancel", Skip, fmt.Sprintf("the task ended (%s) before a cancel could be sent", p.state))
 	case p.cancelErr != nil && !p.endedFirst:
-		t.row("probe cancel", vWarn, fmt.Sprintf("refused while the task still ran (%v): a cancelled turn may go on finishing at the agent", p.cancelErr))
+		t.Row("probe cancel", Warn, fmt.Sprintf("refused while the task still ran (%v): a cancelled turn may go on finishing at the agent", p.cancelErr))
 	case p.cancelErr != nil:
-		t.row("probe cancel", vOK, fmt.Sprintf("refused (%v), the task having ended first", p.cancelErr))
+		t.Row("probe cancel", OK, fmt.Sprintf("refused (%v), the task having ended first", p.cancelErr))
 	case p.state == a2a.StateCanceled:
-		t.row("probe cancel", vOK, "the running task was canceled")
+		t.Row("probe cancel", OK, "the running task was canceled")
 	default:
-		t.row("probe cancel", vWarn, fmt.Sprintf("accepted, but the task ended %s", stateOrNone(p.state)))
+		t.Row("probe cancel", Warn, fmt.Sprintf("accepted, but the task ended %s", stateOrNone(p.state)))
 	}
 	if p.err != nil {
-		t.row("probe end", vWarn, fmt.Sprintf("the stream ended with an error: %v", p.err))
+		t.Row("probe end", Warn, fmt.Sprintf("the stream ended with an error: %v", p.err))
 	}
 }
 
@@ -167,9 +167,13 @@ func stateOrNone(s a2a.State) string {
 	return string(s)
 }
 
-// departureRows are the departures the client saw, a warn row each.
-func departureRows(t *doctorTable, client *a2aclient.Client) {
+// DepartureCheck names the doctor row of departure d ("" for one the
+// client does not read).
+func DepartureCheck(d a2a.Departure) string { return departureChecks[d] }
+
+// Departures are the departures the client saw, a warn row each.
+func Departures(t *Table, client *a2aclient.Client) {
 	for _, d := range client.Departures() {
-		t.row(departureChecks[d], vWarn, "the agent "+string(d)+"; shim reads it anyway")
+		t.Row(DepartureCheck(d), Warn, "the agent "+string(d)+"; shim reads it anyway")
 	}
 }

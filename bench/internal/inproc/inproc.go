@@ -1,11 +1,14 @@
-package main
-
-// `bench inproc`: a stand-in for the shim binary that runs the same bridge
+// Package inproc is `bench inproc`: a stand-in for the shim binary that runs the same bridge
 // (bridge.Serve on stdin/stdout, with the a2a client built as
 // cmd/shim/serve.go builds it) and writes CPU and heap profiles. The bench
 // spawns it in place of shim to find what limits a figure; cmd/shim is
 // left untouched. What it lacks next to the real binary: the CLI's flag
 // parsing, the keyring lookup and the token redactor on stdout.
+//
+// Goroutines: bridge.Serve's own; with -stdout async one writer goroutine
+// (asyncWriter, its lock over the queue); with -peakprofile one polling
+// the resident memory.
+package inproc
 
 import (
 	"context"
@@ -19,13 +22,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shimdev/shim/bench/internal/procfs"
+
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/a2a/auth/credentials"
 	"github.com/shimdev/shim/bridge"
 	"github.com/shimdev/shim/threads"
 )
 
-func inproc(args []string) error {
+// Main is `bench inproc`: it serves ACP on stdin/stdout as shim does, with
+// the profiles args ask for.
+func Main(args []string) error {
 	fs := flag.NewFlagSet("inproc", flag.ContinueOnError)
 	url := fs.String("url", "", "agent base URL")
 	token := fs.String("token", "", "bearer token")
@@ -196,7 +203,7 @@ func watchPeak(path string) (stop func()) {
 				return
 			case <-t.C:
 			}
-			rss, err := procStatus(os.Getpid(), "VmRSS")
+			rss, err := procfs.Status(os.Getpid(), "VmRSS")
 			if err != nil || rss < max+16<<10 {
 				continue
 			}

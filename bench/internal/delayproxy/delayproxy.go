@@ -1,11 +1,15 @@
-package main
-
-// The delay proxy of the round-trip bench: a TCP proxy on the loopback that
-// holds every byte RTT/2 in each direction and models the TCP handshake (a
-// new connection's first byte leaves the client one RTT after it dialled).
-// It forwards bytes, so TLS runs end to end between shim and the server
-// behind it; it numbers the connections, and knows each by the address
-// its own dial to the server has, which is the RemoteAddr the server sees.
+// Package delayproxy is the delay proxy of the round-trip bench: a TCP
+// proxy on the loopback that holds every byte RTT/2 in each direction and
+// models the TCP handshake (a new connection's first byte leaves the client
+// one RTT after it dialled). It forwards bytes, so TLS runs end to end
+// between shim and the server behind it; it numbers the connections, and
+// knows each by the address its own dial to the server has, which is the
+// RemoteAddr the server sees. Standard library only.
+//
+// Goroutines: one accepting (Start), two per connection forwarding (one
+// each way); Close ends them all and waits. One lock, the Proxy's, over
+// the connections' list.
+package delayproxy
 
 import (
 	"errors"
@@ -16,60 +20,61 @@ import (
 	"time"
 )
 
-type delayProxy struct {
+type Proxy struct {
 	ln     net.Listener
 	target string
 	rtt    atomic.Int64 // time.Duration
 	wg     sync.WaitGroup
 
 	mu    sync.Mutex
-	conns []*proxyConn
-	open  map[*proxyConn]bool
+	conns []*Conn
+	open  map[*Conn]bool
 }
 
-// proxyConn is what the proxy knows of one connection.
-type proxyConn struct {
-	n        int       // 1, 2, … in the order accepted
-	accepted time.Time // when the client dialled
-	upstream string    // the local address of the proxy's dial: the server's RemoteAddr
+// Conn is what the proxy knows of one connection.
+type Conn struct {
+	N        int       // 1, 2, … in the order accepted
+	Accepted time.Time // when the client dialled
+	Upstream string    // the local address of the proxy's dial: the server's RemoteAddr
 	// bytes forwarded: client → server, server → client
-	up, down atomic.Int64
+	Up, Down atomic.Int64
 	client   net.Conn
 	server   net.Conn
 }
 
-// listenDelayProxy listens without accepting yet (start), so that what
+// Listen listens without accepting yet (Start), so that what
 // it forwards to can learn its address first.
-func listenDelayProxy() (*delayProxy, error) {
+func Listen() (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	return &delayProxy{ln: ln, open: map[*proxyConn]bool{}}, nil
+	return &Proxy{ln: ln, open: map[*Conn]bool{}}, nil
 }
 
-// start accepts connections and forwards each to target.
-func (p *delayProxy) start(target string) {
+// Start accepts connections and forwards each to target.
+func (p *Proxy) Start(target string) {
 	p.target = target
 	p.wg.Add(1)
 	go p.serve()
 }
 
-func (p *delayProxy) addr() string { return p.ln.Addr().String() }
+// Addr is where the proxy listens (host:port).
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
-// setRTT changes the delay of the connections accepted from now on.
-func (p *delayProxy) setRTT(d time.Duration) { p.rtt.Store(int64(d)) }
+// SetRTT changes the delay of the connections accepted from now on.
+func (p *Proxy) SetRTT(d time.Duration) { p.rtt.Store(int64(d)) }
 
-// connections returns the connections accepted so far, in order.
-func (p *delayProxy) connections() []*proxyConn {
+// Connections returns the connections accepted so far, in order.
+func (p *Proxy) Connections() []*Conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]*proxyConn(nil), p.conns...)
+	return append([]*Conn(nil), p.conns...)
 }
 
-// close stops accepting, closes the connections still open and waits for
+// Close stops accepting, closes the connections still open and waits for
 // every goroutine of the proxy to end.
-func (p *delayProxy) close() {
+func (p *Proxy) Close() {
 	p.ln.Close()
 	p.mu.Lock()
 	for c := range p.open {
@@ -80,7 +85,7 @@ func (p *delayProxy) close() {
 	p.wg.Wait()
 }
 
-func (p *delayProxy) serve() {
+func (p *Proxy) serve() {
 	defer p.wg.Done()
 	for {
 		client, err := p.ln.Accept()
@@ -95,7 +100,7 @@ func (p *delayProxy) serve() {
 			continue
 		}
 		p.mu.Lock()
-		c := &proxyConn{n: len(p.conns) + 1, accepted: accepted, upstream: server.LocalAddr().String(), client: client, server: server}
+		c := &Conn{N: len(p.conns) + 1, Accepted: accepted, Upstream: server.LocalAddr().String(), client: client, server: server}
 		p.conns = append(p.conns, c)
 		p.open[c] = true
 		p.mu.Unlock()
@@ -105,14 +110,14 @@ func (p *delayProxy) serve() {
 }
 
 // run forwards both ways until both have ended, then closes both sockets.
-func (p *delayProxy) run(c *proxyConn, rtt time.Duration) {
+func (p *Proxy) run(c *Conn, rtt time.Duration) {
 	defer p.wg.Done()
 	var both sync.WaitGroup
 	both.Add(2)
 	// The handshake: the client's first byte leaves one RTT after its
 	// dial (SYN, SYN-ACK), then takes RTT/2 like every other byte.
-	go func() { defer both.Done(); pipe(c.server, c.client, c.accepted.Add(rtt), rtt/2, &c.up) }()
-	go func() { defer both.Done(); pipe(c.client, c.server, time.Time{}, rtt/2, &c.down) }()
+	go func() { defer both.Done(); pipe(c.server, c.client, c.Accepted.Add(rtt), rtt/2, &c.Up) }()
+	go func() { defer both.Done(); pipe(c.client, c.server, time.Time{}, rtt/2, &c.Down) }()
 	both.Wait()
 	c.client.Close()
 	c.server.Close()
