@@ -46,6 +46,9 @@ type API struct {
 	// not asked again (see Session).
 	misses  map[string]int
 	unknown map[string]bool
+	// keep is told of each part found absent that is worth keeping
+	// between launches (Remember); nil keeps none.
+	keep func(part string)
 }
 
 // New returns the operator API of the agent at base over conn; dialect
@@ -80,7 +83,7 @@ func (o *API) do(ctx context.Context, family, method, path string, body any) (in
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
 		if family != "" {
 			o.mu.Lock()
-			o.absent[family] = true
+			o.markAbsent(family, resp.StatusCode)
 			o.mu.Unlock()
 		}
 		return resp.StatusCode, nil, ErrAbsent
@@ -307,7 +310,7 @@ func (o *API) Session(ctx context.Context, id string) (*SessionSummary, error) {
 		switch status {
 		case http.StatusMethodNotAllowed:
 			o.mu.Lock()
-			o.absent["session"] = true
+			o.markAbsent("session", status)
 			o.mu.Unlock()
 		case http.StatusNotFound:
 			o.sessionMissed(ctx, id)
@@ -341,7 +344,9 @@ func (o *API) sessionMissed(ctx context.Context, id string) {
 		o.listed = true
 	}
 	if noList {
-		o.absent["session"] = true
+		// No sessions list: the 404 is the route's (remembered as the
+		// list's own absence is).
+		o.markAbsent("session", http.StatusNotFound)
 		return
 	}
 	if o.misses[id]++; o.misses[id] >= 2 {
