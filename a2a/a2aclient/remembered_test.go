@@ -65,8 +65,15 @@ func (cc *cardCache) wrap(next http.Handler) http.Handler {
 // roots and a hand-off, the file written when it ends.
 func launch(t *testing.T, srv, dir string, before func(c *Client)) *Client {
 	t.Helper()
+	return launchWith(t, Config{URL: srv}, dir, before)
+}
+
+// launchWith is launch with cfg.
+func launchWith(t *testing.T, cfg Config, dir string, before func(c *Client)) *Client {
+	t.Helper()
 	file := remember.Open(dir, nil)
-	c, err := New(Config{URL: srv, Remember: file})
+	cfg.Remember = file
+	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,4 +237,30 @@ func originOf(t *testing.T, raw string) string {
 		t.Fatal(err)
 	}
 	return auth.Origin(u)
+}
+
+// TestRememberedOtherOriginSameCard: two agents of other origins whose
+// card is read from the same --card-url: the second reads nothing the
+// first kept (the card is fetched with no validator), since what is
+// remembered is kept under the origin of --url.
+func TestRememberedOtherOriginSameCard(t *testing.T) {
+	recA, recB, recCard := &recorder{}, &recorder{}, &recorder{}
+	cc := &cardCache{}
+	srvA := sdkServer(t, echoAgent{}, "/.well-known/agent-card.json", recording(recA))
+	srvB := sdkServer(t, echoAgent{}, "/.well-known/agent-card.json", recording(recB))
+	cards := sdkServer(t, echoAgent{}, "/.well-known/agent-card.json", func(h http.Handler) http.Handler { return recording(recCard)(cc.wrap(h)) })
+	dir := t.TempDir()
+	cardURL := cards + "/.well-known/agent-card.json"
+	launchWith(t, Config{URL: srvA, CardURL: cardURL}, dir, nil)
+	launchWith(t, Config{URL: srvB, CardURL: cardURL}, dir, nil)
+	if got := lines(recCard); !slices.Equal(got, []string{"GET /.well-known/agent-card.json", "GET /.well-known/agent-card.json"}) {
+		t.Errorf("the card's server got:\n%s\nwant two plain reads", strings.Join(got, "\n"))
+	}
+	if got := lines(recB); !slices.Contains(got, "GET /api/fs/roots") {
+		t.Errorf("the second agent's routes were not asked: %v", got)
+	}
+	launchWith(t, Config{URL: srvA, CardURL: cardURL}, dir, nil)
+	if got := lines(recCard); len(got) != 3 || got[2] != "GET /.well-known/agent-card.json If-None-Match" {
+		t.Errorf("the first agent's relaunch: %v; want its card asked again with its ETag", got)
+	}
 }
