@@ -10,6 +10,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/agentcard"
 	"github.com/shimdev/shim/a2a/binding"
+	"github.com/shimdev/shim/a2a/cardsig"
 	"github.com/shimdev/shim/a2a/remember"
 )
 
@@ -46,19 +47,29 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 		return c.card, nil
 	}
 	card, place, served, verdict, remembered := c.rememberedCard(ctx, forced, bind, isPinned)
+	background := remembered
+	if remembered && verdict != nil && verdict.Status == cardsig.Verified {
+		// A signed card is asked for first: nothing carries a credential
+		// before the card the agent serves now passes its check (SPEC §17).
+		background = false
+		card, served, remembered = c.askFirst(ctx, place, card, served, forced, bind, isPinned)
+	}
 	if !remembered {
-		if card, served, err = c.fetchCard(ctx, forced, bind, isPinned); err != nil {
-			return nil, err
+		if card == nil {
+			if card, served, err = c.fetchCard(ctx, forced, bind, isPinned); err != nil {
+				return nil, err
+			}
 		}
 		c.cardURL = served.URL
 		if verdict, err = c.check.card(ctx, served.URL, served.Body); err != nil {
+			c.mem.ForgetCard(served.URL)
 			return nil, err
 		}
 		c.mem.KeepCard(served)
 	}
 	c.cardURL = served.URL
 	c.card, c.verdict = c.settle(card, served.Body), verdict
-	if remembered {
+	if background {
 		c.revalidate(ctx, place, served, forced, bind, isPinned)
 	}
 	return c.card, nil

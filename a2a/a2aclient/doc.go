@@ -33,7 +33,8 @@
 //     package remember, SPEC §19): checked as a fetched card is, used at
 //     once, and asked for again in the background with its validators; a
 //     changed card is used as it arrives, a refused one stops the client
-//     and fails Probe.
+//     and fails Probe. A signed card is asked for again before it is used
+//     (SPEC §17: no credential before the card served now passes).
 //   - operator.go: the operator API (package operator) as the client
 //     offers it: Operator, its answers' types and ErrNoOperator, so that
 //     no caller imports package operator (nor binding: Stream).

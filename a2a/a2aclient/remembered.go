@@ -1,9 +1,12 @@
 package a2aclient
 
 // The agent card remembered between launches (SPEC §19, package
-// remember): used at once, checked as a fetched card is (SPEC §17), and
-// asked again in parallel with its validators; a card that changed is
-// used as soon as it arrives, and a refused one stops the client.
+// remember): checked as a fetched card is (SPEC §17), used at once, and
+// asked for again in parallel with its validators; a card that changed is
+// used as soon as it arrives, and a refused one stops the client. A
+// signed card (verified under its pin or --card-keys) is asked for again
+// first (askFirst): no credential goes out before the card the agent
+// serves now passes its check, as on a first launch.
 
 import (
 	"bytes"
@@ -86,23 +89,45 @@ func (c *Client) revalidate(ctx context.Context, place CardPlace, known remember
 		defer close(done)
 		card, served, err := c.readCard(ctx, place, forced, bind, isPinned, &known)
 		switch {
-		case errors.Is(err, errNotModified):
-			known.Checked = time.Time{} // now: the agent said it holds
-			if served.ETag != "" {
-				known.ETag = served.ETag
-			}
-			if served.LastModified != "" {
-				known.LastModified = served.LastModified
-			}
-			c.mem.KeepCard(known)
+		case errors.Is(err, errNotModified), err == nil && bytes.Equal(served.Body, known.Body):
+			c.mem.KeepCard(confirmed(known, served))
 		case err != nil:
 			c.readAgainFailed(place.URL, err)
-		case bytes.Equal(served.Body, known.Body):
-			c.mem.KeepCard(served)
 		default:
 			c.cardChanged(ctx, card, served)
 		}
 	}()
+}
+
+// askFirst asks for a remembered signed card again before it is used
+// (c.mu is held): unchanged (a 304 or the same bytes), the remembered card
+// is used and kept (remembered true); changed, the card served now is
+// returned to be checked and used as a fetched one; not read, nil and the
+// card is read as on a first launch.
+func (c *Client) askFirst(ctx context.Context, place CardPlace, card *a2a.Card, known remember.Card, forced a2a.Dialect, bind a2a.Binding, isPinned bool) (*a2a.Card, remember.Card, bool) {
+	fresh, served, err := c.readCard(ctx, place, forced, bind, isPinned, &known)
+	switch {
+	case errors.Is(err, errNotModified), err == nil && bytes.Equal(served.Body, known.Body):
+		c.mem.KeepCard(confirmed(known, served))
+		return card, known, true
+	case err == nil:
+		return fresh, served, false
+	}
+	c.readAgainFailed(place.URL, err)
+	return nil, remember.Card{}, false
+}
+
+// confirmed is known as the agent confirmed it now (a 304 or the same
+// bytes): checked now, with the validators it sent.
+func confirmed(known, served remember.Card) remember.Card {
+	known.Checked = time.Time{} // KeepCard: now
+	if served.ETag != "" {
+		known.ETag = served.ETag
+	}
+	if served.LastModified != "" {
+		known.LastModified = served.LastModified
+	}
+	return known
 }
 
 // readAgainFailed: the remembered card could not be read again. An answer

@@ -209,8 +209,8 @@ func TestRememberedFullDisk(t *testing.T) {
 // TestRememberedCardUnderPin: a card remembered under its pin that the
 // agent now serves signed by another key is refused on the relaunch, as
 // on a first launch (-32000, card_signature): the remembered card does
-// not hide it, nothing is sent after the refusal, and the card is
-// forgotten (SPEC §17, §19).
+// not hide it, the card is asked for first and nothing is sent after it
+// (no credential), and the card is forgotten (SPEC §17, §19).
 func TestRememberedCardUnderPin(t *testing.T) {
 	a, b := newCardKey(t, "key-a"), newCardKey(t, "key-b")
 	f := newFakeA2A(t, "", signedToken)
@@ -229,12 +229,15 @@ func TestRememberedCardUnderPin(t *testing.T) {
 	if errData(m)["reason"] != "card_signature" || errData(m)["offered"] != b.thumb(t) {
 		t.Fatalf("session/new under a remembered card: %v; want -32000 card_signature offering %s\n%s", m, b.thumb(t), p.logs())
 	}
-	n := len(f.requests())
 	if m := p.call(t, 3, "session/new", newSessionParams()); errData(m)["reason"] != "card_signature" {
 		t.Errorf("second session/new: %v", m)
 	}
-	if got := f.requests(); len(got) != n {
-		t.Errorf("sent after the refusal: %v", got[n:])
+	var got []string
+	for _, r := range f.requests() {
+		got = append(got, r.Method+" "+r.Path+" "+r.Auth)
+	}
+	if !slices.Equal(got, []string{"GET /.well-known/agent-card.json Bearer " + signedToken}) && !slices.Equal(got, []string{"GET /.well-known/agent-card.json "}) {
+		t.Errorf("requests: %q; want the card alone (nothing after it)", got)
 	}
 	exit(t, p)
 	if b, _ := os.ReadFile(filepath.Join(e.state, "remembered.json")); bytes.Contains(b, []byte(`"cards"`)) {
