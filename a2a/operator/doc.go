@@ -8,10 +8,10 @@
 // API.Remember).
 //
 // Files:
-//   - operator.go: API and its calls.
 //   - remembered.go: the parts found absent by an earlier launch, and
-//     those found now, kept between launches (Remember, SPEC §19).
+//     those found now, kept between launches (Remember, SPEC §19; keep
+//     is called with API.mu held and takes only its own leaf lock).
+//   - operator.go: API and its calls.
 //
-// Goroutines: none. Locks: API.mu; under it only what Remember's keep
-// takes (package remember's File.mu).
+// Goroutines: none. Locks: API.mu, a leaf.
 package operator

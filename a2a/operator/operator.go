@@ -39,6 +39,9 @@ type API struct {
 
 	mu     sync.Mutex
 	absent map[string]bool
+	// keep is told of each part found absent that is worth keeping
+	// between launches (Remember); nil keeps none.
+	keep func(part string)
 	// listed is set once the sessions list answered: the server has the
 	// sessions API, so a 404 on one session means "unknown session".
 	listed bool
@@ -46,9 +49,6 @@ type API struct {
 	// not asked again (see Session).
 	misses  map[string]int
 	unknown map[string]bool
-	// keep is told of each part found absent that is worth keeping
-	// between launches (Remember); nil keeps none.
-	keep func(part string)
 }
 
 // New returns the operator API of the agent at base over conn; dialect
