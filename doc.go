@@ -65,6 +65,10 @@
 //     the server does.
 //   - Operator API (code only): the optional HTTP API some agents serve
 //     beside A2A (package a2a/operator).
+//   - Remembered: what an agent's origin served (its card, with its ETag
+//     and Last-Modified) and did not (operator API routes that answered
+//     404 or 405), kept between launches for at most a day in
+//     remembered.json (package a2a/remember). Never a credential.
 //   - Hand-off: a session the operator API's console offers to an editor.
 //
 // Credentials:

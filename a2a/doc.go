@@ -36,6 +36,7 @@
 //	a2a ← wire/extension, wire/request, wire/rpcerror, sse ← wire
 //	    ← agentcard ← auth (auth/credentials apart) ← binding
 //	    ← jsonrpc, rest ← gemini, operator ← a2aclient
+//	remember ← a2aclient (remember imports no other package of a2a)
 //	auth ← auth/platform (imported by cmd/shim, not by a2aclient)
 //	cardsig ← a2aclient (cardsig imports no other package of a2a)
 //
@@ -53,7 +54,9 @@
 // protoAgent's operator API (not A2A) over the same connection; a2aclient
 // the client that discovers the card and picks the binding from its
 // table: beside a2a, the one A2A package bridge imports; cardsig the
-// signatures of the agent card and the keys pinned for it (SPEC §17).
+// signatures of the agent card and the keys pinned for it (SPEC §17);
+// remember what an agent's origin served and did not, kept between
+// launches (SPEC §19).
 //
 // Goroutines: none. Locks: ReadBudget.mu, held by no one while it takes
 // another.

@@ -35,6 +35,9 @@ func (l *reqLog) wrap(h http.Handler) http.Handler {
 		if r.URL.RawQuery != "" {
 			what += "?" + r.URL.RawQuery
 		}
+		if r.Header.Get("If-None-Match") != "" {
+			what += " (If-None-Match)" // a remembered card asked again
+		}
 		if r.Method == http.MethodPost && r.Body != nil {
 			body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 			if err == nil {

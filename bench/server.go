@@ -8,6 +8,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"crypto/sha256"
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
@@ -154,9 +156,11 @@ func newA2AServerWith(o serverOpts) (*a2aServer, error) {
 
 func (s *a2aServer) close() { s.srv.Close() }
 
+// card serves the agent card with an ETag, answering 304 to a request
+// that names it (net/http's ServeContent), as a server behind a cache or
+// a CDN does: a relaunch asks for the card again with it (SPEC §19).
 func (s *a2aServer) card(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{
+	body, _ := json.Marshal(map[string]any{
 		"name": "bench agent", "description": "shim's bench server", "version": "1.0.0",
 		"capabilities": map[string]any{"streaming": true},
 		"supportedInterfaces": []map[string]any{{
@@ -165,6 +169,9 @@ func (s *a2aServer) card(w http.ResponseWriter, r *http.Request) {
 		"defaultInputModes": []string{"text/plain"}, "defaultOutputModes": []string{"text/plain"},
 		"skills": []any{},
 	})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("ETag", fmt.Sprintf(`"%x"`, sha256.Sum256(body)))
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
 }
 
 type rpcReq struct {

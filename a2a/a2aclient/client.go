@@ -20,6 +20,7 @@ import (
 	"github.com/shimdev/shim/a2a/auth"
 	"github.com/shimdev/shim/a2a/binding"
 	"github.com/shimdev/shim/a2a/cardsig"
+	"github.com/shimdev/shim/a2a/remember"
 	"github.com/shimdev/shim/internal/randid"
 )
 
@@ -103,6 +104,10 @@ type Config struct {
 	// (a card that leaves streaming out is taken to stream): each task
 	// is polled (SPEC §12.6).
 	NoStreaming bool
+	// Remember, when set, is what earlier launches kept of agents (SPEC
+	// §19): the client reads and keeps only its origin's entry (the card
+	// as served with its validators, the operator API routes not served).
+	Remember *remember.File
 
 	// Set by the tests (export_test.go): pollInterval is the longest wait
 	// between the GetTask polls of a non-streaming agent's task (default
@@ -149,6 +154,13 @@ type Client struct {
 	verdict *cardsig.Verdict
 	// check checks every card read and holds the one refused (SPEC §17).
 	check *cardCheck
+	// mem is what is remembered of the agent's origin (nil: nothing).
+	mem *remember.Origin
+	// asked is closed when the remembered card's revalidation ended (nil:
+	// none runs); changedCard: it brought another card, not yet told to
+	// awaitCard.
+	asked       chan struct{}
+	changedCard bool
 }
 
 // New returns a client; it makes no network call.
@@ -202,6 +214,7 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 		cred = cfg.Credential(c.stored)
 	}
 	c.check = &cardCheck{verifier: cfg.CardCheck, log: cfg.Log}
+	c.mem = cfg.Remember.For(c.at.origin)
 	cred = gate{cred, c.check}
 	c.conn = binding.New(binding.Options{Credential: cred, Origin: c.at.origin, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
 		UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, RetryWait: cfg.retryWait, Stall: cfg.Stall,
@@ -366,13 +379,29 @@ func (c *Client) Resubscribe(ctx context.Context, taskID string) (*Stream, error
 }
 
 // Probe checks the credentials with a GetTask on an id that cannot exist:
-// any JSON-RPC answer is success, 401/403 is a refused token. After a
-// success it reads the extended card when the card offers one (SPEC
-// §12.2).
+// any JSON-RPC answer is success, 401/403 is a refused token. With a
+// remembered card, it then waits for the card asked again in parallel: its
+// refusal is the probe's (SPEC §17), and a probe that failed under the
+// remembered card is made again under a changed one. After a success it
+// reads the extended card when the card offers one (SPEC §12.2).
 func (c *Client) Probe(ctx context.Context) error {
-	_, err := c.GetTask(ctx, "shim-probe-"+randid.Hex(8), 0)
-	var rpc *a2a.RPCError
-	if err != nil && !errors.As(err, &rpc) {
+	probe := func() error {
+		_, err := c.GetTask(ctx, "shim-probe-"+randid.Hex(8), 0)
+		var rpc *a2a.RPCError
+		if err != nil && !errors.As(err, &rpc) {
+			return err
+		}
+		return nil
+	}
+	err := probe()
+	changed, cerr := c.awaitCard(ctx)
+	if cerr != nil {
+		return cerr
+	}
+	if err != nil && changed {
+		err = probe()
+	}
+	if err != nil {
 		return err
 	}
 	return c.extend(ctx)

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/remember"
 )
 
 // Departures returns the departures from the spec this client has seen
@@ -64,22 +65,21 @@ func failureUnderUnknownTask(seen *a2a.Departures, contextID string) func(ev *a2
 // discovery gives up (SPEC §16). Otherwise, or when the old path has no
 // card either, notFound is returned as it was (a refused credential at
 // the old path as it is).
-func (c *Client) cardAtOldPath(ctx context.Context, notFound error, forced a2a.Dialect, bind a2a.Binding, pinned bool) (*a2a.Card, []byte, string, error) {
+func (c *Client) cardAtOldPath(ctx context.Context, notFound error, forced a2a.Dialect, bind a2a.Binding, pinned bool) (*a2a.Card, remember.Card, error) {
 	var herr *a2a.HTTPError
-	if c.cfg.CardURL != "" || len(c.cfg.Cards) > 0 || c.at.base == nil ||
-		!errors.As(notFound, &herr) || herr.StatusCode != http.StatusNotFound {
-		return nil, nil, "", notFound
+	old := c.at.oldPath()
+	if old == "" || !errors.As(notFound, &herr) || herr.StatusCode != http.StatusNotFound {
+		return nil, remember.Card{}, notFound
 	}
-	old := c.at.base.String() + "/.well-known/agent.json"
-	card, body, err := c.readCard(ctx, CardPlace{URL: old}, forced, bind, pinned)
+	card, served, err := c.readCard(ctx, CardPlace{URL: old}, forced, bind, pinned, nil)
 	switch {
 	case err == nil:
 		c.departures.Saw(a2a.DepartureOldCardPath, "url", old)
-		return card, body, old, nil
+		return card, served, nil
 	case a2a.IsUnauthorized(err):
-		return nil, nil, "", err
+		return nil, remember.Card{}, err
 	}
-	return nil, nil, "", notFound
+	return nil, remember.Card{}, notFound
 }
 
 // streamingNotServed: a server whose card says `streaming: true` while

@@ -10,11 +10,16 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/agentcard"
 	"github.com/shimdev/shim/a2a/binding"
+	"github.com/shimdev/shim/a2a/cardsig"
+	"github.com/shimdev/shim/a2a/remember"
 )
 
 // Discover fetches the agent card once, checks its signatures (Config.
 // CardCheck) and chooses the endpoint and the dialect; with an explicit
-// endpoint it fetches nothing.
+// endpoint it fetches nothing. A card remembered from an earlier launch
+// (Config.Remember) is checked the same way and used at once, and asked
+// for again in the background (remembered.go); a card fetched is
+// remembered.
 func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -41,15 +46,40 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 		c.card = &a2a.Card{Endpoint: c.cfg.Endpoint, Dialect: d, Binding: bind, Streaming: true}
 		return c.card, nil
 	}
-	card, body, where, err := c.fetchCard(ctx, forced, bind, isPinned)
-	if err != nil {
-		return nil, err
+	card, place, served, verdict, remembered := c.rememberedCard(ctx, forced, bind, isPinned)
+	background := remembered
+	if remembered && verdict != nil && verdict.Status == cardsig.Verified {
+		// A signed card is asked for first: nothing carries a credential
+		// before the card the agent serves now passes its check (SPEC §17).
+		background = false
+		card, served, remembered = c.askFirst(ctx, place, card, served, forced, bind, isPinned)
 	}
-	c.cardURL = where
-	verdict, err := c.check.card(ctx, where, body)
-	if err != nil {
-		return nil, err
+	if !remembered {
+		if card == nil {
+			if card, served, err = c.fetchCard(ctx, forced, bind, isPinned); err != nil {
+				return nil, err
+			}
+		}
+		c.cardURL = served.URL
+		if verdict, err = c.check.card(ctx, served.URL, served.Body); err != nil {
+			c.mem.ForgetCard(served.URL)
+			return nil, err
+		}
+		c.mem.KeepCard(served)
 	}
+	c.cardURL = served.URL
+	c.card, c.verdict = c.settle(card, served.Body), verdict
+	if background {
+		c.revalidate(ctx, place, served, forced, bind, isPinned)
+	}
+	return c.card, nil
+}
+
+// settle makes a card read and checked the one to use: the endpoint the
+// configuration or the --url origin rule gives, the codec's dialect and
+// binding, its security scheme (told to the stored credential).
+func (c *Client) settle(card *a2a.Card, body []byte) *a2a.Card {
+	pinned, isPinned := codecs[c.cfg.Codec]
 	card.Streaming = card.Streaming && !c.cfg.NoStreaming
 	switch {
 	case c.cfg.EndpointOverride != "":
@@ -68,28 +98,28 @@ func (c *Client) Discover(ctx context.Context) (*a2a.Card, error) {
 	card.Security = agentcard.ParseSecurity(body)
 	c.stored.SetSecurity(card.Security)
 	c.log.Debug("agent card", "name", card.Name, "endpoint", card.Endpoint, "dialect", card.Dialect.String(), "binding", card.Binding.String(), "streaming", card.Streaming)
-	c.card, c.verdict = card, verdict
-	return card, nil
+	return card
 }
 
 // fetchCard reads and parses the card from the first of its places that
-// answers with one: the card, its body as served and its URL.
-func (c *Client) fetchCard(ctx context.Context, forced a2a.Dialect, bind a2a.Binding, isPinned bool) (*a2a.Card, []byte, string, error) {
+// answers with one: the card, and its body as served with its URL and
+// validators.
+func (c *Client) fetchCard(ctx context.Context, forced a2a.Dialect, bind a2a.Binding, isPinned bool) (*a2a.Card, remember.Card, error) {
 	places := c.at.cardPlaces()
 	for i, place := range places {
-		card, body, err := c.readCard(ctx, place, forced, bind, isPinned)
+		card, served, err := c.readCard(ctx, place, forced, bind, isPinned, nil)
 		if err == nil {
-			return card, body, place.URL, nil
+			return card, served, nil
 		}
 		if i == len(places)-1 {
 			return c.cardAtOldPath(ctx, err, forced, bind, isPinned)
 		}
 		if a2a.IsUnauthorized(err) || !errors.Is(err, a2a.ErrNoCard) {
-			return nil, nil, "", err
+			return nil, remember.Card{}, err
 		}
 		c.log.Info("no agent card there; trying the next place", "url", place.URL, "next", places[i+1].URL, "err", err)
 	}
-	return nil, nil, "", errors.New("no place to read the agent card from")
+	return nil, remember.Card{}, errors.New("no place to read the agent card from")
 }
 
 // ServedCard reads the agent card as served, from the first of its
@@ -109,48 +139,58 @@ func (c *Client) ServedCard(ctx context.Context) (string, []byte, error) {
 	if isPinned {
 		forced, bind = pinned.dialect, pinned.binding
 	}
-	_, body, where, err := c.fetchCard(ctx, forced, bind, isPinned)
-	return where, body, err
+	_, served, err := c.fetchCard(ctx, forced, bind, isPinned)
+	return served.URL, served.Body, err
 }
 
-// readCard reads and parses the card at place.
-// pinned: a codec fixes the dialect and binding, so a card naming no
-// interface of theirs is taken for its name, skills and capabilities.
-func (c *Client) readCard(ctx context.Context, place CardPlace, forced a2a.Dialect, bind a2a.Binding, pinned bool) (*a2a.Card, []byte, error) {
+// readCard reads and parses the card at place: the card, and its body as
+// served with its URL and validators. pinned: a codec fixes the dialect
+// and binding, so a card naming no interface of theirs is taken for its
+// name, skills and capabilities. With known (a remembered card), the
+// request carries its validators, and a 304 answers errNotModified.
+func (c *Client) readCard(ctx context.Context, place CardPlace, forced a2a.Dialect, bind a2a.Binding, pinned bool, known *remember.Card) (*a2a.Card, remember.Card, error) {
 	d := place.Dialect
 	if d == 0 {
 		d = a2a.V10
 	}
+	served := remember.Card{URL: place.URL}
 	req, err := c.conn.NewRequest(ctx, http.MethodGet, place.URL, nil, d)
 	if err != nil {
-		return nil, nil, err
+		return nil, served, err
+	}
+	if known != nil {
+		setValidators(req.Header, known)
 	}
 	resp, err := c.conn.Do(req)
 	if err != nil {
-		return nil, nil, c.conn.Error(place.URL, err)
+		return nil, served, c.conn.Error(place.URL, err)
 	}
 	body, err := c.conn.ReadBody(resp)
 	if err != nil {
-		return nil, nil, c.conn.Error(place.URL, err)
+		return nil, served, c.conn.Error(place.URL, err)
+	}
+	served.Body, served.ETag, served.LastModified = body, resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	if known != nil && resp.StatusCode == http.StatusNotModified {
+		return nil, served, errNotModified
 	}
 	if resp.StatusCode != http.StatusOK {
 		herr := binding.HTTPError(resp.StatusCode, place.URL, resp.Header.Get("Content-Type"), body)
 		herr.Want = "an agent card"
 		if herr.Unauthorized() {
-			return nil, nil, herr
+			return nil, served, herr
 		}
-		return nil, nil, fmt.Errorf("%w: %w", a2a.ErrNoCard, herr)
+		return nil, served, fmt.Errorf("%w: %w", a2a.ErrNoCard, herr)
 	}
 	card, err := agentcard.Parse(body, forced, bind)
 	if err != nil && !(pinned && card != nil) {
 		if !json.Valid(body) {
 			herr := binding.HTTPError(resp.StatusCode, place.URL, resp.Header.Get("Content-Type"), body)
 			herr.Want = "an agent card"
-			return nil, nil, fmt.Errorf("%w: %w", a2a.ErrNoCard, herr)
+			return nil, served, fmt.Errorf("%w: %w", a2a.ErrNoCard, herr)
 		}
-		return nil, nil, fmt.Errorf("agent card at %s: %w", place.URL, err)
+		return nil, served, fmt.Errorf("agent card at %s: %w", place.URL, err)
 	}
-	return card, body, nil
+	return card, served, nil
 }
 
 // CardURL is where the agent card is read: the one that answered once

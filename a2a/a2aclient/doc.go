@@ -29,6 +29,12 @@
 //   - cardcheck.go: the cards' signatures (cardCheck, over package
 //     cardsig, SPEC §17): a card refused stops the client, whose every
 //     request then fails before it is sent.
+//   - remembered.go: the card an earlier launch kept (Config.Remember,
+//     package remember, SPEC §19): checked as a fetched card is, used at
+//     once, and asked for again in the background with its validators; a
+//     changed card is used as it arrives, a refused one stops the client
+//     and fails Probe. A signed card is asked for again before it is used
+//     (SPEC §17: no credential before the card served now passes).
 //   - operator.go: the operator API (package operator) as the client
 //     offers it: Operator, its answers' types and ErrNoOperator, so that
 //     no caller imports package operator (nor binding: Stream).
@@ -37,8 +43,11 @@
 //     under a task id nobody knows, the card at the old path, streaming
 //     claimed and not served; Departures, what it saw.
 //
-// Goroutines: none of its own (callbacks of OnCardChange run on the
-// caller's). Locks: Client.mu (the card, the binding, the operator API)
-// is held across the card's fetch; under it auth.Stored.mu is taken (the
-// card's security scheme), never the other way.
+// Goroutines: one per launch with a remembered card, asking for it again
+// (revalidate), ending with its answer; callbacks of OnCardChange run on
+// the caller's, or on that goroutine for a card that changed. Locks:
+// Client.mu (the card, the binding, the operator API) is held across the
+// card's fetch; under it auth.Stored.mu is taken (the card's security
+// scheme) and remember.File.mu (what is remembered), never the other
+// way.
 package a2aclient

@@ -48,6 +48,11 @@ func (c *Client) Operator() *Operator {
 			return a2a.V10
 		}
 		c.op = operator.New(c.conn, base, dialect)
+		if base != "" {
+			// What an earlier launch found absent is not asked again, and
+			// what is found absent now is kept (SPEC §19).
+			c.op.Remember(c.mem.Absent(base), func(part string) { c.mem.KeepAbsent(base, part) })
+		}
 	}
 	return c.op
 }

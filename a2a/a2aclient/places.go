@@ -28,6 +28,16 @@ func (at *places) cardPlaces() []CardPlace {
 	return []CardPlace{{URL: at.configured()}}
 }
 
+// oldPath is <base>/.well-known/agent.json when the card is read at the
+// default place (no card URL, no platform's places), else "": where a
+// server of A2A 0.2's age serves it (cardAtOldPath).
+func (at *places) oldPath() string {
+	if at.cardURL != "" || len(at.cards) > 0 || at.base == nil {
+		return ""
+	}
+	return at.base.String() + "/.well-known/agent.json"
+}
+
 // configured is where the card is read first.
 func (at *places) configured() string {
 	if at.cardURL == "" && len(at.cards) > 0 {

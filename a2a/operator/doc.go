@@ -4,9 +4,13 @@
 // same connection (base, /agents/<slug> prefix, credential and headers).
 // A 404 or 405 means the server lacks that part of the API: the call
 // reports it absent (ErrAbsent), never as a failure, and it is not asked
-// again in this process.
+// again in this process (nor, once kept, by the next launches for a day:
+// API.Remember).
 //
 // Files:
+//   - remembered.go: the parts found absent by an earlier launch, and
+//     those found now, kept between launches (Remember, SPEC §19; keep
+//     is called with API.mu held and takes only its own leaf lock).
 //   - operator.go: API and its calls.
 //
 // Goroutines: none. Locks: API.mu, a leaf.

@@ -39,6 +39,9 @@ type API struct {
 
 	mu     sync.Mutex
 	absent map[string]bool
+	// keep is told of each part found absent that is worth keeping
+	// between launches (Remember); nil keeps none.
+	keep func(part string)
 	// listed is set once the sessions list answered: the server has the
 	// sessions API, so a 404 on one session means "unknown session".
 	listed bool
@@ -80,7 +83,7 @@ func (o *API) do(ctx context.Context, family, method, path string, body any) (in
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
 		if family != "" {
 			o.mu.Lock()
-			o.absent[family] = true
+			o.markAbsent(family, resp.StatusCode)
 			o.mu.Unlock()
 		}
 		return resp.StatusCode, nil, ErrAbsent
@@ -307,7 +310,7 @@ func (o *API) Session(ctx context.Context, id string) (*SessionSummary, error) {
 		switch status {
 		case http.StatusMethodNotAllowed:
 			o.mu.Lock()
-			o.absent["session"] = true
+			o.markAbsent("session", status)
 			o.mu.Unlock()
 		case http.StatusNotFound:
 			o.sessionMissed(ctx, id)
@@ -341,7 +344,9 @@ func (o *API) sessionMissed(ctx context.Context, id string) {
 		o.listed = true
 	}
 	if noList {
-		o.absent["session"] = true
+		// No sessions list: the 404 is the route's (remembered as the
+		// list's own absence is).
+		o.markAbsent("session", http.StatusNotFound)
 		return
 	}
 	if o.misses[id]++; o.misses[id] >= 2 {

@@ -28,6 +28,7 @@ import (
 	"github.com/shimdev/shim/a2a/auth/credentials"
 	"github.com/shimdev/shim/a2a/auth/platform"
 	"github.com/shimdev/shim/a2a/cardsig"
+	"github.com/shimdev/shim/a2a/remember"
 	"github.com/shimdev/shim/bridge"
 	"github.com/shimdev/shim/cmd/shim/internal/flags"
 	"github.com/shimdev/shim/internal/privfile"
@@ -57,6 +58,9 @@ type settings struct {
 	cards         *cardsig.Verifier // checks the agent card's signatures (SPEC §17)
 	log           *slog.Logger
 	trace         io.Writer
+	// remembered is what earlier launches kept of agents (SPEC §19):
+	// serving only, so that doctor and login always ask the agent.
+	remembered *remember.File
 
 	inUse inUse // the agent in use and its credential's origin, which authenticate changes (inuse.go)
 }
@@ -305,7 +309,7 @@ func (s *settings) client(c *cli.Context, timeout time.Duration) (*a2aclient.Cli
 		s.log.Debug("no bearer token for this URL", "url", key)
 	}
 	cfg := s.clientConfig(url, s.inUse.cardURL(), timeout)
-	cfg.Token, cfg.Stall, cfg.Trace = tok, s.stall, s.trace
+	cfg.Token, cfg.Stall, cfg.Trace, cfg.Remember = tok, s.stall, s.trace, s.remembered
 	cfg.OAuth = signIn{s: s}.oauthFor(c, key, tok, src) // a stored OAuth sign-in, renewed as needed (login_oauth.go)
 	return a2aclient.New(cfg)
 }
@@ -425,6 +429,8 @@ func serveAction(c *cli.Context) error {
 		return err
 	}
 	key := s.indexKey()
+	s.remembered = remember.Open(stateDir(c), s.log)
+	defer s.remembered.Close(5 * time.Second)
 	opts := bridge.Options{
 		Version:          versionOrDev(),
 		Executable:       executable(),
