@@ -429,7 +429,7 @@ func serveAction(c *cli.Context) error {
 		return err
 	}
 	key := s.indexKey()
-	s.remembered = remember.Open(stateDir(c), s.log)
+	s.remembered = remember.Open(flags.StateDir(c), s.log)
 	defer s.remembered.Close(5 * time.Second)
 	opts := bridge.Options{
 		Version:          versionOrDev(),
