@@ -150,8 +150,10 @@ func (h turnHost) Meanwhile(ctx context.Context, sess *turn.Session, emit func(a
 	h.archive.meanwhile(ctx, sess, emit)
 }
 
-// Record writes what a turn taught the thread index (title, cwd, task
-// id, time) in one write, once the turn's stream is over: never between
+// Record writes what a turn taught the thread index (title, cwd and
+// additional directories, task id, time) in one write, once the turn's
+// stream is over (a minted session enters the index here, with its first
+// prompt: SPEC §18): never between
 // the prompt and its first chunk (SPEC §8).
 func (h turnHost) Record(sess *turn.Session, title, taskID string) {
 	if _, _, ok := h.store.ThreadIndex(); !ok {
@@ -163,6 +165,9 @@ func (h turnHost) Record(sess *turn.Session, title, taskID string) {
 		}
 		if e.CWD == "" {
 			e.CWD = sess.CWD()
+		}
+		if len(e.AdditionalDirectories) == 0 {
+			e.AdditionalDirectories = sess.Dirs()
 		}
 		e.AddTask(taskID)
 		e.UpdatedAt = time.Now()
