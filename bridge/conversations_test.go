@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"maps"
 	"testing"
 	"time"
 
@@ -63,5 +64,64 @@ func TestListTitleNotTheID(t *testing.T) {
 	got := listSessions(t, s, "/w")
 	if len(got) != 1 || got[0]["title"] != "Why is the build red?" {
 		t.Errorf("sessions %v", got)
+	}
+}
+
+// TestLoadFailedUnderPlaceholder: a turn that failed under a task id the
+// server made up (Strands and BeeAI on @a2a-js/sdk 0.3.14) leaves the real
+// task working for ever; the thread index keeps how the live turn ended,
+// and a loaded thread (another process) shows that turn as its failure,
+// not as still running (SPEC §16). A turn the index says nothing of that
+// still runs is shown running.
+func TestLoadFailedUnderPlaceholder(t *testing.T) {
+	f := newFake(t)
+	const limit = "Error code: 429 - {'error': {'type': 'usage_limit_reached', 'message': 'The usage limit has been reached'}}"
+	f.stream = func(w *sseWriter, c rpcCall) {
+		if c.text() == "Still going?" {
+			// Its answer is not done when the thread is loaded.
+			w.task("task-running", "TASK_STATE_WORKING")
+			w.status("task-running", "TASK_STATE_COMPLETED", agentMsg(textPart("Yes.")))
+			return
+		}
+		w.task("task-real", "TASK_STATE_WORKING")
+		w.result(map[string]any{"statusUpdate": map[string]any{"taskId": "placeholder-1", "contextId": w.ctx, "final": true,
+			"status": map[string]any{"state": "TASK_STATE_FAILED", "message": agentMsg(textPart(limit))}}})
+	}
+	f.getTask = func(c rpcCall) any {
+		switch c.Params["id"] {
+		case "task-real":
+			task := taskResult("task-real", "", "TASK_STATE_WORKING", "", "")
+			task["history"] = []any{userMsg("Break.")}
+			return task
+		case "task-running":
+			task := taskResult("task-running", "", "TASK_STATE_WORKING", "", "")
+			task["history"] = []any{userMsg("Still going?")}
+			return task
+		}
+		return &rpcErr{Code: -32001, Message: "Task not found"}
+	}
+	ix := threads.Open(t.TempDir(), nil)
+	s := startShim(t, f.url, withIndex(ix, f.url, nil), nil)
+	s.init(t)
+	id := s.newSession(t, "/w")
+	if m := s.prompt(t, id, "Break."); m.Error == nil || m.Error.Code != -32603 {
+		t.Fatalf("the failed turn answered %+v", m)
+	}
+	stopReason(t, s.prompt(t, id, "Still going?"))
+	e, _, _ := ix.Get(f.url, id)
+	if want := map[string]string{"task-real": "The usage limit has been reached (HTTP 429, usage_limit_reached)"}; !maps.Equal(e.Failures, want) {
+		t.Errorf("the index keeps %v, want %v", e.Failures, want)
+	}
+	other := startShim(t, f.url, withIndex(ix, f.url, nil), nil)
+	other.init(t)
+	if m := other.Call("session/load", loadArgs(id, "/w")); m.Error != nil {
+		t.Fatalf("load: %v", m.Error)
+	}
+	want := "user_message_chunk Break.\n" +
+		"agent_message_chunk ⚠️ Fake Agent error: The usage limit has been reached (HTTP 429, usage_limit_reached)\n" +
+		"user_message_chunk Still going?\n" +
+		"agent_message_chunk (still running elsewhere…)\n"
+	if got := transcript(decodeUpdates(t, other.Updates(id))); got != want {
+		t.Errorf("replay:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -151,11 +151,11 @@ func (h turnHost) Meanwhile(ctx context.Context, sess *turn.Session, emit func(a
 }
 
 // Record writes what a turn taught the thread index (title, cwd and
-// additional directories, task id, time) in one write, once the turn's
+// additional directories, task id, how it failed, time) in one write, once the turn's
 // stream is over (a minted session enters the index here, with its first
 // prompt: SPEC §18): never between
 // the prompt and its first chunk (SPEC §8).
-func (h turnHost) Record(sess *turn.Session, title, taskID string) {
+func (h turnHost) Record(sess *turn.Session, title, taskID, failed string) {
 	if _, _, ok := h.store.ThreadIndex(); !ok {
 		return
 	}
@@ -170,6 +170,7 @@ func (h turnHost) Record(sess *turn.Session, title, taskID string) {
 			e.AdditionalDirectories = sess.Dirs()
 		}
 		e.AddTask(taskID)
+		e.SetFailure(taskID, failed)
 		e.UpdatedAt = time.Now()
 	})
 }
