@@ -392,7 +392,7 @@ export function frameworkSuite(name) {
       });
 
       if (name === "strands") {
-        test(`strands: history: a turn that failed under a placeholder task id loads as failed, not as still running [${way}]`, { todo: "SPEC §16: a failure under a task id nobody knows (a loaded thread)" }, async () => {
+        test(`strands: history: a turn that failed under a placeholder task id loads as failed, not as still running [${way}]`, async () => {
           const stateDir = tempDir("shim-state-");
           try {
             let sessionId;
