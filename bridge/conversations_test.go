@@ -2,9 +2,11 @@ package bridge
 
 import (
 	"maps"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/threads"
 )
 
@@ -123,5 +125,115 @@ func TestLoadFailedUnderPlaceholder(t *testing.T) {
 		"agent_message_chunk (still running elsewhere…)\n"
 	if got := transcript(decodeUpdates(t, other.Updates(id))); got != want {
 		t.Errorf("replay:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// withID gives a history message its messageId.
+func withID(m map[string]any, id string) map[string]any {
+	m["messageId"] = id
+	return m
+}
+
+// TestLoadKeepsWhatWasSaid: a loaded thread shows, in order, what the live
+// turns showed (SPEC §18, amending §4.5): a park's question and the user's
+// answer; a form answered in the editor as its values' field: value lines;
+// an approval as the call's card with its outcome (completed when
+// approved, failed with "Denied" when denied, a card of its own when it
+// named no call), never as the user's words; the thoughts the history
+// holds (working status messages, reasoning parts). A resume whose park
+// the history does not hold is skipped.
+func TestLoadKeepsWhatWasSaid(t *testing.T) {
+	f := newFake(t)
+	reasoning := agentMsg(map[string]any{"data": map[string]any{"text": "The user wants a merge."}, "metadata": map[string]any{"mimeType": a2a.MimeReasoning}})
+	tasks := map[string]map[string]any{}
+	turn := func(task, answer string, history ...any) {
+		tt := taskResult(task, "", "TASK_STATE_COMPLETED", answer, "")
+		tt["history"] = history
+		tasks[task] = tt
+	}
+	turn("t-question", "Merged main.",
+		withID(userMsg("Merge it"), "u1"),
+		withID(reasoning, "r1"),
+		withID(hitlMsg(map[string]any{"kind": "question", "question": "Which branch?"}), "p1"),
+		withID(resumeMsg("main"), "u2"),
+		withID(agentMsg(textPart("Merging main…")), "w1"),
+	)
+	turn("t-approved", "Built.",
+		withID(userMsg("Build it"), "u3"),
+		withID(toolMsg("c1", "run_command", "started", `{"command": "make build"}`, ""), "m1"),
+		withID(hitlMsg(map[string]any{"kind": "approval", "title": "Approve shell command?", "detail": "make build"}), "p2"),
+		withID(resumeMsg("approved"), "u4"),
+		withID(toolMsg("c1", "run_command", "completed", "", "ok"), "m2"),
+	)
+	turn("t-denied", "I did not delete it.",
+		withID(userMsg("Clean up"), "u5"),
+		withID(toolMsg("c2", "run_command", "started", `{"command": "rm -rf build"}`, ""), "m3"),
+		withID(hitlMsg(map[string]any{"kind": "approval", "title": "Approve shell command?", "detail": "rm -rf build"}), "p3"),
+		withID(resumeMsg("denied"), "u6"),
+		withID(hitlMsg(map[string]any{"kind": "approval", "title": "Approve shell command?", "detail": "git clean -fdx\nruns via: /bin/sh -c"}), "p4"),
+		withID(resumeMsg("denied"), "u7"),
+	)
+	turn("t-form", "Deployed to staging.",
+		withID(userMsg("Deploy"), "u8"),
+		withID(hitlMsg(map[string]any{"kind": "form", "title": "Where to?",
+			"steps": []any{map[string]any{"schema": map[string]any{"properties": map[string]any{
+				"env": map[string]any{"title": "Environment", "enum": []any{"staging", "prod"}}}}}}}), "p5"),
+		withID(resumeMsg(`{"env":"staging","replicas":2}`), "u9"),
+		withID(resumeMsg("approved"), "u10"),
+	)
+	order := []string{"t-question", "t-approved", "t-denied", "t-form"}
+	f.getTask = func(c rpcCall) any {
+		if tt, ok := tasks[c.Params["id"].(string)]; ok {
+			return tt
+		}
+		return &rpcErr{Code: -32001, Message: "Task not found"}
+	}
+	ix := threads.Open(t.TempDir(), nil)
+	const id = "chat-zed-1-kept"
+	must(t, ix.Update(f.url, id, func(e *threads.Entry) { e.CWD, e.Title, e.TaskIDs = "/w", "Merge it", order }))
+	s := startShim(t, f.url, withIndex(ix, f.url, nil), nil)
+	s.init(t)
+	if m := s.Call("session/load", loadArgs(id, "/w")); m.Error != nil {
+		t.Fatalf("load: %v", m.Error)
+	}
+	ups := decodeUpdates(t, s.Updates(id))
+	want := "user_message_chunk Merge it\n" +
+		"agent_thought_chunk The user wants a merge.\n" +
+		"agent_message_chunk **Input needed:** Which branch?\n" +
+		"user_message_chunk main\n" +
+		"agent_thought_chunk Merging main…\n" +
+		"agent_message_chunk Merged main.\n" +
+		"user_message_chunk Build it\n" +
+		"tool_call replay-c1 Run: make build [completed]\n" +
+		"agent_message_chunk Built.\n" +
+		"user_message_chunk Clean up\n" +
+		"tool_call replay-c2 Run: rm -rf build [failed]\n" +
+		"tool_call replay-approval git clean -fdx [failed]\n" +
+		"agent_message_chunk I did not delete it.\n" +
+		"user_message_chunk Deploy\n" +
+		"agent_message_chunk **Input needed:** Where to?\n- Environment: one of staging, prod\n" +
+		"user_message_chunk env: staging\nreplicas: 2\n" +
+		"agent_message_chunk Deployed to staging.\n"
+	if got := transcript(ups); got != want {
+		t.Errorf("replay:\n%s\nwant:\n%s", got, want)
+	}
+	for _, u := range ups {
+		switch u.ToolCallID {
+		case "replay-c2":
+			if !strings.Contains(string(u.Content), `"Denied"`) || u.ToolKind != "execute" {
+				t.Errorf("the denied call's card: %+v %s", u, u.Content)
+			}
+		case "replay-approval":
+			if !strings.Contains(string(u.Content), `"Denied"`) || u.ToolKind != "execute" || u.RawInput["detail"] != "git clean -fdx\nruns via: /bin/sh -c" {
+				t.Errorf("the denied approval's own card: %+v %s", u, u.Content)
+			}
+		case "replay-c1":
+			if strings.Contains(string(u.Content), "Denied") {
+				t.Errorf("the approved call's card says Denied: %s", u.Content)
+			}
+		}
+		if u.Kind == "user_message_chunk" && (u.Text == "approved" || u.Text == "denied") {
+			t.Errorf("an approval shown as the user's words: %q", u.Text)
+		}
 	}
 }

@@ -33,7 +33,10 @@ type call struct {
 	// plan is the plan last sent for this call (planSent). (The flags
 	// side by side keep a call in the allocation size it had.)
 	planSent bool
-	plan     []toolview.PlanItem
+	// denied: a replayed approval of the call was denied (its view ends
+	// failed, "Denied" in its content).
+	denied bool
+	plan   []toolview.PlanItem
 	agentSays
 }
 
