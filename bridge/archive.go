@@ -183,13 +183,19 @@ func unknownThread(id string) error {
 // readTurns reads a thread's turns, oldest first (package history): from
 // the operator API's /turns when the server has it, else GetTask of the
 // task ids the index recorded, else ListTasks by contextId (1.0); cut
-// reports that the load budget left older turns out.
+// reports that the load budget left older turns out. A turn the index
+// says failed live is a failed turn while the server keeps it running
+// (SPEC §16).
 func (a *archive) readTurns(ctx context.Context, c *a2aclient.Client, id string) ([]past.Turn, bool, error) {
 	recorded := func() []string { return a.store.Recorded(id) }
-	return history.Read(ctx, id, a.loadBytes,
+	turns, cut, err := history.Read(ctx, id, a.loadBytes,
 		history.Operator{Client: c, Log: a.log},
 		history.Tasks{Client: c, IDs: recorded, Log: a.log},
 		history.Listed{Client: c, Log: a.log})
+	if err == nil {
+		history.Settle(turns, a.store.Failures(id))
+	}
+	return turns, cut, err
 }
 
 // meanwhile shows the turns that finished while a turn of sess waited for

@@ -103,7 +103,10 @@ func TestBindingScenarios(t *testing.T) {
 				s1.init(t)
 				id := s1.newSession(t, "/tmp")
 				stopReason(t, s1.prompt(t, id, "first prompt"))
+				// The working status message is the thought the live
+				// turn showed (SPEC §18).
 				want := "user_message_chunk first prompt\n" +
+					"agent_thought_chunk Thinking about: first prompt\n" +
 					"agent_message_chunk You asked: first prompt\nHere is a streamed answer in several chunks.\n"
 				// GetTask of the recorded task, then ListTasks of the
 				// context in a process whose index does not know it.

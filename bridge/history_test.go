@@ -1134,15 +1134,22 @@ func TestRealServerLoad(t *testing.T) {
 				t.Fatalf("load: %v", m.Error)
 			}
 			ups := decodeUpdates(t, s2.Updates(id))
+			// The working status messages the history holds are the
+			// thoughts the live turns showed (SPEC §18).
 			want := "user_message_chunk use the tool\n" +
+				"agent_thought_chunk Reading the README first.\n" +
 				"tool_call replay-c1 Read README.md (lines 1–20) [completed]\n" +
 				"agent_message_chunk The README says it is a demo project.\n" +
 				"user_message_chunk and the default answer\n" +
+				"agent_thought_chunk Thinking about: and the default answer\n" +
 				"agent_message_chunk You asked: and the default answer\nHere is a streamed answer in several chunks.\n"
 			if got := transcript(ups); got != want {
 				t.Fatalf("replay:\n%s\nwant:\n%s", got, want)
 			}
-			tc := ups[1]
+			if live := answer(s1.Updates(id), "agent_thought_chunk"); live != "Reading the README first.Thinking about: and the default answer" {
+				t.Errorf("the live turns' thoughts %q", live)
+			}
+			tc := ups[2]
 			if tc.ToolKind != "read" || len(tc.Locations) != 1 || tc.Locations[0].Path != filepath.Join(root, "README.md") ||
 				tc.Locations[0].Line != 1 || !strings.Contains(string(tc.Content), "A demo project.") {
 				t.Errorf("tool call %+v %s", tc, tc.Content)

@@ -155,10 +155,12 @@ func (h turnHost) Meanwhile(ctx context.Context, sess *turn.Session, emit func(a
 	h.archive.meanwhile(ctx, sess, emit)
 }
 
-// Record writes what a turn taught the thread index (title, cwd, task
-// id, time) in one write, once the turn's stream is over: never between
+// Record writes what a turn taught the thread index (title, cwd and
+// additional directories, task id, how it failed, time) in one write, once the turn's
+// stream is over (a minted session enters the index here, with its first
+// prompt: SPEC §18): never between
 // the prompt and its first chunk (SPEC §8).
-func (h turnHost) Record(sess *turn.Session, title, taskID string) {
+func (h turnHost) Record(sess *turn.Session, title, taskID, failed string) {
 	if _, _, ok := h.store.ThreadIndex(); !ok {
 		return
 	}
@@ -169,7 +171,11 @@ func (h turnHost) Record(sess *turn.Session, title, taskID string) {
 		if e.CWD == "" {
 			e.CWD = sess.CWD()
 		}
+		if len(e.AdditionalDirectories) == 0 {
+			e.AdditionalDirectories = sess.Dirs()
+		}
 		e.AddTask(taskID)
+		e.SetFailure(taskID, failed)
 		e.UpdatedAt = time.Now()
 	})
 }

@@ -169,12 +169,9 @@ func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result
 	id := editor.MintContextID(r.editor.ContextPrefix(), time.Now())
 	sess := turn.NewSession(id, p.CWD, true, false)
 	sess.SetDirs(dirs)
+	// Not in the thread index until its first prompt (SPEC §18): a chat
+	// that never got one is no conversation to list.
 	r.store.Add(sess)
-	r.store.Update(id, func(e *threads.Entry) {
-		e.CWD = p.CWD
-		e.AdditionalDirectories = dirs
-		e.UpdatedAt = time.Now()
-	})
 	told := r.notices.mcpAfterReply(id, mcp)
 	return r.newResult(sess), func() { r.commands.send(id); told() }, nil
 }

@@ -4,7 +4,11 @@
 //
 // The index lives in one JSON file, <dir>/threads.json:
 //
-//	{"version": 1, "servers": {"<url>": {"<sessionId>": {"cwd", "additionalDirectories"?, "title", "createdAt", "updatedAt", "taskIds": [...]}}}}
+//	{"version": 1, "servers": {"<url>": {"<sessionId>": {"cwd", "additionalDirectories"?, "title", "createdAt", "updatedAt", "taskIds": [...], "failures"?: {"<taskId>": "<text>"}}}}}
+//
+// failures holds how some of the thread's turns failed, as the live turn
+// read it (a server may keep such a task working for ever, SPEC §16), for
+// the task ids the entry keeps only.
 //
 // An entry keeps the newest MaxTaskIDs task ids, so what one write costs
 // does not grow with a thread's age, and takes at most MaxEntryBytes of

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,6 +51,12 @@ type Entry struct {
 	CreatedAt             time.Time `json:"createdAt"`
 	UpdatedAt             time.Time `json:"updatedAt"`
 	TaskIDs               []string  `json:"taskIds,omitempty"`
+	// Failures are how the turns of some of TaskIDs ended, as the live
+	// turn read it: failed, with the friendly text the editor was shown,
+	// by task id. A server can keep such a task working for ever (one
+	// that sent the failure under another task id, SPEC §16); a replay
+	// shows it failed all the same. Only ids of TaskIDs are kept.
+	Failures map[string]string `json:"failures,omitempty"`
 	// Deleted is set once the thread left the editor's history
 	// (session/delete): it is never listed again.
 	Deleted bool `json:"deleted,omitempty"`
@@ -65,10 +72,50 @@ func (e *Entry) AddTask(taskID string) {
 	e.capTasks()
 }
 
-// capTasks drops all but the newest MaxTaskIDs task ids.
+// MaxFailureChars is how many characters of a failure's text an entry
+// keeps (the friendly text of SPEC §4.3 is at most 500).
+const MaxFailureChars = 500
+
+// SetFailure records that the turn of taskID failed, with the text the
+// editor was shown (cut at MaxFailureChars), and adds the task.
+func (e *Entry) SetFailure(taskID, text string) {
+	if taskID == "" || text == "" {
+		return
+	}
+	e.AddTask(taskID)
+	if e.Failures == nil {
+		e.Failures = map[string]string{}
+	}
+	e.Failures[taskID] = textcut.Cut(text, MaxFailureChars)
+	e.keepFailures()
+}
+
+// capTasks drops all but the newest MaxTaskIDs task ids, and the failures
+// of the ids dropped.
 func (e *Entry) capTasks() {
 	if n := len(e.TaskIDs); n > MaxTaskIDs {
 		e.TaskIDs = slices.Clone(e.TaskIDs[n-MaxTaskIDs:])
+	}
+	e.keepFailures()
+}
+
+// keepFailures drops the failures of task ids the entry does not keep.
+func (e *Entry) keepFailures() {
+	if len(e.Failures) == 0 {
+		e.Failures = nil
+		return
+	}
+	kept := make(map[string]bool, len(e.TaskIDs))
+	for _, id := range e.TaskIDs {
+		kept[id] = true
+	}
+	for id := range e.Failures {
+		if !kept[id] {
+			delete(e.Failures, id)
+		}
+	}
+	if len(e.Failures) == 0 {
+		e.Failures = nil
 	}
 }
 
@@ -176,6 +223,8 @@ func fit(id string, e *Entry) error {
 			if k > 0 {
 				c.TaskIDs = slices.Clone(ids[len(ids)-k:])
 			}
+			c.Failures = maps.Clone(e.Failures)
+			c.keepFailures()
 			return c
 		}
 		*e = newest(most(0, len(ids), func(k int) bool { return fits(newest(k)) }))

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shimdev/shim/internal/privfile"
 )
@@ -763,5 +764,53 @@ func TestWritesLogged(t *testing.T) {
 	}
 	if n := writes(); n != 2 {
 		t.Errorf("%d writes, want 2", n)
+	}
+}
+
+// TestFailuresKeptWithTheirTasks: a failed turn's text is kept by its task
+// id, cut at MaxFailureChars (then "…"), written and read back; it goes when its task
+// id falls out of the newest MaxTaskIDs, and when the entry is cut to fit
+// MaxEntryBytes with the oldest task ids.
+func TestFailuresKeptWithTheirTasks(t *testing.T) {
+	ix := Open(t.TempDir(), nil)
+	long := strings.Repeat("é", MaxFailureChars+10)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(ix.Update(testServer, "s", func(e *Entry) {
+		e.AddTask("t0")
+		e.SetFailure("t1", "The usage limit has been reached (HTTP 429)")
+		e.SetFailure("t2", long)
+		e.SetFailure("", "no task")
+	}))
+	e := mustGet(t, ix, testServer, "s")
+	if !slices.Equal(e.TaskIDs, []string{"t0", "t1", "t2"}) || len(e.Failures) != 2 ||
+		e.Failures["t1"] != "The usage limit has been reached (HTTP 429)" ||
+		utf8.RuneCountInString(e.Failures["t2"]) != MaxFailureChars+1 || !strings.HasSuffix(e.Failures["t2"], "…") {
+		t.Fatalf("entry %+v", e)
+	}
+	must(ix.Update(testServer, "s", func(e *Entry) {
+		for i := range MaxTaskIDs - 1 {
+			e.AddTask(fmt.Sprintf("n%d", i))
+		}
+	}))
+	if e := mustGet(t, ix, testServer, "s"); len(e.Failures) != 1 || e.Failures["t2"] == "" || e.TaskIDs[0] != "t2" {
+		t.Errorf("after t0 and t1 fell out: %v, first task %s", e.Failures, e.TaskIDs[0])
+	}
+	// Cut to fit: the oldest tasks go, with their failures.
+	must(ix.Update(testServer, "big", func(e *Entry) {
+		for i := range MaxTaskIDs {
+			e.SetFailure(fmt.Sprintf("f%d", i), strings.Repeat("x", MaxFailureChars))
+		}
+	}))
+	big := mustGet(t, ix, testServer, "big")
+	if len(big.TaskIDs) == MaxTaskIDs || len(big.Failures) != len(big.TaskIDs) || big.Failures[big.TaskIDs[0]] == "" {
+		t.Errorf("a full entry kept %d tasks and %d failures", len(big.TaskIDs), len(big.Failures))
+	}
+	if n := entrySize("big", big); n > MaxEntryBytes {
+		t.Errorf("entry of %d bytes", n)
 	}
 }

@@ -7,12 +7,14 @@
 // Read under one load budget (SPEC §13), the turns (package past's
 // values) ordered oldest first. Shown remembers what this process showed of a thread
 // (never shown twice; the ids of replayed tool calls). List builds
-// session/list's rows.
+// session/list's rows (conversations only: an index entry that never got
+// a prompt is not one, SPEC §18).
 //
 // # Files
 //
 //	turn.go    a thread's turns put in order (timestamps, else the
-//	           longest history)
+//	           longest history); Settle: turns the index says failed
+//	           live, while the server keeps them running (SPEC §16)
 //	source.go  Source and its three kinds; Read and the load budget
 //	shown.go   Shown and Threads: what this process showed of each thread
 //	list.go    session/list's rows: the server's sessions or the index's

@@ -78,7 +78,7 @@ func List(ctx context.Context, l Listing) ([]*Row, error) {
 }
 
 // rows are the server's sessions (operator true) or the index's threads,
-// the deleted ones left out.
+// the deleted ones and those that never got a prompt left out.
 func (l Listing) rows(ctx context.Context) (rows []*Row, operator bool, err error) {
 	sessions, err := l.Client.Operator().Sessions(ctx)
 	switch {
@@ -93,6 +93,11 @@ func (l Listing) rows(ctx context.Context) (rows []*Row, operator bool, err erro
 				continue
 			}
 			title := s.Title
+			if title == s.ID {
+				// A server that titles a thread by its id has no
+				// title for it: the first user message is its title.
+				title = ""
+			}
 			if title == "" {
 				title = it.Title
 			}
@@ -105,12 +110,18 @@ func (l Listing) rows(ctx context.Context) (rows []*Row, operator bool, err erro
 		l.Log.Warn("the server's session list failed; listing the local thread index", "err", err)
 	}
 	for _, it := range l.Items {
-		if !it.Deleted {
+		if !it.Deleted && prompted(it) {
 			rows = append(rows, &Row{ID: it.ID, CWD: it.CWD, Dirs: it.AdditionalDirectories, Title: it.Title, Updated: it.UpdatedAt, TaskIDs: it.TaskIDs})
 		}
 	}
 	return rows, false, nil
 }
+
+// prompted reports whether an index entry is of a thread that got a
+// prompt: it has a title or a task. An entry with neither is a chat that
+// never got one, as earlier releases wrote them at session/new (SPEC §18):
+// not listed.
+func prompted(it threads.Item) bool { return it.Title != "" || len(it.TaskIDs) > 0 }
 
 // fillTitles fetches the first user message of the rows with no title, a
 // few at a time within a time budget.

@@ -86,3 +86,24 @@ func byLongestHistory(ts []past.Turn) {
 		ts[i] = found[n].turn
 	}
 }
+
+// Settle gives the turns that failed live, by the index (failures: the
+// friendly text by task id), their failure when the server still keeps
+// their task running: a server that sent the failure under a task id of
+// its own making leaves the real task working for ever (SPEC §16). A turn
+// the server says ended keeps the server's word.
+func Settle(ts []past.Turn, failures map[string]string) {
+	if len(failures) == 0 {
+		return
+	}
+	for i := range ts {
+		p := &ts[i]
+		text, ok := failures[p.TaskID]
+		if !ok || p.TaskID == "" || p.State.Terminal() || p.State.Interrupted() {
+			continue
+		}
+		p.State = a2a.StateFailed
+		p.Status = a2a.Status{State: a2a.StateFailed, Timestamp: p.Status.Timestamp,
+			Message: &a2a.Message{Role: "agent", Parts: []a2a.Part{{Kind: a2a.PartText, Text: text}}}}
+	}
+}

@@ -47,3 +47,28 @@ func TestByLongestHistoryKeepsOwnTurns(t *testing.T) {
 		})
 	}
 }
+
+// TestSettle: a turn the index says failed live is failed while the server
+// keeps its task running (submitted, working, or no state), its text the
+// index's; a turn the server says ended or parked keeps the server's word,
+// and a turn the index says nothing of is left as it is.
+func TestSettle(t *testing.T) {
+	ts := []past.Turn{
+		{TaskID: "t-working", State: a2a.StateWorking, Status: a2a.Status{State: a2a.StateWorking}},
+		{TaskID: "t-submitted", State: a2a.StateSubmitted},
+		{TaskID: "t-done", State: a2a.StateCompleted, Status: a2a.Status{State: a2a.StateCompleted, Message: &a2a.Message{ID: "m"}}},
+		{TaskID: "t-parked", State: a2a.StateInputRequired},
+		{TaskID: "t-other", State: a2a.StateWorking},
+	}
+	failures := map[string]string{"t-working": "The usage limit has been reached", "t-submitted": "boom", "t-done": "x", "t-parked": "y"}
+	Settle(ts, failures)
+	var got []string
+	for _, p := range ts {
+		got = append(got, string(p.State)+":"+p.Status.Message.Text())
+	}
+	want := []string{string(a2a.StateFailed) + ":The usage limit has been reached", string(a2a.StateFailed) + ":boom",
+		string(a2a.StateCompleted) + ":", string(a2a.StateInputRequired) + ":", string(a2a.StateWorking) + ":"}
+	if !slices.Equal(got, want) {
+		t.Errorf("settled %q, want %q", got, want)
+	}
+}

@@ -36,6 +36,8 @@ type Answer struct {
 	// a status message (a snapshot streamer's answer, snapshot.go).
 	artifactText bool
 	statusShown  bool
+	// failed is the friendly text of the turn's failure (Failure).
+	failed string
 }
 
 // answerText is an answer's text shown so far (an artifact's, a task's
@@ -271,8 +273,13 @@ func (a *Answer) failureLine(detail string) (line, friendly string) {
 func (a *Answer) Failure(taskID string, m *a2a.Message) *acp.Error {
 	detail := m.Text()
 	_, f := a.failureLine(detail)
+	a.failed = f
 	return Failed(a.agent, f, taskID, detail)
 }
+
+// FailedText is the friendly text of the turn's failure (the one Failure
+// gave), "" when it did not fail so; the thread index keeps it (SPEC §16).
+func (a *Answer) FailedText() string { return a.failed }
 
 // Question shows a park of the task taskID as a question (SPEC §6).
 func (a *Answer) Question(taskID string, m *a2a.Message) []Out {

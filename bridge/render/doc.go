@@ -76,6 +76,9 @@
 //	             running (approved) or ended "Denied"
 //	past.go      Past: a past turn, in the order it happened; how a turn's
 //	             end shows, live and replayed (closing)
+//	pastpark.go  what a past turn's history says besides words, calls and
+//	             the answer: thoughts, each park's question and its answer,
+//	             an approval as its call's card with its outcome (SPEC §18)
 //	session.go   updates about the session: title, usage, commands, modes,
 //	             the hand-off's file, what a detached buffer dropped
 //	errors.go    the ACP errors of failed turns and A2A calls

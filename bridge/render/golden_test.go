@@ -383,7 +383,7 @@ func TestRenewIsNew(t *testing.T) {
 // any of them fails here until Renew is made to reset it (or keep its
 // room) and this list is changed.
 func TestRenewKnowsEveryField(t *testing.T) {
-	const want = "Answer{out ids agent blocks texts last lastTask lastArtifact statusText artifactText statusShown} " +
+	const want = "Answer{out ids agent blocks texts last lastTask lastArtifact statusText artifactText statusShown failed} " +
 		"Tools{out roots terminals calls parsed} " +
 		"Snapshots{answer notices msgs snapArts held noteTask heldOfHist heldOnce notes framed lastFramed anyFramed} " +
 		"Notices{out ids answer on} Past{out ids answer tools list} out ids"

@@ -115,7 +115,11 @@ func dataBlock(d *a2a.ParkData) string {
 // or replayed: a form lists its fields; an approval shows its title and
 // detail; a park's plain data shows as key: value lines, and the fields of
 // the answer's schema it gives are listed (§12.8).
-func ParkQuestion(m *a2a.Message) string {
+func ParkQuestion(m *a2a.Message) string { return parkQuestion(m, false) }
+
+// parkQuestion is ParkQuestion; a park already answered (replayed) does
+// not say where a form can be answered.
+func parkQuestion(m *a2a.Message, answered bool) string {
 	q := m.Text()
 	var form []a2a.FormField
 	isForm := false
@@ -150,7 +154,7 @@ func ParkQuestion(m *a2a.Message) string {
 	for _, f := range form {
 		b.WriteString("\n- " + formLine(f))
 	}
-	if isForm {
+	if isForm && !answered {
 		b.WriteString("\n\n(This is a form in the agent's console; reply here in words, or answer it there.)")
 	}
 	return b.String()

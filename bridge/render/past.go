@@ -32,9 +32,12 @@ type Past struct {
 	list []Out
 }
 
-// Show shows one past turn of the replay rp in the order it happened:
-// the user's text, steers and tool calls where they happened, the calls
-// that never ended, the answer and how the turn ended.
+// Show shows one past turn of the replay rp in the order it happened,
+// as the live turn showed it (SPEC §18): the user's text, steers, tool
+// calls and the agent's thoughts where they happened, each park's
+// question and the user's answer (an approval as its call's card with
+// its outcome), the calls that never ended, the answer and how the turn
+// ended.
 //
 // As what each rendering method returns, the slice is valid until the
 // next call of one (the list is kept for the next turn of a replay).
@@ -43,20 +46,45 @@ func (r *Past) Show(p *past.Turn, rp Walk) []Out {
 	outs := r.list[:0]
 	defer func() { r.list = outs }()
 	add := func(o []Out) { outs = append(outs, o...) }
+	var park *a2a.Message // the park the next resume answers
 	for i := range p.History {
 		m := &p.History[i]
 		if rp.Repeated(m) {
 			continue // kept twice in a task (SPEC §12.4), or an earlier task's
 		}
 		if m.FromUser() {
-			if !m.HitlResume() {
+			switch {
+			case !m.HitlResume():
 				add(r.userMessage(p.TaskID, i, m))
+			case park != nil:
+				add(r.answered(p.TaskID, i, park, m, callID))
 			}
+			// A resume whose park the history does not hold is skipped
+			// (an operator API's turns list no parks).
+			park = nil
 			continue
 		}
+		park = nil
 		add(r.steersRead(m.SteersConsumed()))
-		for _, tc := range p.ToolCalls(m) {
-			add(r.tools.pastTool(tc, callID))
+		switch {
+		case isStatus(p, m):
+			// The turn's last status: its text is shown as the turn
+			// ends (end).
+			for _, tc := range p.ToolCalls(m) {
+				add(r.tools.pastTool(tc, callID))
+			}
+		case parkAt(p.History, i):
+			park = m
+			for _, tc := range m.ParkTools { // a park's data parts are its own
+				add(r.tools.pastTool(tc, callID))
+			}
+			add(r.asked(p.TaskID, i, m))
+		default:
+			add(r.thoughts(p.TaskID, i, m, false))
+			for _, tc := range m.ToolCalls() {
+				add(r.tools.pastTool(tc, callID))
+			}
+			add(r.thoughts(p.TaskID, i, m, true))
 		}
 	}
 	if m := p.Status.Message; m != nil && !rp.Repeated(m) {

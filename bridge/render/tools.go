@@ -366,6 +366,9 @@ func (t *Tools) pastCall(id string, c *call, status acp.ToolStatus, result strin
 			u.Meta.TerminalOutput, u.Meta.TerminalExit = end.TerminalOutput, end.TerminalExit
 		}
 	}
+	if c.denied {
+		u.Content = append(u.Content, denied()...)
+	}
 	t.out.push(u)
 	t.pushPlan(plan)
 }

@@ -215,6 +215,20 @@ func (s *Store) Recorded(id string) []string {
 	return e.TaskIDs
 }
 
+// Failures is how the index says turns of the thread id failed (the
+// friendly text by task id), as their live turns read it.
+func (s *Store) Failures(id string) map[string]string {
+	index, key, ok := s.ThreadIndex()
+	if !ok {
+		return nil
+	}
+	e, _, err := index.Get(key, id)
+	if err != nil {
+		s.log.Warn("thread index unreadable", "err", err)
+	}
+	return e.Failures
+}
+
 // The bounds of a session's additional directories (SPEC §15): what one
 // session keeps of them, in memory and in the thread index, stays small.
 const (

@@ -64,8 +64,9 @@ type Thread interface {
 	// while the turn waited for a busy chat.
 	Meanwhile(ctx context.Context, s *Session, emit func(acp.Update))
 	// Record writes what the turn taught the thread index (its title,
-	// its task), once its stream is over (SPEC §8).
-	Record(s *Session, title, taskID string)
+	// its task, and the friendly text of its failure when it failed:
+	// failed), once its stream is over (SPEC §8, §16).
+	Record(s *Session, title, taskID, failed string)
 }
 
 // Modes tells the editor of a mode change a turn made (the permission

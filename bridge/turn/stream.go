@@ -34,7 +34,11 @@ func (d *driver) run() outcome {
 	for _, o := range d.r.Tools.Settle(callStatus(out)) {
 		d.ctl.emitSettled(o.Update())
 	}
-	d.env.Thread.Record(d.sess, d.title, d.ctl.task())
+	failed := ""
+	if out.err != nil {
+		failed = d.r.Answer.FailedText()
+	}
+	d.env.Thread.Record(d.sess, d.title, d.ctl.task(), failed)
 	d.usageUpdate()
 	out.usage = d.usage
 	return out

@@ -116,9 +116,12 @@ func TestAuthenticateReloads(t *testing.T) {
 	if m["result"] == nil {
 		t.Fatalf("session/new after authenticate: %v", m)
 	}
-	// The thread is indexed under the URL the login stored, though shim
-	// started without one.
+	// The thread is indexed (with its first prompt, SPEC §18) under the
+	// URL the login stored, though shim started without one.
 	sid, _ := m["result"].(map[string]any)["sessionId"].(string)
+	if m := call("session/prompt", promptParams(sid, "hello")); m["result"] == nil {
+		t.Fatalf("the first prompt: %v", m)
+	}
 	key := strings.TrimSuffix(f.url(), "/")
 	checkIndexedOnce(t, e, key, sid)
 

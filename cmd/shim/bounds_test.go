@@ -23,7 +23,8 @@ func folders(n, size int) []string {
 // and resume take at most 32 folders of at most 1,024 bytes, no NUL
 // (SPEC §15): past that, -32602 naming what was refused, no request to
 // the agent, and threads.json left byte for byte as it was (no temporary
-// file beside it). 32 folders of 1,024 bytes are taken and indexed.
+// file beside it). 32 folders of 1,024 bytes are taken and indexed (with
+// the session's first prompt, SPEC §18).
 func TestSessionFoldersBounded(t *testing.T) {
 	env := newShimEnv(t)
 	f := newFakeA2A(t, "", "")
@@ -34,6 +35,10 @@ func TestSessionFoldersBounded(t *testing.T) {
 	sid, _ := m["result"].(map[string]any)["sessionId"].(string)
 	if sid == "" {
 		t.Fatalf("32 folders of 1,024 bytes: %v", m)
+	}
+	// The session enters the index with its first prompt (SPEC §18).
+	if m := p.call(t, 100, "session/prompt", promptParams(sid, "first")); rpcErrorOf(m) != nil {
+		t.Fatalf("the first prompt: %v", m)
 	}
 	index := filepath.Join(env.state, "threads.json")
 	before, err := os.ReadFile(index)

@@ -74,7 +74,11 @@ func TestFullDiskKeepsIndex(t *testing.T) {
 	f := newFakeA2A(t, "", "")
 	p := env.start(t, "--url", f.url())
 	p.call(t, 1, "initialize", initParams(false))
-	p.call(t, 2, "session/new", newSessionParams())
+	first, _ := p.call(t, 2, "session/new", newSessionParams())["result"].(map[string]any)["sessionId"].(string)
+	// A session enters the index with its first prompt (SPEC §18).
+	if m := p.call(t, 3, "session/prompt", promptParams(first, "hello")); rpcErrorOf(m) != nil {
+		t.Fatalf("the first shim's prompt: %v", m)
+	}
 	p.stdin.Close()
 	if err := p.cmd.Wait(); err != nil {
 		t.Fatalf("the first shim: %v\n%s", err, p.logs())

@@ -91,9 +91,13 @@ for (const dialect of DIALECTS) {
       await scenario({ dialect, agent, stateDir }, async ({ acp, shim }) => {
         await initialize(acp, 1, { session: { notices: {} } });
         await acp.request("session/load", { sessionId, cwd: f.first, mcpServers: [], ...META });
-        const replayed = chunkIds(shim.updates(sessionId));
+        const ups = shim.updates(sessionId);
+        const replayed = chunkIds(ups);
         assert.equal(replayed[0].split(" ")[0], "user_message_chunk");
-        assert.deepEqual(replayed.slice(1), live, "the answer's message ids are the same live and replayed");
+        assert.deepEqual(replayed.filter((k) => k.startsWith("agent_message_chunk")), live, "the answer's message ids are the same live and replayed");
+        // SPEC §18: the working status message the history holds replays as
+        // a thought (live, to this client, it was a notice).
+        assert.equal(textOf(ups, "agent_thought_chunk"), "Searching the code…");
       });
       // Every A2A request those requests caused carried their trace context.
       const streams = agent.calls(wire(dialect).stream);
