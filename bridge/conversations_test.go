@@ -204,10 +204,10 @@ func TestLoadKeepsWhatWasSaid(t *testing.T) {
 		"agent_thought_chunk Merging main…\n" +
 		"agent_message_chunk Merged main.\n" +
 		"user_message_chunk Build it\n" +
-		"tool_call replay-c1 Run: make build [completed]\n" +
+		"tool_call replay-c1 make build [completed]\n" +
 		"agent_message_chunk Built.\n" +
 		"user_message_chunk Clean up\n" +
-		"tool_call replay-c2 Run: rm -rf build [failed]\n" +
+		"tool_call replay-c2 rm -rf build [failed]\n" +
 		"tool_call replay-approval git clean -fdx [failed]\n" +
 		"agent_message_chunk I did not delete it.\n" +
 		"user_message_chunk Deploy\n" +
