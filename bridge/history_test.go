@@ -785,7 +785,7 @@ func TestBusyTimeout(t *testing.T) {
 		setBusyPoll(o, fastPoll)
 	}, nil)
 	s.init(t)
-	id := s.newSession(t, "/w")
+	id := s.resumeSession(t, "chat-elsewhere-1", "/w")
 	m := s.prompt(t, id, "hi")
 	d := errData(t, m)
 	if m.Error.Code != -32603 || d["state"] != "busy" {
@@ -820,7 +820,7 @@ func busyCancel(t *testing.T, cancel func(s *testShim, id string, ch chan acptes
 			answering(f, "answer")
 			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.SteerGrace = grace; setBusyPoll(o, fastPoll) }, nil)
 			s.init(t)
-			id := s.newSession(t, "/w")
+			id := s.resumeSession(t, "chat-elsewhere-1", "/w")
 			ch, reqID := s.Start("session/prompt", promptArgs(id, "first"))
 			s.WaitFor("the busy notice", func(ms []acptest.Message) bool {
 				return slices.ContainsFunc(ms, func(m acptest.Message) bool { return strings.Contains(string(m.Raw), "busy elsewhere") })
