@@ -6,6 +6,7 @@ package bridge
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/shimdev/shim/a2a"
@@ -151,7 +152,16 @@ func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := r.agent.Probed(ctx)
+	c, err := r.agent.Discovered(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The roots the first prompt's preamble needs are read now, beside
+	// the probe: the prompt never waits for them (SPEC §19).
+	var roots sync.WaitGroup
+	roots.Go(func() { r.loadRoots(ctx) })
+	_, err = r.agent.Probed(ctx)
+	roots.Wait()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -177,6 +187,18 @@ func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result
 	})
 	told := r.notices.mcpAfterReply(id, mcp)
 	return r.newResult(sess), func() { r.commands.send(id); told() }, nil
+}
+
+// rootsTimeout bounds the roots lookup session/new makes.
+const rootsTimeout = 10 * time.Second
+
+// loadRoots reads the server's project roots (once per process; a failure
+// is logged, the map works with what it has). A cancelled session/new
+// does not cut it short: the roots serve the next one.
+func (r routes) loadRoots(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rootsTimeout)
+	defer cancel()
+	_ = r.store.Roots().Load(ctx)
 }
 
 // newResult answers session/new: the id, the options and the modes.

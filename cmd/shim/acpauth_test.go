@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,13 +66,18 @@ func TestInitializeAuthMethods(t *testing.T) {
 		if m := p.call(t, 2, "session/new", newSessionParams()); m["error"] != nil {
 			t.Fatalf("session/new: %v", m)
 		}
-		// Exactly what session/new does: the card, the auth probe, the
-		// hand-off claim; anything more came from initialize.
+		// Exactly what session/new does: the card, then the auth probe,
+		// the hand-off claim and the roots lookup, in parallel (SPEC
+		// §19); anything more came from initialize.
 		var got []string
 		for _, r := range f.requests() {
 			got = append(got, r.Method+" "+r.Path+" "+r.RPC)
 		}
-		want := []string{"GET /.well-known/agent-card.json ", "POST /a2a GetTask", "POST /api/editor/handoff/claim "}
+		want := []string{"GET /.well-known/agent-card.json ", "GET /api/config ", "GET /api/fs/roots ", "GET /api/projects ",
+			"POST /a2a GetTask", "POST /api/editor/handoff/claim "}
+		if len(got) > 0 {
+			slices.Sort(got[1:])
+		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("requests up to session/new's answer: %q, want %q", got, want)
 		}
