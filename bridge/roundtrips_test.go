@@ -139,3 +139,34 @@ func countOf(list []string, s string) int {
 	}
 	return n
 }
+
+// TestClaimBesideProbe: session/new sends the hand-off claim beside the
+// auth probe (after the card), not after it; a claimed session is still
+// the answer.
+func TestClaimBesideProbe(t *testing.T) {
+	api := newOpAPI()
+	m := newMeet(t)
+	api.claim = func(string) (int, any) {
+		m.arrive(0, "the hand-off claim")
+		return 200, map[string]any{"session_id": "chat-console-7"}
+	}
+	f := withOperator(t, api)
+	f.getTask = func(rpcCall) any {
+		m.arrive(1, "the auth probe")
+		return &rpcErr{Code: -32001, Message: "Task not found"}
+	}
+	s := startShim(t, f.url, nil, nil)
+	s.init(t)
+	if id := s.newSession(t, "/w"); id != "chat-console-7" {
+		t.Errorf("session %q, want the claimed one", id)
+	}
+	got := f.requestsFrom(0)
+	if len(got) == 0 || got[0] != "GET /.well-known/agent-card.json" {
+		t.Fatalf("session/new sent %q, the card first", got)
+	}
+	for _, want := range []string{"POST /a2a GetTask", "POST /api/editor/handoff/claim"} {
+		if c := countOf(got, want); c != 1 {
+			t.Errorf("session/new sent %s %d times: %q", want, c, got)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/editor"
 	"github.com/shimdev/shim/bridge/sessions"
@@ -156,17 +157,23 @@ func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result
 	if err != nil {
 		return nil, nil, err
 	}
-	// The roots the first prompt's preamble needs are read now, beside
-	// the probe: the prompt never waits for them (SPEC §19).
-	var roots sync.WaitGroup
-	roots.Go(func() { r.loadRoots(ctx) })
+	// After the card, at once (SPEC §19): the auth probe, the hand-off
+	// claim, and the roots the first prompt's preamble needs (the prompt
+	// never waits for them).
+	var h *a2aclient.Handoff
+	var beside sync.WaitGroup
+	beside.Go(func() { r.loadRoots(ctx) })
+	beside.Go(func() { h = r.archive.claimHandoff(ctx, c, p.CWD) })
 	_, err = r.agent.Probed(ctx)
-	roots.Wait()
+	beside.Wait()
 	if err != nil {
+		if h != nil {
+			r.out.log.Warn("a console hand-off was claimed but the agent refused the session; start it again from the console", "session", h.SessionID)
+		}
 		return nil, nil, err
 	}
 	mcp := len(p.MCPServers)
-	if h := r.archive.claimHandoff(ctx, c, p.CWD); h != nil {
+	if h != nil {
 		// Claimed: the console handed the session over; it is opened
 		// even when the request was cancelled meanwhile.
 		sess, after := r.archive.openHandoff(c, p.CWD, dirs, h)
