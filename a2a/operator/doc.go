@@ -8,6 +8,7 @@
 //
 // Files:
 //   - operator.go: API and its calls.
+//   - learn.go: the sessions list asked off a prompt's path (Learn).
 //
-// Goroutines: none. Locks: API.mu, a leaf.
+// Goroutines: none (Learn runs on its caller's). Locks: API.mu, a leaf.
 package operator

@@ -46,6 +46,8 @@ type API struct {
 	// not asked again (see Session).
 	misses  map[string]int
 	unknown map[string]bool
+	// learning is closed once the sessions list Learn asked answered.
+	learning chan struct{}
 }
 
 // New returns the operator API of the agent at base over conn; dialect
@@ -300,6 +302,7 @@ func (o *API) Session(ctx context.Context, id string) (*SessionSummary, error) {
 		LastState   string `json:"last_state"`
 		LastUpdated string `json:"last_updated"`
 	}
+	o.learnt(ctx)
 	o.mu.Lock()
 	gone := o.absent["session"] || o.unknown[id]
 	o.mu.Unlock()
