@@ -17,8 +17,9 @@ import (
 // TestFirstPromptOfMintedSessionSendsFirst: the first prompt of a session
 // this process minted asks no busy signal (nor the sessions list that
 // tells a 404 apart): its message is the first and only request it sends,
-// even when the operator API would call the chat busy. The next prompt
-// asks the busy signal before its message (§3.4).
+// even when the operator API would call the chat busy. On a server with
+// the sessions API, the next prompt asks the busy signal before its
+// message (§3.4).
 func TestFirstPromptOfMintedSessionSendsFirst(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -30,6 +31,7 @@ func TestFirstPromptOfMintedSessionSendsFirst(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			api := newOpAPI()
 			api.summary = tc.summary
+			api.sessions = []map[string]any{} // the sessions API is there
 			f := withOperator(t, api)
 			answering(f, "fine")
 			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) {
@@ -168,5 +170,95 @@ func TestClaimBesideProbe(t *testing.T) {
 		if c := countOf(got, want); c != 1 {
 			t.Errorf("session/new sent %s %d times: %q", want, c, got)
 		}
+	}
+}
+
+// TestPromptsSendFirstWithoutOperatorAPI: against an agent without the
+// operator API (every route answers 404, as the bench's agent), session/new
+// learns it (the sessions list, once, beside the auth probe), and no
+// prompt asks anything before its message: each sends its message alone,
+// the second and third as the first (SPEC §19).
+func TestPromptsSendFirstWithoutOperatorAPI(t *testing.T) {
+	f := newFake(t)
+	answering(f, "fine")
+	s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.NoPreamble = true }, nil)
+	s.init(t)
+	id := s.newSession(t, "/w")
+	got := f.requestsFrom(0)
+	if len(got) == 0 || got[0] != "GET /.well-known/agent-card.json" || countOf(got, "GET /api/chat/sessions?limit=1") != 1 {
+		t.Fatalf("session/new sent %q: the card, then the sessions list once", got)
+	}
+	for _, text := range []string{"first", "second", "third"} {
+		n := len(f.requestsFrom(0))
+		if stop := stopReason(t, s.prompt(t, id, text)); stop != "end_turn" {
+			t.Fatalf("stop %q", stop)
+		}
+		if got, want := f.requestsFrom(n), []string{"POST /a2a SendStreamingMessage"}; !slices.Equal(got, want) {
+			t.Errorf("the %s prompt sent %q, want %q", text, got, want)
+		}
+	}
+}
+
+// TestResumedBusyChatWaitedAfterLearning: what session/new learnt of the
+// operator API (the sessions list is there) never spares a chat this
+// process did not mint its busy check: a resumed chat busy elsewhere is
+// still waited for (SPEC §3.4), and its message is not sent while busy.
+func TestResumedBusyChatWaitedAfterLearning(t *testing.T) {
+	api := newOpAPI()
+	api.summary = busyFor(-1, "TASK_STATE_WORKING")
+	api.sessions = []map[string]any{}
+	f := withOperator(t, api)
+	answering(f, "fine")
+	s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) {
+		o.NoPreamble = true
+		o.BusyTimeout = 200 * time.Millisecond
+		setBusyPoll(o, fastPoll)
+	}, nil)
+	s.init(t)
+	s.newSession(t, "/w")
+	if got := f.requestsFrom(0); countOf(got, "GET /api/chat/sessions?limit=1") != 1 {
+		t.Fatalf("session/new sent %q: the sessions list once", got)
+	}
+	id := s.resumeSession(t, "chat-elsewhere-1", "/w")
+	n := len(f.requestsFrom(0))
+	m := s.prompt(t, id, "hi")
+	if m.Error == nil || errData(t, m)["state"] != "busy" {
+		t.Fatalf("prompt on a busy chat: %s", m.Raw)
+	}
+	got := f.requestsFrom(n)
+	if len(got) == 0 || got[0] != "GET /api/chat/sessions/chat-elsewhere-1" || countOf(got, "POST /a2a SendStreamingMessage") != 0 {
+		t.Errorf("the prompt on a busy chat sent %q: the busy signal first, no message", got)
+	}
+}
+
+// TestCancelBeforeFirstFrame: a cancel that comes while the message is
+// sent but before the agent's first frame named the task still cancels
+// the task on the agent, once its id is known (the stream is read on until
+// then).
+func TestCancelBeforeFirstFrame(t *testing.T) {
+	f := newFake(t)
+	release := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	f.mu.Lock()
+	f.stream = func(w *sseWriter, c rpcCall) {
+		<-release
+		w.task("live-1", "TASK_STATE_SUBMITTED")
+		w.status("live-1", "TASK_STATE_WORKING", nil)
+	}
+	f.mu.Unlock()
+	s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.SteerGrace = 0; o.NoPreamble = true }, nil)
+	s.init(t)
+	id := s.newSession(t, "/w")
+	ch, _ := s.Start("session/prompt", promptArgs(id, "hi"))
+	waitCalls(t, f, "SendStreamingMessage", 1)
+	s.Notify("session/cancel", map[string]any{"sessionId": id})
+	if stop := stopReason(t, s.Wait(ch, "prompt")); stop != "cancelled" {
+		t.Fatalf("stop %q", stop)
+	}
+	once.Do(func() { close(release) }) // the first frame comes after the cancel
+	waitCalls(t, f, "CancelTask", 1)
+	if calls := f.callsOf("CancelTask"); len(calls) != 1 || calls[0].Params["id"] != "live-1" {
+		t.Errorf("CancelTask calls %v, want one for live-1", calls)
 	}
 }

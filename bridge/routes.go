@@ -153,19 +153,15 @@ func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result
 	if err != nil {
 		return nil, nil, err
 	}
+	// The requests sent at once after the card each need a connection
+	// of their own over HTTP/1.1: opened while the card is read (the
+	// card takes the first, and hands it to one of them after).
+	r.agent.Preconnect(sentAfterCard)
 	c, err := r.agent.Discovered(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	// After the card, at once (SPEC §19): the auth probe, the hand-off
-	// claim, and the roots the first prompt's preamble needs (the prompt
-	// never waits for them).
-	var h *a2aclient.Handoff
-	var beside sync.WaitGroup
-	beside.Go(func() { r.loadRoots(ctx) })
-	beside.Go(func() { h = r.archive.claimHandoff(ctx, c, p.CWD) })
-	_, err = r.agent.Probed(ctx)
-	beside.Wait()
+	h, err := r.afterCard(ctx, c, p.CWD)
 	if err != nil {
 		if h != nil {
 			r.out.log.Warn("a console hand-off was claimed but the agent refused the session; start it again from the console", "session", h.SessionID)
@@ -196,8 +192,51 @@ func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result
 	return r.newResult(sess), func() { r.commands.send(id); told() }, nil
 }
 
-// rootsTimeout bounds the roots lookup session/new makes.
+// afterCard sends what session/new needs once the card is read, at once
+// (SPEC §19): the auth probe, the hand-off claim, the roots the first
+// prompt's preamble needs (the prompt never waits for them), and whether
+// the server has the sessions API (learnt here, off the prompts' path).
+// When the card offers an extended card, read with the probe, the others
+// wait for it: a card refused sends nothing after it (SPEC §17).
+func (r routes) afterCard(ctx context.Context, c *a2aclient.Client, cwd string) (*a2aclient.Handoff, error) {
+	var h *a2aclient.Handoff
+	var beside sync.WaitGroup
+	others := func() {
+		beside.Go(func() { r.loadRoots(ctx) })
+		beside.Go(func() { r.learnOperator(ctx, c) })
+		beside.Go(func() { h = r.archive.claimHandoff(ctx, c, cwd) })
+	}
+	card := c.KnownCard()
+	extended := card != nil && card.ExtendedCard && !card.Extended
+	if !extended {
+		others()
+	}
+	_, err := r.agent.Probed(ctx)
+	if extended && err == nil {
+		others()
+	}
+	beside.Wait()
+	return h, err
+}
+
+// sentAfterCard is how many requests session/new sends at once after the
+// card: the auth probe, the hand-off claim, the three roots routes and the
+// sessions list.
+const sentAfterCard = 6
+
+// rootsTimeout bounds the roots lookup session/new makes, and what it
+// learns of the operator API.
 const rootsTimeout = 10 * time.Second
+
+// learnOperator learns whether the server has the sessions API, off the
+// prompts' path (operator.API.Learn): a later prompt's busy check then
+// sends nothing on a server without it (SPEC §19). A cancelled
+// session/new does not cut it short.
+func (r routes) learnOperator(ctx context.Context, c *a2aclient.Client) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rootsTimeout)
+	defer cancel()
+	c.Operator().Learn(ctx)
+}
 
 // loadRoots reads the server's project roots (once per process; a failure
 // is logged, the map works with what it has). A cancelled session/new

@@ -141,6 +141,14 @@ func (a *Agent) Probed(ctx context.Context) (*a2aclient.Client, error) {
 	return c, nil
 }
 
+// Preconnect opens n connections ahead of requests sent at once
+// (a2aclient.Client.Preconnect); nothing when the client cannot be built.
+func (a *Agent) Preconnect(n int) {
+	if c, err := a.Client(); err == nil {
+		c.Preconnect(n)
+	}
+}
+
 // Discovered returns the A2A client once its card was read and checked
 // (nothing else is sent before that: a card refused sends nothing more);
 // once probed, it asks nothing.
