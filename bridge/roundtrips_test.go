@@ -1,14 +1,22 @@
 package bridge
 
 import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/shimdev/shim/a2a/a2aclient"
+	"github.com/shimdev/shim/a2a/binding"
 )
 
 // Round trips (SPEC §19): the order and the count of the requests each
@@ -260,5 +268,117 @@ func TestCancelBeforeFirstFrame(t *testing.T) {
 	waitCalls(t, f, "CancelTask", 1)
 	if calls := f.callsOf("CancelTask"); len(calls) != 1 || calls[0].Params["id"] != "live-1" {
 		t.Errorf("CancelTask calls %v, want one for live-1", calls)
+	}
+}
+
+// connCounter counts the connections a test server accepted and the
+// protocol of each request; cancelled is closed at the first CancelTask.
+type connCounter struct {
+	opened    atomic.Int32
+	mu        sync.Mutex
+	protos    []string
+	cancelled chan struct{}
+	once      sync.Once
+}
+
+// serve starts f behind a counting server (TLS with HTTP/2 when withTLS);
+// it returns the server's certificate pool.
+func (cc *connCounter) serve(t *testing.T, f *fakeAgent, withTLS bool) *x509.CertPool {
+	t.Helper()
+	cc.cancelled = make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		cc.mu.Lock()
+		cc.protos = append(cc.protos, r.Proto)
+		cc.mu.Unlock()
+		if bytes.Contains(b, []byte(`"CancelTask"`)) {
+			defer cc.once.Do(func() { close(cc.cancelled) })
+		}
+		f.ServeHTTP(w, r)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			cc.opened.Add(1)
+		}
+	}
+	if withTLS {
+		srv.EnableHTTP2 = true
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
+	t.Cleanup(srv.Close)
+	f.url = srv.URL
+	if !withTLS {
+		return nil
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	return pool
+}
+
+// TestOneConnection: over TLS, one HTTP/2 connection carries the card,
+// the probe, session/new's other requests, the prompts' streams and a
+// cancel; over plain HTTP, the connections session/new opened (one per
+// request sent at once) carry both prompts: none is opened after it.
+func TestOneConnection(t *testing.T) {
+	for _, withTLS := range []bool{true, false} {
+		name := "HTTP"
+		if withTLS {
+			name = "TLS"
+		}
+		t.Run(name, func(t *testing.T) {
+			f := &fakeAgent{t: t, name: "Fake Agent"}
+			var cc connCounter
+			pool := cc.serve(t, f, withTLS)
+			answering(f, "fine")
+			s := startShim(t, f.url, func(o *Options, c *a2aclient.Config) {
+				o.SteerGrace, o.NoPreamble = 0, true
+				if pool != nil {
+					tr, _ := binding.NewTransport()
+					tr.TLSClientConfig = &tls.Config{RootCAs: pool}
+					c.Transport = tr
+				}
+			}, nil)
+			s.init(t)
+			id := s.newSession(t, "/w")
+			atNew := cc.opened.Load()
+			if atNew > sentAfterCard {
+				t.Errorf("session/new opened %d connections, more than the %d requests it sends at once", atNew, sentAfterCard)
+			}
+			stopReason(t, s.prompt(t, id, "first"))
+			stopReason(t, s.prompt(t, id, "second"))
+			if got := cc.opened.Load(); got != atNew {
+				t.Errorf("two prompts after session/new opened %d new connections", got-atNew)
+			}
+			if !withTLS {
+				return
+			}
+			f.mu.Lock()
+			f.stream = func(w *sseWriter, c rpcCall) {
+				w.task("live-3", "TASK_STATE_WORKING")
+				select { // the agent works until it is cancelled
+				case <-cc.cancelled:
+				case <-time.After(10 * time.Second):
+				}
+			}
+			f.mu.Unlock()
+			ch, _ := s.Start("session/prompt", promptArgs(id, "third"))
+			waitCalls(t, f, "SendStreamingMessage", 3)
+			s.Notify("session/cancel", map[string]any{"sessionId": id})
+			stopReason(t, s.Wait(ch, "prompt"))
+			<-cc.cancelled
+			if got := cc.opened.Load(); got != 1 {
+				t.Errorf("%d connections over TLS, want one", got)
+			}
+			cc.mu.Lock()
+			defer cc.mu.Unlock()
+			for _, p := range cc.protos {
+				if p != "HTTP/2.0" {
+					t.Fatalf("protocols %q, want HTTP/2.0 only", cc.protos)
+				}
+			}
+		})
 	}
 }
