@@ -844,8 +844,9 @@ func busyCancel(t *testing.T, cancel func(s *testShim, id string, ch chan acptes
 
 // TestBusyRouteAbsent: 405 or 404 on the busy route means do not wait, and
 // N turns do not cost N GETs. A 405, or a 404 from a server whose sessions
-// list is absent too, is asked once; a 404 for a session the listing
-// server does not know is asked twice, then again once a listing names it.
+// list is absent too, is asked once (by session/new, beside the sessions
+// list: SPEC §19); a 404 for a session the listing server does not know is
+// asked twice, then again once a listing names it.
 func TestBusyRouteAbsent(t *testing.T) {
 	const turns = 5
 	for _, tc := range []struct {
@@ -854,7 +855,7 @@ func TestBusyRouteAbsent(t *testing.T) {
 		list        bool
 		busy, list0 int // GETs of the busy route and of the sessions list
 	}{
-		{"405", 405, false, 1, 0},
+		{"405", 405, false, 1, 1}, // the list is asked beside it, off the prompts' path (SPEC §19)
 		{"404 no API", 404, false, 1, 1},
 		{"404 unknown session", 404, true, 2, 1},
 	} {

@@ -183,9 +183,9 @@ func TestClaimBesideProbe(t *testing.T) {
 
 // TestPromptsSendFirstWithoutOperatorAPI: against an agent without the
 // operator API (every route answers 404, as the bench's agent), session/new
-// learns it (the sessions list, once, beside the auth probe), and no
-// prompt asks anything before its message: each sends its message alone,
-// the second and third as the first (SPEC §19).
+// learns it (the busy signal and the sessions list, once, beside the auth
+// probe), and no prompt asks anything before its message: each sends its
+// message alone, the second and third as the first (SPEC §19).
 func TestPromptsSendFirstWithoutOperatorAPI(t *testing.T) {
 	f := newFake(t)
 	answering(f, "fine")
@@ -193,8 +193,9 @@ func TestPromptsSendFirstWithoutOperatorAPI(t *testing.T) {
 	s.init(t)
 	id := s.newSession(t, "/w")
 	got := f.requestsFrom(0)
-	if len(got) == 0 || got[0] != "GET /.well-known/agent-card.json" || countOf(got, "GET /api/chat/sessions?limit=1") != 1 {
-		t.Fatalf("session/new sent %q: the card, then the sessions list once", got)
+	if len(got) == 0 || got[0] != "GET /.well-known/agent-card.json" || countOf(got, "GET /api/chat/sessions?limit=1") != 1 ||
+		countOf(got, "GET /api/chat/sessions/"+id) != 1 {
+		t.Fatalf("session/new sent %q: the card, then the busy signal and the sessions list once", got)
 	}
 	for _, text := range []string{"first", "second", "third"} {
 		n := len(f.requestsFrom(0))

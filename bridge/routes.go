@@ -161,7 +161,10 @@ func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := r.afterCard(ctx, c, p.CWD)
+	// Minted now: the busy signal of the session is learnt beside the
+	// auth probe (unused when a console hand-off is claimed).
+	id := editor.MintContextID(r.editor.ContextPrefix(), time.Now())
+	h, err := r.afterCard(ctx, c, p.CWD, id)
 	if err != nil {
 		if h != nil {
 			r.out.log.Warn("a console hand-off was claimed but the agent refused the session; start it again from the console", "session", h.SessionID)
@@ -179,7 +182,6 @@ func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result
 	if ctx.Err() != nil {
 		return nil, nil, acp.Cancelled()
 	}
-	id := editor.MintContextID(r.editor.ContextPrefix(), time.Now())
 	sess := turn.NewSession(id, p.CWD, true, false)
 	sess.SetDirs(dirs)
 	r.store.Add(sess)
@@ -195,15 +197,16 @@ func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result
 // afterCard sends what session/new needs once the card is read, at once
 // (SPEC §19): the auth probe, the hand-off claim, the roots the first
 // prompt's preamble needs (the prompt never waits for them), and whether
-// the server has the sessions API (learnt here, off the prompts' path).
-// When the card offers an extended card, read with the probe, the others
-// wait for it: a card refused sends nothing after it (SPEC §17).
-func (r routes) afterCard(ctx context.Context, c *a2aclient.Client, cwd string) (*a2aclient.Handoff, error) {
+// the server has the busy signal of the session id minted (learnt here,
+// off the prompts' path). When the card offers an extended card, read
+// with the probe, the others wait for it: a card refused sends nothing
+// after it (SPEC §17).
+func (r routes) afterCard(ctx context.Context, c *a2aclient.Client, cwd, id string) (*a2aclient.Handoff, error) {
 	var h *a2aclient.Handoff
 	var beside sync.WaitGroup
 	others := func() {
 		beside.Go(func() { r.loadRoots(ctx) })
-		beside.Go(func() { r.learnOperator(ctx, c) })
+		beside.Go(func() { r.learnOperator(ctx, c, id) })
 		beside.Go(func() { h = r.archive.claimHandoff(ctx, c, cwd) })
 	}
 	card := c.KnownCard()
@@ -220,22 +223,22 @@ func (r routes) afterCard(ctx context.Context, c *a2aclient.Client, cwd string) 
 }
 
 // sentAfterCard is how many requests session/new sends at once after the
-// card: the auth probe, the hand-off claim, the three roots routes and the
-// sessions list.
-const sentAfterCard = 6
+// card: the auth probe, the hand-off claim, the three roots routes, the
+// busy signal and the sessions list.
+const sentAfterCard = 7
 
 // rootsTimeout bounds the roots lookup session/new makes, and what it
 // learns of the operator API.
 const rootsTimeout = 10 * time.Second
 
-// learnOperator learns whether the server has the sessions API, off the
-// prompts' path (operator.API.Learn): a later prompt's busy check then
-// sends nothing on a server without it (SPEC §19). A cancelled
-// session/new does not cut it short.
-func (r routes) learnOperator(ctx context.Context, c *a2aclient.Client) {
+// learnOperator learns whether the server has the busy signal of the
+// session id, off the prompts' path (operator.API.Learn): a later
+// prompt's busy check then sends nothing on a server without it (SPEC
+// §19). A cancelled session/new does not cut it short.
+func (r routes) learnOperator(ctx context.Context, c *a2aclient.Client, id string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rootsTimeout)
 	defer cancel()
-	c.Operator().Learn(ctx)
+	c.Operator().Learn(ctx, id)
 }
 
 // loadRoots reads the server's project roots (once per process; a failure

@@ -1,40 +1,52 @@
 package operator
 
 // What the server does not serve, learnt off a prompt's path (SPEC §19):
-// the sessions list asked once in the background, so that a later
-// prompt's busy check sends nothing on a server without the sessions API.
+// the busy signal of a session this process minted and the sessions list,
+// asked at once before its first prompt, so that a later prompt's busy
+// check sends nothing on a server without them.
 
 import (
 	"context"
-	"errors"
 	"net/http"
+	"net/url"
+	"sync"
 )
 
-// Learn asks the sessions list (?limit=1) once per process, unless it is
-// known already. A session this process just minted is unknown to the
-// server until its first message, so its busy signal would answer 404
-// whatever the server has; with the list absent too (404/405) that 404
-// reads as the route being absent (Session's rule), and the busy check is
-// off for the process. Session waits for a Learn in flight rather than
-// asking the list itself.
-func (o *API) Learn(ctx context.Context) {
+// Learn asks, at once, the busy signal of id (a session this process just
+// minted) and the sessions list (?limit=1, unless known already), and
+// keeps what Session would have concluded from their answers: a 405, or a
+// 404 with the list absent too, turns the busy check off for the process;
+// a 404 with the list there counts as the id's first miss. It asks once
+// per process; Session waits for a Learn in flight.
+func (o *API) Learn(ctx context.Context, id string) {
 	o.mu.Lock()
-	if o.base == "" || o.learning != nil || o.listed || o.absent["sessions"] || o.absent["session"] {
+	if o.base == "" || o.learning != nil || o.absent["session"] {
 		o.mu.Unlock()
 		return
 	}
+	listKnown := o.listed || o.absent["sessions"]
 	done := make(chan struct{})
 	o.learning = done
 	o.mu.Unlock()
 	defer close(done)
-	_, _, err := o.do(ctx, "sessions", http.MethodGet, "/api/chat/sessions?limit=1", nil)
+	var status int
+	var listErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { status, _, _ = o.do(ctx, "", http.MethodGet, "/api/chat/sessions/"+url.PathEscape(id), nil) })
+	if !listKnown {
+		wg.Go(func() { _, _, listErr = o.do(ctx, "sessions", http.MethodGet, "/api/chat/sessions?limit=1", nil) })
+	}
+	wg.Wait()
 	o.mu.Lock()
-	defer o.mu.Unlock()
-	switch {
-	case err == nil:
+	if !listKnown && listErr == nil {
 		o.listed = true
-	case errors.Is(err, ErrAbsent):
+	}
+	if status == http.StatusMethodNotAllowed {
 		o.absent["session"] = true
+	}
+	o.mu.Unlock()
+	if status == http.StatusNotFound {
+		o.sessionMissed(ctx, id) // the list's answer is known by now
 	}
 }
 

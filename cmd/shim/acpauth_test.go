@@ -67,13 +67,18 @@ func TestInitializeAuthMethods(t *testing.T) {
 			t.Fatalf("session/new: %v", m)
 		}
 		// Exactly what session/new does: the card, then the auth probe,
-		// the hand-off claim, the roots lookup and the sessions list, in
-		// parallel (SPEC §19); anything more came from initialize.
+		// the hand-off claim, the roots lookup, the busy signal and the
+		// sessions list, in parallel (SPEC §19); anything more came from
+		// initialize.
 		var got []string
 		for _, r := range f.requests() {
-			got = append(got, r.Method+" "+r.Path+" "+r.RPC)
+			path := r.Path
+			if strings.HasPrefix(path, "/api/chat/sessions/") {
+				path = "/api/chat/sessions/{id}" // the session id minted
+			}
+			got = append(got, r.Method+" "+path+" "+r.RPC)
 		}
-		want := []string{"GET /.well-known/agent-card.json ", "GET /api/chat/sessions?limit=1 ", "GET /api/config ", "GET /api/fs/roots ", "GET /api/projects ",
+		want := []string{"GET /.well-known/agent-card.json ", "GET /api/chat/sessions/{id} ", "GET /api/chat/sessions?limit=1 ", "GET /api/config ", "GET /api/fs/roots ", "GET /api/projects ",
 			"POST /a2a GetTask", "POST /api/editor/handoff/claim "}
 		if len(got) > 0 {
 			slices.Sort(got[1:])
