@@ -268,10 +268,10 @@ func (a *Stored) refresh(ctx context.Context, sent string, refused error) (strin
 	if t.RefreshToken == "" {
 		return "", fail("no refresh token was stored", nil)
 	}
-	if a.refused != nil && a.refused.token == t.RefreshToken {
+	if err := a.refused.again(t.RefreshToken); err != nil {
 		// Refused already (requests sent at once each met the 401): a
 		// refresh token is never sent twice.
-		return "", a.refused.err
+		return "", err
 	}
 	if err := CheckEndpointURL(t.TokenURL); err != nil {
 		return "", fail("token URL: "+err.Error(), nil)
@@ -282,9 +282,7 @@ func (a *Stored) refresh(ctx context.Context, sent string, refused error) (strin
 	tok, err := conf.TokenSource(ctx, &oauth2.Token{RefreshToken: t.RefreshToken, Expiry: time.Unix(1, 0)}).Token()
 	if err != nil {
 		ferr := fail("the token URL refused the refresh token", err)
-		if re := (*oauth2.RetrieveError)(nil); errors.As(err, &re) {
-			a.refused = &refusedRefresh{token: t.RefreshToken, err: ferr}
-		}
+		a.refused = refusal(t.RefreshToken, err, ferr)
 		return "", ferr
 	}
 	next := fromOAuth2(tok, t.TokenURL, t.ClientID)
@@ -307,6 +305,24 @@ func (a *Stored) refresh(ctx context.Context, sent string, refused error) (strin
 type refusedRefresh struct {
 	token string
 	err   error
+}
+
+// refusal is what is kept of a renewal of token that failed with err
+// (answered ferr): the refusal when the token URL answered (not a
+// connection that failed), else nil.
+func refusal(token string, err, ferr error) *refusedRefresh {
+	if re := (*oauth2.RetrieveError)(nil); errors.As(err, &re) {
+		return &refusedRefresh{token: token, err: ferr}
+	}
+	return nil
+}
+
+// again is the refusal kept when it was token's (nil r: none).
+func (r *refusedRefresh) again(token string) error {
+	if r == nil || r.token != token {
+		return nil
+	}
+	return r.err
 }
 
 // authStyle is how the client authenticates at the token URL: a public

@@ -70,14 +70,7 @@ func TestInitializeAuthMethods(t *testing.T) {
 		// the hand-off claim, the roots lookup, the busy signal and the
 		// sessions list, in parallel (SPEC §19); anything more came from
 		// initialize.
-		var got []string
-		for _, r := range f.requests() {
-			path := r.Path
-			if strings.HasPrefix(path, "/api/chat/sessions/") {
-				path = "/api/chat/sessions/{id}" // the session id minted
-			}
-			got = append(got, r.Method+" "+path+" "+r.RPC)
-		}
+		got := requestLines(f.requests())
 		want := []string{"GET /.well-known/agent-card.json ", "GET /api/chat/sessions/{id} ", "GET /api/chat/sessions?limit=1 ", "GET /api/config ", "GET /api/fs/roots ", "GET /api/projects ",
 			"POST /a2a GetTask", "POST /api/editor/handoff/claim "}
 		if len(got) > 0 {
@@ -208,4 +201,18 @@ func checkIndexedOnce(t *testing.T, e *shimEnv, key, sid string) {
 	if err != nil || len(items) != 1 || items[0].ID != sid {
 		t.Errorf("index under %s: %+v %v", key, items, err)
 	}
+}
+
+// requestLines are the requests as "METHOD path rpc", a session's own
+// path under /api/chat/sessions/ as {id} (the session id minted).
+func requestLines(reqs []seenReq) []string {
+	var out []string
+	for _, r := range reqs {
+		path := r.Path
+		if strings.HasPrefix(path, "/api/chat/sessions/") {
+			path = "/api/chat/sessions/{id}"
+		}
+		out = append(out, r.Method+" "+path+" "+r.RPC)
+	}
+	return out
 }
