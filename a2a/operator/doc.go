@@ -8,7 +8,9 @@
 //
 // Files:
 //   - operator.go: API and its calls.
-//   - learn.go: the sessions list asked off a prompt's path (Learn).
+//   - learn.go: a minted session's busy signal and the sessions list,
+//     asked at once before its first prompt, off the prompts' path (Learn).
 //
-// Goroutines: none (Learn runs on its caller's). Locks: API.mu, a leaf.
+// Goroutines: Roots asks its three routes and Learn its two on a goroutine
+// each, and waits for them. Locks: API.mu, a leaf.
 package operator
