@@ -87,7 +87,7 @@ func TestNotices(t *testing.T) {
 			answering(f, "Live answer.")
 			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { setBusyPoll(o, fastPoll) }, nil)
 			s.initCaps(t, caps)
-			id := s.newSession(t, "/w")
+			id := s.resumeSession(t, "chat-elsewhere-1", "/w")
 			api.mu.Lock()
 			api.summary = busyFor(2, "TASK_STATE_COMPLETED")
 			api.mu.Unlock()

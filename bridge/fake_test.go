@@ -18,6 +18,9 @@ type fakeAgent struct {
 
 	mu    sync.Mutex
 	calls []rpcCall
+	// requests is every request in the order the server read it:
+	// "METHOD /path?query", and "POST /a2a <rpc method>" for A2A.
+	requests []string
 
 	// stream answers SendStreamingMessage; subscribe answers
 	// SubscribeToTask; getTask answers GetTask (a result object or an
@@ -76,6 +79,20 @@ type rpcErr struct {
 	Message string `json:"message"`
 }
 
+// logRequest appends one request to the log.
+func (f *fakeAgent) logRequest(s string) {
+	f.mu.Lock()
+	f.requests = append(f.requests, s)
+	f.mu.Unlock()
+}
+
+// requestsFrom returns the requests read since the log held n.
+func (f *fakeAgent) requestsFrom(n int) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.requests[min(n, len(f.requests)):]...)
+}
+
 func newFake(t *testing.T) *fakeAgent {
 	f := &fakeAgent{t: t, name: "Fake Agent"}
 	f.url = startFake(t, f)
@@ -83,6 +100,9 @@ func newFake(t *testing.T) *fakeAgent {
 }
 
 func (f *fakeAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/a2a" {
+		f.logRequest(r.Method + " " + r.URL.RequestURI())
+	}
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/.well-known/agent-card.json":
 		w.Header().Set("Content-Type", "application/json")
@@ -126,6 +146,7 @@ func (f *fakeAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c := rpcCall{ID: req.ID, Method: req.Method, Params: req.Params, Header: r.Header.Clone()}
 	f.mu.Lock()
+	f.requests = append(f.requests, "POST /a2a "+req.Method)
 	f.calls = append(f.calls, c)
 	stream, subscribe, getTask := f.stream, f.subscribe, f.getTask
 	f.mu.Unlock()

@@ -153,6 +153,16 @@ func (s *testShim) newSession(t *testing.T, cwd string) string {
 	return r.SessionID
 }
 
+// resumeSession opens the thread id with session/resume: a chat this
+// process did not mint, which may be busy elsewhere (SPEC §3.4, §19).
+func (s *testShim) resumeSession(t *testing.T, id, cwd string) string {
+	t.Helper()
+	if m := s.Call("session/resume", map[string]any{"sessionId": id, "cwd": cwd, "mcpServers": []any{}}); m.Error != nil {
+		t.Fatalf("session/resume: %v", m.Error)
+	}
+	return id
+}
+
 func promptArgs(id, text string) map[string]any {
 	return map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": text}}}
 }

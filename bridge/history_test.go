@@ -785,7 +785,7 @@ func TestBusyTimeout(t *testing.T) {
 		setBusyPoll(o, fastPoll)
 	}, nil)
 	s.init(t)
-	id := s.newSession(t, "/w")
+	id := s.resumeSession(t, "chat-elsewhere-1", "/w")
 	m := s.prompt(t, id, "hi")
 	d := errData(t, m)
 	if m.Error.Code != -32603 || d["state"] != "busy" {
@@ -820,7 +820,7 @@ func busyCancel(t *testing.T, cancel func(s *testShim, id string, ch chan acptes
 			answering(f, "answer")
 			s := startShim(t, f.url, func(o *Options, _ *a2aclient.Config) { o.SteerGrace = grace; setBusyPoll(o, fastPoll) }, nil)
 			s.init(t)
-			id := s.newSession(t, "/w")
+			id := s.resumeSession(t, "chat-elsewhere-1", "/w")
 			ch, reqID := s.Start("session/prompt", promptArgs(id, "first"))
 			s.WaitFor("the busy notice", func(ms []acptest.Message) bool {
 				return slices.ContainsFunc(ms, func(m acptest.Message) bool { return strings.Contains(string(m.Raw), "busy in another window") })
@@ -844,8 +844,9 @@ func busyCancel(t *testing.T, cancel func(s *testShim, id string, ch chan acptes
 
 // TestBusyRouteAbsent: 405 or 404 on the busy route means do not wait, and
 // N turns do not cost N GETs. A 405, or a 404 from a server whose sessions
-// list is absent too, is asked once; a 404 for a session the listing
-// server does not know is asked twice, then again once a listing names it.
+// list is absent too, is asked once (by session/new, beside the sessions
+// list: SPEC §19); a 404 for a session the listing server does not know is
+// asked twice, then again once a listing names it.
 func TestBusyRouteAbsent(t *testing.T) {
 	const turns = 5
 	for _, tc := range []struct {
@@ -854,7 +855,7 @@ func TestBusyRouteAbsent(t *testing.T) {
 		list        bool
 		busy, list0 int // GETs of the busy route and of the sessions list
 	}{
-		{"405", 405, false, 1, 0},
+		{"405", 405, false, 1, 1}, // the list is asked beside it, off the prompts' path (SPEC §19)
 		{"404 no API", 404, false, 1, 1},
 		{"404 unknown session", 404, true, 2, 1},
 	} {

@@ -94,7 +94,7 @@ func (s *prompts) prompt(ctx context.Context, req *acp.Request, p *acp.PromptPar
 		msg.TaskID = parked
 		msg.Resume = true
 	case first && sess.Minted() && !s.opts.NoPreamble:
-		if pre := s.preamble(call, sess.CWD(), sess.Dirs()); pre != "" {
+		if pre := s.preamble(sess.CWD(), sess.Dirs()); pre != "" {
 			msg.Parts = message.WithPreamble(msg.Parts, pre)
 		}
 	}
@@ -184,13 +184,18 @@ func (h turnHost) ModeChanged(sess *turn.Session, emit func(acp.Update)) { h.mod
 
 // preamble is the editor-context line for a cwd inside a known root; it
 // names the session's additional directories too (SPEC §14).
-func (s *prompts) preamble(ctx context.Context, cwd string, dirs []string) string {
+func (s *prompts) preamble(cwd string, dirs []string) string {
 	if cwd == "" {
 		return ""
 	}
-	if err := s.store.Roots().Load(ctx); err != nil {
-		s.log.Debug("project roots not loaded", "err", err)
-	}
+	// Read while session/new ran; when they are not known by now, the
+	// message goes without the preamble and the roots are asked beside it
+	// (they are needed only to show locations; SPEC §19).
+	go func() {
+		if err := s.store.Roots().Load(s.out.ctx); err != nil {
+			s.log.Debug("project roots not loaded", "err", err)
+		}
+	}()
 	r, ok := s.store.Roots().Containing(cwd)
 	if !ok {
 		return ""

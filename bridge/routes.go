@@ -6,9 +6,11 @@ package bridge
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/editor"
 	"github.com/shimdev/shim/bridge/sessions"
@@ -151,12 +153,26 @@ func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := r.agent.Probed(ctx)
+	// The requests sent at once after the card each need a connection
+	// of their own over HTTP/1.1: opened while the card is read (the
+	// card takes the first, and hands it to one of them after).
+	r.agent.Preconnect(sentAfterCard)
+	c, err := r.agent.Discovered(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
+	// Minted now: the busy signal of the session is learnt beside the
+	// auth probe (unused when a console hand-off is claimed).
+	id := editor.MintContextID(r.editor.ContextPrefix(), time.Now())
+	h, err := r.afterCard(ctx, c, p.CWD, id)
+	if err != nil {
+		if h != nil {
+			r.out.log.Warn("a console hand-off was claimed but the agent refused the session; start it again from the console", "session", h.SessionID)
+		}
+		return nil, nil, err
+	}
 	mcp := len(p.MCPServers)
-	if h := r.archive.claimHandoff(ctx, c, p.CWD); h != nil {
+	if h != nil {
 		// Claimed: the console handed the session over; it is opened
 		// even when the request was cancelled meanwhile.
 		sess, after := r.archive.openHandoff(c, p.CWD, dirs, h)
@@ -166,7 +182,6 @@ func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result
 	if ctx.Err() != nil {
 		return nil, nil, acp.Cancelled()
 	}
-	id := editor.MintContextID(r.editor.ContextPrefix(), time.Now())
 	sess := turn.NewSession(id, p.CWD, true, false)
 	sess.SetDirs(dirs)
 	// Not in the thread index until its first prompt (SPEC §18): a chat
@@ -174,6 +189,62 @@ func (r routes) newSession(ctx context.Context, p *acp.NewSessionParams) (result
 	r.store.Add(sess)
 	told := r.notices.mcpAfterReply(id, mcp)
 	return r.newResult(sess), func() { r.commands.send(id); told() }, nil
+}
+
+// afterCard sends what session/new needs once the card is read, at once
+// (SPEC §19): the auth probe, the hand-off claim, the roots the first
+// prompt's preamble needs (the prompt never waits for them), and whether
+// the server has the busy signal of the session id minted (learnt here,
+// off the prompts' path). When the card offers an extended card, read
+// with the probe, the others wait for it: a card refused sends nothing
+// after it (SPEC §17).
+func (r routes) afterCard(ctx context.Context, c *a2aclient.Client, cwd, id string) (*a2aclient.Handoff, error) {
+	var h *a2aclient.Handoff
+	var beside sync.WaitGroup
+	others := func() {
+		beside.Go(func() { r.loadRoots(ctx) })
+		beside.Go(func() { r.learnOperator(ctx, c, id) })
+		beside.Go(func() { h = r.archive.claimHandoff(ctx, c, cwd) })
+	}
+	card := c.KnownCard()
+	extended := card != nil && card.ExtendedCard && !card.Extended
+	if !extended {
+		others()
+	}
+	_, err := r.agent.Probed(ctx)
+	if extended && err == nil {
+		others()
+	}
+	beside.Wait()
+	return h, err
+}
+
+// sentAfterCard is how many requests session/new sends at once after the
+// card: the auth probe, the hand-off claim, the three roots routes, the
+// busy signal and the sessions list.
+const sentAfterCard = 7
+
+// rootsTimeout bounds the roots lookup session/new makes, and what it
+// learns of the operator API.
+const rootsTimeout = 10 * time.Second
+
+// learnOperator learns whether the server has the busy signal of the
+// session id, off the prompts' path (operator.API.Learn): a later
+// prompt's busy check then sends nothing on a server without it (SPEC
+// §19). A cancelled session/new does not cut it short.
+func (r routes) learnOperator(ctx context.Context, c *a2aclient.Client, id string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rootsTimeout)
+	defer cancel()
+	c.Operator().Learn(ctx, id)
+}
+
+// loadRoots reads the server's project roots (once per process; a failure
+// is logged, the map works with what it has). A cancelled session/new
+// does not cut it short: the roots serve the next one.
+func (r routes) loadRoots(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rootsTimeout)
+	defer cancel()
+	_ = r.store.Roots().Load(ctx)
 }
 
 // newResult answers session/new: the id, the options and the modes.

@@ -14,8 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hashicorp/go-cleanhttp"
-
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/auth"
 	"github.com/shimdev/shim/a2a/binding"
@@ -190,8 +188,9 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 			}
 		}
 	}
+	var dialer *binding.Dialer
 	if cfg.Transport == nil {
-		cfg.Transport = cleanhttp.DefaultPooledTransport()
+		cfg.Transport, dialer = binding.NewTransport()
 	}
 	c := &Client{cfg: cfg, log: cfg.Log, departures: a2a.NewDepartures(cfg.Log),
 		at: places{origin: auth.Origin(u), cardURL: cfg.CardURL, cards: cfg.Cards, log: cfg.Log}}
@@ -218,7 +217,7 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 	cred = gate{cred, c.check}
 	c.conn = binding.New(binding.Options{Credential: cred, Origin: c.at.origin, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
 		UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, RetryWait: cfg.retryWait, Stall: cfg.Stall,
-		Base: cfg.Transport, Wrap: c.stored.Wrap, Log: cfg.Log, Trace: cfg.Trace, MaxEvent: maxEvent, Departures: c.departures})
+		Base: cfg.Transport, Dialer: dialer, Wrap: c.stored.Wrap, Log: cfg.Log, Trace: cfg.Trace, MaxEvent: maxEvent, Departures: c.departures})
 	return c, nil
 }
 
@@ -406,6 +405,13 @@ func (c *Client) Probe(ctx context.Context) error {
 	}
 	return c.extend(ctx)
 }
+
+// Preconnect opens n connections to the agent's origin ahead of n
+// requests about to be sent at once, over plain HTTP/1.1 (one request a
+// connection): opened while the card is read, they cost the requests no
+// handshake (SPEC §19). Once per process; nothing over TLS (HTTP/2), with
+// a transport of the caller's, or through a proxy.
+func (c *Client) Preconnect(n int) { c.conn.Preconnect(n) }
 
 // Departed records a departure from the spec that the caller read of
 // this client's agent (a turn's, SPEC §16): said once in the log, and

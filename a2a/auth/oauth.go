@@ -7,6 +7,7 @@ package auth
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -93,6 +94,9 @@ type Stored struct {
 	secret   string
 	oauth    *OAuth
 	security *a2a.Security
+	// refused is the last refresh token the token URL refused: not
+	// sent again.
+	refused *refusedRefresh
 }
 
 // New returns the credential of opts; every secret in it is redacted
@@ -264,6 +268,11 @@ func (a *Stored) refresh(ctx context.Context, sent string, refused error) (strin
 	if t.RefreshToken == "" {
 		return "", fail("no refresh token was stored", nil)
 	}
+	if err := a.refused.again(t.RefreshToken); err != nil {
+		// Refused already (requests sent at once each met the 401): a
+		// refresh token is never sent twice.
+		return "", err
+	}
 	if err := CheckEndpointURL(t.TokenURL); err != nil {
 		return "", fail("token URL: "+err.Error(), nil)
 	}
@@ -272,7 +281,9 @@ func (a *Stored) refresh(ctx context.Context, sent string, refused error) (strin
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, tokenHTTPClient(a.base))
 	tok, err := conf.TokenSource(ctx, &oauth2.Token{RefreshToken: t.RefreshToken, Expiry: time.Unix(1, 0)}).Token()
 	if err != nil {
-		return "", fail("the token URL refused the refresh token", err)
+		ferr := fail("the token URL refused the refresh token", err)
+		a.refused = refusal(t.RefreshToken, err, ferr)
+		return "", ferr
 	}
 	next := fromOAuth2(tok, t.TokenURL, t.ClientID)
 	if next.RefreshToken == "" {
@@ -287,6 +298,31 @@ func (a *Stored) refresh(ctx context.Context, sent string, refused error) (strin
 	}
 	told = &a2a.Report{Kind: a2a.ReportTokenRenewed}
 	return next.AccessToken, nil
+}
+
+// refusedRefresh is a refresh token the token URL refused, and what its
+// renewal answered.
+type refusedRefresh struct {
+	token string
+	err   error
+}
+
+// refusal is what is kept of a renewal of token that failed with err
+// (answered ferr): the refusal when the token URL answered (not a
+// connection that failed), else nil.
+func refusal(token string, err, ferr error) *refusedRefresh {
+	if re := (*oauth2.RetrieveError)(nil); errors.As(err, &re) {
+		return &refusedRefresh{token: token, err: ferr}
+	}
+	return nil
+}
+
+// again is the refusal kept when it was token's (nil r: none).
+func (r *refusedRefresh) again(token string) error {
+	if r == nil || r.token != token {
+		return nil
+	}
+	return r.err
 }
 
 // authStyle is how the client authenticates at the token URL: a public

@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hashicorp/go-cleanhttp"
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/shimdev/shim/a2a"
@@ -51,6 +50,9 @@ type Options struct {
 	// set, wraps it (the credential's renewal on 401).
 	Base http.RoundTripper
 	Wrap func(http.RoundTripper) http.RoundTripper
+	// Dialer, when set, is Base's (NewTransport): Preconnect opens
+	// connections ahead through it.
+	Dialer *Dialer
 	// Log receives diagnostics; nil discards them.
 	Log *slog.Logger
 	// Trace, when set, receives every raw frame as a JSON line.
@@ -87,7 +89,7 @@ func New(opts Options) *Conn {
 		opts.RetryWait = 250 * time.Millisecond
 	}
 	if opts.Base == nil {
-		opts.Base = cleanhttp.DefaultPooledTransport()
+		opts.Base, opts.Dialer = NewTransport()
 	}
 	if opts.MaxEvent <= 0 {
 		opts.MaxEvent = MaxEvent
@@ -158,6 +160,15 @@ func (c *Conn) Dedicated() (*Conn, func()) {
 	own.DisableKeepAlives = false
 	nc.clients(own)
 	return &nc, own.CloseIdleConnections
+}
+
+// Preconnect opens n connections to the agent's origin ahead of n
+// requests about to be sent at once (Dialer.Preconnect; nothing without a
+// Dialer, over TLS, or through a proxy).
+func (c *Conn) Preconnect(n int) {
+	if c.opts.Dialer != nil {
+		c.opts.Dialer.Preconnect(c.opts.Origin, n)
+	}
 }
 
 // Log is where the Conn's diagnostics go.

@@ -18,12 +18,18 @@
 //     the shortcut is proven (the text's place found, then checked by the
 //     decoder on the next frame of the shape) and gives what the decoder
 //     gives (FuzzStreamRepeat holds the two side by side).
+//   - transport.go: the transport (NewTransport: pooled, HTTP/2 over TLS
+//     when offered, room for requests sent at once) and its Dialer, which
+//     opens connections ahead of them over plain HTTP (Preconnect).
 //   - stall.go: the silence timer of a stream.
 //   - poll.go: a non-streaming agent's task polled as a stream.
 //   - trace.go: the frame trace, secrets redacted.
 //
 // Goroutines: a stream's stall timer (time.AfterFunc) cancels its context
-// after a silence; the drain after a final frame has a timer of its own.
-// A Stream is read by one goroutine; Close may come from another. Locks:
-// tracer.mu and stallReader.mu, leaves.
+// after a silence; the drain after a final frame has a timer of its own,
+// and so has Close of a finished stream, which reads the rest of its body
+// on a goroutine of its own (waited for up to drainWait). Preconnect
+// opens each connection ahead on a goroutine; a timer closes it if no
+// request took it. A Stream is read by one goroutine; Close may come from
+// another. Locks: tracer.mu, stallReader.mu and Dialer.mu, leaves.
 package binding

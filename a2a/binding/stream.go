@@ -138,6 +138,9 @@ type Stream struct {
 	// pull, when set, gives the events after queue (a polled task).
 	pull   func() (a2a.Event, error)
 	closed atomic.Bool
+	// finished: the last event read ends the stream by A2A's rules
+	// (lastEvent); Close then reads the body to its end first.
+	finished atomic.Bool
 	// decoded reports that a frame was read as JSON-RPC; until then
 	// skipped counts the frames that were not, the first kept in notJSON.
 	decoded bool
@@ -276,6 +279,7 @@ func (s *Stream) next() (a2a.Event, error) {
 		}
 		if err == nil {
 			s.decoded = true
+			s.finished.Store(lastEvent(&ev))
 			if f, ok := s.frames.(FinalFrames); ok && f.Final(ev) {
 				s.drain()
 			}
@@ -363,13 +367,57 @@ func (s *Stream) drain() {
 	}
 }
 
-// Close ends the stream and releases its connection.
+// Close ends the stream and releases its connection. A stream whose last
+// event ended it is read to its end first (at most drainMax, in the
+// background past drainWait), so that its connection goes back to the
+// pool for the next request (SPEC §19); any other is cut at once.
 func (s *Stream) Close() error {
 	s.closed.Store(true)
 	s.stall.Stop()
-	s.cancel()
-	if s.body != nil {
+	if s.body == nil {
+		s.cancel()
+		return nil
+	}
+	if !s.finished.Load() || s.parent.Err() != nil {
+		s.cancel()
 		return s.body.Close()
 	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.AfterFunc(drainMax, s.cancel)
+		defer t.Stop()
+		_, _ = io.CopyN(io.Discard, s.body, drainBytes)
+		s.cancel()
+		s.body.Close()
+	}()
+	wait := time.NewTimer(drainWait)
+	defer wait.Stop()
+	select {
+	case <-done:
+	case <-wait.C:
+	}
 	return nil
+}
+
+const (
+	// drainWait is how long Close waits for the end of a finished
+	// stream's body; drainBytes bounds what it reads of it.
+	drainWait  = 500 * time.Millisecond
+	drainBytes = 1 << 20
+)
+
+// lastEvent reports whether ev ends a stream by A2A's rules: a message
+// answer, a status update marked final or of a terminal or interrupted
+// state, a task in such a state.
+func lastEvent(ev *a2a.Event) bool {
+	switch ev.Kind {
+	case a2a.EventMessage:
+		return true
+	case a2a.EventStatus:
+		return ev.Final || ev.Status.State.Terminal() || ev.Status.State.Interrupted()
+	case a2a.EventTask:
+		return ev.Task != nil && (ev.Task.Status.State.Terminal() || ev.Task.Status.State.Interrupted())
+	}
+	return false
 }

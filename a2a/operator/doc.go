@@ -12,6 +12,9 @@
 //     those found now, kept between launches (Remember, SPEC §19; keep
 //     is called with API.mu held and takes only its own leaf lock).
 //   - operator.go: API and its calls.
+//   - learn.go: a minted session's busy signal and the sessions list,
+//     asked at once before its first prompt, off the prompts' path (Learn).
 //
-// Goroutines: none. Locks: API.mu, a leaf.
+// Goroutines: Roots asks its three routes and Learn its two on a goroutine
+// each, and waits for them. Locks: API.mu, a leaf.
 package operator

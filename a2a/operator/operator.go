@@ -49,6 +49,8 @@ type API struct {
 	// not asked again (see Session).
 	misses  map[string]int
 	unknown map[string]bool
+	// learning is closed once the sessions list Learn asked answered.
+	learning chan struct{}
 }
 
 // New returns the operator API of the agent at base over conn; dialect
@@ -110,18 +112,11 @@ type ProjectRoot struct{ Name, Path string }
 
 // Roots returns the server's project roots, in priority order:
 // /api/fs/roots, else /api/config's filesystem.projects then /api/projects.
+// The three are asked at once (one round trip, SPEC §19).
 func (o *API) Roots(ctx context.Context) ([]ProjectRoot, error) {
 	var fs struct {
 		Roots json.RawMessage `json:"roots"`
 	}
-	err := o.getJSON(ctx, "fs-roots", "/api/fs/roots", &fs)
-	if err == nil {
-		return orderedRoots(fs.Roots), nil
-	}
-	if !errors.Is(err, ErrAbsent) {
-		return nil, err
-	}
-	var out []ProjectRoot
 	var cfg struct {
 		Config struct {
 			Filesystem struct {
@@ -129,14 +124,25 @@ func (o *API) Roots(ctx context.Context) ([]ProjectRoot, error) {
 			} `json:"filesystem"`
 		} `json:"config"`
 	}
-	cerr := o.getJSON(ctx, "config", "/api/config", &cfg)
-	for _, p := range cfg.Config.Filesystem.Projects {
-		out = append(out, ProjectRoot{p.Name, p.Path})
-	}
 	var projects struct {
 		Projects []struct{ Name, Path string } `json:"projects"`
 	}
-	perr := o.getJSON(ctx, "projects", "/api/projects", &projects)
+	var err, cerr, perr error
+	var wg sync.WaitGroup
+	wg.Go(func() { err = o.getJSON(ctx, "fs-roots", "/api/fs/roots", &fs) })
+	wg.Go(func() { cerr = o.getJSON(ctx, "config", "/api/config", &cfg) })
+	wg.Go(func() { perr = o.getJSON(ctx, "projects", "/api/projects", &projects) })
+	wg.Wait()
+	if err == nil {
+		return orderedRoots(fs.Roots), nil
+	}
+	if !errors.Is(err, ErrAbsent) {
+		return nil, err
+	}
+	var out []ProjectRoot
+	for _, p := range cfg.Config.Filesystem.Projects {
+		out = append(out, ProjectRoot{p.Name, p.Path})
+	}
 	for _, p := range projects.Projects {
 		out = append(out, ProjectRoot{p.Name, p.Path})
 	}
@@ -299,6 +305,7 @@ func (o *API) Session(ctx context.Context, id string) (*SessionSummary, error) {
 		LastState   string `json:"last_state"`
 		LastUpdated string `json:"last_updated"`
 	}
+	o.learnt(ctx)
 	o.mu.Lock()
 	gone := o.absent["session"] || o.unknown[id]
 	o.mu.Unlock()

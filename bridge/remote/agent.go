@@ -141,6 +141,28 @@ func (a *Agent) Probed(ctx context.Context) (*a2aclient.Client, error) {
 	return c, nil
 }
 
+// Preconnect opens n connections ahead of requests sent at once
+// (a2aclient.Client.Preconnect); nothing when the client cannot be built.
+func (a *Agent) Preconnect(n int) {
+	if c, err := a.Client(); err == nil {
+		c.Preconnect(n)
+	}
+}
+
+// Discovered returns the A2A client once its card was read and checked
+// (nothing else is sent before that: a card refused sends nothing more);
+// once probed, it asks nothing.
+func (a *Agent) Discovered(ctx context.Context) (*a2aclient.Client, error) {
+	c, err := a.Client()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Discover(ctx); err != nil {
+		return nil, a.probeError(c, err)
+	}
+	return c, nil
+}
+
 // probeError is the ACP error of a failed probe.
 func (a *Agent) probeError(c *a2aclient.Client, err error) error {
 	// A sign-in shim cannot do, or an OAuth token that could not be

@@ -38,13 +38,18 @@ type idleWait struct {
 // the editor, polls at most every 2 s, and gives up after --busy-timeout
 // with -32603 state "busy"; a cancel while waiting sends nothing. After a
 // wait, the turns that finished meanwhile are shown before the message is
-// sent. A 404 or 405 on the route means: do not wait. It reports false
-// with the turn's outcome when the turn must not be sent.
+// sent. A 404 or 405 on the route means: do not wait. The first turn of
+// a session this process minted asks nothing: its chat exists nowhere
+// else yet, and its message is the first request it sends (SPEC §19). It
+// reports false with the turn's outcome when the turn must not be sent.
 func (w *idleWait) wait() (outcome, bool) {
 	id := w.sess.id
 	if w.ctl.unanswered() {
 		w.restorePark()
 		return outcome{stop: acp.StopCancelled}, false
+	}
+	if w.sess.takeFresh() {
+		return outcome{}, true
 	}
 	sum, err := w.env.Client.Operator().Session(w.ctx, id)
 	if err != nil || !sum.Active {

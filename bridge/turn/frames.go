@@ -19,15 +19,20 @@ import (
 // sends the message, reads the answer's streams and renders their
 // frames; what it renders goes out through the turn's control.
 type driver struct {
-	ctx    context.Context
-	env    *Env
-	sess   *Session
-	ctl    *control
-	steers *steers
-	ask    *ask.Asker
-	r      *render.Renderer // the turn's a2a values as updates
-	msg    a2a.OutMessage
-	title  string
+	ctx context.Context
+	// streams is the root of the turn's streams' contexts (with ctx's
+	// values; nil: ctx); endStream ends the stream read now
+	// (streamContext).
+	streams   context.Context
+	endStream context.CancelFunc
+	env       *Env
+	sess      *Session
+	ctl       *control
+	steers    *steers
+	ask       *ask.Asker
+	r         *render.Renderer // the turn's a2a values as updates
+	msg       a2a.OutMessage
+	title     string
 
 	// ownTask is the driver's copy of the machine's task id, which only
 	// the driver writes (setTask, resetTask): read without the control's
@@ -60,8 +65,12 @@ func (d *driver) setTask(id string) {
 	d.env.Log.Debug("the agent started a task", "session", d.sess.id, "task", id)
 	d.env.Shown.Claim(id) // shown live: never replayed
 	if cancel {
-		// The cancel came before the server named the task.
+		// The cancel came before the server named the task: the stream
+		// was read on only to learn it.
 		go d.env.cancelGivenUp(d.ctx, d.sess, d.sess.cancelling(id))
+		if d.endStream != nil {
+			d.endStream()
+		}
 	}
 	// The index learns the task when the turn ends (Thread.Record).
 }

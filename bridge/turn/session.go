@@ -28,6 +28,10 @@ type Session struct {
 	mcpTold bool
 	// prompted is set once the first prompt was sent.
 	prompted bool
+	// fresh is set for a minted session until a turn of it got past the
+	// wait before sending: its chat exists nowhere else yet, so that turn
+	// asks no busy signal (SPEC §19).
+	fresh bool
 	// current is the turn that last ran or still runs (a *Turn: Start
 	// links it; the session knows only when it is over).
 	current running
@@ -80,7 +84,7 @@ type running interface {
 // for one this process created, prompted for one whose thread already
 // has a title (its next prompt does not name it).
 func NewSession(id, cwd string, minted, prompted bool) *Session {
-	return &Session{id: id, cwd: cwd, minted: minted, prompted: prompted}
+	return &Session{id: id, cwd: cwd, minted: minted, prompted: prompted, fresh: minted && !prompted}
 }
 
 // ID is the session id (the A2A context id).
@@ -131,6 +135,16 @@ func (s *Session) TakePrompt() (first bool, parked string) {
 	first, parked = !s.prompted, s.parkedTask
 	s.prompted, s.parkedTask = true, ""
 	return first, parked
+}
+
+// takeFresh reports whether no turn of the minted session got past the
+// wait before sending yet, and marks that one did.
+func (s *Session) takeFresh() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fresh := s.fresh
+	s.fresh = false
+	return fresh
 }
 
 // restorePark gives back a park a turn did not answer, unless another

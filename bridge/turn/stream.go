@@ -6,6 +6,7 @@ package turn
 // when it cannot; at the end the open calls settled, the turn recorded.
 
 import (
+	"context"
 	"errors"
 	"io"
 	"time"
@@ -82,14 +83,20 @@ func (d *driver) drive() outcome {
 		d.sentBypass = msg.Bypass
 		// A resumed task's first frame is its stale parked snapshot.
 		d.staleFirst = msg.TaskID != ""
-		s, err := d.env.Client.Stream(d.ctx, msg)
+		if d.ctx.Err() != nil {
+			return outcome{stop: acp.StopCancelled} // given up before sending: nothing is sent
+		}
+		sctx, end := d.streamContext()
+		s, err := d.env.Client.Stream(sctx, msg)
 		if err != nil {
+			end()
 			if d.ctl.GivenUp() {
 				return outcome{stop: acp.StopCancelled}
 			}
 			return outcome{err: d.env.Replies.CallError(err, d.ctl.task())}
 		}
 		out := d.follow(s)
+		end()
 		for n := 0; out.elsewhere; n++ {
 			if n >= elsewhereMax {
 				d.env.Log.Info("the park keeps being answered elsewhere; ending the turn", "task", d.ctl.task())
@@ -119,6 +126,37 @@ func (d *driver) drive() outcome {
 			// A steer run as the next turn starts a task of its own.
 			d.resetTask()
 		}
+	}
+}
+
+// taskWait bounds how long a turn given up before the agent named its
+// task reads its stream on to learn the task.
+const taskWait = 10 * time.Second
+
+// streamContext is the context of a stream the turn opens with its
+// message: it ends with the turn, except that a turn given up before the
+// agent named its task reads on until a frame names it (setTask then
+// cancels the task on the agent and ends the stream), at most taskWait: a
+// cancel that comes before the task's first frame still cancels the task.
+func (d *driver) streamContext() (context.Context, context.CancelFunc) {
+	root := d.streams
+	if root == nil {
+		root = d.ctx
+	}
+	ctx, cancel := context.WithCancel(root)
+	stop := context.AfterFunc(d.ctx, func() {
+		if d.ctl.task() != "" {
+			cancel()
+			return
+		}
+		t := time.AfterFunc(taskWait, cancel)
+		context.AfterFunc(ctx, func() { t.Stop() })
+	})
+	d.endStream = cancel
+	return ctx, func() {
+		stop()
+		cancel()
+		d.endStream = nil
 	}
 }
 

@@ -31,6 +31,10 @@ type Turn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
+	// stopStreams ends the turn's streams even where a turn given up
+	// reads on to learn its task (driver.streamContext): at its end and
+	// when it is abandoned.
+	stopStreams context.CancelFunc
 
 	ctl    *control
 	steers *steers
@@ -55,6 +59,7 @@ func Start(ctx context.Context, env Env, sess *Session, req *acp.Request, msg a2
 	r := render.New(env.Agent, render.RootsOf(env.Roots, sess.cwd, sess.Dirs()), env.Draws)
 	t.steers = &steers{env: t.env, sess: sess, ctl: t.ctl, r: r}
 	t.drv = newDriver(t.ctx, t.env, sess, t.ctl, t.steers, r, msg, title)
+	t.drv.streams, t.stopStreams = context.WithCancel(context.WithoutCancel(t.ctx))
 	sess.mu.Lock()
 	t.prev = sess.current
 	sess.current = t
@@ -76,6 +81,7 @@ func (t *Turn) Done() <-chan struct{} { return t.done }
 
 func (t *Turn) run() {
 	defer close(t.done)
+	defer t.stopStreams()
 	defer t.cancel()
 	if t.prev != nil {
 		<-t.prev.Done()
@@ -111,6 +117,7 @@ func (t *Turn) Withdraw(req *acp.Request) { t.ctl.apply(event{kind: evWithdraw, 
 func (t *Turn) Abandon() {
 	taskID := t.ctl.abandon()
 	t.cancel()
+	t.stopStreams()
 	if taskID != "" {
 		t.env.cancelTask(t.ctx, taskID)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,13 +66,16 @@ func TestInitializeAuthMethods(t *testing.T) {
 		if m := p.call(t, 2, "session/new", newSessionParams()); m["error"] != nil {
 			t.Fatalf("session/new: %v", m)
 		}
-		// Exactly what session/new does: the card, the auth probe, the
-		// hand-off claim; anything more came from initialize.
-		var got []string
-		for _, r := range f.requests() {
-			got = append(got, r.Method+" "+r.Path+" "+r.RPC)
+		// Exactly what session/new does: the card, then the auth probe,
+		// the hand-off claim, the roots lookup, the busy signal and the
+		// sessions list, in parallel (SPEC §19); anything more came from
+		// initialize.
+		got := requestLines(f.requests())
+		want := []string{"GET /.well-known/agent-card.json ", "GET /api/chat/sessions/{id} ", "GET /api/chat/sessions?limit=1 ", "GET /api/config ", "GET /api/fs/roots ", "GET /api/projects ",
+			"POST /a2a GetTask", "POST /api/editor/handoff/claim "}
+		if len(got) > 0 {
+			slices.Sort(got[1:])
 		}
-		want := []string{"GET /.well-known/agent-card.json ", "POST /a2a GetTask", "POST /api/editor/handoff/claim "}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("requests up to session/new's answer: %q, want %q", got, want)
 		}
@@ -200,4 +204,18 @@ func checkIndexedOnce(t *testing.T, e *shimEnv, key, sid string) {
 	if err != nil || len(items) != 1 || items[0].ID != sid {
 		t.Errorf("index under %s: %+v %v", key, items, err)
 	}
+}
+
+// requestLines are the requests as "METHOD path rpc", a session's own
+// path under /api/chat/sessions/ as {id} (the session id minted).
+func requestLines(reqs []seenReq) []string {
+	var out []string
+	for _, r := range reqs {
+		path := r.Path
+		if strings.HasPrefix(path, "/api/chat/sessions/") {
+			path = "/api/chat/sessions/{id}"
+		}
+		out = append(out, r.Method+" "+path+" "+r.RPC)
+	}
+	return out
 }

@@ -58,7 +58,11 @@ for (const dialect of DIALECTS) {
     let active = true;
     const busy = () => ({ active, last_state: active ? "TASK_STATE_WORKING" : "TASK_STATE_COMPLETED" });
     await scenario({ dialect, script: answer, busy }, async ({ acp, shim, agent }) => {
-      const sessionId = await newSession(acp);
+      // A chat shim did not mint (the first prompt of a minted one asks no
+      // busy signal, SPEC §19).
+      const sessionId = "chat-elsewhere-1";
+      await initialize(acp, 1);
+      await acp.request("session/resume", { sessionId, cwd: "/tmp", mcpServers: [] });
       const stop = new AbortController();
       const prompt = acp.request("session/prompt", textPrompt(sessionId, "first"), { cancellationSignal: stop.signal });
       await waitFor(() => textOf(shim.updates(sessionId), "agent_thought_chunk").includes("busy in another window"), 10000, "the busy notice");
