@@ -410,8 +410,22 @@ func (c *Client) Probe(ctx context.Context) error {
 // requests about to be sent at once, over plain HTTP/1.1 (one request a
 // connection): opened while the card is read, they cost the requests no
 // handshake (SPEC §19). Once per process; nothing over TLS (HTTP/2), with
-// a transport of the caller's, or through a proxy.
-func (c *Client) Preconnect(n int) { c.conn.Preconnect(n) }
+// a transport of the caller's, or through a proxy; nothing when the card
+// is known or remembered (no card read to open them beside: the requests
+// open what they need, and what a relaunch remembers absent is not sent).
+func (c *Client) Preconnect(n int) {
+	if c.cardToRead() {
+		c.conn.Preconnect(n)
+	}
+}
+
+// cardToRead tells whether discovery will read the card from the agent:
+// none known yet, none remembered.
+func (c *Client) cardToRead() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.card == nil && !c.cardRemembered()
+}
 
 // Departed records a departure from the spec that the caller read of
 // this client's agent (a turn's, SPEC §16): said once in the log, and

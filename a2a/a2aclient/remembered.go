@@ -76,6 +76,16 @@ func (c *Client) rememberedCard(ctx context.Context, forced a2a.Dialect, bind a2
 	return nil, CardPlace{}, remember.Card{}, nil, false
 }
 
+// cardRemembered tells whether a card is remembered for one of the card's
+// places (c.mu is held).
+func (c *Client) cardRemembered() bool {
+	places := c.at.cardPlaces()
+	if old := c.at.oldPath(); old != "" {
+		places = append(slices.Clip(places), CardPlace{URL: old})
+	}
+	return slices.ContainsFunc(places, func(p CardPlace) bool { return c.mem.Card(p.URL) != nil })
+}
+
 // revalidate asks the agent for the card again, with the remembered
 // card's validators, in the background (c.mu is held): a 304 or the same
 // bytes keep it; another card is checked and used at once (or, refused,

@@ -264,3 +264,26 @@ func TestRememberedOtherOriginSameCard(t *testing.T) {
 		t.Errorf("the first agent's relaunch: %v; want its card asked again with its ETag", got)
 	}
 }
+
+// TestRememberedCardOpensNothingAhead: connections are opened ahead of
+// session/new's requests only while a card is to be read from the agent
+// (they are opened beside that read); a relaunch whose card is remembered,
+// or a client that knows its card, opens none: the requests it sends open
+// what they need, and those it remembers absent are not sent (SPEC §19).
+func TestRememberedCardOpensNothingAhead(t *testing.T) {
+	srv := sdkServer(t, echoAgent{}, "/.well-known/agent-card.json", (&cardCache{}).wrap)
+	dir := t.TempDir()
+	launch(t, srv, dir, func(c *Client) {
+		if !c.cardToRead() {
+			t.Error("a first launch opens no connection ahead of its requests: no card is known or remembered")
+		}
+	})
+	c := launch(t, srv, dir, func(c *Client) {
+		if c.cardToRead() {
+			t.Error("a relaunch with the card remembered opens connections ahead of its requests")
+		}
+	})
+	if c.cardToRead() {
+		t.Error("a client that knows its card opens connections ahead of its requests")
+	}
+}

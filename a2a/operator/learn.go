@@ -42,7 +42,7 @@ func (o *API) Learn(ctx context.Context, id string) {
 		o.listed = true
 	}
 	if status == http.StatusMethodNotAllowed {
-		o.absent["session"] = true
+		o.markAbsent("session", status)
 	}
 	o.mu.Unlock()
 	if status == http.StatusNotFound {
