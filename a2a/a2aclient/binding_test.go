@@ -223,7 +223,20 @@ func readBack(t *testing.T, ctx context.Context, c *a2aclient.Client, taskID str
 // (TestBindingsRealServer); it returns the task's id.
 func reattachAndCancel(t *testing.T, ctx context.Context, c *a2aclient.Client) string {
 	t.Helper()
-	s, err := c.Stream(ctx, a2a.OutMessage{ContextID: "ctx-1", Parts: []a2a.Part{{Kind: a2a.PartText, Text: "slow please"}}})
+	first := dropReattachCancel(t, ctx, c, a2a.OutMessage{ContextID: "ctx-1", Parts: []a2a.Part{{Kind: a2a.PartText, Text: "slow please"}}})
+	if task, err := c.GetTask(ctx, first.TaskID, 0); err != nil || task.Status.State != a2a.StateCanceled {
+		t.Errorf("cancelled task %+v %v", task, err)
+	}
+	return first.TaskID
+}
+
+// dropReattachCancel sends msg, whose task runs until cancelled, drops
+// the stream after its first event, reattaches to the task, cancels it
+// and reads the reattached stream to its end, which must say cancelled;
+// it returns the first event.
+func dropReattachCancel(t *testing.T, ctx context.Context, c *a2aclient.Client, msg a2a.OutMessage) a2a.Event {
+	t.Helper()
+	s, err := c.Stream(ctx, msg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,8 +249,7 @@ func reattachAndCancel(t *testing.T, ctx context.Context, c *a2aclient.Client) s
 	if err != nil {
 		t.Fatalf("resubscribe: %v", err)
 	}
-	ev, err := sub.Next()
-	if err != nil || ev.TaskID != first.TaskID {
+	if ev, err := sub.Next(); err != nil || ev.TaskID != first.TaskID {
 		t.Fatalf("reattached stream: %+v %v", ev, err)
 	}
 	if err := c.CancelTask(ctx, first.TaskID); err != nil {
@@ -250,10 +262,7 @@ func reattachAndCancel(t *testing.T, ctx context.Context, c *a2aclient.Client) s
 	if got := lastState(rest); got != a2a.StateCanceled {
 		t.Errorf("after cancel the reattached stream ended %q", got)
 	}
-	if task, err := c.GetTask(ctx, first.TaskID, 0); err != nil || task.Status.State != a2a.StateCanceled {
-		t.Errorf("cancelled task %+v %v", task, err)
-	}
-	return first.TaskID
+	return first
 }
 
 // TestBindingFlag: --binding http+json against a card that offers both

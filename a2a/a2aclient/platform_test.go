@@ -178,32 +178,7 @@ func googleCancelled(t *testing.T, c *a2aclient.Client, contextID string) {
 	t.Helper()
 	ctx := tctx(t)
 	prompt := "wait " + platformtest.HoldWord
-	s, err := c.Stream(ctx, a2a.OutMessage{ContextID: contextID, Parts: []a2a.Part{{Kind: a2a.PartText, Text: prompt}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := s.Next()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	sub, err := c.Resubscribe(ctx, first.TaskID)
-	if err != nil {
-		t.Fatalf("resubscribe: %v", err)
-	}
-	if ev, err := sub.Next(); err != nil || ev.TaskID != first.TaskID {
-		t.Fatalf("reattached stream: %+v %v", ev, err)
-	}
-	if err := c.CancelTask(ctx, first.TaskID); err != nil {
-		t.Fatalf("cancel: %v", err)
-	}
-	rest, err := readAll(t, sub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := lastState(rest); got != a2a.StateCanceled {
-		t.Errorf("after cancel the stream ended %q", got)
-	}
+	first := dropReattachCancel(t, ctx, c, a2a.OutMessage{ContextID: contextID, Parts: []a2a.Part{{Kind: a2a.PartText, Text: prompt}}})
 	task, err := c.GetTask(ctx, first.TaskID, a2a.HistoryAll)
 	if err != nil {
 		t.Fatal(err)
