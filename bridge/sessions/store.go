@@ -203,30 +203,24 @@ func (s *Store) Update(id string, fn func(*threads.Entry)) {
 }
 
 // Recorded is the task ids the index recorded for the thread id.
-func (s *Store) Recorded(id string) []string {
-	index, key, ok := s.ThreadIndex()
-	if !ok {
-		return nil
-	}
-	e, _, err := index.Get(key, id)
-	if err != nil {
-		s.log.Warn("thread index unreadable", "err", err)
-	}
-	return e.TaskIDs
-}
+func (s *Store) Recorded(id string) []string { return s.entry(id).TaskIDs }
 
 // Failures is how the index says turns of the thread id failed (the
 // friendly text by task id), as their live turns read it.
-func (s *Store) Failures(id string) map[string]string {
+func (s *Store) Failures(id string) map[string]string { return s.entry(id).Failures }
+
+// entry is the index's entry of the thread id (empty when there is no
+// index, or it is unreadable: logged).
+func (s *Store) entry(id string) threads.Entry {
 	index, key, ok := s.ThreadIndex()
 	if !ok {
-		return nil
+		return threads.Entry{}
 	}
 	e, _, err := index.Get(key, id)
 	if err != nil {
 		s.log.Warn("thread index unreadable", "err", err)
 	}
-	return e.Failures
+	return e
 }
 
 // The bounds of a session's additional directories (SPEC §15): what one
