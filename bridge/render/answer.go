@@ -13,6 +13,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render/question"
 	"github.com/shimdev/shim/steer"
 )
 
@@ -283,7 +284,7 @@ func (a *Answer) FailedText() string { return a.failed }
 
 // Question shows a park of the task taskID as a question (SPEC §6).
 func (a *Answer) Question(taskID string, m *a2a.Message) []Out {
-	a.block(a.MessageID(taskID, m), ParkQuestion(m))
+	a.block(a.MessageID(taskID, m), question.Of(m))
 	return a.out.take()
 }
 
@@ -295,4 +296,10 @@ func (a *Answer) Marker(id, text string) []Out {
 	}
 	a.answer(id, steer.Marker(text))
 	return a.out.take()
+}
+
+// QuestionChunk is the question of a park of the task taskID as answer
+// text, of the park's message (a resumed thread's parked last turn).
+func QuestionChunk(taskID string, m *a2a.Message) acp.Update {
+	return AnswerChunk(messageID(taskID, m), question.Of(m))
 }

@@ -44,7 +44,9 @@
 //	out.go       what the values share: Out, the output (sink), the
 //	             message ids (shim's own, an artifact's, a message's)
 //	answer.go    Answer: answer text, thoughts, files, a failed turn's
-//	             error (the failure line is a replay's, past.go),
+//	             error (the failure line is a replay's, past.go), a
+//	             park's question as answer text (its words are package
+//	             question's),
 //	             steer markers; the blank-line rule (blocks); the message
 //	             id of every chunk (SPEC §14: an artifact's made unique
 //	             with its task's, a message's own)
@@ -68,9 +70,6 @@
 //	             advertised notices, else a thought, an answer line or
 //	             nothing, as before (SPEC §14); progress notes; the
 //	             notices shim gives
-//	park.go      a park's question (SPEC §6) and its data lines (§12.8);
-//	             what an auth-required status shows
-//	forms.go     a park asked as the editor's forms (§11.3)
 //	approval.go  an approval's card (SPEC §18): the card of the call it is
 //	             about, else one it opens; pending while asked, then
 //	             running (approved) or ended "Denied"

@@ -13,6 +13,7 @@ package render
 import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render/question"
 )
 
 // Draws is what the client draws of what shim sends: elicitation forms
@@ -107,5 +108,5 @@ func (r *Renderer) AuthRequired(taskID string, m *a2a.Message) []Out {
 		_, outs = r.Tools.ParkTool(m.ParkData())
 		outs = append([]Out(nil), outs...)
 	}
-	return append(outs, r.Answer.StatusAnswer(r.Answer.MessageID(taskID, m), authText(m))...)
+	return append(outs, r.Answer.StatusAnswer(r.Answer.MessageID(taskID, m), question.AuthText(m))...)
 }
