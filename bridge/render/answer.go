@@ -13,6 +13,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render/failure"
 	"github.com/shimdev/shim/bridge/render/question"
 	"github.com/shimdev/shim/steer"
 )
@@ -275,7 +276,7 @@ func (a *Answer) Failure(taskID string, m *a2a.Message) *acp.Error {
 	detail := m.Text()
 	_, f := a.failureLine(detail)
 	a.failed = f
-	return Failed(a.agent, f, taskID, detail)
+	return failure.Failed(a.agent, f, taskID, detail)
 }
 
 // FailedText is the friendly text of the turn's failure (the one Failure

@@ -33,8 +33,8 @@
 // RootsOf): a call that names a project they do not know is the caller's
 // to act on (Tools.Unknown: it reloads the roots, then Tools.SetRoots),
 // never a load here. Every ACP session update shim writes is built here
-// or by an acp constructor; so are the ACP errors a failed turn or an
-// A2A call answers with (errors.go). render imports the A2A vocabulary
+// or by an acp constructor; the ACP errors a failed turn or an A2A call
+// answers with are package failure's. render imports the A2A vocabulary
 // (a2a) and nothing of the A2A client or below it, nothing of bridge
 // above it.
 //
@@ -80,7 +80,6 @@
 //	             an approval as its call's card with its outcome (SPEC §18)
 //	session.go   updates about the session: title, usage, commands, modes,
 //	             the hand-off's file, what a detached buffer dropped
-//	errors.go    the ACP errors of failed turns and A2A calls
 //
 // Tests: golden_test.go renders cases into testdata/*.golden (go test
 // -update rewrites them), each update checked against the ACP schema.

@@ -18,6 +18,7 @@ import (
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/past"
+	"github.com/shimdev/shim/bridge/render/failure"
 	"github.com/shimdev/shim/internal/acptest"
 )
 
@@ -297,11 +298,11 @@ func TestGoldenSession(t *testing.T) {
 // it, by the A2A client's error.
 func TestGoldenErrors(t *testing.T) {
 	errs := []*acp.Error{
-		Failed("Agent", "the quota is used up", "t1", "RESOURCE_EXHAUSTED"),
-		Error("Agent: this chat is still busy elsewhere after 2m0s; your message was not sent", "busy", "", ""),
-		CallError("Agent", &a2a.RPCError{Code: -32001, Message: "Task not found"}, "t9", "run shim login"),
-		CallError("Agent", &a2a.UnreachableError{URL: "http://127.0.0.1:1", Err: errors.New("connection refused")}, "", "run shim login"),
-		CallError("Agent", errors.New("odd"), "", "run shim login"),
+		failure.Failed("Agent", "the quota is used up", "t1", "RESOURCE_EXHAUSTED"),
+		failure.Error("Agent: this chat is still busy elsewhere after 2m0s; your message was not sent", "busy", "", ""),
+		failure.CallError("Agent", &a2a.RPCError{Code: -32001, Message: "Task not found"}, "t9", "run shim login"),
+		failure.CallError("Agent", &a2a.UnreachableError{URL: "http://127.0.0.1:1", Err: errors.New("connection refused")}, "", "run shim login"),
+		failure.CallError("Agent", errors.New("odd"), "", "run shim login"),
 	}
 	var lines [][]byte
 	for _, e := range errs {

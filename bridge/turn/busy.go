@@ -14,6 +14,7 @@ import (
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/failure"
 )
 
 const (
@@ -96,7 +97,7 @@ func (w *idleWait) poll(deadline time.Time, timeout time.Duration) (*a2aclient.S
 		if now.After(deadline) {
 			w.restorePark()
 			w.env.Log.Info("gave up waiting for a busy chat", "session", w.sess.id)
-			return nil, outcome{err: render.Error(fmt.Sprintf("%s: this chat is still busy elsewhere after %s; your message was not sent", w.env.Agent, timeout),
+			return nil, outcome{err: failure.Error(fmt.Sprintf("%s: this chat is still busy elsewhere after %s; your message was not sent", w.env.Agent, timeout),
 				"busy", "", "")}, false
 		}
 		if now.Before(next) {

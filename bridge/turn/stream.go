@@ -15,6 +15,7 @@ import (
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/failure"
 )
 
 // run runs the turn once its session's previous turn is over and returns
@@ -229,7 +230,7 @@ func (d *driver) lost(cause error) (outcome, bool) {
 	case cause != nil:
 		return outcome{err: d.env.Replies.CallError(cause, "")}, true
 	}
-	return outcome{err: render.Error(d.env.Agent+": the stream ended before the agent started a task", "unknown", "", "")}, true
+	return outcome{err: failure.Error(d.env.Agent+": the stream ended before the agent started a task", "unknown", "", "")}, true
 }
 
 func errString(err error) string {
@@ -316,7 +317,7 @@ func (d *driver) readBack() outcome {
 	if out, ok := d.final(task.Status); ok {
 		return out
 	}
-	return outcome{err: render.Error(d.env.Agent+": the connection was lost while the task was still "+string(task.Status.State)+"; it may finish on its own",
+	return outcome{err: failure.Error(d.env.Agent+": the connection was lost while the task was still "+string(task.Status.State)+"; it may finish on its own",
 		"working", taskID, "")}
 }
 
