@@ -18,6 +18,7 @@ import (
 	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/remote"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/notice"
 	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/randid"
@@ -218,7 +219,7 @@ func (a *archive) meanwhile(ctx context.Context, sess *turn.Session, emit func(a
 // turn leaves its task for the next prompt to answer.
 func (a *archive) replay(ctx context.Context, sess *turn.Session, turns []past.Turn, cut, park bool, emit func(acp.Update)) {
 	if cut {
-		if u := render.Said(render.EarlierNotShown(), a.editor.Notices(), "shim-"+randid.Hex(6)); u != nil {
+		if u := notice.Said(notice.EarlierNotShown(), a.editor.Notices(), "shim-"+randid.Hex(6)); u != nil {
 			emit(u)
 		}
 	}

@@ -66,10 +66,10 @@
 //	snapshot.go  Snapshots: task snapshots (SPEC §12.4): status text as
 //	             replaces, messages shown by id; progress notes held
 //	             until the next frame tells what they are (§12.8)
-//	notices.go   Notices: what shim says about itself, to a client that
+//	notices.go   Notices: what shim says about itself in a turn (the
+//	             notices are package notice's), to a client that
 //	             advertised notices, else a thought, an answer line or
-//	             nothing, as before (SPEC §14); progress notes; the
-//	             notices shim gives
+//	             nothing, as before (SPEC §14); progress notes
 //	approval.go  an approval's card (SPEC §18): the card of the call it is
 //	             about, else one it opens; pending while asked, then
 //	             running (approved) or ended "Denied"

@@ -19,6 +19,7 @@ import (
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/render/failure"
+	"github.com/shimdev/shim/bridge/render/notice"
 	"github.com/shimdev/shim/internal/acptest"
 )
 
@@ -134,7 +135,7 @@ func goldenCases() []goldenCase {
 			add(r.Answer.Thoughts("t1", &a2a.Message{ID: "m1", Role: "agent", Reasoning: []string{"Reasoning."}}))
 			add(r.Answer.Marker("s1", "look at the tests"))
 			add(r.Answer.Marker("", "a steer with no id"))
-			add(r.Notices.Say(NoSkipNotice()))
+			add(r.Notices.Say(notice.NoSkipNotice()))
 			add(r.Answer.Question("t1", agentMsg("m2", text("Which branch?"))))
 			if err := r.Answer.Failure("t1", agentMsg("f1", text("boom"))); err.Code != acp.CodeInternal {
 				panic(err)
@@ -260,12 +261,12 @@ func approvalSteps(r *Renderer, add func([]Out)) {
 
 // saySteps are what shim says about itself in a turn.
 func saySteps(r *Renderer, add func([]Out)) {
-	add(r.Notices.Say(BusyNotice()))
+	add(r.Notices.Say(notice.BusyNotice()))
 	add(r.Answer.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("Answer.")}}, false))
-	add(r.Notices.Say(ReconnectingNotice()))
-	add(r.Notices.Say(NoSkipNotice()))
-	add(r.Notices.Say(RenewedNotice()))
-	add(r.Notices.Say(RenewalRefusedNotice()))
+	add(r.Notices.Say(notice.ReconnectingNotice()))
+	add(r.Notices.Say(notice.NoSkipNotice()))
+	add(r.Notices.Say(notice.RenewedNotice()))
+	add(r.Notices.Say(notice.RenewalRefusedNotice()))
 	add(r.Notices.ProgressNote("t1", agentMsg("n1", text("Searching the repository…"))))
 	add(r.Notices.ProgressNote("t1", agentMsg("n2", text("A long note "+strings.Repeat("that goes on ", 20)+"\nand on a second line"))))
 }
@@ -282,11 +283,11 @@ func TestGoldenSession(t *testing.T) {
 		ConfigOptions([]acp.SessionConfigOption{{ID: "permissions", Name: "Permissions", Category: "mode", CurrentValue: "ask",
 			Options: []acp.SelectOption{{Value: "ask", Name: "Ask every time"}}}}),
 		DroppedNote("shim-1", 2048, 3),
-		Said(EarlierNotShown(), false, "shim-2"),
-		Said(EarlierNotShown(), true, "shim-3"),
-		Said(NoReplayNotice("Agent"), false, "shim-4"),
-		Said(NoReplayNotice("Agent"), true, "shim-5"),
-		Said(MCPNotice(2), true, "shim-6"),
+		notice.Said(notice.EarlierNotShown(), false, "shim-2"),
+		notice.Said(notice.EarlierNotShown(), true, "shim-3"),
+		notice.Said(notice.NoReplayNotice("Agent"), false, "shim-4"),
+		notice.Said(notice.NoReplayNotice("Agent"), true, "shim-5"),
+		notice.Said(notice.MCPNotice(2), true, "shim-6"),
 		QuestionChunk("t1", agentMsg("q1", text("Which branch?"))),
 		HandoffFile("handoff-1", "src/a.go", &acp.Location{Path: "/w/src/a.go", Line: 7}),
 		HandoffFile("handoff-2", "gone.go", nil),

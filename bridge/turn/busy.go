@@ -15,6 +15,7 @@ import (
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/bridge/render/failure"
+	"github.com/shimdev/shim/bridge/render/notice"
 )
 
 const (
@@ -65,7 +66,7 @@ func (w *idleWait) wait() (outcome, bool) {
 		timeout = defaultBusyTimeout
 	}
 	w.env.Log.Info("the chat is busy elsewhere; waiting", "session", id, "timeout", timeout)
-	w.ctl.Show(w.r.Notices.Say(render.BusyNotice()))
+	w.ctl.Show(w.r.Notices.Say(notice.BusyNotice()))
 	sum, out, ok := w.poll(time.Now().Add(timeout), timeout)
 	if !ok {
 		return out, false

@@ -16,6 +16,7 @@ import (
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/bridge/render/failure"
+	"github.com/shimdev/shim/bridge/render/notice"
 )
 
 // run runs the turn once its session's previous turn is over and returns
@@ -184,7 +185,7 @@ func (d *driver) follow(s *a2aclient.Stream) outcome {
 			break
 		}
 		d.env.Log.Info("the stream ended before the turn did; reattaching", "task", taskID, "cause", errString(cause))
-		d.ctl.Show(d.r.Notices.Say(render.ReconnectingNotice()))
+		d.ctl.Show(d.r.Notices.Say(notice.ReconnectingNotice()))
 		var err error
 		d.staleFirst = false // a reattach's first frame is the task now
 		s, err = d.env.Client.Resubscribe(d.ctx, taskID)

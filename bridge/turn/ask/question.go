@@ -12,6 +12,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/notice"
 	"github.com/shimdev/shim/bridge/render/question"
 )
 
@@ -53,7 +54,7 @@ func (a *Asker) forms(ctx context.Context, taskID string, m *a2a.Message, callID
 	for _, st := range steps {
 		content, ok, elsewhere := a.elicit(ctx, st, callID)
 		if elsewhere {
-			a.Out.Show(a.R.Notices.Say(render.ElsewhereNotice()))
+			a.Out.Show(a.R.Notices.Say(notice.ElsewhereNotice()))
 			return Result{Elsewhere: true}, true
 		}
 		if !ok {
