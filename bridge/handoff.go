@@ -12,6 +12,7 @@ import (
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/session"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/threads"
@@ -68,7 +69,7 @@ func (a *archive) showHandoff(c *a2aclient.Client, sess *turn.Session, h *a2acli
 	}
 	a.replay(a.out.ctx, sess, turns, cut, true, func(u acp.Update) { a.out.notify(id, u) })
 	if h.Title != "" {
-		a.out.notify(id, render.Named(h.Title))
+		a.out.notify(id, session.Named(h.Title))
 	}
 	if h.Path == "" {
 		return
@@ -84,5 +85,5 @@ func (a *archive) showHandoff(c *a2aclient.Client, sess *turn.Session, h *a2acli
 			loc.Line = h.Line
 		}
 	}
-	a.out.notify(id, render.HandoffFile("handoff-"+randid.Hex(3), h.Path, loc))
+	a.out.notify(id, session.HandoffFile("handoff-"+randid.Hex(3), h.Path, loc))
 }

@@ -1,7 +1,7 @@
 // Package render is shim's one mapping from A2A values to ACP updates:
-// a live turn's events, a past turn read back, and the updates about a
-// session (its title, usage, commands, modes). It is pure: no server, no
-// turn, no lock, no network, no goroutine.
+// a live turn's events and a past turn read back (the updates about a
+// session, its title, usage, commands, modes, are package session's). It
+// is pure: no server, no turn, no lock, no network, no goroutine.
 //
 // A Renderer maps one turn through a few values, each with one job and
 // only what its mapping remembers, composed and wired to one output by
@@ -32,8 +32,9 @@
 // Tool paths resolve against the roots the caller gives (Roots, taken by
 // RootsOf): a call that names a project they do not know is the caller's
 // to act on (Tools.Unknown: it reloads the roots, then Tools.SetRoots),
-// never a load here. Every ACP session update shim writes is built here
-// or by an acp constructor; the ACP errors a failed turn or an A2A call
+// never a load here. Every ACP session update shim writes is built here,
+// in a package below it (question, notice, session) or by an acp
+// constructor; the ACP errors a failed turn or an A2A call
 // answers with are package failure's. render imports the A2A vocabulary
 // (a2a) and nothing of the A2A client or below it, nothing of bridge
 // above it.
@@ -78,8 +79,6 @@
 //	pastpark.go  what a past turn's history says besides words, calls and
 //	             the answer: thoughts, each park's question and its answer,
 //	             an approval as its call's card with its outcome (SPEC §18)
-//	session.go   updates about the session: title, usage, commands, modes,
-//	             the hand-off's file, what a detached buffer dropped
 //
 // Tests: golden_test.go renders cases into testdata/*.golden (go test
 // -update rewrites them), each update checked against the ACP schema.

@@ -20,6 +20,7 @@ import (
 	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/render/failure"
 	"github.com/shimdev/shim/bridge/render/notice"
+	"github.com/shimdev/shim/bridge/render/session"
 	"github.com/shimdev/shim/internal/acptest"
 )
 
@@ -274,23 +275,23 @@ func saySteps(r *Renderer, add func([]Out)) {
 // TestGoldenSession: the updates about the session rather than a turn.
 func TestGoldenSession(t *testing.T) {
 	ups := []acp.Update{
-		Title("Fix the bug", time.Date(2026, 5, 1, 12, 0, 0, 0, time.FixedZone("x", 3600))),
-		Named("From the console"),
-		Usage(1200, 200000, 0),
-		Usage(1200, 200000, 0.25),
-		Commands([]acp.AvailableCommand{{Name: "review", Description: "Reviews", Input: &acp.CommandInput{Hint: "#12"}}, {Name: "status", Description: "Status"}}),
-		CurrentMode("allow-commands"),
-		ConfigOptions([]acp.SessionConfigOption{{ID: "permissions", Name: "Permissions", Category: "mode", CurrentValue: "ask",
+		session.Title("Fix the bug", time.Date(2026, 5, 1, 12, 0, 0, 0, time.FixedZone("x", 3600))),
+		session.Named("From the console"),
+		session.Usage(1200, 200000, 0),
+		session.Usage(1200, 200000, 0.25),
+		session.Commands([]acp.AvailableCommand{{Name: "review", Description: "Reviews", Input: &acp.CommandInput{Hint: "#12"}}, {Name: "status", Description: "Status"}}),
+		session.CurrentMode("allow-commands"),
+		session.ConfigOptions([]acp.SessionConfigOption{{ID: "permissions", Name: "Permissions", Category: "mode", CurrentValue: "ask",
 			Options: []acp.SelectOption{{Value: "ask", Name: "Ask every time"}}}}),
-		DroppedNote("shim-1", 2048, 3),
+		session.DroppedNote("shim-1", 2048, 3),
 		notice.Said(notice.EarlierNotShown(), false, "shim-2"),
 		notice.Said(notice.EarlierNotShown(), true, "shim-3"),
 		notice.Said(notice.NoReplayNotice("Agent"), false, "shim-4"),
 		notice.Said(notice.NoReplayNotice("Agent"), true, "shim-5"),
 		notice.Said(notice.MCPNotice(2), true, "shim-6"),
 		QuestionChunk("t1", agentMsg("q1", text("Which branch?"))),
-		HandoffFile("handoff-1", "src/a.go", &acp.Location{Path: "/w/src/a.go", Line: 7}),
-		HandoffFile("handoff-2", "gone.go", nil),
+		session.HandoffFile("handoff-1", "src/a.go", &acp.Location{Path: "/w/src/a.go", Line: 7}),
+		session.HandoffFile("handoff-2", "gone.go", nil),
 	}
 	golden(t, "session", updateLines(t, ups))
 }

@@ -14,9 +14,9 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
-	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/bridge/render/failure"
 	"github.com/shimdev/shim/bridge/render/notice"
+	"github.com/shimdev/shim/bridge/render/session"
 )
 
 // run runs the turn once its session's previous turn is over and returns
@@ -29,7 +29,7 @@ func (d *driver) run() outcome {
 		return out
 	}
 	if d.title != "" {
-		d.ctl.Emit(render.Title(d.title, time.Now()))
+		d.ctl.Emit(session.Title(d.title, time.Now()))
 	}
 	d.checkEarlier() // in parallel with the message (refused.go)
 	out := d.drive()
@@ -65,7 +65,7 @@ func (d *driver) usageUpdate() {
 	default:
 		return
 	}
-	d.ctl.Emit(render.Usage(used, size, d.sess.cost()))
+	d.ctl.Emit(session.Usage(used, size, d.sess.cost()))
 }
 
 // consumeResult is why consume returned.
