@@ -11,8 +11,8 @@ import (
 
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
-	"github.com/shimdev/shim/bridge/render"
 	"github.com/shimdev/shim/bridge/render/session"
+	"github.com/shimdev/shim/bridge/render/toolpath"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/threads"
@@ -79,7 +79,7 @@ func (a *archive) showHandoff(c *a2aclient.Client, sess *turn.Session, h *a2acli
 		a.store.Roots().ReloadFor(a.out.ctx, h.Project)
 	}
 	var loc *acp.Location
-	if abs, ok := render.RootsOf(a.store.Roots(), sess.CWD(), sess.Dirs()).Resolve(h.Project, h.Path); ok {
+	if abs, ok := toolpath.RootsOf(a.store.Roots(), sess.CWD(), sess.Dirs()).Resolve(h.Project, h.Path); ok {
 		loc = &acp.Location{Path: abs}
 		if h.Line > 0 {
 			loc.Line = h.Line

@@ -29,8 +29,8 @@
 // client draws (Draws) is read once from its capabilities and passed on
 // as it is.
 //
-// Tool paths resolve against the roots the caller gives (Roots, taken by
-// RootsOf): a call that names a project they do not know is the caller's
+// Tool paths resolve against the roots the caller gives (package
+// toolpath's Roots, taken by RootsOf): a call that names a project they do not know is the caller's
 // to act on (Tools.Unknown: it reloads the roots, then Tools.SetRoots),
 // never a load here. Every ACP session update shim writes is built here,
 // in a package below it (question, notice, session) or by an acp
@@ -61,9 +61,6 @@
 //	call.go      one call: what the agent says of it, a row per kind
 //	             (kindRules), per phase (toolPhases); its title, input
 //	             and terminal blocks
-//	roots.go     the roots tool paths resolve against (the cwd and the
-//	             additional directories; with no root known, a relative
-//	             path where its file is, SPEC §18)
 //	snapshot.go  Snapshots: task snapshots (SPEC §12.4): status text as
 //	             replaces, messages shown by id; progress notes held
 //	             until the next frame tells what they are (§12.8)

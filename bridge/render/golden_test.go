@@ -21,6 +21,7 @@ import (
 	"github.com/shimdev/shim/bridge/render/failure"
 	"github.com/shimdev/shim/bridge/render/notice"
 	"github.com/shimdev/shim/bridge/render/session"
+	"github.com/shimdev/shim/bridge/render/toolpath"
 	"github.com/shimdev/shim/internal/acptest"
 )
 
@@ -209,15 +210,15 @@ func goldenCases() []goldenCase {
 			add(r.Past.Show(&past.Turn{TaskID: "t1", State: a2a.StateFailed, History: []a2a.Message{user, mid, mid},
 				Artifacts: []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{text("\nPartial answer.")}}},
 				Status:    a2a.Status{State: a2a.StateFailed, Message: agentMsg("f1", text("RESOURCE_EXHAUSTED: quota"))}}, rp))
-			add(newOwn("Agent", Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t2", State: a2a.StateInputRequired,
+			add(newOwn("Agent", toolpath.Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t2", State: a2a.StateInputRequired,
 				Status: a2a.Status{State: a2a.StateInputRequired, Message: agentMsg("q1", text("Which branch?"))}}, rp))
-			add(newOwn("Agent", Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t3", State: a2a.StateWorking, Text: "So far",
+			add(newOwn("Agent", toolpath.Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t3", State: a2a.StateWorking, Text: "So far",
 				Status: a2a.Status{State: a2a.StateWorking}}, rp))
-			add(newOwn("Agent", Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t4", State: a2a.StateCompleted,
+			add(newOwn("Agent", toolpath.Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t4", State: a2a.StateCompleted,
 				Status: a2a.Status{State: a2a.StateCompleted, Message: agentMsg("d1", text("\n\nDone."))}}, rp))
-			add(newOwn("Agent", Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t5", State: a2a.StateAuthRequired,
+			add(newOwn("Agent", toolpath.Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t5", State: a2a.StateAuthRequired,
 				Status: a2a.Status{State: a2a.StateAuthRequired, Message: agentMsg("x1", text("Sign in first."))}}, rp))
-			add(newOwn("Agent", Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t6", State: a2a.StateAuthRequired,
+			add(newOwn("Agent", toolpath.Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t6", State: a2a.StateAuthRequired,
 				Status: a2a.Status{State: a2a.StateAuthRequired, Message: dataMsg(agentMsg("x2"), &a2a.ParkData{Fields: []a2a.ParkField{{Key: "url", Value: "https://example.com/login"}}})}}, rp))
 		}},
 		// What shim says about itself, without notices (as it always
@@ -371,7 +372,7 @@ func TestRenewIsNew(t *testing.T) {
 	for _, c := range probes {
 		want := c.run(newOwn("Agent", cwdRoots(), c.draws))
 		for _, before := range probes {
-			r := newOwn("Other", Roots{}, before.draws)
+			r := newOwn("Other", toolpath.Roots{}, before.draws)
 			before.run(r)
 			r.Renew("Agent", cwdRoots(), c.draws)
 			if got := c.run(r); !slices.Equal(got, want) {

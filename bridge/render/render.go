@@ -14,6 +14,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render/question"
+	"github.com/shimdev/shim/bridge/render/toolpath"
 )
 
 // Draws is what the client draws of what shim sends: elicitation forms
@@ -50,7 +51,7 @@ type Renderer struct {
 // New returns a renderer for a turn (or a replayed turn) of the agent
 // named agent, for a client that draws d; tool paths resolve against
 // roots.
-func New(agent string, roots Roots, d Draws) *Renderer {
+func New(agent string, roots toolpath.Roots, d Draws) *Renderer {
 	r := &Renderer{
 		Answer:    Answer{agent: agent, texts: map[string]*answerText{}, statusText: newShownText()},
 		Tools:     Tools{roots: roots, terminals: d.Terminals, calls: calls{open: map[string]*call{}}},
@@ -66,7 +67,7 @@ func New(agent string, roots Roots, d Draws) *Renderer {
 // replay renders each past turn through a renderer of its own, and ten
 // thousand new ones were a fifth of what it allocated. What r rendered
 // before must have been taken and used.
-func (r *Renderer) Renew(agent string, roots Roots, d Draws) {
+func (r *Renderer) Renew(agent string, roots toolpath.Roots, d Draws) {
 	st := r.Answer.statusText
 	*st = shownText{}
 	st.h.SetSeed(textSeed)
