@@ -44,15 +44,14 @@
 //	render.go    Renderer (New, Renew, the wiring), Draws
 //	out.go       what the values share: Out, the output (sink), the
 //	             message ids (shim's own, an artifact's, a message's)
-//	answer.go    Answer: answer text, thoughts, files, a failed turn's
+//	answer.go    Answer: answer text (what was shown of it is package
+//	             shown's: a length and a hash), thoughts, files, a failed turn's
 //	             error (the failure line is a replay's, past.go), a
 //	             park's question as answer text (its words are package
 //	             question's),
 //	             steer markers; the blank-line rule (blocks); the message
 //	             id of every chunk (SPEC §14: an artifact's made unique
 //	             with its task's, a message's own)
-//	text.go      what was shown of an artifact's text (a length and a
-//	             hash), so a replace adds only the new part
 //	tools.go     Tools: tool calls live (opened, updated, ended), settled,
 //	             replayed; a todo tool's plan; command calls as terminals;
 //	             the pending call a park names; a call a park's own card

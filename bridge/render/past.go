@@ -11,6 +11,7 @@ import (
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/render/question"
+	"github.com/shimdev/shim/bridge/render/shown"
 )
 
 // A Walk is what one replay remembers across the turns it shows: the
@@ -208,6 +209,6 @@ func artifactAnswer(a *a2a.Artifact) string {
 }
 
 func trimLeadingBlankLines(s string) string {
-	var st shownText // trimLead reads no hash: none is seeded
-	return st.trimLead(s)
+	var st shown.Text // TrimLead reads no hash: none is seeded
+	return st.TrimLead(s)
 }

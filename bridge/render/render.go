@@ -14,6 +14,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render/question"
+	"github.com/shimdev/shim/bridge/render/shown"
 	"github.com/shimdev/shim/bridge/render/toolpath"
 )
 
@@ -53,7 +54,7 @@ type Renderer struct {
 // roots.
 func New(agent string, roots toolpath.Roots, d Draws) *Renderer {
 	r := &Renderer{
-		Answer:    Answer{agent: agent, texts: map[string]*answerText{}, statusText: newShownText()},
+		Answer:    Answer{agent: agent, texts: map[string]*answerText{}, statusText: shown.New()},
 		Tools:     Tools{roots: roots, terminals: d.Terminals, calls: calls{open: map[string]*call{}}},
 		Snapshots: Snapshots{msgs: map[string]uint8{}, snapArts: map[string]uint64{}, notes: map[string]uint64{}, framed: map[string]bool{}, heldOnce: map[string]bool{}},
 		Notices:   Notices{on: d.Notices},
@@ -69,8 +70,7 @@ func New(agent string, roots toolpath.Roots, d Draws) *Renderer {
 // before must have been taken and used.
 func (r *Renderer) Renew(agent string, roots toolpath.Roots, d Draws) {
 	st := r.Answer.statusText
-	*st = shownText{}
-	st.h.SetSeed(textSeed)
+	st.Reset()
 	a, t, s := &r.Answer, &r.Tools, &r.Snapshots
 	clear(a.texts)
 	clear(t.calls.open)
