@@ -30,14 +30,14 @@
 // as it is.
 //
 // Tool paths resolve against the roots the caller gives (package
-// toolpath's Roots, taken by RootsOf): a call that names a project they do not know is the caller's
-// to act on (Tools.Unknown: it reloads the roots, then Tools.SetRoots),
-// never a load here. Every ACP session update shim writes is built here,
-// in a package below it (question, notice, session) or by an acp
-// constructor; the ACP errors a failed turn or an A2A call
-// answers with are package failure's. render imports the A2A vocabulary
-// (a2a) and nothing of the A2A client or below it, nothing of bridge
-// above it.
+// toolpath's Roots, taken by RootsOf): a call that names a project they
+// do not know is the caller's to act on (Tools.Unknown: it reloads the
+// roots, then Tools.SetRoots), never a load here. Every ACP session
+// update shim writes is built here, in a package below it (question,
+// notice, session) or by an acp constructor; the ACP errors a failed turn
+// or an A2A call answers with are package failure's. render imports the
+// A2A vocabulary (a2a) and nothing of the A2A client or below it, nothing
+// of bridge above it; its packages below it import nothing of it.
 //
 // # Files
 //
