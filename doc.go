@@ -27,7 +27,7 @@
 //   - Thought: text the agent shows as its thinking (agent_thought_chunk).
 //   - Notice: shim's own words about itself to the person: a notice where
 //     the editor shows notices, else a thought, a line of the answer or
-//     only the log (package bridge/render).
+//     only the log (package bridge/render/notice).
 //   - Dialog: what the editor asks the person: a permission request
 //     (session/request_permission) or a form (elicitation/create).
 //   - Steer: a message sent with "Send Now" into a running turn

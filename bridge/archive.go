@@ -18,6 +18,8 @@ import (
 	"github.com/shimdev/shim/bridge/past"
 	"github.com/shimdev/shim/bridge/remote"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/notice"
+	"github.com/shimdev/shim/bridge/render/toolpath"
 	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/randid"
@@ -218,7 +220,7 @@ func (a *archive) meanwhile(ctx context.Context, sess *turn.Session, emit func(a
 // turn leaves its task for the next prompt to answer.
 func (a *archive) replay(ctx context.Context, sess *turn.Session, turns []past.Turn, cut, park bool, emit func(acp.Update)) {
 	if cut {
-		if u := render.Said(render.EarlierNotShown(), a.editor.Notices(), "shim-"+randid.Hex(6)); u != nil {
+		if u := notice.Said(notice.EarlierNotShown(), a.editor.Notices(), "shim-"+randid.Hex(6)); u != nil {
 			emit(u)
 		}
 	}
@@ -234,7 +236,7 @@ func (a *archive) showTurns(ctx context.Context, sess *turn.Session, turns []pas
 	_ = a.store.Roots().Load(ctx) // a failure is logged; the map works with what it has
 	rp := history.NewReplay(a.store.Shown().Of(sess.ID()), len(turns))
 	agent, draws := a.agent.Name(), a.editor.Draws()
-	snap := render.RootsOf(a.store.Roots(), sess.CWD(), sess.Dirs())
+	snap := toolpath.RootsOf(a.store.Roots(), sess.CWD(), sess.Dirs())
 	var r *render.Renderer
 	for i := range turns {
 		p := &turns[i]
@@ -256,11 +258,11 @@ func (a *archive) showTurns(ctx context.Context, sess *turn.Session, turns []pas
 // needRoots reloads the project roots for the projects a past turn's
 // calls name that the roots the renderer has do not know, and returns the
 // roots it has then.
-func (a *archive) needRoots(ctx context.Context, r *render.Renderer, p *past.Turn, snap render.Roots, sess *turn.Session) render.Roots {
+func (a *archive) needRoots(ctx context.Context, r *render.Renderer, p *past.Turn, snap toolpath.Roots, sess *turn.Session) toolpath.Roots {
 	check := func(calls []a2a.ToolCall) {
 		for _, tc := range calls {
 			if name := r.Tools.Unknown(tc); name != "" && a.store.Roots().ReloadFor(ctx, name) {
-				snap = render.RootsOf(a.store.Roots(), sess.CWD(), sess.Dirs())
+				snap = toolpath.RootsOf(a.store.Roots(), sess.CWD(), sess.Dirs())
 				r.Tools.SetRoots(snap)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/remote"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/session"
 	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/bridge/slash"
 	"github.com/shimdev/shim/bridge/turn"
@@ -45,7 +46,7 @@ func (c *commands) send(id string) {
 	c.mu.Lock()
 	c.sent = set.List
 	c.mu.Unlock()
-	c.out.notify(id, render.Commands(set.List))
+	c.out.notify(id, session.Commands(set.List))
 }
 
 // cardChanged re-sends the commands to every open session when the card
@@ -69,7 +70,7 @@ func (c *commands) cardChanged() {
 	}
 	c.log.Info("the agent's skills changed; sending the commands again", "sessions", len(ids))
 	for _, id := range ids {
-		c.queues.enqueue(id, func() { c.out.notify(id, render.Commands(set.List)) })
+		c.queues.enqueue(id, func() { c.out.notify(id, session.Commands(set.List)) })
 	}
 }
 

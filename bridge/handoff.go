@@ -11,7 +11,8 @@ import (
 
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
-	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/session"
+	"github.com/shimdev/shim/bridge/render/toolpath"
 	"github.com/shimdev/shim/bridge/turn"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/threads"
@@ -68,7 +69,7 @@ func (a *archive) showHandoff(c *a2aclient.Client, sess *turn.Session, h *a2acli
 	}
 	a.replay(a.out.ctx, sess, turns, cut, true, func(u acp.Update) { a.out.notify(id, u) })
 	if h.Title != "" {
-		a.out.notify(id, render.Named(h.Title))
+		a.out.notify(id, session.Named(h.Title))
 	}
 	if h.Path == "" {
 		return
@@ -78,11 +79,11 @@ func (a *archive) showHandoff(c *a2aclient.Client, sess *turn.Session, h *a2acli
 		a.store.Roots().ReloadFor(a.out.ctx, h.Project)
 	}
 	var loc *acp.Location
-	if abs, ok := render.RootsOf(a.store.Roots(), sess.CWD(), sess.Dirs()).Resolve(h.Project, h.Path); ok {
+	if abs, ok := toolpath.RootsOf(a.store.Roots(), sess.CWD(), sess.Dirs()).Resolve(h.Project, h.Path); ok {
 		loc = &acp.Location{Path: abs}
 		if h.Line > 0 {
 			loc.Line = h.Line
 		}
 	}
-	a.out.notify(id, render.HandoffFile("handoff-"+randid.Hex(3), h.Path, loc))
+	a.out.notify(id, session.HandoffFile("handoff-"+randid.Hex(3), h.Path, loc))
 }

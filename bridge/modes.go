@@ -13,7 +13,7 @@ import (
 	"strconv"
 
 	"github.com/shimdev/shim/acp"
-	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/session"
 	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/bridge/turn"
 )
@@ -108,8 +108,8 @@ func (m *modes) openResult(sess *turn.Session) acp.LoadSessionResult {
 // list), sent through send.
 func (m *modes) changed(sess *turn.Session, send func(acp.Update)) {
 	st := settingsOf(sess)
-	send(render.CurrentMode(st.mode))
-	send(render.ConfigOptions(m.configOptions(st)))
+	send(session.CurrentMode(st.mode))
+	send(session.ConfigOptions(m.configOptions(st)))
 }
 
 // setMode handles session/set_mode; the config picker learns the
@@ -128,7 +128,7 @@ func (m *modes) setMode(req *acp.Request, p *acp.SetModeParams) {
 	m.log.Info("session mode set", "session", sess.ID(), "mode", p.ModeID)
 	m.out.reply(req, struct{}{}, nil)
 	if changed {
-		m.out.notify(sess.ID(), render.ConfigOptions(m.configOptions(settingsOf(sess))))
+		m.out.notify(sess.ID(), session.ConfigOptions(m.configOptions(settingsOf(sess))))
 	}
 }
 
@@ -153,7 +153,7 @@ func (m *modes) setModel(req *acp.Request, p *acp.SetModelParams) {
 	sess.SetModel(model)
 	m.log.Info("session model set", "session", sess.ID(), "model", p.ModelID)
 	m.out.reply(req, struct{}{}, nil)
-	m.out.notify(sess.ID(), render.ConfigOptions(m.configOptions(settingsOf(sess))))
+	m.out.notify(sess.ID(), session.ConfigOptions(m.configOptions(settingsOf(sess))))
 }
 
 // setConfigOption handles session/set_config_option; the answer is the
@@ -189,6 +189,6 @@ func (m *modes) setConfigOption(req *acp.Request, p *acp.SetConfigOptionParams) 
 	m.log.Info("session option set", "session", sess.ID(), "option", p.ConfigID, "value", value)
 	m.out.reply(req, acp.SetConfigOptionResult{ConfigOptions: m.configOptions(st)}, nil)
 	if modeChanged {
-		m.out.notify(sess.ID(), render.CurrentMode(st.mode))
+		m.out.notify(sess.ID(), session.CurrentMode(st.mode))
 	}
 }

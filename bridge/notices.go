@@ -4,7 +4,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/bridge/editor"
 	"github.com/shimdev/shim/bridge/remote"
-	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/notice"
 	"github.com/shimdev/shim/bridge/sessions"
 	"github.com/shimdev/shim/internal/randid"
 )
@@ -23,8 +23,8 @@ type notices struct {
 // say tells the editor a notice about the session id outside a turn (a
 // notice, or what a client without notices was always shown; nothing
 // when such a client is not told).
-func (n *notices) say(id string, notice render.Notice) {
-	if u := render.Said(notice, n.editor.Notices(), "shim-"+randid.Hex(6)); u != nil {
+func (n *notices) say(id string, x notice.Notice) {
+	if u := notice.Said(x, n.editor.Notices(), "shim-"+randid.Hex(6)); u != nil {
 		n.out.notify(id, u)
 	}
 }
@@ -39,7 +39,7 @@ func (n *notices) mcp(id string, count int) {
 		n.out.log.Info("mcpServers from the editor are not forwarded: the remote agent cannot reach this machine's MCP servers", "count", count)
 	}
 	if sess := n.store.Session(id); sess != nil && n.editor.Notices() && sess.TellMCP() {
-		n.say(id, render.MCPNotice(count))
+		n.say(id, notice.MCPNotice(count))
 	}
 }
 
@@ -66,16 +66,16 @@ func (n *notices) reporter(id string) a2a.Reporter {
 		return nil
 	}
 	return func(rep a2a.Report) {
-		var notice render.Notice
+		var x notice.Notice
 		switch rep.Kind {
 		case a2a.ReportTokenRenewed:
-			notice = render.RenewedNotice()
+			x = notice.RenewedNotice()
 		case a2a.ReportRenewalRefused:
-			notice = render.RenewalRefusedNotice()
+			x = notice.RenewalRefusedNotice()
 		default:
 			return
 		}
-		n.out.send(id, notice.Update())
+		n.out.send(id, x.Update())
 	}
 }
 
@@ -84,6 +84,6 @@ func (n *notices) reporter(id string) a2a.Reporter {
 // history back.
 func (n *notices) noReplay(id string) {
 	if n.editor.FirstNoReplayNote() {
-		n.queues.enqueue(id, func() { n.say(id, render.NoReplayNotice(n.agent.Name())) })
+		n.queues.enqueue(id, func() { n.say(id, notice.NoReplayNotice(n.agent.Name())) })
 	}
 }

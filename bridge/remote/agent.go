@@ -10,7 +10,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
-	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/failure"
 	"github.com/shimdev/shim/internal/termsafe"
 	"github.com/shimdev/shim/roots"
 )
@@ -214,7 +214,7 @@ func (a *Agent) refusedAdvice() string {
 
 // CallError maps an A2A client error to an ACP error.
 func (a *Agent) CallError(err error, taskID string) *acp.Error {
-	return render.CallError(a.Name(), err, taskID, a.refusedAdvice())
+	return failure.CallError(a.Name(), err, taskID, a.refusedAdvice())
 }
 
 // LoadRoots asks the operator API for the server's project roots (the

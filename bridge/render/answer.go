@@ -1,7 +1,7 @@
 package render
 
 // The answer text of a turn: the text shown per artifact (a replace adds
-// only the new part, text.go), the task's status answer, thoughts, files,
+// only the new part, package shown), the task's status answer, thoughts, files,
 // the failure line of a replay, a question, a steer's marker; the blank-line rule
 // (blocks); the message id of every chunk (SPEC §14: an artifact's made
 // unique with its task's, a message's own).
@@ -13,6 +13,9 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render/failure"
+	"github.com/shimdev/shim/bridge/render/question"
+	"github.com/shimdev/shim/bridge/render/shown"
 	"github.com/shimdev/shim/steer"
 )
 
@@ -31,7 +34,7 @@ type Answer struct {
 	last         *answerText
 	lastTask     string
 	lastArtifact string
-	statusText   *shownText
+	statusText   *shown.Text
 	// artifactText: answer text came from an artifact; statusShown: from
 	// a status message (a snapshot streamer's answer, snapshot.go).
 	artifactText bool
@@ -43,7 +46,7 @@ type Answer struct {
 // answerText is an answer's text shown so far (an artifact's, a task's
 // status answer) and the id of its message.
 type answerText struct {
-	shownText
+	shown.Text
 	id string
 	// begun is set once its first text was shown (a block started).
 	begun bool
@@ -135,7 +138,7 @@ func (a *Answer) textOf(key string, id func() string) *answerText {
 	at := a.texts[key]
 	if at == nil {
 		at = &answerText{id: id()}
-		at.h.SetSeed(textSeed)
+		at.Reset()
 		a.texts[key] = at
 	}
 	return at
@@ -168,7 +171,7 @@ func (a *Answer) StatusAnswered() bool { return a.statusShown }
 // answer text; blank lines before the turn's first text are dropped.
 func (a *Answer) StatusAnswer(id, s string) []Out {
 	if s != "" && !a.anyText() {
-		s = a.statusText.trimLead(s)
+		s = a.statusText.TrimLead(s)
 	}
 	if s != "" {
 		a.answer(id, s)
@@ -274,7 +277,7 @@ func (a *Answer) Failure(taskID string, m *a2a.Message) *acp.Error {
 	detail := m.Text()
 	_, f := a.failureLine(detail)
 	a.failed = f
-	return Failed(a.agent, f, taskID, detail)
+	return failure.Failed(a.agent, f, taskID, detail)
 }
 
 // FailedText is the friendly text of the turn's failure (the one Failure
@@ -283,7 +286,7 @@ func (a *Answer) FailedText() string { return a.failed }
 
 // Question shows a park of the task taskID as a question (SPEC §6).
 func (a *Answer) Question(taskID string, m *a2a.Message) []Out {
-	a.block(a.MessageID(taskID, m), ParkQuestion(m))
+	a.block(a.MessageID(taskID, m), question.Of(m))
 	return a.out.take()
 }
 
@@ -295,4 +298,10 @@ func (a *Answer) Marker(id, text string) []Out {
 	}
 	a.answer(id, steer.Marker(text))
 	return a.out.take()
+}
+
+// QuestionChunk is the question of a park of the task taskID as answer
+// text, of the park's message (a resumed thread's parked last turn).
+func QuestionChunk(taskID string, m *a2a.Message) acp.Update {
+	return AnswerChunk(messageID(taskID, m), question.Of(m))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render/toolpath"
 	"github.com/shimdev/shim/bridge/toolview"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/internal/termsafe"
@@ -61,20 +62,20 @@ type call struct {
 // adds nothing.
 type kindRule struct {
 	// completed adds content to a view that completed (a diff).
-	completed func(c *call, res Roots) []acp.ToolCallContent
+	completed func(c *call, res toolpath.Roots) []acp.ToolCallContent
 	// resultLocations reads locations from a result (search hits); nil
 	// keeps the view's own.
-	resultLocations func(c *call, result string, res Roots) []acp.Location
+	resultLocations func(c *call, result string, res toolpath.Roots) []acp.Location
 }
 
 var kindRules = map[acp.ToolKind]kindRule{
-	acp.ToolKindEdit: {completed: func(c *call, res Roots) []acp.ToolCallContent {
+	acp.ToolKindEdit: {completed: func(c *call, res toolpath.Roots) []acp.ToolCallContent {
 		if d, ok := toolview.Diff(c.name, c.args, res); ok {
 			return []acp.ToolCallContent{acp.Diff{Path: d.Path, OldText: d.OldText, NewText: d.NewText}}
 		}
 		return nil
 	}},
-	acp.ToolKindSearch: {resultLocations: func(c *call, result string, res Roots) []acp.Location {
+	acp.ToolKindSearch: {resultLocations: func(c *call, result string, res toolpath.Roots) []acp.Location {
 		return acpLocations(toolview.SearchLocations(result, c.args.String("project"), res))
 	}},
 }
@@ -235,7 +236,7 @@ func (c *call) learn(tc a2a.ToolCall) {
 // agentLocations are the places the agent's profile read from the call
 // (ToolCall.Paths), resolved as any tool path is (never one that leaves
 // its root), less those already in have.
-func (c *call) agentLocations(res Roots, have []toolview.Location) []toolview.Location {
+func (c *call) agentLocations(res toolpath.Roots, have []toolview.Location) []toolview.Location {
 	var out []toolview.Location
 	for _, p := range c.paths {
 		abs, ok := res.Resolve("", p.Path)

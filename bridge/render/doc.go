@@ -1,7 +1,7 @@
 // Package render is shim's one mapping from A2A values to ACP updates:
-// a live turn's events, a past turn read back, and the updates about a
-// session (its title, usage, commands, modes). It is pure: no server, no
-// turn, no lock, no network, no goroutine.
+// a live turn's events and a past turn read back (the updates about a
+// session, its title, usage, commands, modes, are package session's). It
+// is pure: no server, no turn, no lock, no network, no goroutine.
 //
 // A Renderer maps one turn through a few values, each with one job and
 // only what its mapping remembers, composed and wired to one output by
@@ -29,27 +29,29 @@
 // client draws (Draws) is read once from its capabilities and passed on
 // as it is.
 //
-// Tool paths resolve against the roots the caller gives (Roots, taken by
-// RootsOf): a call that names a project they do not know is the caller's
-// to act on (Tools.Unknown: it reloads the roots, then Tools.SetRoots),
-// never a load here. Every ACP session update shim writes is built here
-// or by an acp constructor; so are the ACP errors a failed turn or an
-// A2A call answers with (errors.go). render imports the A2A vocabulary
-// (a2a) and nothing of the A2A client or below it, nothing of bridge
-// above it.
+// Tool paths resolve against the roots the caller gives (package
+// toolpath's Roots, taken by RootsOf): a call that names a project they
+// do not know is the caller's to act on (Tools.Unknown: it reloads the
+// roots, then Tools.SetRoots), never a load here. Every ACP session
+// update shim writes is built here, in a package below it (question,
+// notice, session) or by an acp constructor; the ACP errors a failed turn
+// or an A2A call answers with are package failure's. render imports the
+// A2A vocabulary (a2a) and nothing of the A2A client or below it, nothing
+// of bridge above it; its packages below it import nothing of it.
 //
 // # Files
 //
 //	render.go    Renderer (New, Renew, the wiring), Draws
 //	out.go       what the values share: Out, the output (sink), the
 //	             message ids (shim's own, an artifact's, a message's)
-//	answer.go    Answer: answer text, thoughts, files, a failed turn's
-//	             error (the failure line is a replay's, past.go),
+//	answer.go    Answer: answer text (what was shown of it is package
+//	             shown's: a length and a hash), thoughts, files, a failed turn's
+//	             error (the failure line is a replay's, past.go), a
+//	             park's question as answer text (its words are package
+//	             question's),
 //	             steer markers; the blank-line rule (blocks); the message
 //	             id of every chunk (SPEC §14: an artifact's made unique
 //	             with its task's, a message's own)
-//	text.go      what was shown of an artifact's text (a length and a
-//	             hash), so a replace adds only the new part
 //	tools.go     Tools: tool calls live (opened, updated, ended), settled,
 //	             replayed; a todo tool's plan; command calls as terminals;
 //	             the pending call a park names; a call a park's own card
@@ -58,19 +60,13 @@
 //	call.go      one call: what the agent says of it, a row per kind
 //	             (kindRules), per phase (toolPhases); its title, input
 //	             and terminal blocks
-//	roots.go     the roots tool paths resolve against (the cwd and the
-//	             additional directories; with no root known, a relative
-//	             path where its file is, SPEC §18)
 //	snapshot.go  Snapshots: task snapshots (SPEC §12.4): status text as
 //	             replaces, messages shown by id; progress notes held
 //	             until the next frame tells what they are (§12.8)
-//	notices.go   Notices: what shim says about itself, to a client that
+//	notices.go   Notices: what shim says about itself in a turn (the
+//	             notices are package notice's), to a client that
 //	             advertised notices, else a thought, an answer line or
-//	             nothing, as before (SPEC §14); progress notes; the
-//	             notices shim gives
-//	park.go      a park's question (SPEC §6) and its data lines (§12.8);
-//	             what an auth-required status shows
-//	forms.go     a park asked as the editor's forms (§11.3)
+//	             nothing, as before (SPEC §14); progress notes
 //	approval.go  an approval's card (SPEC §18): the card of the call it is
 //	             about, else one it opens; pending while asked, then
 //	             running (approved) or ended "Denied"
@@ -79,9 +75,6 @@
 //	pastpark.go  what a past turn's history says besides words, calls and
 //	             the answer: thoughts, each park's question and its answer,
 //	             an approval as its call's card with its outcome (SPEC §18)
-//	session.go   updates about the session: title, usage, commands, modes,
-//	             the hand-off's file, what a detached buffer dropped
-//	errors.go    the ACP errors of failed turns and A2A calls
 //
 // Tests: golden_test.go renders cases into testdata/*.golden (go test
 // -update rewrites them), each update checked against the ACP schema.

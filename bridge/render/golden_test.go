@@ -18,6 +18,10 @@ import (
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/past"
+	"github.com/shimdev/shim/bridge/render/failure"
+	"github.com/shimdev/shim/bridge/render/notice"
+	"github.com/shimdev/shim/bridge/render/session"
+	"github.com/shimdev/shim/bridge/render/toolpath"
 	"github.com/shimdev/shim/internal/acptest"
 )
 
@@ -133,7 +137,7 @@ func goldenCases() []goldenCase {
 			add(r.Answer.Thoughts("t1", &a2a.Message{ID: "m1", Role: "agent", Reasoning: []string{"Reasoning."}}))
 			add(r.Answer.Marker("s1", "look at the tests"))
 			add(r.Answer.Marker("", "a steer with no id"))
-			add(r.Notices.Say(NoSkipNotice()))
+			add(r.Notices.Say(notice.NoSkipNotice()))
 			add(r.Answer.Question("t1", agentMsg("m2", text("Which branch?"))))
 			if err := r.Answer.Failure("t1", agentMsg("f1", text("boom"))); err.Code != acp.CodeInternal {
 				panic(err)
@@ -206,15 +210,15 @@ func goldenCases() []goldenCase {
 			add(r.Past.Show(&past.Turn{TaskID: "t1", State: a2a.StateFailed, History: []a2a.Message{user, mid, mid},
 				Artifacts: []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{text("\nPartial answer.")}}},
 				Status:    a2a.Status{State: a2a.StateFailed, Message: agentMsg("f1", text("RESOURCE_EXHAUSTED: quota"))}}, rp))
-			add(newOwn("Agent", Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t2", State: a2a.StateInputRequired,
+			add(newOwn("Agent", toolpath.Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t2", State: a2a.StateInputRequired,
 				Status: a2a.Status{State: a2a.StateInputRequired, Message: agentMsg("q1", text("Which branch?"))}}, rp))
-			add(newOwn("Agent", Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t3", State: a2a.StateWorking, Text: "So far",
+			add(newOwn("Agent", toolpath.Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t3", State: a2a.StateWorking, Text: "So far",
 				Status: a2a.Status{State: a2a.StateWorking}}, rp))
-			add(newOwn("Agent", Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t4", State: a2a.StateCompleted,
+			add(newOwn("Agent", toolpath.Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t4", State: a2a.StateCompleted,
 				Status: a2a.Status{State: a2a.StateCompleted, Message: agentMsg("d1", text("\n\nDone."))}}, rp))
-			add(newOwn("Agent", Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t5", State: a2a.StateAuthRequired,
+			add(newOwn("Agent", toolpath.Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t5", State: a2a.StateAuthRequired,
 				Status: a2a.Status{State: a2a.StateAuthRequired, Message: agentMsg("x1", text("Sign in first."))}}, rp))
-			add(newOwn("Agent", Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t6", State: a2a.StateAuthRequired,
+			add(newOwn("Agent", toolpath.Roots{}, Draws{}).Past.Show(&past.Turn{TaskID: "t6", State: a2a.StateAuthRequired,
 				Status: a2a.Status{State: a2a.StateAuthRequired, Message: dataMsg(agentMsg("x2"), &a2a.ParkData{Fields: []a2a.ParkField{{Key: "url", Value: "https://example.com/login"}}})}}, rp))
 		}},
 		// What shim says about itself, without notices (as it always
@@ -259,12 +263,12 @@ func approvalSteps(r *Renderer, add func([]Out)) {
 
 // saySteps are what shim says about itself in a turn.
 func saySteps(r *Renderer, add func([]Out)) {
-	add(r.Notices.Say(BusyNotice()))
+	add(r.Notices.Say(notice.BusyNotice()))
 	add(r.Answer.Artifact("t1", &a2a.Artifact{ID: "a1", Parts: []a2a.Part{text("Answer.")}}, false))
-	add(r.Notices.Say(ReconnectingNotice()))
-	add(r.Notices.Say(NoSkipNotice()))
-	add(r.Notices.Say(RenewedNotice()))
-	add(r.Notices.Say(RenewalRefusedNotice()))
+	add(r.Notices.Say(notice.ReconnectingNotice()))
+	add(r.Notices.Say(notice.NoSkipNotice()))
+	add(r.Notices.Say(notice.RenewedNotice()))
+	add(r.Notices.Say(notice.RenewalRefusedNotice()))
 	add(r.Notices.ProgressNote("t1", agentMsg("n1", text("Searching the repository…"))))
 	add(r.Notices.ProgressNote("t1", agentMsg("n2", text("A long note "+strings.Repeat("that goes on ", 20)+"\nand on a second line"))))
 }
@@ -272,23 +276,23 @@ func saySteps(r *Renderer, add func([]Out)) {
 // TestGoldenSession: the updates about the session rather than a turn.
 func TestGoldenSession(t *testing.T) {
 	ups := []acp.Update{
-		Title("Fix the bug", time.Date(2026, 5, 1, 12, 0, 0, 0, time.FixedZone("x", 3600))),
-		Named("From the console"),
-		Usage(1200, 200000, 0),
-		Usage(1200, 200000, 0.25),
-		Commands([]acp.AvailableCommand{{Name: "review", Description: "Reviews", Input: &acp.CommandInput{Hint: "#12"}}, {Name: "status", Description: "Status"}}),
-		CurrentMode("allow-commands"),
-		ConfigOptions([]acp.SessionConfigOption{{ID: "permissions", Name: "Permissions", Category: "mode", CurrentValue: "ask",
+		session.Title("Fix the bug", time.Date(2026, 5, 1, 12, 0, 0, 0, time.FixedZone("x", 3600))),
+		session.Named("From the console"),
+		session.Usage(1200, 200000, 0),
+		session.Usage(1200, 200000, 0.25),
+		session.Commands([]acp.AvailableCommand{{Name: "review", Description: "Reviews", Input: &acp.CommandInput{Hint: "#12"}}, {Name: "status", Description: "Status"}}),
+		session.CurrentMode("allow-commands"),
+		session.ConfigOptions([]acp.SessionConfigOption{{ID: "permissions", Name: "Permissions", Category: "mode", CurrentValue: "ask",
 			Options: []acp.SelectOption{{Value: "ask", Name: "Ask every time"}}}}),
-		DroppedNote("shim-1", 2048, 3),
-		Said(EarlierNotShown(), false, "shim-2"),
-		Said(EarlierNotShown(), true, "shim-3"),
-		Said(NoReplayNotice("Agent"), false, "shim-4"),
-		Said(NoReplayNotice("Agent"), true, "shim-5"),
-		Said(MCPNotice(2), true, "shim-6"),
+		session.DroppedNote("shim-1", 2048, 3),
+		notice.Said(notice.EarlierNotShown(), false, "shim-2"),
+		notice.Said(notice.EarlierNotShown(), true, "shim-3"),
+		notice.Said(notice.NoReplayNotice("Agent"), false, "shim-4"),
+		notice.Said(notice.NoReplayNotice("Agent"), true, "shim-5"),
+		notice.Said(notice.MCPNotice(2), true, "shim-6"),
 		QuestionChunk("t1", agentMsg("q1", text("Which branch?"))),
-		HandoffFile("handoff-1", "src/a.go", &acp.Location{Path: "/w/src/a.go", Line: 7}),
-		HandoffFile("handoff-2", "gone.go", nil),
+		session.HandoffFile("handoff-1", "src/a.go", &acp.Location{Path: "/w/src/a.go", Line: 7}),
+		session.HandoffFile("handoff-2", "gone.go", nil),
 	}
 	golden(t, "session", updateLines(t, ups))
 }
@@ -297,11 +301,11 @@ func TestGoldenSession(t *testing.T) {
 // it, by the A2A client's error.
 func TestGoldenErrors(t *testing.T) {
 	errs := []*acp.Error{
-		Failed("Agent", "the quota is used up", "t1", "RESOURCE_EXHAUSTED"),
-		Error("Agent: this chat is still busy elsewhere after 2m0s; your message was not sent", "busy", "", ""),
-		CallError("Agent", &a2a.RPCError{Code: -32001, Message: "Task not found"}, "t9", "run shim login"),
-		CallError("Agent", &a2a.UnreachableError{URL: "http://127.0.0.1:1", Err: errors.New("connection refused")}, "", "run shim login"),
-		CallError("Agent", errors.New("odd"), "", "run shim login"),
+		failure.Failed("Agent", "the quota is used up", "t1", "RESOURCE_EXHAUSTED"),
+		failure.Error("Agent: this chat is still busy elsewhere after 2m0s; your message was not sent", "busy", "", ""),
+		failure.CallError("Agent", &a2a.RPCError{Code: -32001, Message: "Task not found"}, "t9", "run shim login"),
+		failure.CallError("Agent", &a2a.UnreachableError{URL: "http://127.0.0.1:1", Err: errors.New("connection refused")}, "", "run shim login"),
+		failure.CallError("Agent", errors.New("odd"), "", "run shim login"),
 	}
 	var lines [][]byte
 	for _, e := range errs {
@@ -368,7 +372,7 @@ func TestRenewIsNew(t *testing.T) {
 	for _, c := range probes {
 		want := c.run(newOwn("Agent", cwdRoots(), c.draws))
 		for _, before := range probes {
-			r := newOwn("Other", Roots{}, before.draws)
+			r := newOwn("Other", toolpath.Roots{}, before.draws)
 			before.run(r)
 			r.Renew("Agent", cwdRoots(), c.draws)
 			if got := c.run(r); !slices.Equal(got, want) {

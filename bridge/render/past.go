@@ -10,6 +10,8 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/past"
+	"github.com/shimdev/shim/bridge/render/question"
+	"github.com/shimdev/shim/bridge/render/shown"
 )
 
 // A Walk is what one replay remembers across the turns it shows: the
@@ -174,9 +176,9 @@ func (r *Past) closing(state a2a.State, m *a2a.Message) string {
 		line, _ := r.answer.failureLine(m.Text())
 		return line
 	case a2a.StateInputRequired:
-		return ParkQuestion(m)
+		return question.Of(m)
 	case a2a.StateAuthRequired:
-		return authText(m)
+		return question.AuthText(m)
 	case a2a.StateWorking, a2a.StateSubmitted:
 		return "(still running elsewhere…)"
 	}
@@ -207,6 +209,6 @@ func artifactAnswer(a *a2a.Artifact) string {
 }
 
 func trimLeadingBlankLines(s string) string {
-	var st shownText // trimLead reads no hash: none is seeded
-	return st.trimLead(s)
+	var st shown.Text // TrimLead reads no hash: none is seeded
+	return st.TrimLead(s)
 }

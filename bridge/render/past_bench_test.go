@@ -7,6 +7,7 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/bridge/past"
+	"github.com/shimdev/shim/bridge/render/toolpath"
 )
 
 // benchWalk is a replay's walk as package history's Replay keeps it.
@@ -53,10 +54,10 @@ func BenchmarkPast(b *testing.B) {
 	for b.Loop() {
 		w := benchWalk{msgs: map[string]bool{}}
 		n := 0
-		r := New("Agent", Roots{cwd: "/home/u"}, Draws{})
+		r := New("Agent", toolpath.RootsOf(nil, "/home/u", nil), Draws{})
 		r.ids.own = "shim-bench"
 		for i := range ts {
-			r.Renew("Agent", Roots{cwd: "/home/u"}, Draws{})
+			r.Renew("Agent", toolpath.RootsOf(nil, "/home/u", nil), Draws{})
 			for _, o := range r.Past.Show(&ts[i], w) {
 				_ = o.Update()
 				n++

@@ -14,6 +14,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/past"
+	"github.com/shimdev/shim/bridge/render/question"
 	"github.com/shimdev/shim/internal/termsafe"
 	"github.com/shimdev/shim/internal/textcut"
 )
@@ -79,7 +80,7 @@ func (r *Past) asked(taskID string, n int, m *a2a.Message) []Out {
 	if h := m.Hitl(); h != nil && h.Kind == a2a.HitlApproval {
 		return nil
 	}
-	r.out.push(AnswerChunk(pastMessageID(taskID, n, m, "park"), parkQuestion(m, true)))
+	r.out.push(AnswerChunk(pastMessageID(taskID, n, m, "park"), question.Answered(m)))
 	return r.out.take()
 }
 
@@ -114,7 +115,7 @@ func formValues(park, resume *a2a.Message) string {
 		return ""
 	}
 	if d := resume.ParkData(); d != nil && len(d.Fields) > 0 {
-		return parkLines(d)
+		return question.Lines(d)
 	}
 	return jsonLines(resume.Text())
 }
@@ -152,7 +153,7 @@ func jsonLines(s string) string {
 			}
 		}
 		k, _ := key.(string)
-		lines = append(lines, oneLine(k, parkValueMax)+": "+oneLine(value, parkValueMax))
+		lines = append(lines, question.OneLine(k, question.ValueMax)+": "+question.OneLine(value, question.ValueMax))
 	}
 	return strings.Join(lines, "\n")
 }

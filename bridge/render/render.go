@@ -13,6 +13,9 @@ package render
 import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render/question"
+	"github.com/shimdev/shim/bridge/render/shown"
+	"github.com/shimdev/shim/bridge/render/toolpath"
 )
 
 // Draws is what the client draws of what shim sends: elicitation forms
@@ -49,9 +52,9 @@ type Renderer struct {
 // New returns a renderer for a turn (or a replayed turn) of the agent
 // named agent, for a client that draws d; tool paths resolve against
 // roots.
-func New(agent string, roots Roots, d Draws) *Renderer {
+func New(agent string, roots toolpath.Roots, d Draws) *Renderer {
 	r := &Renderer{
-		Answer:    Answer{agent: agent, texts: map[string]*answerText{}, statusText: newShownText()},
+		Answer:    Answer{agent: agent, texts: map[string]*answerText{}, statusText: shown.New()},
 		Tools:     Tools{roots: roots, terminals: d.Terminals, calls: calls{open: map[string]*call{}}},
 		Snapshots: Snapshots{msgs: map[string]uint8{}, snapArts: map[string]uint64{}, notes: map[string]uint64{}, framed: map[string]bool{}, heldOnce: map[string]bool{}},
 		Notices:   Notices{on: d.Notices},
@@ -65,10 +68,9 @@ func New(agent string, roots Roots, d Draws) *Renderer {
 // replay renders each past turn through a renderer of its own, and ten
 // thousand new ones were a fifth of what it allocated. What r rendered
 // before must have been taken and used.
-func (r *Renderer) Renew(agent string, roots Roots, d Draws) {
+func (r *Renderer) Renew(agent string, roots toolpath.Roots, d Draws) {
 	st := r.Answer.statusText
-	*st = shownText{}
-	st.h.SetSeed(textSeed)
+	st.Reset()
 	a, t, s := &r.Answer, &r.Tools, &r.Snapshots
 	clear(a.texts)
 	clear(t.calls.open)
@@ -107,5 +109,5 @@ func (r *Renderer) AuthRequired(taskID string, m *a2a.Message) []Out {
 		_, outs = r.Tools.ParkTool(m.ParkData())
 		outs = append([]Out(nil), outs...)
 	}
-	return append(outs, r.Answer.StatusAnswer(r.Answer.MessageID(taskID, m), authText(m))...)
+	return append(outs, r.Answer.StatusAnswer(r.Answer.MessageID(taskID, m), question.AuthText(m))...)
 }

@@ -7,19 +7,20 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/past"
+	"github.com/shimdev/shim/bridge/render/toolpath"
 	"github.com/shimdev/shim/roots"
 )
 
 // newOwn is New with the ids of shim's own messages own-1, own-2, ….
-func newOwn(agent string, roots Roots, d Draws) *Renderer {
+func newOwn(agent string, roots toolpath.Roots, d Draws) *Renderer {
 	r := New(agent, roots, d)
 	r.ids.own = "own"
 	return r
 }
 
 // cwdRoots resolves any path under /work, the session's cwd.
-func cwdRoots() Roots {
-	return RootsOf(roots.New([]roots.Root{{Name: "w", Path: "/work"}}, nil, "", nil), "/work", nil)
+func cwdRoots() toolpath.Roots {
+	return toolpath.RootsOf(roots.New([]roots.Root{{Name: "w", Path: "/work"}}, nil, "", nil), "/work", nil)
 }
 
 func textArtifact(id, s string) a2a.Artifact {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/shimdev/shim/a2a"
+	"github.com/shimdev/shim/bridge/render/shown"
 )
 
 // Snapshots are what a turn's task snapshots and progress notes left to
@@ -125,10 +126,10 @@ func (s *Snapshots) SnapArtifact(taskID string, a *a2a.Artifact) bool {
 }
 
 func partsHash(parts []a2a.Part) uint64 {
-	h := uint64(fnvOffset)
+	h := uint64(shown.FNVOffset)
 	for i := range parts {
 		p := &parts[i]
-		h = fnv(h, p.Text+"\x00"+p.URL+"\x00"+string(p.Data)+"\x00"+string(p.Raw)+"\x01")
+		h = shown.FNV(h, p.Text+"\x00"+p.URL+"\x00"+string(p.Data)+"\x00"+string(p.Raw)+"\x01")
 	}
 	return h
 }
@@ -233,7 +234,7 @@ func (s *Snapshots) noted(taskID string, m *a2a.Message) bool {
 		return false
 	}
 	h, ok := s.notes[taskID+"\x00"+m.ID]
-	return ok && h == fnv(fnvOffset, m.Text())
+	return ok && h == shown.FNV(shown.FNVOffset, m.Text())
 }
 
 // settleNote shows the held note as what it turned out to be; it keeps it
@@ -257,7 +258,7 @@ func (s *Snapshots) settleNote(fate noteFate) []Out {
 // noteShown shows the status message m of taskID as a progress note.
 func (s *Snapshots) noteShown(taskID string, m *a2a.Message) []Out {
 	if m.ID != "" {
-		s.notes[taskID+"\x00"+m.ID] = fnv(fnvOffset, m.Text())
+		s.notes[taskID+"\x00"+m.ID] = shown.FNV(shown.FNVOffset, m.Text())
 	}
 	return s.notices.ProgressNote(taskID, m)
 }

@@ -14,13 +14,14 @@ import (
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render/toolpath"
 	"github.com/shimdev/shim/bridge/toolview"
 )
 
 // Tools are the tool calls of one turn and how their views look.
 type Tools struct {
 	out       *sink
-	roots     Roots
+	roots     toolpath.Roots
 	terminals bool // the client draws command calls as terminals
 	calls     calls
 	// parsed is the arguments Unknown parsed, for the call's rendering.
@@ -263,13 +264,13 @@ func (t *Tools) ParkTool(d *a2a.ParkData) (string, []Out) {
 // for it (at most once per name in a while, roots.Map.ReloadFor) and
 // gives the tool calls the new ones (SetRoots) before it renders the call.
 func (t *Tools) Unknown(tc a2a.ToolCall) string {
-	if t.roots.m == nil || !strings.Contains(tc.Args, `"project"`) {
+	if !t.roots.Taken() || !strings.Contains(tc.Args, `"project"`) {
 		return ""
 	}
 	a := toolview.ParseArgs(tc.Args)
 	t.parsed = parsedArgs{text: tc.Args, args: a, ok: true}
 	p := a.String("project")
-	if _, ok := t.roots.m.Lookup(p); ok || p == "" {
+	if p == "" || t.roots.Knows(p) {
 		return ""
 	}
 	return p
@@ -295,7 +296,7 @@ type parsedArgs struct {
 
 // SetRoots gives the tool calls newer roots (after a reload, or
 // roots learned from a list_projects result).
-func (t *Tools) SetRoots(roots Roots) { t.roots = roots }
+func (t *Tools) SetRoots(roots toolpath.Roots) { t.roots = roots }
 
 // pastTool renders one tool-call event of a past turn: a call is shown
 // once, as one tool_call in its final state, when it ended (newID names

@@ -14,6 +14,8 @@ import (
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/failure"
+	"github.com/shimdev/shim/bridge/render/notice"
 )
 
 const (
@@ -64,7 +66,7 @@ func (w *idleWait) wait() (outcome, bool) {
 		timeout = defaultBusyTimeout
 	}
 	w.env.Log.Info("the chat is busy elsewhere; waiting", "session", id, "timeout", timeout)
-	w.ctl.Show(w.r.Notices.Say(render.BusyNotice()))
+	w.ctl.Show(w.r.Notices.Say(notice.BusyNotice()))
 	sum, out, ok := w.poll(time.Now().Add(timeout), timeout)
 	if !ok {
 		return out, false
@@ -96,7 +98,7 @@ func (w *idleWait) poll(deadline time.Time, timeout time.Duration) (*a2aclient.S
 		if now.After(deadline) {
 			w.restorePark()
 			w.env.Log.Info("gave up waiting for a busy chat", "session", w.sess.id)
-			return nil, outcome{err: render.Error(fmt.Sprintf("%s: this chat is still busy elsewhere after %s; your message was not sent", w.env.Agent, timeout),
+			return nil, outcome{err: failure.Error(fmt.Sprintf("%s: this chat is still busy elsewhere after %s; your message was not sent", w.env.Agent, timeout),
 				"busy", "", "")}, false
 		}
 		if now.Before(next) {

@@ -12,6 +12,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/toolpath"
 	"github.com/shimdev/shim/bridge/turn/ask"
 )
 
@@ -261,7 +262,7 @@ func (d *driver) tool(tc a2a.ToolCall) {
 	d.ctl.Show(d.r.Tools.Tool(tc))
 	if tc.Phase == a2a.PhaseCompleted && d.r.Tools.ToolName(tc.ID) == "list_projects" && d.env.Roots != nil {
 		d.env.Roots.Learn(tc.Result)
-		d.r.Tools.SetRoots(render.RootsOf(d.env.Roots, d.sess.cwd, d.sess.Dirs()))
+		d.r.Tools.SetRoots(toolpath.RootsOf(d.env.Roots, d.sess.cwd, d.sess.Dirs()))
 	}
 }
 
@@ -270,7 +271,7 @@ func (d *driver) tool(tc a2a.ToolCall) {
 // roots.Map.ReloadFor), and gives the renderer the new roots.
 func (d *driver) needRoots(tc a2a.ToolCall) {
 	if p := d.r.Tools.Unknown(tc); p != "" && d.env.Roots.ReloadFor(d.ctx, p) {
-		d.r.Tools.SetRoots(render.RootsOf(d.env.Roots, d.sess.cwd, d.sess.Dirs()))
+		d.r.Tools.SetRoots(toolpath.RootsOf(d.env.Roots, d.sess.cwd, d.sess.Dirs()))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/shimdev/shim/acp/stdio"
 	"github.com/shimdev/shim/bridge/history"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/toolpath"
 )
 
 // BenchmarkFrameChunk is a streamed answer chunk (an appended one-part
@@ -23,7 +24,7 @@ func BenchmarkFrameChunk(b *testing.B) {
 	t, _, _ := testTurn(0)
 	var threads history.Threads
 	t.env.Conn, t.env.Shown = conn, threads.Of("s1")
-	r := render.New("agent", render.RootsOf(nil, "/w", nil), render.Draws{})
+	r := render.New("agent", toolpath.RootsOf(nil, "/w", nil), render.Draws{})
 	d := newDriver(t.ctx, t.env, t.sess, t.ctl, &steers{env: t.env, sess: t.sess, ctl: t.ctl, r: r}, r, a2a.OutMessage{}, "")
 	art := &a2a.Artifact{ID: "answer", Name: "answer", Parts: []a2a.Part{{Kind: a2a.PartText, Text: "the quick brown fox "}}}
 	ev := a2a.Event{Kind: a2a.EventArtifact, TaskID: "01a226ff-89a0-7dc8-99a1-a9373f28e621", ContextID: "s1", Artifact: art, Append: true}

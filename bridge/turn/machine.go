@@ -12,7 +12,7 @@ package turn
 import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
-	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/session"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/steer"
 )
@@ -345,5 +345,5 @@ type pendingSteer struct {
 // droppedNote is the update that says what a full buffer dropped (a
 // message of shim's own).
 func droppedNote(bytes, thoughts int) acp.Update {
-	return render.DroppedNote("shim-"+randid.Hex(6), bytes, thoughts)
+	return session.DroppedNote("shim-"+randid.Hex(6), bytes, thoughts)
 }

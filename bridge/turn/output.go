@@ -9,6 +9,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/notice"
 	"github.com/shimdev/shim/steer"
 )
 
@@ -73,12 +74,12 @@ func (c *control) Show(outs []render.Out) {
 // goroutine making a call for the turn, so it renders nothing with the
 // turn's renderer and never waits for the editor.
 func (c *control) reported(rep a2a.Report) {
-	var n render.Notice
+	var n notice.Notice
 	switch rep.Kind {
 	case a2a.ReportTokenRenewed:
-		n = render.RenewedNotice()
+		n = notice.RenewedNotice()
 	case a2a.ReportRenewalRefused:
-		n = render.RenewalRefusedNotice()
+		n = notice.RenewalRefusedNotice()
 	default:
 		return
 	}

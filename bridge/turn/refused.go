@@ -12,7 +12,7 @@ import (
 	"context"
 
 	"github.com/shimdev/shim/a2a"
-	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/notice"
 )
 
 // earlier is the task of a turn given up, while its cancel is asked and
@@ -44,7 +44,7 @@ func (env *Env) cancelGivenUp(ctx context.Context, sess *Session, e *earlier) {
 	e.refused = true
 	env.Client.Departed(a2a.DepartureCancelRefused, "task", e.taskID, "err", err)
 	if env.Draws.Notices {
-		if env.Conn.Send(sess.id, render.CancelRefusedNotice().Update()) == nil {
+		if env.Conn.Send(sess.id, notice.CancelRefusedNotice().Update()) == nil {
 			e.told = true
 		}
 	}
@@ -102,10 +102,10 @@ func (d *driver) sayEarlier() {
 		return
 	}
 	if got.refused && !got.told {
-		d.ctl.Show(d.r.Notices.Say(render.CancelRefusedNotice()))
+		d.ctl.Show(d.r.Notices.Say(notice.CancelRefusedNotice()))
 	}
 	if got.still {
 		d.env.Log.Info("the earlier turn the agent did not cancel is still running", "session", d.sess.id, "task", d.earlier.taskID)
-		d.ctl.Show(d.r.Notices.Say(render.StillFinishingNotice()))
+		d.ctl.Show(d.r.Notices.Say(notice.StillFinishingNotice()))
 	}
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/a2aclient"
 	"github.com/shimdev/shim/acp"
-	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/failure"
+	"github.com/shimdev/shim/bridge/render/notice"
+	"github.com/shimdev/shim/bridge/render/session"
 )
 
 // run runs the turn once its session's previous turn is over and returns
@@ -27,7 +29,7 @@ func (d *driver) run() outcome {
 		return out
 	}
 	if d.title != "" {
-		d.ctl.Emit(render.Title(d.title, time.Now()))
+		d.ctl.Emit(session.Title(d.title, time.Now()))
 	}
 	d.checkEarlier() // in parallel with the message (refused.go)
 	out := d.drive()
@@ -63,7 +65,7 @@ func (d *driver) usageUpdate() {
 	default:
 		return
 	}
-	d.ctl.Emit(render.Usage(used, size, d.sess.cost()))
+	d.ctl.Emit(session.Usage(used, size, d.sess.cost()))
 }
 
 // consumeResult is why consume returned.
@@ -183,7 +185,7 @@ func (d *driver) follow(s *a2aclient.Stream) outcome {
 			break
 		}
 		d.env.Log.Info("the stream ended before the turn did; reattaching", "task", taskID, "cause", errString(cause))
-		d.ctl.Show(d.r.Notices.Say(render.ReconnectingNotice()))
+		d.ctl.Show(d.r.Notices.Say(notice.ReconnectingNotice()))
 		var err error
 		d.staleFirst = false // a reattach's first frame is the task now
 		s, err = d.env.Client.Resubscribe(d.ctx, taskID)
@@ -229,7 +231,7 @@ func (d *driver) lost(cause error) (outcome, bool) {
 	case cause != nil:
 		return outcome{err: d.env.Replies.CallError(cause, "")}, true
 	}
-	return outcome{err: render.Error(d.env.Agent+": the stream ended before the agent started a task", "unknown", "", "")}, true
+	return outcome{err: failure.Error(d.env.Agent+": the stream ended before the agent started a task", "unknown", "", "")}, true
 }
 
 func errString(err error) string {
@@ -316,7 +318,7 @@ func (d *driver) readBack() outcome {
 	if out, ok := d.final(task.Status); ok {
 		return out
 	}
-	return outcome{err: render.Error(d.env.Agent+": the connection was lost while the task was still "+string(task.Status.State)+"; it may finish on its own",
+	return outcome{err: failure.Error(d.env.Agent+": the connection was lost while the task was still "+string(task.Status.State)+"; it may finish on its own",
 		"working", taskID, "")}
 }
 

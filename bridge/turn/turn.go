@@ -12,6 +12,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/toolpath"
 )
 
 // A Turn is one exchange with the remote agent: it sends one message and
@@ -56,7 +57,7 @@ func Start(ctx context.Context, env Env, sess *Session, req *acp.Request, msg a2
 	}
 	t.ctx, t.cancel = context.WithCancel(ctx)
 	t.ctl = newControl(t.ctx, t.env, sess, req, t.givenUp)
-	r := render.New(env.Agent, render.RootsOf(env.Roots, sess.cwd, sess.Dirs()), env.Draws)
+	r := render.New(env.Agent, toolpath.RootsOf(env.Roots, sess.cwd, sess.Dirs()), env.Draws)
 	t.steers = &steers{env: t.env, sess: sess, ctl: t.ctl, r: r}
 	t.drv = newDriver(t.ctx, t.env, sess, t.ctl, t.steers, r, msg, title)
 	t.drv.streams, t.stopStreams = context.WithCancel(context.WithoutCancel(t.ctx))

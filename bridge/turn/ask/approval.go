@@ -15,6 +15,7 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/notice"
 	"github.com/shimdev/shim/internal/randid"
 	"github.com/shimdev/shim/internal/termsafe"
 )
@@ -167,7 +168,7 @@ func (a *Asker) Approval(ctx context.Context, h *a2a.Hitl, c Case) Result {
 	approved, always := d.auto, false
 	if d.auto {
 		if d.tellNoSkip && a.Mode.TellNoSkip() {
-			a.Out.Show(a.R.Notices.Say(render.NoSkipNotice()))
+			a.Out.Show(a.R.Notices.Say(notice.NoSkipNotice()))
 		}
 		a.Log.Info("auto-approved a command for this session", "task", c.TaskID)
 	} else {
@@ -175,7 +176,7 @@ func (a *Asker) Approval(ctx context.Context, h *a2a.Hitl, c Case) Result {
 		choice, elsewhere := a.permission(ctx, card, d)
 		if elsewhere {
 			a.Out.Show(a.R.Tools.Resumed(card.ID))
-			a.Out.Show(a.R.Notices.Say(render.ElsewhereNotice()))
+			a.Out.Show(a.R.Notices.Say(notice.ElsewhereNotice()))
 			return Result{Elsewhere: true}
 		}
 		if a.Prompt.GivenUp() {

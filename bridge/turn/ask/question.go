@@ -12,6 +12,8 @@ import (
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/acp"
 	"github.com/shimdev/shim/bridge/render"
+	"github.com/shimdev/shim/bridge/render/notice"
+	"github.com/shimdev/shim/bridge/render/question"
 )
 
 // Question asks a question or a form of the task taskID as the editor's
@@ -43,7 +45,7 @@ func (a *Asker) forms(ctx context.Context, taskID string, m *a2a.Message, callID
 	if !a.Forms {
 		return Result{}, false
 	}
-	steps, how := render.ParkForms(m)
+	steps, how := question.Forms(m)
 	if len(steps) == 0 {
 		return Result{}, false
 	}
@@ -52,13 +54,13 @@ func (a *Asker) forms(ctx context.Context, taskID string, m *a2a.Message, callID
 	for _, st := range steps {
 		content, ok, elsewhere := a.elicit(ctx, st, callID)
 		if elsewhere {
-			a.Out.Show(a.R.Notices.Say(render.ElsewhereNotice()))
+			a.Out.Show(a.R.Notices.Say(notice.ElsewhereNotice()))
 			return Result{Elsewhere: true}, true
 		}
 		if !ok {
 			return Result{}, false
 		}
-		if how == render.AnswerText {
+		if how == question.AnswerText {
 			if json.Unmarshal(content["answer"], &answer) != nil {
 				a.Log.Info("the form's answer is not text; asking in words", "session", a.Session)
 				return Result{}, false
@@ -73,14 +75,14 @@ func (a *Asker) forms(ctx context.Context, taskID string, m *a2a.Message, callID
 		return Result{}, false
 	}
 	msg := a2a.OutMessage{ContextID: a.Session, TaskID: taskID, Resume: true}
-	if how == render.AnswerText {
+	if how == question.AnswerText {
 		msg.Parts = []a2a.Part{{Kind: a2a.PartText, Text: answer}}
 	} else {
 		b, err := json.Marshal(merged)
 		if err != nil {
 			return Result{}, false
 		}
-		if how == render.AnswerValues {
+		if how == question.AnswerValues {
 			msg.Values = b
 		} else {
 			msg.Parts = []a2a.Part{{Kind: a2a.PartText, Text: string(b)}}
@@ -94,7 +96,7 @@ func (a *Asker) forms(ctx context.Context, taskID string, m *a2a.Message, callID
 // answered elsewhere (elsewhere) or the editor is gone; the form is
 // withdrawn when it is no longer needed (dialog); any answer but accept
 // (decline, cancel, an error) is false.
-func (a *Asker) elicit(ctx context.Context, st render.FormStep, callID string) (content map[string]json.RawMessage, ok, elsewhere bool) {
+func (a *Asker) elicit(ctx context.Context, st question.FormStep, callID string) (content map[string]json.RawMessage, ok, elsewhere bool) {
 	left, attended := a.Prompt.Wait()
 	if !attended {
 		return nil, false, false

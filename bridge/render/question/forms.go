@@ -1,4 +1,4 @@
-package render
+package question
 
 // A park asked as the editor's own forms (SPEC §11.3): a question is one
 // form with one answer field, a form park one form per step, a park whose
@@ -28,7 +28,7 @@ const (
 	AnswerValues                   // a park's schema (§12.8): the values as data
 )
 
-// ParkForms is what a question or form park asks, as forms, and how their
+// Forms is what a question or form park asks, as forms, and how their
 // values answer it. A park whose data gives the answer's schema is one form
 // of that schema; the question's form and the schema's carry the park's
 // data lines. The forms are shim's dialogs holding the server's text: their
@@ -36,7 +36,7 @@ const (
 // characters or bidirectional overrides, a title is one line, and a
 // field's key (data the answer names) and choices are kept as sent (SPEC
 // §15).
-func ParkForms(m *a2a.Message) (steps []FormStep, how FormAnswer) {
+func Forms(m *a2a.Message) (steps []FormStep, how FormAnswer) {
 	steps, how = parkForms(m)
 	for i := range steps {
 		steps[i] = steps[i].cleaned()
@@ -44,7 +44,7 @@ func ParkForms(m *a2a.Message) (steps []FormStep, how FormAnswer) {
 	return steps, how
 }
 
-// cleaned is st with its server text made shim's (ParkForms).
+// cleaned is st with its server text made shim's (Forms).
 func (st FormStep) cleaned() FormStep {
 	st.Message = termsafe.Text(st.Message)
 	if len(st.Schema.Properties) == 0 {
@@ -59,7 +59,7 @@ func (st FormStep) cleaned() FormStep {
 	return st
 }
 
-// parkForms is ParkForms before its text is cleaned.
+// parkForms is Forms before its text is cleaned.
 func parkForms(m *a2a.Message) (steps []FormStep, how FormAnswer) {
 	h := m.Hitl()
 	if h == nil || h.Kind != a2a.HitlForm {

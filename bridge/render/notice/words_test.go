@@ -1,4 +1,4 @@
-package render
+package notice
 
 import (
 	"go/ast"

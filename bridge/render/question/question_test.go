@@ -1,4 +1,4 @@
-package render
+package question
 
 import (
 	"strings"
@@ -25,7 +25,7 @@ func TestParkLines(t *testing.T) {
 		{"a long value", &a2a.ParkData{Fields: []a2a.ParkField{{Key: "k", Value: long}}}, "k: " + long[:199] + "…"},
 		{"more than a2a kept", &a2a.ParkData{Fields: []a2a.ParkField{{Key: "k", Value: "v"}}, More: true}, "k: v…"},
 	} {
-		if got := parkLines(tc.d); got != tc.want {
+		if got := Lines(tc.d); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
@@ -33,7 +33,7 @@ func TestParkLines(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		many.Fields = append(many.Fields, a2a.ParkField{Key: "key", Value: strings.Repeat("é", 50)})
 	}
-	got := parkLines(&many)
+	got := Lines(&many)
 	if n := utf8.RuneCountInString(got); n != 2001 || !strings.HasSuffix(got, "…") || !strings.HasPrefix(got, "key: é") {
 		t.Errorf("%d characters: %q", n, got)
 	}

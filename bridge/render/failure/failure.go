@@ -1,4 +1,4 @@
-package render
+package failure
 
 // The ACP errors a request fails with when the agent fails it: the
 // message names the agent and says what happened (cut, SPEC §13); data

@@ -1,11 +1,11 @@
-package render
+package shown
 
 import (
 	"hash/maphash"
 	"strings"
 )
 
-// shownText remembers what was shown of one artifact's text as a length
+// Text remembers what was shown of one artifact's text as a length
 // and a running hash, never as a copy, so that a later replace adds only
 // the part not yet shown and memory stays flat in the answer's length.
 //
@@ -20,7 +20,7 @@ import (
 // written and not on how they were split among writes: a chunk costs a
 // copy into the hash's buffer (FNV-1a, byte by byte, was a fifth of a
 // streamed chunk's rendering; BenchmarkFrameChunk).
-type shownText struct {
+type Text struct {
 	n     int          // len(V) in bytes
 	h     maphash.Hash // hash of V
 	state textState
@@ -39,17 +39,19 @@ const (
 	diverged
 )
 
-// textSeed seeds every running hash of shown text: a hash of S and one
+// seed seeds every running hash of shown text: a hash of S and one
 // of V are compared.
-var textSeed = maphash.MakeSeed()
+var seed = maphash.MakeSeed()
 
+// FNV-1a's offset basis (the hash of nothing) and prime.
 const (
-	fnvOffset = 14695981039346656037
+	FNVOffset = 14695981039346656037
 	fnvPrime  = 1099511628211
 )
 
-// fnv is FNV-1a, for a text hashed whole (a note, a snapshot's parts).
-func fnv(h uint64, s string) uint64 {
+// FNV is FNV-1a, for a text hashed whole (a note, a snapshot's parts),
+// starting from h (FNVOffset for a new hash).
+func FNV(h uint64, s string) uint64 {
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
 		h *= fnvPrime
@@ -59,19 +61,19 @@ func fnv(h uint64, s string) uint64 {
 
 // hashOf starts h over, as the hash of s.
 func hashOf(h *maphash.Hash, s string) {
-	h.SetSeed(textSeed)
+	h.SetSeed(seed)
 	_, _ = h.WriteString(s)
 }
 
 // sameAs reports whether the text hashed by h followed by s is V.
-func (t *shownText) sameAs(h *maphash.Hash, s string) bool {
+func (t *Text) sameAs(h *maphash.Hash, s string) bool {
 	c := *h
 	_, _ = c.WriteString(s)
 	return c.Sum64() == t.h.Sum64()
 }
 
-// trimLead drops blank lines before the first text.
-func (t *shownText) trimLead(s string) string {
+// TrimLead drops blank lines before the first text.
+func (t *Text) TrimLead(s string) string {
 	if t.started {
 		return s
 	}
@@ -90,8 +92,8 @@ func (t *shownText) trimLead(s string) string {
 }
 
 // Append handles an appended chunk and returns the text to show.
-func (t *shownText) Append(s string) string {
-	s = t.trimLead(s)
+func (t *Text) Append(s string) string {
+	s = t.TrimLead(s)
 	switch t.state {
 	case inSync:
 		t.n += len(s)
@@ -118,7 +120,7 @@ func (t *shownText) Append(s string) string {
 }
 
 // Replace handles a full replace and returns the text to show.
-func (t *shownText) Replace(s string) string {
+func (t *Text) Replace(s string) string {
 	if t.n == 0 {
 		t.started = false
 	}
@@ -130,7 +132,7 @@ func (t *shownText) Replace(s string) string {
 		return s
 	}
 	if len(s) >= t.n {
-		if maphash.String(textSeed, s[:t.n]) != t.h.Sum64() {
+		if maphash.String(seed, s[:t.n]) != t.h.Sum64() {
 			t.state = diverged
 			return ""
 		}
@@ -148,16 +150,23 @@ func (t *shownText) Replace(s string) string {
 
 // trimLeadReplace drops the blank lines a replace starts with: a replace
 // restates the artifact from its beginning.
-func (t *shownText) trimLeadReplace(s string) string {
+func (t *Text) trimLeadReplace(s string) string {
 	started := t.started
 	t.started = false
-	s = t.trimLead(s)
+	s = t.TrimLead(s)
 	t.started = t.started || started
 	return s
 }
 
-func newShownText() *shownText {
-	t := &shownText{}
-	t.h.SetSeed(textSeed)
+// New returns a Text nothing of which was shown yet.
+func New() *Text {
+	t := &Text{}
+	t.h.SetSeed(seed)
 	return t
+}
+
+// Reset makes t what New returns.
+func (t *Text) Reset() {
+	*t = Text{}
+	t.h.SetSeed(seed)
 }

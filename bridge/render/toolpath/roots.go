@@ -1,9 +1,10 @@
-package render
+package toolpath
 
 // The roots tool paths resolve against: taken as they are (RootsOf),
 // never reloaded here. A call that names a project they do not know is
-// the caller's to act on (Tools.Unknown): it reloads the roots and gives
-// the tool calls the new ones (Tools.SetRoots) before rendering the call.
+// the caller's to act on (render's Tools.Unknown): it reloads the roots
+// and gives the tool calls the new ones (Tools.SetRoots) before rendering
+// the call.
 
 import (
 	"os"
@@ -40,6 +41,16 @@ func RootsOf(m *roots.Map, cwd string, dirs []string) Roots {
 		return Roots{cwd: cwd, dirs: dirs}
 	}
 	return Roots{m: roots.New(m.Roots(), nil, "", nil), cwd: cwd, dirs: dirs}
+}
+
+// Taken reports whether r holds roots taken from a map (RootsOf with
+// one): the zero Roots, or one of no map, knows no project.
+func (r Roots) Taken() bool { return r.m != nil }
+
+// Knows reports whether the roots taken know the project named.
+func (r Roots) Knows(project string) bool {
+	_, ok := r.m.Lookup(project)
+	return ok
 }
 
 // underDir resolves an absolute path inside one of dirs (absolute, not

@@ -1,4 +1,4 @@
-package render
+package session
 
 // Updates about the session rather than a turn's answer: its title, the
 // context used, its commands and modes, an approval's own view, the file
@@ -49,7 +49,7 @@ func ConfigOptions(opts []acp.SessionConfigOption) acp.Update {
 // DroppedNote is the answer text (of the message id) that says what a
 // detached turn's full buffer dropped.
 func DroppedNote(id string, bytes, thoughts int) acp.Update {
-	return AnswerChunk(id, steer.DroppedNote(bytes, thoughts))
+	return acp.AgentMessageChunk{MessageID: id, Content: acp.Text(steer.DroppedNote(bytes, thoughts))}
 }
 
 // HandoffFile is the completed read the console pointed at (a location

@@ -1,10 +1,10 @@
-package render
+package question
 
 // What a park says beside its question (SPEC §12.8): the content of the
 // data parts of its status message, shown with the question as short
 // key: value lines; the JSON Schema of the answer, as the form asked
 // (forms.go) or its fields listed. The tool call they name is shown as a
-// pending view the question is about (Tools.ParkTool).
+// pending view the question is about (render's Tools.ParkTool).
 
 import (
 	"strings"
@@ -17,15 +17,15 @@ import (
 )
 
 // Most characters of a park's data shown with its question, and of one
-// value there.
+// value there (ValueMax, also what a past park's lines cut a value at).
 const (
 	parkLinesMax = 2000
-	parkValueMax = 200
+	ValueMax     = 200
 )
 
-// parkLines is the content of a park's data as key: value lines, at most
+// Lines is the content of a park's data as key: value lines, at most
 // 2,000 characters (a cut ends with "…"); "" when there is none.
-func parkLines(d *a2a.ParkData) string {
+func Lines(d *a2a.ParkData) string {
 	if d == nil {
 		return ""
 	}
@@ -33,9 +33,9 @@ func parkLines(d *a2a.ParkData) string {
 	n := 0
 	cut := d.More
 	for _, f := range d.Fields {
-		line := oneLine(f.Value, parkValueMax)
+		line := OneLine(f.Value, ValueMax)
 		if f.Key != "" {
-			line = oneLine(f.Key, parkValueMax) + ": " + line
+			line = OneLine(f.Key, ValueMax) + ": " + line
 		}
 		if b.Len() > 0 {
 			line = "\n" + line
@@ -55,9 +55,9 @@ func parkLines(d *a2a.ParkData) string {
 	return b.String()
 }
 
-// oneLine is s on one line (line breaks and tabs as spaces), cut at max
+// OneLine is s on one line (line breaks and tabs as spaces), cut at max
 // characters with "…".
-func oneLine(s string, max int) string {
+func OneLine(s string, max int) string {
 	s = strings.TrimSpace(strings.Map(func(r rune) rune {
 		switch r {
 		case '\n', '\r', '\t':
@@ -95,7 +95,7 @@ func schemaFields(d *a2a.ParkData) []a2a.FormField {
 // withData is a park's question followed by its data lines, as the
 // message of a form (plain text).
 func withData(q string, d *a2a.ParkData) string {
-	if lines := parkLines(d); lines != "" {
+	if lines := Lines(d); lines != "" {
 		return q + "\n\n" + lines
 	}
 	return q
@@ -104,22 +104,25 @@ func withData(q string, d *a2a.ParkData) string {
 // dataBlock is a park's data lines as a block of answer text (fenced, so
 // that the editor shows them as they are); "" when there are none.
 func dataBlock(d *a2a.ParkData) string {
-	lines := parkLines(d)
+	lines := Lines(d)
 	if lines == "" {
 		return ""
 	}
 	return "\n\n```\n" + lines + "\n```"
 }
 
-// ParkQuestion is the text of a park shown as a question (SPEC §6), live
-// or replayed: a form lists its fields; an approval shows its title and
+// Of is the text of a park shown as a question (SPEC §6), live or
+// replayed: a form lists its fields; an approval shows its title and
 // detail; a park's plain data shows as key: value lines, and the fields of
 // the answer's schema it gives are listed (§12.8).
-func ParkQuestion(m *a2a.Message) string { return parkQuestion(m, false) }
+func Of(m *a2a.Message) string { return text(m, false) }
 
-// parkQuestion is ParkQuestion; a park already answered (replayed) does
-// not say where a form can be answered.
-func parkQuestion(m *a2a.Message, answered bool) string {
+// Answered is Of a park already answered (replayed): it does not say
+// where a form can be answered.
+func Answered(m *a2a.Message) string { return text(m, true) }
+
+// text is Of, or Answered.
+func text(m *a2a.Message, answered bool) string {
 	q := m.Text()
 	var form []a2a.FormField
 	isForm := false
@@ -160,15 +163,9 @@ func parkQuestion(m *a2a.Message, answered bool) string {
 	return b.String()
 }
 
-// QuestionChunk is the question of a park of the task taskID as answer
-// text, of the park's message (a resumed thread's parked last turn).
-func QuestionChunk(taskID string, m *a2a.Message) acp.Update {
-	return AnswerChunk(messageID(taskID, m), ParkQuestion(m))
-}
-
-// authText is what an auth-required status shows: its text (a default
+// AuthText is what an auth-required status shows: its text (a default
 // when it has none) and its data lines.
-func authText(m *a2a.Message) string {
+func AuthText(m *a2a.Message) string {
 	text := m.Text()
 	if text == "" {
 		text = "The agent needs you to authenticate with it before it can go on."
