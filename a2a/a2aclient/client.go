@@ -150,15 +150,12 @@ type Client struct {
 	// verdict is what CardCheck found of the card in use (nil: none
 	// checked).
 	verdict *cardsig.Verdict
-	// check checks every card read and holds the one refused (SPEC §17).
-	check *cardCheck
-	// mem is what is remembered of the agent's origin (nil: nothing).
+	// mem is what is remembered of the agent's origin (nil: nothing),
+	// shared with cards.
 	mem *remember.Origin
-	// asked is closed when the remembered card's revalidation ended (nil:
-	// none runs); changedCard: it brought another card, not yet told to
-	// awaitCard.
-	asked       chan struct{}
-	changedCard bool
+	// cards reads the card, checks it (holding the one refused, SPEC §17)
+	// and keeps it in mem.
+	cards *cardReader
 }
 
 // New returns a client; it makes no network call.
@@ -212,12 +209,15 @@ func newBounded(cfg Config, maxEvent int) (*Client, error) {
 	if cfg.Credential != nil {
 		cred = cfg.Credential(c.stored)
 	}
-	c.check = &cardCheck{verifier: cfg.CardCheck, log: cfg.Log}
+	check := &cardCheck{verifier: cfg.CardCheck, log: cfg.Log}
 	c.mem = cfg.Remember.For(c.at.origin)
-	cred = gate{cred, c.check}
+	cred = gate{cred, check}
 	c.conn = binding.New(binding.Options{Credential: cred, Origin: c.at.origin, AllowInsecureHTTP: cfg.AllowInsecureHTTP,
 		UserAgent: cfg.UserAgent, Timeout: cfg.Timeout, RetryWait: cfg.retryWait, Stall: cfg.Stall,
 		Base: cfg.Transport, Dialer: dialer, Wrap: c.stored.Wrap, Log: cfg.Log, Trace: cfg.Trace, MaxEvent: maxEvent, Departures: c.departures})
+	c.cards = &cardReader{at: &c.at, conn: c.conn, check: check, mem: c.mem, departures: c.departures, log: cfg.Log,
+		endpointOverride: cfg.EndpointOverride, codec: cfg.Codec, noStreaming: cfg.NoStreaming,
+		setSecurity: c.stored.SetSecurity, changed: c.useChanged}
 	return c, nil
 }
 
@@ -393,7 +393,7 @@ func (c *Client) Probe(ctx context.Context) error {
 		return nil
 	}
 	err := probe()
-	changed, cerr := c.awaitCard(ctx)
+	changed, cerr := c.cards.awaitCard(ctx)
 	if cerr != nil {
 		return cerr
 	}
@@ -424,7 +424,7 @@ func (c *Client) Preconnect(n int) {
 func (c *Client) cardToRead() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.card == nil && !c.cardRemembered()
+	return c.card == nil && !c.cards.cardRemembered()
 }
 
 // Departed records a departure from the spec that the caller read of

@@ -65,16 +65,16 @@ func failureUnderUnknownTask(seen *a2a.Departures, contextID string) func(ev *a2
 // discovery gives up (SPEC §16). Otherwise, or when the old path has no
 // card either, notFound is returned as it was (a refused credential at
 // the old path as it is).
-func (c *Client) cardAtOldPath(ctx context.Context, notFound error, forced a2a.Dialect, bind a2a.Binding, pinned bool) (*a2a.Card, remember.Card, error) {
+func (r *cardReader) cardAtOldPath(ctx context.Context, notFound error, forced a2a.Dialect, bind a2a.Binding, pinned bool) (*a2a.Card, remember.Card, error) {
 	var herr *a2a.HTTPError
-	old := c.at.oldPath()
+	old := r.at.oldPath()
 	if old == "" || !errors.As(notFound, &herr) || herr.StatusCode != http.StatusNotFound {
 		return nil, remember.Card{}, notFound
 	}
-	card, served, err := c.readCard(ctx, CardPlace{URL: old}, forced, bind, pinned, nil)
+	card, served, err := r.readCard(ctx, CardPlace{URL: old}, forced, bind, pinned, nil)
 	switch {
 	case err == nil:
-		c.departures.Saw(a2a.DepartureOldCardPath, "url", old)
+		r.departures.Saw(a2a.DepartureOldCardPath, "url", old)
 		return card, served, nil
 	case a2a.IsUnauthorized(err):
 		return nil, remember.Card{}, err

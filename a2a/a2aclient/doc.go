@@ -21,8 +21,10 @@
 //     dialect, binding and the agent's profile (package jsonrpc, rest or
 //     gemini), a codec's pin, the profiles and the cards they are
 //     recognised by.
-//   - discovery.go: the card read from the first of its places that
-//     answers, checked, the endpoint's override.
+//   - discovery.go: Discover, and cardReader, which reads the card (from
+//     the first of its places that answers, as remembered, asked for
+//     again), checks and keeps it; the card in use stays the client's,
+//     settled with the endpoint's override.
 //   - places.go: where the agent is (places): its base, its origin, the
 //     places its card is read from in order, the endpoint's rebase.
 //   - extended.go: the extended card and who is told of a new card.
@@ -44,10 +46,12 @@
 //     claimed and not served; Departures, what it saw.
 //
 // Goroutines: one per launch with a remembered card, asking for it again
-// (revalidate), ending with its answer; callbacks of OnCardChange run on
-// the caller's, or on that goroutine for a card that changed. Locks:
-// Client.mu (the card, the binding, the operator API) is held across the
-// card's fetch; under it auth.Stored.mu is taken (the card's security
-// scheme) and remember.File.mu (what is remembered), never the other
-// way.
+// (cardReader.revalidate), ending with its answer; callbacks of
+// OnCardChange run on the caller's, or on that goroutine for a card that
+// changed. Locks: Client.mu (the card, the binding, the operator API) is
+// held across the card's fetch; under it auth.Stored.mu is taken (the
+// card's security scheme), remember.File.mu (what is remembered) and
+// cardReader.mu (the revalidation running, whether it changed the card),
+// never the other way; cardReader.mu is never held while another is
+// taken.
 package a2aclient

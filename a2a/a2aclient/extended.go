@@ -40,7 +40,10 @@ func (c *Client) extend(ctx context.Context) error {
 		c.log.Warn("the extended agent card could not be read; keeping the public card", "err", err)
 		return nil
 	}
-	if err := c.checkExtended(ctx, raw); err != nil {
+	c.mu.Lock()
+	verdict, cardURL := c.verdict, c.cardURL
+	c.mu.Unlock()
+	if err := c.cards.checkExtended(ctx, verdict, cardURL, raw); err != nil {
 		return err
 	}
 	forced := a2a.ParseDialect(c.cfg.Version)
@@ -84,17 +87,14 @@ func (c *Client) extend(ctx context.Context) error {
 
 // checkExtended checks the extended card's signatures against what the
 // public card was checked with (SPEC §17): when the public card verified
-// (under its pin, or the keys given), the extended card must verify the
-// same way, and a refusal stops the client. An unsigned public card of a
-// URL with no pin leaves the extended card unchecked: its key would be
-// pinned for the public card's URL.
-func (c *Client) checkExtended(ctx context.Context, raw []byte) error {
-	c.mu.Lock()
-	v, cardURL := c.verdict, c.cardURL
-	c.mu.Unlock()
+// (v, read from cardURL: under its pin, or the keys given), the extended
+// card must verify the same way, and a refusal stops the client. An
+// unsigned public card of a URL with no pin leaves the extended card
+// unchecked: its key would be pinned for the public card's URL.
+func (r *cardReader) checkExtended(ctx context.Context, v *cardsig.Verdict, cardURL string, raw []byte) error {
 	if v == nil || v.Status != cardsig.Verified {
 		return nil
 	}
-	_, err := c.check.card(ctx, cardURL, raw)
+	_, err := r.check.card(ctx, cardURL, raw)
 	return err
 }

@@ -40,90 +40,92 @@ func setValidators(h http.Header, known *remember.Card) {
 // fetched card is: ok is false when none is remembered or the one
 // remembered does not pass (it is forgotten, and the card is read as on a
 // first launch, so a refusal comes from the card the agent serves now).
-// c.mu is held.
-func (c *Client) rememberedCard(ctx context.Context, forced a2a.Dialect, bind a2a.Binding, isPinned bool) (*a2a.Card, CardPlace, remember.Card, *cardsig.Verdict, bool) {
-	places := c.at.cardPlaces()
-	if old := c.at.oldPath(); old != "" {
+// The client's mu is held.
+func (r *cardReader) rememberedCard(ctx context.Context, forced a2a.Dialect, bind a2a.Binding, isPinned bool) (*a2a.Card, CardPlace, remember.Card, *cardsig.Verdict, bool) {
+	places := r.at.cardPlaces()
+	if old := r.at.oldPath(); old != "" {
 		places = append(slices.Clip(places), CardPlace{URL: old})
 	}
 	for _, place := range places {
-		known := c.mem.Card(place.URL)
+		known := r.mem.Card(place.URL)
 		if known == nil {
 			continue
 		}
 		card, err := agentcard.Parse(known.Body, forced, bind)
 		if err != nil && !(isPinned && card != nil) {
-			c.log.Info("the remembered agent card does not decode; reading it again", "card", place.URL, "err", err)
-			c.mem.ForgetCard(place.URL)
+			r.log.Info("the remembered agent card does not decode; reading it again", "card", place.URL, "err", err)
+			r.mem.ForgetCard(place.URL)
 			return nil, place, remember.Card{}, nil, false
 		}
 		var verdict *cardsig.Verdict
-		if v := c.check.verifier; v != nil {
+		if v := r.check.verifier; v != nil {
 			got, err := v.Verify(ctx, place.URL, known.Body)
 			if err != nil {
-				c.log.Info("the remembered agent card does not pass its signature check; reading it again", "card", place.URL, "err", err)
-				c.mem.ForgetCard(place.URL)
+				r.log.Info("the remembered agent card does not pass its signature check; reading it again", "card", place.URL, "err", err)
+				r.mem.ForgetCard(place.URL)
 				return nil, place, remember.Card{}, nil, false
 			}
 			verdict = &got
 		}
-		if place.URL == c.at.oldPath() {
-			c.departures.Saw(a2a.DepartureOldCardPath, "url", place.URL)
+		if place.URL == r.at.oldPath() {
+			r.departures.Saw(a2a.DepartureOldCardPath, "url", place.URL)
 		}
-		c.log.Debug("using the remembered agent card; asking the agent whether it changed", "card", place.URL, "checked", known.Checked)
+		r.log.Debug("using the remembered agent card; asking the agent whether it changed", "card", place.URL, "checked", known.Checked)
 		return card, place, *known, verdict, true
 	}
 	return nil, CardPlace{}, remember.Card{}, nil, false
 }
 
 // cardRemembered tells whether a card is remembered for one of the card's
-// places (c.mu is held).
-func (c *Client) cardRemembered() bool {
-	places := c.at.cardPlaces()
-	if old := c.at.oldPath(); old != "" {
+// places (the client's mu is held).
+func (r *cardReader) cardRemembered() bool {
+	places := r.at.cardPlaces()
+	if old := r.at.oldPath(); old != "" {
 		places = append(slices.Clip(places), CardPlace{URL: old})
 	}
-	return slices.ContainsFunc(places, func(p CardPlace) bool { return c.mem.Card(p.URL) != nil })
+	return slices.ContainsFunc(places, func(p CardPlace) bool { return r.mem.Card(p.URL) != nil })
 }
 
 // revalidate asks the agent for the card again, with the remembered
-// card's validators, in the background (c.mu is held): a 304 or the same
+// card's validators, in the background (the client's mu is held): a 304 or the same
 // bytes keep it; another card is checked and used at once (or, refused,
 // stops the client); a card no longer served is forgotten for the next
 // launch. awaitCard waits for it.
-func (c *Client) revalidate(ctx context.Context, place CardPlace, known remember.Card, forced a2a.Dialect, bind a2a.Binding, isPinned bool) {
+func (r *cardReader) revalidate(ctx context.Context, place CardPlace, known remember.Card, forced a2a.Dialect, bind a2a.Binding, isPinned bool) {
 	done := make(chan struct{})
-	c.asked = done
+	r.mu.Lock()
+	r.asked = done
+	r.mu.Unlock()
 	ctx = context.WithoutCancel(ctx)
 	go func() {
 		defer close(done)
-		card, served, err := c.readCard(ctx, place, forced, bind, isPinned, &known)
+		card, served, err := r.readCard(ctx, place, forced, bind, isPinned, &known)
 		switch {
 		case errors.Is(err, errNotModified), err == nil && bytes.Equal(served.Body, known.Body):
-			c.mem.KeepCard(confirmed(known, served))
+			r.mem.KeepCard(confirmed(known, served))
 		case err != nil:
-			c.readAgainFailed(place.URL, err)
+			r.readAgainFailed(place.URL, err)
 		default:
-			c.cardChanged(ctx, card, served)
+			r.cardChanged(ctx, card, served)
 		}
 	}()
 }
 
 // askFirst asks for a remembered signed card again before it is used
-// (c.mu is held): unchanged (a 304 or the same bytes), the remembered card
+// (the client's mu is held): unchanged (a 304 or the same bytes), the remembered card
 // is used and kept (remembered true); changed, the card served now is
 // returned to be checked and used as a fetched one; not read, nil and the
 // card is read as on a first launch.
-func (c *Client) askFirst(ctx context.Context, place CardPlace, card *a2a.Card, known remember.Card, forced a2a.Dialect, bind a2a.Binding, isPinned bool) (*a2a.Card, remember.Card, bool) {
-	fresh, served, err := c.readCard(ctx, place, forced, bind, isPinned, &known)
+func (r *cardReader) askFirst(ctx context.Context, place CardPlace, card *a2a.Card, known remember.Card, forced a2a.Dialect, bind a2a.Binding, isPinned bool) (*a2a.Card, remember.Card, bool) {
+	fresh, served, err := r.readCard(ctx, place, forced, bind, isPinned, &known)
 	switch {
 	case errors.Is(err, errNotModified), err == nil && bytes.Equal(served.Body, known.Body):
-		c.mem.KeepCard(confirmed(known, served))
+		r.mem.KeepCard(confirmed(known, served))
 		return card, known, true
 	case err == nil:
 		return fresh, served, false
 	}
-	c.readAgainFailed(place.URL, err)
+	r.readAgainFailed(place.URL, err)
 	return nil, remember.Card{}, false
 }
 
@@ -144,34 +146,43 @@ func confirmed(known, served remember.Card) remember.Card {
 // of the agent (no card there now, a card that does not decode) forgets it
 // for the next launch; a connection that failed keeps it. This process
 // goes on with it either way.
-func (c *Client) readAgainFailed(cardURL string, err error) {
+func (r *cardReader) readAgainFailed(cardURL string, err error) {
 	var unreachable *a2a.UnreachableError
 	if errors.As(err, &unreachable) {
-		c.log.Info("the agent card could not be read again; using the remembered one", "card", cardURL, "err", err)
+		r.log.Info("the agent card could not be read again; using the remembered one", "card", cardURL, "err", err)
 		return
 	}
-	c.log.Warn("the agent card is no longer served as remembered; using the remembered one this time", "card", cardURL, "err", err)
-	c.mem.ForgetCard(cardURL)
+	r.log.Warn("the agent card is no longer served as remembered; using the remembered one this time", "card", cardURL, "err", err)
+	r.mem.ForgetCard(cardURL)
 }
 
-// cardChanged uses a card that changed since it was remembered, once it
-// passes its check: the binding is made again when its endpoint, binding,
-// dialect or tenant moved, and those told of a new card are told.
-func (c *Client) cardChanged(ctx context.Context, card *a2a.Card, served remember.Card) {
-	verdict, err := c.check.card(ctx, served.URL, served.Body)
+// cardChanged gives a card that changed since it was remembered to
+// changed, once it passes its check (a refused one is forgotten), and
+// tells awaitCard it changed.
+func (r *cardReader) cardChanged(ctx context.Context, card *a2a.Card, served remember.Card) {
+	verdict, err := r.keep(ctx, served)
 	if err != nil {
-		c.mem.ForgetCard(served.URL)
 		return
 	}
-	c.mem.KeepCard(served)
+	r.changed(card, served, verdict)
+	r.mu.Lock()
+	r.changedCard = true
+	r.mu.Unlock()
+}
+
+// useChanged uses a card that changed since it was remembered, checked
+// and kept (cardReader.cardChanged): the binding is made again when its
+// endpoint, binding, dialect or tenant moved, and those told of a new card
+// are told.
+func (c *Client) useChanged(card *a2a.Card, served remember.Card, verdict *cardsig.Verdict) {
 	c.mu.Lock()
 	was := c.card
-	next := c.settle(card, served.Body)
+	next := c.cards.settle(card, served.Body)
 	if was == nil || next.Endpoint != was.Endpoint || next.Binding != was.Binding || next.Dialect != was.Dialect || next.Tenant != was.Tenant {
 		c.bound = nil
 	}
 	c.card, c.verdict, c.cardURL = next, verdict, served.URL
-	c.changedCard, c.extTried = true, false
+	c.extTried = false
 	fns := slices.Clone(c.onChange)
 	c.mu.Unlock()
 	c.log.Info("the agent card changed since it was remembered; using the new one", "card", served.URL, "name", next.Name, "endpoint", next.Endpoint)
@@ -183,10 +194,10 @@ func (c *Client) cardChanged(ctx context.Context, card *a2a.Card, served remembe
 // awaitCard waits for the remembered card's revalidation, if one runs:
 // the card's refusal when it was refused, else whether the card in use
 // changed since the last call.
-func (c *Client) awaitCard(ctx context.Context) (changed bool, err error) {
-	c.mu.Lock()
-	asked := c.asked
-	c.mu.Unlock()
+func (r *cardReader) awaitCard(ctx context.Context) (changed bool, err error) {
+	r.mu.Lock()
+	asked := r.asked
+	r.mu.Unlock()
 	if asked == nil {
 		return false, nil
 	}
@@ -195,11 +206,11 @@ func (c *Client) awaitCard(ctx context.Context) (changed bool, err error) {
 	case <-ctx.Done():
 		return false, ctx.Err()
 	}
-	if ce := c.check.refused.Load(); ce != nil {
+	if ce := r.check.refused.Load(); ce != nil {
 		return false, ce
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	changed, c.changedCard = c.changedCard, false
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	changed, r.changedCard = r.changedCard, false
 	return changed, nil
 }
