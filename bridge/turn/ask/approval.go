@@ -154,7 +154,7 @@ type Case struct {
 // "Denied".
 func (a *Asker) Approval(ctx context.Context, h *a2a.Hitl, c Case) Result {
 	p := parkCall(h)
-	card, shown := a.R.Tools.Parked(p)
+	card, shown := a.R.Approvals().Parked(p)
 	d := decide(approvalCase{park: h, kind: card.Kind, bypass: c.Bypass, sentBypass: c.SentBypass})
 	if !shown {
 		status := acp.ToolPending
@@ -162,7 +162,7 @@ func (a *Asker) Approval(ctx context.Context, h *a2a.Hitl, c Case) Result {
 			status = acp.ToolInProgress
 		}
 		var outs []render.Out
-		card, outs = a.R.Tools.OpenParked("approval-"+c.TaskID+"-"+randid.Hex(3), p, status)
+		card, outs = a.R.Approvals().OpenParked("approval-"+c.TaskID+"-"+randid.Hex(3), p, status)
 		a.Out.Show(outs)
 	}
 	approved, always := d.auto, false
@@ -172,10 +172,10 @@ func (a *Asker) Approval(ctx context.Context, h *a2a.Hitl, c Case) Result {
 		}
 		a.Log.Info("auto-approved a command for this session", "task", c.TaskID)
 	} else {
-		a.Out.Show(a.R.Tools.Asking(card.ID))
+		a.Out.Show(a.R.Approvals().Asking(card.ID))
 		choice, elsewhere := a.permission(ctx, card, d)
 		if elsewhere {
-			a.Out.Show(a.R.Tools.Resumed(card.ID))
+			a.Out.Show(a.R.Approvals().Resumed(card.ID))
 			a.Out.Show(a.R.Notices.Say(notice.ElsewhereNotice()))
 			return Result{Elsewhere: true}
 		}
@@ -189,9 +189,9 @@ func (a *Asker) Approval(ctx context.Context, h *a2a.Hitl, c Case) Result {
 			a.Mode.AllowCommands()
 		}
 		if approved {
-			a.Out.Show(a.R.Tools.Approved(card.ID))
+			a.Out.Show(a.R.Approvals().Approved(card.ID))
 		} else {
-			a.Out.Show(a.R.Tools.Denied(card.ID))
+			a.Out.Show(a.R.Approvals().Denied(card.ID))
 		}
 	}
 	if a.Prompt.GivenUp() {
