@@ -36,14 +36,14 @@ const (
 	subjectDelete                 // a permanent delete: never bypassed
 )
 
-// approvalSubject reads the subject from the park's title. A park that
+// approvalSubject reads the subject from the park's title, by the
+// rule the replay reads it by too (render.ApprovalKind). A park that
 // names a delete is a delete whatever else is open.
 func approvalSubject(h *a2a.Hitl) subject {
-	s := strings.ToLower(h.Title)
-	switch {
-	case strings.Contains(s, "delete"):
+	switch render.ApprovalKind(h) {
+	case acp.ToolKindDelete:
 		return subjectDelete
-	case strings.Contains(s, "command") || strings.Contains(s, "shell"):
+	case acp.ToolKindExecute:
 		return subjectCommand
 	}
 	return subjectOther
@@ -76,12 +76,9 @@ type decision struct {
 	agentAlways, sessionMode bool
 }
 
-// subjectKinds are the kinds of the calls of each subject.
-var subjectKinds = map[subject]acp.ToolKind{subjectOther: acp.ToolKindOther, subjectCommand: acp.ToolKindExecute, subjectDelete: acp.ToolKindDelete}
-
 // parkCall is the call the park h is about, as it says it.
 func parkCall(h *a2a.Hitl) render.ParkCall {
-	return render.ParkCall{ID: h.ToolCallID, Kind: subjectKinds[approvalSubject(h)], Detail: h.Detail, Project: h.Project, Words: h.Title}
+	return render.ParkCall{ID: h.ToolCallID, Kind: render.ApprovalKind(h), Detail: h.Detail, Project: h.Project, Words: h.Title}
 }
 
 // decide is the approval's decision.
