@@ -12,8 +12,22 @@ import (
 	"strings"
 
 	"github.com/shimdev/shim/acp"
+	"github.com/shimdev/shim/bridge/render/toolpath"
 	"github.com/shimdev/shim/bridge/toolview"
 )
+
+// Approvals are the approvals a turn asks on its calls' cards: they find
+// or open the card of the call an approval is about and show it pending,
+// running again or ended "Denied". They hold no calls of their own: they
+// read and mark the turn's calls (the tool calls' table, whose later
+// events an answered approval changes) and show them as the tool calls
+// do (their roots, terminals).
+type Approvals struct {
+	out       *sink
+	calls     *calls
+	roots     toolpath.Roots
+	terminals bool
+}
 
 // ParkCall is the call an approval asks about, as the park says it.
 type ParkCall struct {
@@ -79,26 +93,26 @@ func parkedCall(p ParkCall) *call {
 // delete) on the command or file its detail names (any of that kind when
 // it names none). False when no card shows it: a park of other words
 // names no card but by id.
-func (t *Tools) Parked(p ParkCall) (Card, bool) {
+func (a *Approvals) Parked(p ParkCall) (Card, bool) {
 	if p.ID != "" {
-		c := t.calls.open[p.ID]
+		c := a.calls.open[p.ID]
 		if c == nil || c.ended {
 			return Card{}, false
 		}
-		return t.card(p.ID, c), true
+		return a.card(p.ID, c), true
 	}
 	if p.Kind != acp.ToolKindExecute && p.Kind != acp.ToolKindDelete {
 		return Card{}, false
 	}
 	want := parkedCall(p)
-	for i := len(t.calls.order) - 1; i >= 0; i-- {
-		id := t.calls.order[i]
-		c := t.calls.open[id]
+	for i := len(a.calls.order) - 1; i >= 0; i-- {
+		id := a.calls.order[i]
+		c := a.calls.open[id]
 		if c.ended || c.kindOf() != p.Kind {
 			continue
 		}
 		if len(want.args.Fields) == 0 || toolview.SameSubject(p.Kind, want.args, c.args) {
-			return t.card(id, c), true
+			return a.card(id, c), true
 		}
 	}
 	return Card{}, false
@@ -109,50 +123,50 @@ func (t *Tools) Parked(p ParkCall) (Card, bool) {
 // once): titled by the park's detail (a command's first line, Delete
 // <file>), else by its words. It stands for the call: the first later
 // announce of the same kind on the same command or file updates it.
-func (t *Tools) OpenParked(id string, p ParkCall, status acp.ToolStatus) (Card, []Out) {
+func (a *Approvals) OpenParked(id string, p ParkCall, status acp.ToolStatus) (Card, []Out) {
 	c := parkedCall(p)
 	c.status = status
-	t.calls.open[id] = c
-	t.calls.order = append(t.calls.order, id)
-	t.calls.standIns++
-	v := t.callShown(c)
+	a.calls.open[id] = c
+	a.calls.order = append(a.calls.order, id)
+	a.calls.standIns++
+	v := c.shown(a.roots)
 	u := acp.ToolCall{ToolCallID: id, Title: v.title, Kind: v.kind, Status: status, Locations: v.locations, RawInput: v.rawInput}
-	if t.terminal(c) {
+	if c.terminal(a.terminals) {
 		u.Content, u.Meta = terminalBlock(id), &acp.ToolMeta{TerminalInfo: &acp.TerminalInfo{TerminalID: id}}
 	}
-	t.out.push(u)
-	return t.card(id, c), t.out.take()
+	a.out.push(u)
+	return a.card(id, c), a.out.take()
 }
 
 // card is the card id of c.
-func (t *Tools) card(id string, c *call) Card {
-	v := t.callShown(c)
+func (a *Approvals) card(id string, c *call) Card {
+	v := c.shown(a.roots)
 	return Card{ID: id, Title: v.title, Kind: v.kind, Locations: v.locations, RawInput: v.rawInput}
 }
 
 // Asking shows the card id pending: its dialog is open.
-func (t *Tools) Asking(id string) []Out { return t.restatus(id, acp.ToolPending) }
+func (a *Approvals) Asking(id string) []Out { return a.restatus(id, acp.ToolPending) }
 
 // Approved shows the card id running after its dialog approved the
 // call: in_progress, never pending again; the call's end ends it.
-func (t *Tools) Approved(id string) []Out {
-	if c := t.calls.open[id]; c != nil {
+func (a *Approvals) Approved(id string) []Out {
+	if c := a.calls.open[id]; c != nil {
 		c.approved = true
 	}
-	return t.restatus(id, acp.ToolInProgress)
+	return a.restatus(id, acp.ToolInProgress)
 }
 
 // Resumed shows the card id running again after its dialog was answered
 // elsewhere.
-func (t *Tools) Resumed(id string) []Out { return t.restatus(id, acp.ToolInProgress) }
+func (a *Approvals) Resumed(id string) []Out { return a.restatus(id, acp.ToolInProgress) }
 
 // restatus shows the open card id with status, when it shows another.
-func (t *Tools) restatus(id string, status acp.ToolStatus) []Out {
-	if c := t.calls.open[id]; c != nil && !c.ended && c.status != status {
+func (a *Approvals) restatus(id string, status acp.ToolStatus) []Out {
+	if c := a.calls.open[id]; c != nil && !c.ended && c.status != status {
 		c.status = status
-		t.out.push(acp.ToolCallUpdate{ToolCallID: id, Status: status})
+		a.out.push(acp.ToolCallUpdate{ToolCallID: id, Status: status})
 	}
-	return t.out.take()
+	return a.out.take()
 }
 
 // deniedText is a denied call's content.
@@ -161,18 +175,18 @@ const deniedText = "Denied"
 // Denied ends the card id: failed, "Denied"; what the agent says of
 // the call later is not shown (it was not to run), a park's own card
 // taking the call's announce still.
-func (t *Tools) Denied(id string) []Out {
-	c := t.calls.open[id]
+func (a *Approvals) Denied(id string) []Out {
+	c := a.calls.open[id]
 	if c == nil || c.ended {
 		return nil
 	}
 	c.ended, c.denied, c.status = true, true, acp.ToolFailed
 	u := acp.ToolCallUpdate{ToolCallID: id, Status: acp.ToolFailed,
 		Content: []acp.ToolCallContent{acp.Content{Content: acp.Text(deniedText)}}}
-	if t.terminal(c) {
+	if c.terminal(a.terminals) {
 		u.Meta = terminalEnd(id, acp.ToolFailed, "")
 		u.Meta.TerminalOutput = nil
 	}
-	t.out.push(u)
-	return t.out.take()
+	a.out.push(u)
+	return a.out.take()
 }

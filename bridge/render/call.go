@@ -120,6 +120,21 @@ type callShown struct {
 	rawInput  json.RawMessage
 }
 
+// shown is what c's view shows of the call itself, its paths resolved
+// against roots.
+func (c *call) shown(roots toolpath.Roots) callShown {
+	locs := toolview.Locations(c.name, c.args, roots)
+	locs = append(locs, c.agentLocations(roots, locs)...)
+	return callShown{title: c.title(), kind: c.kindOf(),
+		locations: acpLocations(locs), rawInput: rawInput(c.args)}
+}
+
+// terminal reports whether c's view shows its output as a terminal: a
+// command, for a client that draws them (terminals, SPEC §11.6).
+func (c *call) terminal(terminals bool) bool {
+	return terminals && c.kindOf() == acp.ToolKindExecute
+}
+
 // resultShown is what an ended view shows of its result.
 type resultShown struct {
 	content   []acp.ToolCallContent

@@ -15,6 +15,11 @@
 //	           looks (with toolview): opened, updated, ended, settled,
 //	           replayed; terminals; plans; the roots its paths resolve
 //	           against
+//	Approvals  the approvals asked on the calls' cards: the card of the
+//	           call one is about, else one it opens; pending, running
+//	           again, ended "Denied". Not kept in the Renderer: taken
+//	           from it (Renderer.Approvals) over the Tools' calls table,
+//	           roots and output
 //	Snapshots  task snapshots and progress notes: the messages shown, the
 //	           artifacts snapshots carried, the note held for one frame
 //	Notices    what shim says about itself, and progress notes: notices
@@ -53,13 +58,14 @@
 //	             id of every chunk (SPEC §14: an artifact's made unique
 //	             with its task's, a message's own)
 //	tools.go     Tools: tool calls live (opened, updated, ended), settled,
-//	             replayed; a todo tool's plan; command calls as terminals;
-//	             the pending call a park names; a call a park's own card
-//	             stood for taking it; a project the roots do not know
-//	             (Unknown), newer roots (SetRoots)
-//	call.go      one call: what the agent says of it, a row per kind
-//	             (kindRules), per phase (toolPhases); its title, input
-//	             and terminal blocks
+//	             replayed; a todo tool's plan; the pending call a park
+//	             names; a call a park's own card stood for taking it; a
+//	             project the roots do not know (Unknown), newer roots
+//	             (SetRoots)
+//	call.go      one call and the calls table: what the agent says of a
+//	             call, a row per kind (kindRules), per phase (toolPhases);
+//	             its title, input, locations (shown) and terminal blocks
+//	             (a command's call as a terminal)
 //	snapshot.go  Snapshots: task snapshots (SPEC §12.4): status text as
 //	             replaces, messages shown by id; progress notes held
 //	             until the next frame tells what they are (§12.8)
@@ -67,9 +73,9 @@
 //	             notices are package notice's), to a client that
 //	             advertised notices, else a thought, an answer line or
 //	             nothing, as before (SPEC §14); progress notes
-//	approval.go  an approval's card (SPEC §18): the card of the call it is
-//	             about, else one it opens; pending while asked, then
-//	             running (approved) or ended "Denied"
+//	approval.go  Approvals: an approval's card (SPEC §18): the card of the
+//	             call it is about, else one it opens; pending while asked,
+//	             then running (approved) or ended "Denied"
 //	past.go      Past: a past turn, in the order it happened; how a turn's
 //	             end shows, live and replayed (closing)
 //	pastpark.go  what a past turn's history says besides words, calls and

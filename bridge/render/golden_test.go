@@ -189,7 +189,7 @@ func goldenCases() []goldenCase {
 				Schema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean","title":"OK"}},"required":["ok"]}`)})
 			id, outs := r.Tools.ParkTool(&a2a.ParkData{Tool: &a2a.ToolCall{ID: "c9", Name: "delete_file", Phase: a2a.PhasePending, Args: `{"path":"/w/x"}`}})
 			add(outs)
-			if _, ok := r.Tools.Parked(ParkCall{ID: id}); !ok {
+			if _, ok := r.Approvals().Parked(ParkCall{ID: id}); !ok {
 				panic("the park's call is not open")
 			}
 			add(r.Answer.Question("t1", m))
@@ -234,29 +234,29 @@ func goldenCases() []goldenCase {
 func approvalSteps(r *Renderer, add func([]Out)) {
 	add(r.Tools.Tool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhaseStarted, Args: `{"command":"npm test"}`}))
 	add(r.Tools.Tool(a2a.ToolCall{ID: "c0", Name: "delete_file", Phase: a2a.PhaseStarted, Args: `{"path":"x.txt"}`}))
-	card, ok := r.Tools.Parked(ParkCall{Kind: acp.ToolKindExecute, Detail: "npm test\n\nruns via: /bin/sh -c", Words: "Approve shell command?"})
+	card, ok := r.Approvals().Parked(ParkCall{Kind: acp.ToolKindExecute, Detail: "npm test\n\nruns via: /bin/sh -c", Words: "Approve shell command?"})
 	if !ok || card.ID != "c1" || card.Title != "npm test" || card.Kind != acp.ToolKindExecute {
 		panic(fmt.Sprintf("the command's park is not on its card: %+v", card))
 	}
-	add(r.Tools.Asking(card.ID))
-	add(r.Tools.Approved(card.ID))
+	add(r.Approvals().Asking(card.ID))
+	add(r.Approvals().Approved(card.ID))
 	add(r.Tools.Tool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhasePending})) // approved: not pending again
 	add(r.Tools.Tool(a2a.ToolCall{ID: "c1", Name: "run_command", Phase: a2a.PhaseCompleted, Result: "12 passing"}))
-	if _, ok := r.Tools.Parked(ParkCall{Kind: acp.ToolKindExecute, Detail: "rm -rf build"}); ok {
+	if _, ok := r.Approvals().Parked(ParkCall{Kind: acp.ToolKindExecute, Detail: "rm -rf build"}); ok {
 		panic("a park about another command took a card")
 	}
-	card, outs := r.Tools.OpenParked("approval-t1-1", ParkCall{Kind: acp.ToolKindExecute, Detail: "rm -rf build\n\nruns via: /bin/sh -c"}, acp.ToolPending)
+	card, outs := r.Approvals().OpenParked("approval-t1-1", ParkCall{Kind: acp.ToolKindExecute, Detail: "rm -rf build\n\nruns via: /bin/sh -c"}, acp.ToolPending)
 	add(outs)
-	add(r.Tools.Asking(card.ID))
-	add(r.Tools.Approved(card.ID))
+	add(r.Approvals().Asking(card.ID))
+	add(r.Approvals().Approved(card.ID))
 	add(r.Tools.Tool(a2a.ToolCall{ID: "c2", Name: "run_command", Phase: a2a.PhaseStarted, Args: `{"command":"rm -rf build"}`}))
 	add(r.Tools.Tool(a2a.ToolCall{ID: "c2", Name: "run_command", Phase: a2a.PhaseCompleted, Result: "removed"}))
-	card, outs = r.Tools.OpenParked("approval-t1-2", ParkCall{Kind: acp.ToolKindDelete, Detail: "old.txt", Project: "p"}, acp.ToolPending)
+	card, outs = r.Approvals().OpenParked("approval-t1-2", ParkCall{Kind: acp.ToolKindDelete, Detail: "old.txt", Project: "p"}, acp.ToolPending)
 	add(outs)
-	add(r.Tools.Denied(card.ID))
+	add(r.Approvals().Denied(card.ID))
 	add(r.Tools.Tool(a2a.ToolCall{ID: "c3", Name: "delete_file", Phase: a2a.PhaseFailed, Args: `{"project":"p","path":"old.txt"}`, Error: "denied"})) // shows nothing
 	add(r.Tools.Tool(a2a.ToolCall{ID: "c3", Name: "delete_file", Phase: a2a.PhaseFailed, Error: "denied"}))                                           // nor again
-	_, outs = r.Tools.OpenParked("approval-t1-3", ParkCall{Kind: acp.ToolKindOther, Words: "Use the browser"}, acp.ToolInProgress)
+	_, outs = r.Approvals().OpenParked("approval-t1-3", ParkCall{Kind: acp.ToolKindOther, Words: "Use the browser"}, acp.ToolInProgress)
 	add(outs)
 	add(r.Tools.Settle(acp.ToolCompleted))
 }

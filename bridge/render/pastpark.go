@@ -185,7 +185,7 @@ func (t *Tools) pastApproval(h *a2a.Hitl, approved bool, newID func(string) stri
 	if h.Detail != "" {
 		raw = acp.RawJSON(map[string]any{"detail": h.Detail})
 	}
-	t.out.push(acp.ToolCall{ToolCallID: newID(id), Title: approvalTitle(h), Kind: approvalKind(h), Status: status,
+	t.out.push(acp.ToolCall{ToolCallID: newID(id), Title: approvalTitle(h), Kind: ApprovalKind(h), Status: status,
 		RawInput: raw, Content: content})
 }
 
@@ -201,7 +201,7 @@ func (t *Tools) approvedCall(h *a2a.Hitl) (string, *call) {
 		}
 		return h.ToolCallID, c
 	}
-	kind := approvalKind(h)
+	kind := ApprovalKind(h)
 	if kind == acp.ToolKindOther {
 		return "", nil
 	}
@@ -238,9 +238,11 @@ func approvalTitle(h *a2a.Hitl) string {
 	return termsafe.Line(textcut.Cut(title, 80))
 }
 
-// approvalKind is the kind of an approval's own card, from what it asks
-// about: a delete, a command, else other.
-func approvalKind(h *a2a.Hitl) acp.ToolKind {
+// ApprovalKind is the kind of call an approval asks about, read from its
+// title: a delete (whatever else it names), a command, else other. The
+// live turn decides and opens its card by it (package ask), the replay
+// finds or titles its card by it.
+func ApprovalKind(h *a2a.Hitl) acp.ToolKind {
 	s := strings.ToLower(h.Title)
 	switch {
 	case strings.Contains(s, "delete"):

@@ -100,6 +100,13 @@ func (r *Renderer) wire() {
 	r.Past.out, r.Past.ids, r.Past.answer, r.Past.tools = &r.out, &r.ids, &r.Answer, &r.Tools
 }
 
+// Approvals are the approvals asked on the cards of the turn's tool
+// calls (Tools): over the same calls, shown as they show them, to the
+// same output.
+func (r *Renderer) Approvals() *Approvals {
+	return &Approvals{out: &r.out, calls: &r.Tools.calls, roots: r.Tools.roots, terminals: r.Tools.terminals}
+}
+
 // AuthRequired shows an auth-required status of the task taskID: the
 // view of the tool call its data names (pending), then its text as answer
 // text.

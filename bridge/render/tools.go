@@ -28,13 +28,6 @@ type Tools struct {
 	parsed parsedArgs
 }
 
-func (t *Tools) callShown(c *call) callShown {
-	locs := toolview.Locations(c.name, c.args, t.roots)
-	locs = append(locs, c.agentLocations(t.roots, locs)...)
-	return callShown{title: c.title(), kind: c.kindOf(),
-		locations: acpLocations(locs), rawInput: rawInput(c.args)}
-}
-
 func (t *Tools) resultShown(c *call, status acp.ToolStatus, result string) resultShown {
 	var v resultShown
 	rule := kindRules[c.kindOf()]
@@ -86,7 +79,7 @@ func (t *Tools) Tool(tc a2a.ToolCall) []Out {
 	if tc.Phase == a2a.PhaseOutput {
 		// A terminal view keeps its one terminal block; its output comes
 		// with its end (terminal_output), never twice.
-		if !t.terminal(c) {
+		if !c.terminal(t.terminals) {
 			t.out.push(c.liveOutput(tc))
 		}
 		return t.out.take()
@@ -109,7 +102,7 @@ func (t *Tools) Tool(tc a2a.ToolCall) []Out {
 	c.learn(tc)
 	c.args = t.parseArgs(tc.Args)
 	plan := t.planOf(c)
-	v := t.callShown(c)
+	v := c.shown(t.roots)
 	u.Title, u.Kind, u.Locations, u.RawInput = v.title, v.kind, v.locations, v.rawInput
 	t.out.push(u)
 	t.pushPlan(plan)
@@ -150,10 +143,10 @@ func (t *Tools) openCall(tc a2a.ToolCall) *call {
 	t.calls.open[tc.ID] = c
 	t.calls.order = append(t.calls.order, tc.ID)
 	plan := t.planOf(c)
-	v := t.callShown(c)
+	v := c.shown(t.roots)
 	u := acp.ToolCall{ToolCallID: tc.ID, Title: v.title, Kind: v.kind, Status: c.status,
 		Locations: v.locations, RawInput: v.rawInput}
-	if t.terminal(c) {
+	if c.terminal(t.terminals) {
 		u.Content, u.Meta = terminalBlock(tc.ID), &acp.ToolMeta{TerminalInfo: &acp.TerminalInfo{TerminalID: tc.ID}}
 	}
 	t.out.push(u)
@@ -174,17 +167,11 @@ func (t *Tools) endCall(tc a2a.ToolCall, c *call, status acp.ToolStatus) {
 	v := t.resultShown(c, status, result)
 	c.ended, c.status = true, status
 	u := acp.ToolCallUpdate{ToolCallID: tc.ID, Status: status, Content: v.content, RawOutput: v.rawOutput, Locations: v.locations}
-	if t.terminal(c) {
+	if c.terminal(t.terminals) {
 		u.Content, u.Meta = terminalBlock(tc.ID), terminalEnd(tc.ID, status, result)
 	}
 	t.out.push(u)
 	t.pushPlan(plan)
-}
-
-// terminal reports whether the view shows its output as a terminal: a
-// command c, for a client that draws them (SPEC §11.6).
-func (t *Tools) terminal(c *call) bool {
-	return t.terminals && c.kindOf() == acp.ToolKindExecute
 }
 
 // planOf is the plan update a plan tool's view is due, to follow the
@@ -228,7 +215,7 @@ func (t *Tools) Settle(status acp.ToolStatus) []Out {
 		if c := t.calls.open[id]; !c.ended {
 			c.ended = true
 			u := acp.ToolCallUpdate{ToolCallID: id, Status: status}
-			if t.terminal(c) {
+			if c.terminal(t.terminals) {
 				u.Meta = terminalEnd(id, status, "")
 				u.Meta.TerminalOutput = nil
 			}
@@ -353,13 +340,13 @@ func (t *Tools) pastOpen(state a2a.State, newID func(string) string) []Out {
 func (t *Tools) pastCall(id string, c *call, status acp.ToolStatus, result string, newID func(string) string) {
 	c.emitted = true
 	plan := t.planOf(c)
-	cv, rv := t.callShown(c), t.resultShown(c, status, result)
+	cv, rv := c.shown(t.roots), t.resultShown(c, status, result)
 	u := acp.ToolCall{ToolCallID: newID(id), Title: cv.title, Kind: cv.kind, Status: status, RawInput: cv.rawInput,
 		Locations: cv.locations, Content: rv.content, RawOutput: rv.rawOutput}
 	if len(rv.locations) > 0 {
 		u.Locations = rv.locations
 	}
-	if t.terminal(c) {
+	if c.terminal(t.terminals) {
 		tid := u.ToolCallID
 		u.Content, u.Meta = terminalBlock(tid), &acp.ToolMeta{TerminalInfo: &acp.TerminalInfo{TerminalID: tid}}
 		if status == acp.ToolCompleted || status == acp.ToolFailed {

@@ -36,14 +36,14 @@ const (
 	subjectDelete                 // a permanent delete: never bypassed
 )
 
-// approvalSubject reads the subject from the park's title. A park that
+// approvalSubject reads the subject from the park's title, by the
+// rule the replay reads it by too (render.ApprovalKind). A park that
 // names a delete is a delete whatever else is open.
 func approvalSubject(h *a2a.Hitl) subject {
-	s := strings.ToLower(h.Title)
-	switch {
-	case strings.Contains(s, "delete"):
+	switch render.ApprovalKind(h) {
+	case acp.ToolKindDelete:
 		return subjectDelete
-	case strings.Contains(s, "command") || strings.Contains(s, "shell"):
+	case acp.ToolKindExecute:
 		return subjectCommand
 	}
 	return subjectOther
@@ -76,12 +76,9 @@ type decision struct {
 	agentAlways, sessionMode bool
 }
 
-// subjectKinds are the kinds of the calls of each subject.
-var subjectKinds = map[subject]acp.ToolKind{subjectOther: acp.ToolKindOther, subjectCommand: acp.ToolKindExecute, subjectDelete: acp.ToolKindDelete}
-
 // parkCall is the call the park h is about, as it says it.
 func parkCall(h *a2a.Hitl) render.ParkCall {
-	return render.ParkCall{ID: h.ToolCallID, Kind: subjectKinds[approvalSubject(h)], Detail: h.Detail, Project: h.Project, Words: h.Title}
+	return render.ParkCall{ID: h.ToolCallID, Kind: render.ApprovalKind(h), Detail: h.Detail, Project: h.Project, Words: h.Title}
 }
 
 // decide is the approval's decision.
@@ -154,7 +151,7 @@ type Case struct {
 // "Denied".
 func (a *Asker) Approval(ctx context.Context, h *a2a.Hitl, c Case) Result {
 	p := parkCall(h)
-	card, shown := a.R.Tools.Parked(p)
+	card, shown := a.R.Approvals().Parked(p)
 	d := decide(approvalCase{park: h, kind: card.Kind, bypass: c.Bypass, sentBypass: c.SentBypass})
 	if !shown {
 		status := acp.ToolPending
@@ -162,7 +159,7 @@ func (a *Asker) Approval(ctx context.Context, h *a2a.Hitl, c Case) Result {
 			status = acp.ToolInProgress
 		}
 		var outs []render.Out
-		card, outs = a.R.Tools.OpenParked("approval-"+c.TaskID+"-"+randid.Hex(3), p, status)
+		card, outs = a.R.Approvals().OpenParked("approval-"+c.TaskID+"-"+randid.Hex(3), p, status)
 		a.Out.Show(outs)
 	}
 	approved, always := d.auto, false
@@ -172,10 +169,10 @@ func (a *Asker) Approval(ctx context.Context, h *a2a.Hitl, c Case) Result {
 		}
 		a.Log.Info("auto-approved a command for this session", "task", c.TaskID)
 	} else {
-		a.Out.Show(a.R.Tools.Asking(card.ID))
+		a.Out.Show(a.R.Approvals().Asking(card.ID))
 		choice, elsewhere := a.permission(ctx, card, d)
 		if elsewhere {
-			a.Out.Show(a.R.Tools.Resumed(card.ID))
+			a.Out.Show(a.R.Approvals().Resumed(card.ID))
 			a.Out.Show(a.R.Notices.Say(notice.ElsewhereNotice()))
 			return Result{Elsewhere: true}
 		}
@@ -189,9 +186,9 @@ func (a *Asker) Approval(ctx context.Context, h *a2a.Hitl, c Case) Result {
 			a.Mode.AllowCommands()
 		}
 		if approved {
-			a.Out.Show(a.R.Tools.Approved(card.ID))
+			a.Out.Show(a.R.Approvals().Approved(card.ID))
 		} else {
-			a.Out.Show(a.R.Tools.Denied(card.ID))
+			a.Out.Show(a.R.Approvals().Denied(card.ID))
 		}
 	}
 	if a.Prompt.GivenUp() {
