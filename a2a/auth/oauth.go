@@ -399,15 +399,42 @@ func (t *renewing) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !canResend {
 		return resp, nil
 	}
+	resp.Body.Close()
+	// Requests sent at once each renew in turn; a server that revokes
+	// the access token a renewal replaced can refuse the one this request
+	// was sent again with: it goes once more with the newest, which no
+	// renewal of its own (no refresh token is sent for it).
+	for range resendsAfterRenewal {
+		r, err := t.resend(req, next)
+		if err != nil || r.StatusCode != http.StatusUnauthorized {
+			return r, err
+		}
+		t.auth.mu.Lock()
+		newest := t.auth.secret
+		t.auth.mu.Unlock()
+		if newest == next {
+			return r, nil
+		}
+		r.Body.Close()
+		next = newest
+	}
+	return t.resend(req, next)
+}
+
+// resendsAfterRenewal bounds how many times a request renewed for is sent
+// again with a newer token another request's renewal stored meanwhile.
+const resendsAfterRenewal = 3
+
+// resend sends req again with the access token secret.
+func (t *renewing) resend(req *http.Request, secret string) (*http.Response, error) {
 	again := req.Clone(req.Context())
 	if req.GetBody != nil {
 		body, err := req.GetBody()
 		if err != nil {
-			return resp, nil
+			return nil, err
 		}
 		again.Body = body
 	}
-	resp.Body.Close()
-	again.Header.Set("Authorization", "Bearer "+next)
+	again.Header.Set("Authorization", "Bearer "+secret)
 	return t.base.RoundTrip(again)
 }
