@@ -60,11 +60,16 @@ func (k *cardCheck) card(ctx context.Context, cardURL string, body []byte) (*car
 	return nil, ce
 }
 
-// CardSignature is what the check of the card in use found (SPEC §17):
-// unsigned, or verified under a key. nil when none was checked (no
-// CardCheck, only an endpoint, or the card not read yet).
-func (c *Client) CardSignature() *cardsig.Verdict {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.verdict
+// checkExtended checks the extended card's signatures against what the
+// public card was checked with (SPEC §17): when the public card verified
+// (v, read from cardURL: under its pin, or the keys given), the extended
+// card must verify the same way, and a refusal stops the client. An
+// unsigned public card of a URL with no pin leaves the extended card
+// unchecked: its key would be pinned for the public card's URL.
+func (r *cardReader) checkExtended(ctx context.Context, v *cardsig.Verdict, cardURL string, raw []byte) error {
+	if v == nil || v.Status != cardsig.Verified {
+		return nil
+	}
+	_, err := r.check.card(ctx, cardURL, raw)
+	return err
 }

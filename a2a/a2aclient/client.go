@@ -435,3 +435,7 @@ func (c *Client) Departed(d a2a.Departure, attrs ...any) {
 		c.departures.Saw(d, attrs...)
 	}
 }
+
+// Departures returns the departures from the spec this client has seen
+// the agent make and read anyway, in the order first seen.
+func (c *Client) Departures() []a2a.Departure { return c.departures.Seen() }

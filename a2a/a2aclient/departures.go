@@ -17,10 +17,6 @@ import (
 	"github.com/shimdev/shim/a2a/remember"
 )
 
-// Departures returns the departures from the spec this client has seen
-// the agent make and read anyway, in the order first seen.
-func (c *Client) Departures() []a2a.Departure { return c.departures.Seen() }
-
 // failureUnderUnknownTask: @a2a-js/sdk 0.3.x's request handler (Strands
 // Agents and BeeAI run on 0.3.14) publishes the failure of a run that
 // throws as `status-update {state: failed, final: true}` under a task id

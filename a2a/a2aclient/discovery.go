@@ -235,23 +235,3 @@ func (r *cardReader) readCard(ctx context.Context, place CardPlace, forced a2a.D
 	}
 	return card, served, nil
 }
-
-// CardURL is where the agent card is read: the one that answered once
-// discovery ran, else the configured card URL, else the first of Cards,
-// else <base>/.well-known/agent-card.json ("" with only an endpoint).
-func (c *Client) CardURL() string {
-	c.mu.Lock()
-	read := c.cardURL
-	c.mu.Unlock()
-	if read != "" {
-		return read
-	}
-	return c.at.configured()
-}
-
-// KnownCard returns the card if discovery already ran, else nil.
-func (c *Client) KnownCard() *a2a.Card {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.card
-}

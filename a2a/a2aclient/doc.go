@@ -27,10 +27,12 @@
 //     settled with the endpoint's override.
 //   - places.go: where the agent is (places): its base, its origin, the
 //     places its card is read from in order, the endpoint's rebase.
-//   - extended.go: the extended card and who is told of a new card.
+//   - inuse.go: the card in use (the client's): where it was read, what
+//     its signature check found, the extended card that replaces it, a
+//     remembered card that changed, and who is told of a new card.
 //   - cardcheck.go: the cards' signatures (cardCheck, over package
-//     cardsig, SPEC §17): a card refused stops the client, whose every
-//     request then fails before it is sent.
+//     cardsig, SPEC §17), the extended card's included: a card refused
+//     stops the client, whose every request then fails before it is sent.
 //   - remembered.go: the card an earlier launch kept (Config.Remember,
 //     package remember, SPEC §19): checked as a fetched card is, used at
 //     once, and asked for again in the background with its validators; a
@@ -43,7 +45,8 @@
 //   - departures.go: where a server departs from the spec beyond one
 //     frame's JSON and the client reads it anyway (SPEC §16): a failure
 //     under a task id nobody knows, the card at the old path, streaming
-//     claimed and not served; Departures, what it saw.
+//     claimed and not served (Client.Departures, in client.go, is what
+//     it saw).
 //
 // Goroutines: one per launch with a remembered card, asking for it again
 // (cardReader.revalidate), ending with its answer; callbacks of

@@ -170,27 +170,6 @@ func (r *cardReader) cardChanged(ctx context.Context, card *a2a.Card, served rem
 	r.mu.Unlock()
 }
 
-// useChanged uses a card that changed since it was remembered, checked
-// and kept (cardReader.cardChanged): the binding is made again when its
-// endpoint, binding, dialect or tenant moved, and those told of a new card
-// are told.
-func (c *Client) useChanged(card *a2a.Card, served remember.Card, verdict *cardsig.Verdict) {
-	c.mu.Lock()
-	was := c.card
-	next := c.cards.settle(card, served.Body)
-	if was == nil || next.Endpoint != was.Endpoint || next.Binding != was.Binding || next.Dialect != was.Dialect || next.Tenant != was.Tenant {
-		c.bound = nil
-	}
-	c.card, c.verdict, c.cardURL = next, verdict, served.URL
-	c.extTried = false
-	fns := slices.Clone(c.onChange)
-	c.mu.Unlock()
-	c.log.Info("the agent card changed since it was remembered; using the new one", "card", served.URL, "name", next.Name, "endpoint", next.Endpoint)
-	for _, fn := range fns {
-		fn(next)
-	}
-}
-
 // awaitCard waits for the remembered card's revalidation, if one runs:
 // the card's refusal when it was refused, else whether the card in use
 // changed since the last call.

@@ -1,13 +1,48 @@
 package a2aclient
 
+// The card in use: the card discovery read (or an earlier launch
+// remembered), replaced by the extended card or by a remembered card that
+// changed, what its signature check found, and those told of a change.
+
 import (
 	"cmp"
 	"context"
+	"slices"
 
 	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/agentcard"
 	"github.com/shimdev/shim/a2a/cardsig"
+	"github.com/shimdev/shim/a2a/remember"
 )
+
+// CardURL is where the agent card is read: the one that answered once
+// discovery ran, else the configured card URL, else the first of Cards,
+// else <base>/.well-known/agent-card.json ("" with only an endpoint).
+func (c *Client) CardURL() string {
+	c.mu.Lock()
+	read := c.cardURL
+	c.mu.Unlock()
+	if read != "" {
+		return read
+	}
+	return c.at.configured()
+}
+
+// KnownCard returns the card if discovery already ran, else nil.
+func (c *Client) KnownCard() *a2a.Card {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.card
+}
+
+// CardSignature is what the check of the card in use found (SPEC §17):
+// unsigned, or verified under a key. nil when none was checked (no
+// CardCheck, only an endpoint, or the card not read yet).
+func (c *Client) CardSignature() *cardsig.Verdict {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.verdict
+}
 
 // OnCardChange registers fn, called with the new card each time the card
 // in use changes (the extended card replaced the public one, SPEC §12.2).
@@ -85,16 +120,23 @@ func (c *Client) extend(ctx context.Context) error {
 	return next.Unsupported()
 }
 
-// checkExtended checks the extended card's signatures against what the
-// public card was checked with (SPEC §17): when the public card verified
-// (v, read from cardURL: under its pin, or the keys given), the extended
-// card must verify the same way, and a refusal stops the client. An
-// unsigned public card of a URL with no pin leaves the extended card
-// unchecked: its key would be pinned for the public card's URL.
-func (r *cardReader) checkExtended(ctx context.Context, v *cardsig.Verdict, cardURL string, raw []byte) error {
-	if v == nil || v.Status != cardsig.Verified {
-		return nil
+// useChanged uses a card that changed since it was remembered, checked
+// and kept (cardReader.cardChanged): the binding is made again when its
+// endpoint, binding, dialect or tenant moved, and those told of a new card
+// are told.
+func (c *Client) useChanged(card *a2a.Card, served remember.Card, verdict *cardsig.Verdict) {
+	c.mu.Lock()
+	was := c.card
+	next := c.cards.settle(card, served.Body)
+	if was == nil || next.Endpoint != was.Endpoint || next.Binding != was.Binding || next.Dialect != was.Dialect || next.Tenant != was.Tenant {
+		c.bound = nil
 	}
-	_, err := r.check.card(ctx, cardURL, raw)
-	return err
+	c.card, c.verdict, c.cardURL = next, verdict, served.URL
+	c.extTried = false
+	fns := slices.Clone(c.onChange)
+	c.mu.Unlock()
+	c.log.Info("the agent card changed since it was remembered; using the new one", "card", served.URL, "name", next.Name, "endpoint", next.Endpoint)
+	for _, fn := range fns {
+		fn(next)
+	}
 }
