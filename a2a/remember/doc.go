@@ -23,7 +23,10 @@
 // replaced by the next write. Writes go through internal/privfile (0600
 // in a 0700 directory, under the file's lock, through a synced temporary
 // file renamed over it; a write that fails leaves the old file and no
-// temporary file), in the background, several changes in one write.
+// temporary file), in the background, several changes in one write: a
+// change waits 2 s for others (settleWrite) so that a launch's changes
+// make one write after its session/new, and Close writes at once what
+// still waits. Load reads the file ahead of the first question.
 //
 // Nothing here knows what a card means, checks a signature or sends a
 // request: package a2aclient does, and checks a remembered card as a
@@ -32,8 +35,9 @@
 // Files:
 //   - remember.go: File, Origin, Card; the read and the bounded write.
 //
-// Goroutines: one writer at a time, started when a change is kept and
-// ending when none is pending (File.Close waits for it). Locks: File.mu,
+// Goroutines: one writer at a time, started 2 s after a change is kept
+// (on its timer's goroutine) or by File.Close, and ending when none is
+// pending (File.Close waits for it). Locks: File.mu,
 // a leaf (held by callers' locks above it: operator.API.mu); the writer
 // takes the file's advisory lock (privfile.Lock) without File.mu.
 package remember

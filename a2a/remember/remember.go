@@ -77,19 +77,42 @@ type File struct {
 	view *disk
 	// reported: an unreadable file or a failed write was said in the log.
 	reported, writeFailed bool
-	// pending are the changes not written yet; writing: the writer runs.
+	// pending are the changes not written yet.
 	pending []func(*disk)
-	// written is closed when the writer running now ends (nil: none
-	// runs).
+	// written is closed when the writer scheduled or running now ends
+	// (nil: none is); waiting is its timer while it waits out settle.
 	written chan struct{}
+	waiting interface{ Stop() bool }
+	// afterFunc arms the writer's timer (time.AfterFunc; tests replace
+	// it).
+	afterFunc func(time.Duration, func()) interface{ Stop() bool }
 }
+
+// settleWrite is how long a change waits before it is written, so that
+// the changes of a launch's session/new (the card, the routes found
+// absent) make one write after it, never a synced write beside its
+// requests (SPEC §19). Close writes at once what is still waiting.
+const settleWrite = 2 * time.Second
 
 // Open is the file of stateDir; it reads nothing yet.
 func Open(stateDir string, log *slog.Logger) *File {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &File{path: filepath.Join(stateDir, FileName), log: log, now: time.Now}
+	after := func(d time.Duration, fn func()) interface{ Stop() bool } { return time.AfterFunc(d, fn) }
+	return &File{path: filepath.Join(stateDir, FileName), log: log, now: time.Now, afterFunc: after}
+}
+
+// Load reads the file now, if no call read it yet, so that the first
+// question of a launch does not wait for the disk (a process calls it as
+// it starts, off the editor's requests).
+func (f *File) Load() {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.load()
 }
 
 // Path is where the file lives.
@@ -105,13 +128,18 @@ func (f *File) For(originKey string) *Origin {
 	return &Origin{f: f, key: originKey}
 }
 
-// Close waits, at most wait, for the changes kept to be written.
+// Close writes the changes kept that still wait (settleWrite), and waits,
+// at most wait, for them to be written.
 func (f *File) Close(wait time.Duration) {
 	if f == nil {
 		return
 	}
 	f.mu.Lock()
 	done := f.written
+	if f.waiting != nil && f.waiting.Stop() {
+		go f.writer(done)
+	}
+	f.waiting = nil
 	f.mu.Unlock()
 	if done == nil {
 		return
@@ -311,7 +339,7 @@ func (f *File) change(fn func(*disk)) {
 	}
 	done := make(chan struct{})
 	f.written = done
-	go f.writer(done)
+	f.waiting = f.afterFunc(settleWrite, func() { f.writer(done) })
 }
 
 // writer writes the pending changes until none is left.

@@ -3,7 +3,9 @@ package remember
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -325,4 +327,81 @@ func TestNilRemembersNothing(t *testing.T) {
 		t.Error("a nil File remembers")
 	}
 	f.Close(time.Second)
+}
+
+// armed is a writer's timer a test fires by hand.
+type armed struct {
+	after   time.Duration
+	fire    func()
+	stopped bool
+}
+
+func (a *armed) Stop() bool {
+	was := !a.stopped
+	a.stopped = true
+	return was
+}
+
+// TestLaunchWritesOnceAfterItsRequests: the changes a launch keeps wait
+// settleWrite for one another and make one write, none beside the
+// requests that found them (SPEC §19); Close writes at once what still
+// waits.
+func TestLaunchWritesOnceAfterItsRequests(t *testing.T) {
+	for _, end := range []string{"the timer", "Close"} {
+		t.Run(end, func(t *testing.T) {
+			dir := t.TempDir()
+			var l logLines
+			f := openAt(dir, newClock(), &l)
+			var timers []*armed
+			f.afterFunc = func(d time.Duration, fn func()) interface{ Stop() bool } {
+				tm := &armed{after: d, fire: fn}
+				timers = append(timers, tm)
+				return tm
+			}
+			f.For(a).KeepCard(cardA)
+			f.For(a).KeepAbsent(a, "config")
+			if len(timers) != 1 || timers[0].after != settleWrite {
+				t.Fatalf("timers armed: %d (want one of %s)", len(timers), settleWrite)
+			}
+			if _, err := os.Stat(filepath.Join(dir, FileName)); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("written before its timer: %v", err)
+			}
+			if end == "the timer" {
+				timers[0].fire()
+			} else {
+				f.Close(10 * time.Second)
+				if !timers[0].stopped {
+					t.Error("Close left the timer armed")
+				}
+			}
+			again := openAt(dir, newClock(), &l)
+			if again.For(a).Card(cardA.URL) == nil || strings.Join(again.For(a).Absent(a), ",") != "config" {
+				t.Errorf("one write did not hold both changes: card %v, absent %v", again.For(a).Card(cardA.URL), again.For(a).Absent(a))
+			}
+			f.For(a).KeepAbsent(a, "roots")
+			if len(timers) != 2 {
+				t.Errorf("a change after the write armed %d timers in all, want 2", len(timers))
+			}
+		})
+	}
+}
+
+// TestLoadReadsAhead: Load reads the file once, ahead of the first
+// question; a change made on disk after it is not seen by this process.
+func TestLoadReadsAhead(t *testing.T) {
+	dir := t.TempDir()
+	var l logLines
+	w := openAt(dir, newClock(), &l)
+	w.For(a).KeepCard(cardA)
+	w.Close(10 * time.Second)
+	f := openAt(dir, newClock(), &l)
+	f.Load()
+	if err := os.Remove(filepath.Join(dir, FileName)); err != nil {
+		t.Fatal(err)
+	}
+	if f.For(a).Card(cardA.URL) == nil {
+		t.Error("the card read by Load was not kept")
+	}
+	var nilFile *File
+	nilFile.Load()
 }
