@@ -9,6 +9,7 @@
 //   - card.go: the card's endpoint, dialect and binding; its skills,
 //     extensions and extended card.
 //   - security.go: the card's security schemes and requirements.
+//   - warm.go: Warm, a card decoded once as a process starts.
 //
 // Goroutines: none. Locks: none.
 package agentcard

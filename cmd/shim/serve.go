@@ -431,6 +431,13 @@ func serveAction(c *cli.Context) error {
 	key := s.indexKey()
 	s.remembered = remember.Open(flags.StateDir(c), s.log)
 	defer s.remembered.Close(5 * time.Second)
+	// Read ahead, beside initialize (no request goes out): what earlier
+	// launches remembered, and what a first card costs the first time,
+	// so that session/new waits only for the agent (SPEC §19).
+	go func() {
+		s.remembered.Load()
+		a2aclient.Warm()
+	}()
 	opts := bridge.Options{
 		Version:          versionOrDev(),
 		Executable:       executable(),
