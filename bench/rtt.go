@@ -272,16 +272,24 @@ func (b roundTripRun) roundTrips() error {
 	sb.WriteString("| phase | transport | RTT 0 | RTT 50 ms | RTT 100 ms | RTT 200 ms | minimum | requests of the phase (at 200 ms, in order) | new connections |\n")
 	sb.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	var rows []string
+	var holds []time.Duration
 	for _, withTLS := range []bool{false, true} {
 		rig, err := newRTTRig(withTLS, base)
 		if err != nil {
 			return err
 		}
 		runs := map[time.Duration][]*rttRun{}
+		floors := map[time.Duration][]map[string]time.Duration{}
 		for rep := range b.h.cfg.rttRuns {
 			for _, rtt := range rttSteps {
 				dir := filepath.Join(base, fmt.Sprintf("%s-%d-%d", rig.mode(), rtt.Milliseconds(), rep))
 				run, err := rig.once(b.h, rtt, dir)
+				if err == nil {
+					var f map[string]time.Duration
+					if f, err = rig.floor(); err == nil {
+						floors[rtt] = append(floors[rtt], f)
+					}
+				}
 				if err != nil {
 					rig.close()
 					return fmt.Errorf("%s, RTT %s: %w", rig.mode(), rtt, err)
@@ -290,6 +298,8 @@ func (b roundTripRun) roundTrips() error {
 				fmt.Fprintf(b.h.log, "   %s RTT %3d ms: %s\n", rig.mode(), rtt.Milliseconds(), run.summary())
 			}
 		}
+		rows = append(rows, floorRows(rig.mode(), withTLS, floors)...)
+		holds = append(holds, rig.proxy.Holds()...)
 		rig.close()
 		last := rttSteps[len(rttSteps)-1]
 		shown := runs[last][0]
@@ -311,7 +321,7 @@ func (b roundTripRun) roundTrips() error {
 					cells = append(cells, ms(med))
 					continue
 				}
-				cells = append(cells, fmt.Sprintf("%.1f RTT", float64(med)/float64(rtt)))
+				cells = append(cells, fmt.Sprintf("%.2f RTT", float64(med)/float64(rtt)))
 			}
 			var reqs []string
 			for _, l := range shown.lines() {
@@ -336,7 +346,18 @@ func (b roundTripRun) roundTrips() error {
 	})
 	sb.WriteString(strings.Join(rows, "\n") + "\n")
 	fmt.Fprintf(&sb, "\nEach cell is the median of %d runs, in multiples of the RTT (RTT 0: milliseconds). "+
-		"A new connection costs one RTT before its first byte, TLS one more.\n", b.h.cfg.rttRuns)
+		"A new connection costs one RTT before its first byte, TLS one more. "+
+		"The rows of a bare client are Go's net/http alone sending only the minimum's requests through the same proxy in the same run "+
+		"(the card then the probe; the probe on a new connection; one request on a warm one): what the machine and the proxy add, apart from shim.\n", b.h.cfg.rttRuns)
+	if len(holds) > 0 {
+		abs := make([]time.Duration, len(holds))
+		for i, d := range holds {
+			abs[i] = max(d, -d)
+		}
+		fmt.Fprintf(&sb, "The proxy let each held byte go RTT/2 after it came, give or take %s (median of %d holds; 90%% within %s; "+
+			"a sleep wakes late, and each hold sleeps less by the lateness the last ones showed).\n",
+			us(pct(holds, 50)), len(holds), us(pct(abs, 90)))
+	}
 	sb.WriteString(logs.String())
 	b.r.rtt = sb.String()
 	return nil
@@ -345,7 +366,7 @@ func (b roundTripRun) roundTrips() error {
 // phaseIndex orders the table's rows by phase (plain before TLS kept).
 func phaseIndex(row string) int {
 	for i, ph := range tablePhases {
-		if strings.HasPrefix(row, "| "+ph.name+" |") {
+		if strings.HasPrefix(row, "| "+ph.name+" |") || strings.HasPrefix(row, "| "+ph.name+floorSuffix+" |") {
 			return i
 		}
 	}
