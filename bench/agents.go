@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/shimdev/shim/bench/internal/benchagent"
 )
 
 // harness starts the agents every section measures: shim (or its
@@ -17,7 +19,7 @@ import (
 // home, with its state and config there.
 type harness struct {
 	cfg  config
-	srv  *a2aServer
+	srv  *benchagent.Server
 	home string
 	log  io.Writer
 }
@@ -46,10 +48,10 @@ const benchToken = "bench-token-0123456789abcdef"
 func (h *harness) shimArgv() []string {
 	if h.cfg.standin != "" {
 		exe, _ := os.Executable()
-		return append([]string{exe, "inproc", "--url", h.srv.base, "--token", benchToken,
+		return append([]string{exe, "inproc", "--url", h.srv.Base(), "--token", benchToken,
 			"--state-dir", filepath.Join(filepath.Dir(h.home), "state")}, strings.Fields(h.cfg.standin)...)
 	}
-	return []string{h.cfg.shim, "--url", h.srv.base, "--token", benchToken, "--log-level", "error"}
+	return []string{h.cfg.shim, "--url", h.srv.Base(), "--token", benchToken, "--log-level", "error"}
 }
 
 // variantArgvs is shim, then each -variant binary run as shim is.
@@ -67,7 +69,7 @@ func (h *harness) variantArgvs() []peer {
 // inprocArgv runs the profiling stand-in.
 func (h *harness) inprocArgv(cpu, mem string) []string {
 	exe, _ := os.Executable()
-	return []string{exe, "inproc", "--url", h.srv.base, "--token", benchToken,
+	return []string{exe, "inproc", "--url", h.srv.Base(), "--token", benchToken,
 		"--state-dir", filepath.Join(filepath.Dir(h.home), "state"), "--cpuprofile", cpu, "--memprofile", mem}
 }
 
@@ -98,8 +100,8 @@ func (h *harness) session(argv []string, n int) (*acpProc, []string, error) {
 	return p, ids, nil
 }
 
-func promptParams(id string, spec streamSpec) map[string]any {
-	return map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": spec.prompt()}}}
+func promptParams(id string, spec benchagent.Spec) map[string]any {
+	return map[string]any{"sessionId": id, "prompt": []map[string]any{{"type": "text", "text": spec.Prompt()}}}
 }
 
 var agentChunk = []byte(`"agent_message_chunk"`)

@@ -15,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shimdev/shim/bench/internal/benchagent"
 	"github.com/shimdev/shim/bench/internal/delayproxy"
+	"github.com/shimdev/shim/bench/internal/reqlog"
+	"github.com/shimdev/shim/bench/internal/testca"
 )
 
 // The proxy's delays are timing and are never asserted here (the bench
@@ -168,13 +171,13 @@ func TestDelayProxyCountsConnections(t *testing.T) {
 // request in order with the method a JSON-RPC POST calls, and kept-alive
 // requests share one connection while a new client opens another.
 func TestDelayProxyRequests(t *testing.T) {
-	l := &reqLog{}
-	srv, err := newA2AServerWith(serverOpts{wrap: l.wrap})
+	l := &reqlog.Log{}
+	srv, err := benchagent.NewWith(benchagent.Options{Wrap: l.Wrap})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.close()
-	p, err := newDelayProxy(srv.ln.Addr().String(), time.Millisecond)
+	defer srv.Close()
+	p, err := newDelayProxy(srv.Addr(), time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +210,7 @@ func TestDelayProxyRequests(t *testing.T) {
 	r4, _ := http.NewRequest("GET", base+"/api/chat/sessions?limit=1", nil)
 	get(two, r4, 404, "")
 
-	recs := l.since(start)
+	recs := l.Since(start)
 	want := []struct {
 		what string
 		conn int
@@ -221,9 +224,9 @@ func TestDelayProxyRequests(t *testing.T) {
 		t.Fatalf("%d requests logged, want %d: %+v", len(recs), len(want), recs)
 	}
 	for i, w := range want {
-		c := byUpstream(p, recs[i].remote)
-		if recs[i].what != w.what || c == nil || c.N != w.conn {
-			t.Errorf("request %d: %q on %+v, want %q on connection %d", i+1, recs[i].what, c, w.what, w.conn)
+		c := byUpstream(p, recs[i].Remote)
+		if recs[i].What != w.what || c == nil || c.N != w.conn {
+			t.Errorf("request %d: %q on %+v, want %q on connection %d", i+1, recs[i].What, c, w.what, w.conn)
 		}
 	}
 	if n := len(p.Connections()); n != 2 {
@@ -234,17 +237,17 @@ func TestDelayProxyRequests(t *testing.T) {
 // TestDelayProxyTLS: TLS runs end to end through the proxy, the client
 // trusting the test CA's file alone, and the server offers HTTP/2.
 func TestDelayProxyTLS(t *testing.T) {
-	cfg, caFile, err := testCA(t.TempDir())
+	cfg, caFile, err := testca.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &reqLog{}
-	srv, err := newA2AServerWith(serverOpts{tls: cfg, wrap: l.wrap})
+	l := &reqlog.Log{}
+	srv, err := benchagent.NewWith(benchagent.Options{TLS: cfg, Wrap: l.Wrap})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.close()
-	p, err := newDelayProxy(srv.ln.Addr().String(), time.Millisecond)
+	defer srv.Close()
+	p, err := newDelayProxy(srv.Addr(), time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,14 +274,14 @@ func TestDelayProxyTLS(t *testing.T) {
 	if resp.Proto != "HTTP/2.0" {
 		t.Errorf("protocol %s, want HTTP/2.0", resp.Proto)
 	}
-	if recs := l.since(time.Time{}); len(recs) != 1 || recs[0].proto != "HTTP/2.0" {
+	if recs := l.Since(time.Time{}); len(recs) != 1 || recs[0].Proto != "HTTP/2.0" {
 		t.Errorf("the server logged %+v", recs)
 	}
 	// A client without the CA is refused, and nothing reaches the server.
 	if _, err := http.Get("https://" + p.Addr() + "/.well-known/agent-card.json"); err == nil {
 		t.Error("a client without the test CA was served")
 	}
-	if n := len(l.since(time.Time{})); n != 1 {
+	if n := len(l.Since(time.Time{})); n != 1 {
 		t.Errorf("%d requests logged after the refused one, want 1", n)
 	}
 }

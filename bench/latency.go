@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shimdev/shim/bench/internal/benchagent"
 )
 
 var stampKey = []byte("[t=")
@@ -27,7 +29,7 @@ func stampOf(line []byte) (time.Duration, bool) {
 }
 
 func (b latencyRun) latency() error {
-	spec := streamSpec{n: b.h.cfg.latN, pace: 2000, stamp: true}
+	spec := benchagent.Spec{N: b.h.cfg.latN, Pace: 2000, Stamp: true}
 	argv := throughputRun(b).rawArgv("raw-lat", "lat", spec)
 	out, err := execOutput(argv[0], argv[1:]...)
 	if err != nil {
@@ -56,7 +58,7 @@ func (b latencyRun) latency() error {
 	return nil
 }
 
-func (b latencyRun) shimLatency(argv []string, spec streamSpec) ([]time.Duration, error) {
+func (b latencyRun) shimLatency(argv []string, spec benchagent.Spec) ([]time.Duration, error) {
 	p, ids, err := b.h.session(argv, 1)
 	if err != nil {
 		return nil, err

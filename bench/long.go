@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/shimdev/shim/bench/internal/benchagent"
 )
 
 // renameWatch counts the renames of temporary files named prefix* in a
@@ -92,14 +94,14 @@ func (b longRun) longSession() error {
 		if !sawChunk {
 			sawChunk = true
 			beforeChunk += w.drain()
-			b.h.srv.open() // the server may end the turn now
+			b.h.srv.Open() // the server may end the turn now
 		}
 	}
 	w.drain()
-	gets0 := b.h.srv.operatorGets.Load()
+	gets0 := b.h.srv.OperatorGets()
 	durs := make([]time.Duration, n)
 	writes := make([]int, n)
-	spec := streamSpec{n: 1, gate: true}
+	spec := benchagent.Spec{N: 1, Gate: true}
 	for i := range n {
 		mu.Lock()
 		sawChunk = false
@@ -118,7 +120,7 @@ func (b longRun) longSession() error {
 		writes[i] = beforeChunk - before + w.drain()
 		mu.Unlock()
 	}
-	gets := b.h.srv.operatorGets.Load() - gets0
+	gets := b.h.srv.OperatorGets() - gets0
 	// "Turn k": the median of the ten turns ending at k.
 	early, late := pct(durs[5:15], 50), pct(durs[n-10:], 50)
 	ratio := float64(late) / float64(early)

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shimdev/shim/bench/internal/benchagent"
 	"github.com/shimdev/shim/bench/internal/inproc"
 )
 
@@ -151,11 +152,11 @@ func run(c config) error {
 			return err
 		}
 	}
-	h.srv, err = newA2AServer()
+	h.srv, err = benchagent.New()
 	if err != nil {
 		return err
 	}
-	defer h.srv.close()
+	defer h.srv.Close()
 	r := &report{log: os.Stderr, out: c.out, only: c.only}
 
 	m := machine()

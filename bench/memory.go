@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shimdev/shim/bench/internal/benchagent"
 	"github.com/shimdev/shim/bench/internal/procfs"
 )
 
@@ -22,7 +23,7 @@ type memResult struct {
 
 // memRun streams specs (one per session, all at once) through a fresh
 // agent and reads its peak RSS.
-func (b memoryRun) memRun(argv []string, specs []streamSpec) (memResult, error) {
+func (b memoryRun) memRun(argv []string, specs []benchagent.Spec) (memResult, error) {
 	p, ids, err := b.h.session(argv, len(specs))
 	if err != nil {
 		return memResult{}, err
@@ -79,7 +80,7 @@ func (b memoryRun) memory() error {
 	}
 	big := mb * 1024 // 1 KiB chunks
 	if b.memCase("appends") {
-		r, err := b.memRun(b.h.shimArgv(), []streamSpec{{n: big, size: kib}})
+		r, err := b.memRun(b.h.shimArgv(), []benchagent.Spec{{N: big, Size: kib}})
 		if err != nil {
 			return fmt.Errorf("%d MiB in appends: %w", mb, err)
 		}
@@ -90,7 +91,7 @@ func (b memoryRun) memory() error {
 		}
 	}
 	if b.memCase("replace1") {
-		r, err := b.memRun(b.h.shimArgv(), []streamSpec{{n: 1024, size: kib, replace: true}})
+		r, err := b.memRun(b.h.shimArgv(), []benchagent.Spec{{N: 1024, Size: kib, Replace: true}})
 		if err != nil {
 			return fmt.Errorf("1 MiB + replace: %w", err)
 		}
@@ -108,7 +109,7 @@ func (b memoryRun) memory() error {
 		what := fmt.Sprintf("peak RSS, %d MiB answer in appends + its full replace (one %d MiB frame)", mb, mb)
 		s := int64(big) * kib
 		target := fmt.Sprintf("< 4×S = %d MiB", 4*mb)
-		r, err := b.memRun(b.h.shimArgv(), []streamSpec{{n: big, size: kib, replace: true}})
+		r, err := b.memRun(b.h.shimArgv(), []benchagent.Spec{{N: big, Size: kib, Replace: true}})
 		if err != nil {
 			b.r.add("memory", what, "failed: "+err.Error(), target, "MISSED")
 		} else {
@@ -127,13 +128,13 @@ func (b memoryRun) memory() error {
 		const sessions = 20
 		for _, c := range []struct {
 			what string
-			spec streamSpec
+			spec benchagent.Spec
 		}{
-			{"1 MiB each in 1 KiB appends", streamSpec{n: 1024, size: kib}},
-			{"1 MiB each in 1 KiB appends, then its full replace (one 1 MiB frame)", streamSpec{n: 1024, size: kib, replace: true}},
-			{"5 MiB each in 1 KiB appends", streamSpec{n: 5 * 1024, size: kib}},
+			{"1 MiB each in 1 KiB appends", benchagent.Spec{N: 1024, Size: kib}},
+			{"1 MiB each in 1 KiB appends, then its full replace (one 1 MiB frame)", benchagent.Spec{N: 1024, Size: kib, Replace: true}},
+			{"5 MiB each in 1 KiB appends", benchagent.Spec{N: 5 * 1024, Size: kib}},
 		} {
-			specs := make([]streamSpec, sessions)
+			specs := make([]benchagent.Spec, sessions)
 			for i := range specs {
 				specs[i] = c.spec
 			}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/shimdev/shim/bench/internal/benchagent"
 )
 
 func (b profileRun) profiles() error {
@@ -24,18 +26,18 @@ func (b profileRun) profiles() error {
 	}
 	jobs := []job{
 		{"throughput", func(argv []string) error {
-			r, err := throughputRun(b).shimRate(argv, streamSpec{n: b.h.cfg.chunks})
+			r, err := throughputRun(b).shimRate(argv, benchagent.Spec{N: b.h.cfg.chunks})
 			b.r.prof = append(b.r.prof, fmt.Sprintf("- throughput (stand-in): %.0f chunks/s", r.rate))
 			return err
 		}},
 		{"replace", func(argv []string) error {
 			mb := min(b.h.cfg.memMB, 60) // one frame: under the 64 MiB event limit
-			r, err := memoryRun(b).memRun(argv, []streamSpec{{n: mb * 1024, size: 1024, replace: true}})
+			r, err := memoryRun(b).memRun(argv, []benchagent.Spec{{N: mb * 1024, Size: 1024, Replace: true}})
 			b.r.prof = append(b.r.prof, fmt.Sprintf("- %d MB + replace (stand-in): peak %s in %s", mb, mib(r.hwm), r.took.Round(time.Millisecond)))
 			return err
 		}},
 		{"replay", func(argv []string) error {
-			b.h.srv.setTurns(b.h.cfg.turns, false)
+			b.h.srv.SetTurns(b.h.cfg.turns, false)
 			d, _, err := replayRun(b).replayOnce(argv, "replay-prof")
 			b.r.prof = append(b.r.prof, fmt.Sprintf("- replay of %d turns (stand-in): %s", b.h.cfg.turns, ms(d)))
 			return err

@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"os"
 	"time"
+
+	"github.com/shimdev/shim/bench/internal/benchagent"
 )
 
 var artifactKey = []byte(`"artifactUpdate"`)
@@ -21,12 +23,12 @@ var artifactKey = []byte(`"artifactUpdate"`)
 // rawStream posts a SendStreamingMessage asking for spec and calls onChunk
 // (on this goroutine) for every artifact frame's data line, with the time
 // it was read.
-func rawStream(base string, ctxID string, spec streamSpec, onChunk func(line []byte, at time.Duration)) error {
+func rawStream(base string, ctxID string, spec benchagent.Spec, onChunk func(line []byte, at time.Duration)) error {
 	body, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
 		"params": map[string]any{"message": map[string]any{
 			"messageId": "raw-" + ctxID, "role": "ROLE_USER", "contextId": ctxID,
-			"parts": []map[string]any{{"text": spec.prompt()}},
+			"parts": []map[string]any{{"text": spec.Prompt()}},
 		}},
 	})
 	req, err := http.NewRequest(http.MethodPost, base+"/a2a", bytes.NewReader(body))
@@ -81,7 +83,7 @@ func rawread(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	spec, ok := parseSpec(*prompt)
+	spec, ok := benchagent.ParseSpec(*prompt)
 	if !ok {
 		return fmt.Errorf("bad spec %q", *prompt)
 	}

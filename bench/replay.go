@@ -25,7 +25,7 @@ func (b replayRun) replayOnce(argv []string, id string) (time.Duration, int, err
 func (b replayRun) replay() error {
 	n := b.h.cfg.turns
 	for _, honour := range []bool{false, true} {
-		b.h.srv.setTurns(n, honour)
+		b.h.srv.SetTurns(n, honour)
 		var ds []time.Duration
 		updates := 0
 		for i := range 5 {
@@ -41,7 +41,7 @@ func (b replayRun) replay() error {
 				fmt.Sprintf("median %s (%d updates)", ms(pct(ds, 50)), updates), "< 1 s", verdict(pct(ds, 50) < time.Second))
 		} else {
 			b.r.add("replay", fmt.Sprintf("session/load of %d turns (the server ignores limit=200 and sends all)", n),
-				fmt.Sprintf("median %s (%d updates, %s body)", ms(pct(ds, 50)), updates, mib(int64(len(b.h.srv.turnsAll))/1024)),
+				fmt.Sprintf("median %s (%d updates, %s body)", ms(pct(ds, 50)), updates, mib(int64(b.h.srv.TurnsSize())/1024)),
 				"≤ 250 ms, every turn shown", verdict(pct(ds, 50) <= 250*time.Millisecond && updates >= 3*n))
 		}
 	}

@@ -5,7 +5,7 @@ package main
 // 200 ms, over plain HTTP and over TLS with a test CA. Each phase is
 // timed in the bench (never in a test) and shown in RTT multiples beside
 // the minimum a client needs, with the requests the server received in
-// it (reqlog.go) and the connections the proxy accepted.
+// it (bench/internal/reqlog) and the connections the proxy accepted.
 
 import (
 	"errors"
@@ -17,7 +17,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shimdev/shim/bench/internal/benchagent"
 	"github.com/shimdev/shim/bench/internal/delayproxy"
+	"github.com/shimdev/shim/bench/internal/reqlog"
+	"github.com/shimdev/shim/bench/internal/testca"
 )
 
 var rttSteps = []time.Duration{0, 50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond}
@@ -58,14 +61,14 @@ var tablePhases = []struct {
 type rttRig struct {
 	tls    bool
 	proxy  *delayproxy.Proxy
-	srv    *a2aServer
-	log    *reqLog
+	srv    *benchagent.Server
+	log    *reqlog.Log
 	caFile string
 	url    string
 }
 
 func newRTTRig(withTLS bool, dir string) (*rttRig, error) {
-	r := &rttRig{tls: withTLS, log: &reqLog{}}
+	r := &rttRig{tls: withTLS, log: &reqlog.Log{}}
 	// The proxy needs the server's address and the server's card the
 	// proxy's: the proxy's listener comes first, aimed later.
 	p, err := delayproxy.Listen()
@@ -74,27 +77,27 @@ func newRTTRig(withTLS bool, dir string) (*rttRig, error) {
 	}
 	r.proxy = p
 	scheme := "http"
-	o := serverOpts{wrap: r.log.wrap}
+	o := benchagent.Options{Wrap: r.log.Wrap}
 	if withTLS {
 		scheme = "https"
-		if o.tls, r.caFile, err = testCA(dir); err != nil {
+		if o.TLS, r.caFile, err = testca.New(dir); err != nil {
 			p.Close()
 			return nil, err
 		}
 	}
 	r.url = scheme + "://" + p.Addr()
-	o.base = r.url
-	if r.srv, err = newA2AServerWith(o); err != nil {
+	o.Base = r.url
+	if r.srv, err = benchagent.NewWith(o); err != nil {
 		p.Close()
 		return nil, err
 	}
-	p.Start(r.srv.ln.Addr().String())
+	p.Start(r.srv.Addr())
 	return r, nil
 }
 
 func (r *rttRig) close() {
 	r.proxy.Close()
-	r.srv.close()
+	r.srv.Close()
 }
 
 func (r *rttRig) mode() string {
@@ -115,7 +118,7 @@ type mark struct {
 type rttRun struct {
 	rtt   time.Duration
 	marks []mark
-	reqs  []reqRecord
+	reqs  []reqlog.Record
 	conns []*delayproxy.Conn
 	// connOf maps a request's RemoteAddr to its connection number.
 	connOf map[string]int
@@ -144,7 +147,7 @@ func (r *rttRun) phaseAt(t time.Time) string {
 
 // reqLine is a request as the log shows it.
 type reqLine struct {
-	rec     reqRecord
+	rec     reqlog.Record
 	conn    int
 	newConn bool      // the first request of its connection
 	sent    time.Time // when shim sent it, by the proxy's clock
@@ -158,7 +161,7 @@ func (r *rttRun) lines() []reqLine {
 	seen := map[int]bool{}
 	var out []reqLine
 	for _, q := range r.reqs {
-		l := reqLine{rec: q, conn: r.connOf[q.remote], sent: q.at.Add(-r.rtt / 2)}
+		l := reqLine{rec: q, conn: r.connOf[q.Remote], sent: q.At.Add(-r.rtt / 2)}
 		if l.conn > 0 && !seen[l.conn] {
 			seen[l.conn], l.newConn = true, true
 			l.sent = r.conns[l.conn-1].Accepted
@@ -249,7 +252,7 @@ func (r *rttRig) once(h *harness, rtt time.Duration, dir string) (*rttRun, error
 	for i, c := range run.conns {
 		run.connOf[c.Upstream] = i + 1
 	}
-	run.reqs = r.log.since(start)
+	run.reqs = r.log.Since(start)
 	return run, nil
 }
 
@@ -308,33 +311,7 @@ func (b roundTripRun) roundTrips() error {
 			if withTLS {
 				minimum = ph.withTLS
 			}
-			cells := []string{ph.name, rig.mode()}
-			for _, rtt := range rttSteps {
-				var ds []time.Duration
-				for _, run := range runs[rtt] {
-					if d, ok := run.dur(ph.name); ok {
-						ds = append(ds, d)
-					}
-				}
-				med := pct(ds, 50)
-				if rtt == 0 {
-					cells = append(cells, ms(med))
-					continue
-				}
-				cells = append(cells, fmt.Sprintf("%.2f RTT", float64(med)/float64(rtt)))
-			}
-			var reqs []string
-			for _, l := range shown.lines() {
-				if l.phase == ph.name {
-					reqs = append(reqs, l.rec.what)
-				}
-			}
-			list := strings.Join(reqs, "; ")
-			if list == "" {
-				list = "none"
-			}
-			cells = append(cells, fmt.Sprint(minimum), fmt.Sprintf("%d: %s", len(reqs), list), fmt.Sprint(shown.newConns(ph.name)))
-			rows = append(rows, "| "+strings.Join(cells, " | ")+" |")
+			rows = append(rows, phaseRow(ph.name, rig.mode(), minimum, runs, shown))
 		}
 		fmt.Fprintf(&logs, "\n%s, RTT %d ms (the first run): each request as the server read it, in RTT from the start of its phase\n\n```\n",
 			rig.mode(), last.Milliseconds())
@@ -361,6 +338,38 @@ func (b roundTripRun) roundTrips() error {
 	sb.WriteString(logs.String())
 	b.r.rtt = sb.String()
 	return nil
+}
+
+// phaseRow is one phase's row of the table: its median at each RTT, its
+// minimum, and the requests and new connections of the run shown.
+func phaseRow(phase, mode string, minimum int, runs map[time.Duration][]*rttRun, shown *rttRun) string {
+	cells := []string{phase, mode}
+	for _, rtt := range rttSteps {
+		var ds []time.Duration
+		for _, run := range runs[rtt] {
+			if d, ok := run.dur(phase); ok {
+				ds = append(ds, d)
+			}
+		}
+		med := pct(ds, 50)
+		if rtt == 0 {
+			cells = append(cells, ms(med))
+			continue
+		}
+		cells = append(cells, fmt.Sprintf("%.2f RTT", float64(med)/float64(rtt)))
+	}
+	var reqs []string
+	for _, l := range shown.lines() {
+		if l.phase == phase {
+			reqs = append(reqs, l.rec.What)
+		}
+	}
+	list := strings.Join(reqs, "; ")
+	if list == "" {
+		list = "none"
+	}
+	cells = append(cells, fmt.Sprint(minimum), fmt.Sprintf("%d: %s", len(reqs), list), fmt.Sprint(shown.newConns(phase)))
+	return "| " + strings.Join(cells, " | ") + " |"
 }
 
 // phaseIndex orders the table's rows by phase (plain before TLS kept).
@@ -412,9 +421,9 @@ func (r *rttRun) log() string {
 			}
 			tag := ""
 			if l.newConn {
-				tag = " (opens it, " + l.rec.proto + ")"
+				tag = " (opens it, " + l.rec.Proto + ")"
 			}
-			fmt.Fprintf(&sb, "  +%s  connection %d%s  %s\n", unit(l.rec.at.Sub(m.at)), l.conn, tag, l.rec.what)
+			fmt.Fprintf(&sb, "  +%s  connection %d%s  %s\n", unit(l.rec.At.Sub(m.at)), l.conn, tag, l.rec.What)
 		}
 	}
 	return sb.String()
@@ -456,7 +465,7 @@ func (d *rttDriver) prompt(p *acpProc, id, tokPhase, restPhase string) error {
 	d.mu.Unlock()
 	d.at(tokPhase)
 	resp, err := p.request("session/prompt", map[string]any{"sessionId": id,
-		"prompt": []map[string]any{{"type": "text", "text": streamSpec{n: 3}.prompt()}}})
+		"prompt": []map[string]any{{"type": "text", "text": benchagent.Spec{N: 3}.Prompt()}}})
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/shimdev/shim/bench/internal/delayproxy"
+	"github.com/shimdev/shim/bench/internal/reqlog"
 )
 
 // TestRTTRunPhases: a request belongs to the phase shim sent it in: the
@@ -21,22 +22,22 @@ func TestRTTRunPhases(t *testing.T) {
 		conns: []*delayproxy.Conn{{N: 1, Accepted: at(5), Upstream: "a"}, {N: 2, Accepted: at(390), Upstream: "b"}},
 	}
 	r.connOf = map[string]int{"a": 1, "b": 2}
-	r.reqs = []reqRecord{
-		{at: at(155), remote: "a", what: "card"},     // opens 1 in session/new
-		{at: at(260), remote: "a", what: "probe"},    // sent at 210
-		{at: at(430), remote: "a", what: "late"},     // sent at 380: still session/new
-		{at: at(545), remote: "b", what: "opener"},   // opens 2, dialled at 390: session/new
-		{at: at(470), remote: "a", what: "roots"},    // sent at 420: first token
-		{at: at(1050), remote: "b", what: "message"}, // sent at 1000: the rest of the turn
+	r.reqs = []reqlog.Record{
+		{At: at(155), Remote: "a", What: "card"},     // opens 1 in session/new
+		{At: at(260), Remote: "a", What: "probe"},    // sent at 210
+		{At: at(430), Remote: "a", What: "late"},     // sent at 380: still session/new
+		{At: at(545), Remote: "b", What: "opener"},   // opens 2, dialled at 390: session/new
+		{At: at(470), Remote: "a", What: "roots"},    // sent at 420: first token
+		{At: at(1050), Remote: "b", What: "message"}, // sent at 1000: the rest of the turn
 	}
 	want := map[string]string{"card": phNewFirst, "probe": phNewFirst, "late": phNewFirst, "opener": phNewFirst,
 		"roots": phFirstTok, "message": phTurn1Rest}
 	for _, l := range r.lines() {
-		if l.phase != want[l.rec.what] {
-			t.Errorf("%s: in %q, want %q", l.rec.what, l.phase, want[l.rec.what])
+		if l.phase != want[l.rec.What] {
+			t.Errorf("%s: in %q, want %q", l.rec.What, l.phase, want[l.rec.What])
 		}
-		if l.newConn != (l.rec.what == "card" || l.rec.what == "opener") {
-			t.Errorf("%s: opens its connection = %v", l.rec.what, l.newConn)
+		if l.newConn != (l.rec.What == "card" || l.rec.What == "opener") {
+			t.Errorf("%s: opens its connection = %v", l.rec.What, l.newConn)
 		}
 	}
 	if n := r.newConns(phNewFirst); n != 2 {

@@ -11,13 +11,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shimdev/shim/bench/internal/benchagent"
 	"github.com/shimdev/shim/bench/internal/procfs"
 )
 
 func (b throughputRun) throughput() error {
 	const reps = 5
 	for _, flush := range []bool{true, false} {
-		spec := streamSpec{n: b.h.cfg.chunks, flush: flush}
+		spec := benchagent.Spec{N: b.h.cfg.chunks, Flush: flush}
 		how := "server flushes every frame (as A2A servers do)"
 		if !flush {
 			how = "server writes 64 KiB at a time (no flush per frame)"
@@ -46,8 +47,8 @@ func (b throughputRun) throughput() error {
 				if err != nil {
 					return fmt.Errorf("%s: %w", a.name, err)
 				}
-				if r.chunks != spec.n {
-					b.r.note("throughput: %s delivered %d of %d chunks", a.name, r.chunks, spec.n)
+				if r.chunks != spec.N {
+					b.r.note("throughput: %s delivered %d of %d chunks", a.name, r.chunks, spec.N)
 				}
 				shims[i], cpus[i] = append(shims[i], r.rate), append(cpus[i], r.cpuPerChunk)
 				peers[i] = append(peers[i], r.peerPerChunk)
@@ -55,7 +56,7 @@ func (b throughputRun) throughput() error {
 			}
 		}
 		raw := median(raws)
-		b.r.add("throughput", fmt.Sprintf("raw SSE reader, %d appends; %s", spec.n, how),
+		b.r.add("throughput", fmt.Sprintf("raw SSE reader, %d appends; %s", spec.N, how),
 			fmt.Sprintf("%.0f chunks/s (median of %d)", raw, reps), "", "")
 		for i, a := range agents {
 			r, cpu, peer := median(shims[i]), median(cpus[i]), median(peers[i])
@@ -71,7 +72,7 @@ func (b throughputRun) throughput() error {
 			}
 			b.r.add("throughput", what,
 				fmt.Sprintf("%.0f chunks/s (median of %d) = %.3f× raw; %d lines, %d read calls, %d context switches for %d chunks (last run)",
-					r, reps, r/raw, lines[i], wakes[i].reads, wakes[i].switches, spec.n),
+					r, reps, r/raw, lines[i], wakes[i].reads, wakes[i].switches, spec.N),
 				rateTarget, rateOK)
 			b.r.add("throughput", cpuWhat, fmt.Sprintf("%.2f µs (median of %d); the bench's server and reader %.2f µs", cpu, reps, peer), cpuTarget, cpuOK)
 		}
@@ -133,12 +134,12 @@ func (w procWake) minus(v procWake) procWake {
 }
 
 // rawArgv runs the raw reader in a process of its own.
-func (b throughputRun) rawArgv(ctxID, mode string, spec streamSpec) []string {
+func (b throughputRun) rawArgv(ctxID, mode string, spec benchagent.Spec) []string {
 	exe, _ := os.Executable()
-	return []string{exe, "rawread", "-url", b.h.srv.base, "-ctx", ctxID, "-mode", mode, "-spec", spec.prompt()}
+	return []string{exe, "rawread", "-url", b.h.srv.Base(), "-ctx", ctxID, "-mode", mode, "-spec", spec.Prompt()}
 }
 
-func (b throughputRun) rawRate(spec streamSpec) (float64, error) {
+func (b throughputRun) rawRate(spec benchagent.Spec) (float64, error) {
 	argv := b.rawArgv("raw-tp", "rate", spec)
 	out, err := execOutput(argv[0], argv[1:]...)
 	if err != nil {
@@ -175,7 +176,7 @@ type rateResult struct {
 // merged line counts every chunk it carries; the rate is the chunks that
 // arrived after the first line over the time from the first line to the
 // last (the raw reader's (N−1) over the same span, one chunk a line).
-func (b throughputRun) shimRate(argv []string, spec streamSpec) (rateResult, error) {
+func (b throughputRun) shimRate(argv []string, spec benchagent.Spec) (rateResult, error) {
 	var r rateResult
 	p, ids, err := b.h.session(argv, 1)
 	if err != nil {
@@ -186,7 +187,7 @@ func (b throughputRun) shimRate(argv []string, spec streamSpec) (rateResult, err
 	inFirst := 0
 	p.onNote = func(line []byte, at time.Duration) {
 		if bytes.Contains(line, agentChunk) {
-			n := chunksIn(line, spec.size > 0)
+			n := chunksIn(line, spec.Size > 0)
 			if r.chunks == 0 {
 				first, inFirst = at, n
 			}

@@ -99,7 +99,7 @@ func BenchmarkDecoderFrame(b *testing.B) {
 }
 
 // BenchmarkHistoryTurns reads 1,000 turns of a thread's history as the
-// operator API gives them (bench/server.go's shape: a user question, a
+// operator API gives them (bench/internal/benchagent's shape: a user question, a
 // tool call started and completed in message metadata, the answer), as
 // operator.Turns does: decoded, then each message and artifact modelled.
 func BenchmarkHistoryTurns(b *testing.B) {

@@ -1,9 +1,12 @@
-package main
-
-// The request log of the round-trip bench: every request the server
-// behind the delay proxy receives, in order, with the connection it came
-// on (its RemoteAddr, which the proxy maps to its connection number) and,
-// for a JSON-RPC POST, the method it calls.
+// Package reqlog is the request log of the round-trip bench: every request
+// the server behind the delay proxy receives, in order, with the
+// connection it came on (its RemoteAddr, which the proxy maps to its
+// connection number) and, for a JSON-RPC POST, the method it calls.
+// Standard library only.
+//
+// No goroutine of its own (Wrap's handler runs on the server's); one lock,
+// the Log's over its records.
+package reqlog
 
 import (
 	"bytes"
@@ -15,20 +18,22 @@ import (
 	"time"
 )
 
-type reqRecord struct {
-	at     time.Time // when the server read the request's head
-	remote string    // the server's RemoteAddr: the proxy's dial
-	what   string    // "GET /path?query" or "POST /a2a Method"
-	proto  string    // "HTTP/1.1", "HTTP/2.0"
+// Record is one request the server read.
+type Record struct {
+	At     time.Time // when the server read the request's head
+	Remote string    // the server's RemoteAddr: the proxy's dial
+	What   string    // "GET /path?query" or "POST /a2a Method"
+	Proto  string    // "HTTP/1.1", "HTTP/2.0"
 }
 
-type reqLog struct {
+// Log is the requests read so far; its zero value is empty and ready.
+type Log struct {
 	mu   sync.Mutex
-	recs []reqRecord
+	recs []Record
 }
 
-// wrap records each request before h serves it.
-func (l *reqLog) wrap(h http.Handler) http.Handler {
+// Wrap records each request before h serves it.
+func (l *Log) Wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		at := time.Now()
 		what := r.Method + " " + shortPath(r.URL.Path)
@@ -51,19 +56,19 @@ func (l *reqLog) wrap(h http.Handler) http.Handler {
 			}
 		}
 		l.mu.Lock()
-		l.recs = append(l.recs, reqRecord{at: at, remote: r.RemoteAddr, what: what, proto: r.Proto})
+		l.recs = append(l.recs, Record{At: at, Remote: r.RemoteAddr, What: what, Proto: r.Proto})
 		l.mu.Unlock()
 		h.ServeHTTP(w, r)
 	})
 }
 
-// since returns the requests read at or after t, in order.
-func (l *reqLog) since(t time.Time) []reqRecord {
+// Since returns the requests read at or after t, in order.
+func (l *Log) Since(t time.Time) []Record {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []reqRecord
+	var out []Record
 	for _, r := range l.recs {
-		if !r.at.Before(t) {
+		if !r.At.Before(t) {
 			out = append(out, r)
 		}
 	}

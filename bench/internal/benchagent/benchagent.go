@@ -1,10 +1,4 @@
-package main
-
-// The local A2A server the bench drives shim against: an A2A 1.0 card, a
-// JSON-RPC endpoint whose SendStreamingMessage streams what the prompt's
-// text asks for (so concurrent sessions can stream at once), and the one
-// operator route replay reads (/api/chat/sessions/{id}/turns). Every other
-// operator route answers 404, which shim reads as "absent".
+package benchagent
 
 import (
 	"bufio"
@@ -25,64 +19,67 @@ import (
 	"github.com/shimdev/shim/internal/turnsbody"
 )
 
-// streamSpec is what one SendStreamingMessage streams. The prompt carries
+// Spec is what one SendStreamingMessage streams. The prompt carries
 // it as "bench:" followed by a URL query (n=…&size=…&pace=…&replace=1).
-type streamSpec struct {
-	n       int     // appended text chunks
-	size    int     // bytes of text per chunk; 0: a short numbered chunk
-	pace    float64 // chunks per second; 0: as fast as the socket takes them
-	replace bool    // end with one full replace of the whole text
-	stamp   bool    // each chunk's text starts with [t=<wall clock, ns>]
-	flush   bool    // flush every frame (always when paced)
-	gate    bool    // after the first chunk, wait for open() (at most 10 s)
+type Spec struct {
+	N       int     // appended text chunks
+	Size    int     // bytes of text per chunk; 0: a short numbered chunk
+	Pace    float64 // chunks per second; 0: as fast as the socket takes them
+	Replace bool    // end with one full replace of the whole text
+	Stamp   bool    // each chunk's text starts with [t=<wall clock, ns>]
+	Flush   bool    // flush every frame (always when paced)
+	Gate    bool    // after the first chunk, wait for Open (at most 10 s)
 }
 
-func (s streamSpec) prompt() string {
+// Prompt is the prompt's text that asks for s.
+func (s Spec) Prompt() string {
 	v := url.Values{}
-	v.Set("n", strconv.Itoa(s.n))
-	v.Set("size", strconv.Itoa(s.size))
-	v.Set("pace", strconv.FormatFloat(s.pace, 'f', -1, 64))
-	if s.replace {
+	v.Set("n", strconv.Itoa(s.N))
+	v.Set("size", strconv.Itoa(s.Size))
+	v.Set("pace", strconv.FormatFloat(s.Pace, 'f', -1, 64))
+	if s.Replace {
 		v.Set("replace", "1")
 	}
-	if s.stamp {
+	if s.Stamp {
 		v.Set("stamp", "1")
 	}
-	if s.flush {
+	if s.Flush {
 		v.Set("flush", "1")
 	}
-	if s.gate {
+	if s.Gate {
 		v.Set("gate", "1")
 	}
 	return "bench:" + v.Encode()
 }
 
-func parseSpec(text string) (streamSpec, bool) {
+// ParseSpec reads the Spec a prompt's text asks for ("bench:" and a URL
+// query, anywhere in it); false if it asks for none.
+func ParseSpec(text string) (Spec, bool) {
 	i := strings.Index(text, "bench:")
 	if i < 0 {
-		return streamSpec{}, false
+		return Spec{}, false
 	}
 	q := strings.Fields(text[i+len("bench:"):])
 	if len(q) == 0 {
-		return streamSpec{}, false
+		return Spec{}, false
 	}
 	v, err := url.ParseQuery(q[0])
 	if err != nil {
-		return streamSpec{}, false
+		return Spec{}, false
 	}
-	var s streamSpec
-	s.n, _ = strconv.Atoi(v.Get("n"))
-	s.size, _ = strconv.Atoi(v.Get("size"))
-	s.pace, _ = strconv.ParseFloat(v.Get("pace"), 64)
-	s.replace = v.Get("replace") == "1"
-	s.stamp = v.Get("stamp") == "1"
-	s.flush = v.Get("flush") == "1" || s.pace > 0
-	s.gate = v.Get("gate") == "1"
+	var s Spec
+	s.N, _ = strconv.Atoi(v.Get("n"))
+	s.Size, _ = strconv.Atoi(v.Get("size"))
+	s.Pace, _ = strconv.ParseFloat(v.Get("pace"), 64)
+	s.Replace = v.Get("replace") == "1"
+	s.Stamp = v.Get("stamp") == "1"
+	s.Flush = v.Get("flush") == "1" || s.Pace > 0
+	s.Gate = v.Get("gate") == "1"
 	return s, true
 }
 
-// a2aServer is the bench's agent.
-type a2aServer struct {
+// Server is the bench's agent.
+type Server struct {
 	ln   net.Listener
 	srv  *http.Server
 	base string
@@ -98,35 +95,37 @@ type a2aServer struct {
 	// operatorGets counts the operator API requests answered 404 (the
 	// busy check among them).
 	operatorGets atomic.Int64
-	// gate holds a gated stream after its first chunk (open).
+	// gate holds a gated stream after its first chunk (Open).
 	gate chan struct{}
 }
 
-// open lets a gated stream go on.
-func (s *a2aServer) open() {
+// Open lets a gated stream go on.
+func (s *Server) Open() {
 	select {
 	case s.gate <- struct{}{}:
 	default:
 	}
 }
 
-func newA2AServer() (*a2aServer, error) { return newA2AServerWith(serverOpts{}) }
+// New starts the agent on a loopback port, plain HTTP.
+func New() (*Server, error) { return NewWith(Options{}) }
 
-// serverOpts are the round-trip bench's changes to the server: the URL its
+// Options are the round-trip bench's changes to the agent: the URL its
 // card names (a delay proxy's, in front of it), TLS, and a handler around
 // its routes (the request log).
-type serverOpts struct {
-	base string
-	tls  *tls.Config
-	wrap func(http.Handler) http.Handler
+type Options struct {
+	Base string
+	TLS  *tls.Config
+	Wrap func(http.Handler) http.Handler
 }
 
-func newA2AServerWith(o serverOpts) (*a2aServer, error) {
+// NewWith starts the agent on a loopback port with o.
+func NewWith(o Options) (*Server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	s := &a2aServer{ln: ln, base: o.base, gate: make(chan struct{}, 1)}
+	s := &Server{ln: ln, base: o.Base, gate: make(chan struct{}, 1)}
 	if s.base == "" {
 		s.base = "http://" + ln.Addr().String()
 	}
@@ -141,11 +140,11 @@ func newA2AServerWith(o serverOpts) (*a2aServer, error) {
 		http.NotFound(w, r)
 	})
 	var h http.Handler = mux
-	if o.wrap != nil {
-		h = o.wrap(mux)
+	if o.Wrap != nil {
+		h = o.Wrap(mux)
 	}
-	s.srv = &http.Server{Handler: h, TLSConfig: o.tls}
-	if o.tls != nil {
+	s.srv = &http.Server{Handler: h, TLSConfig: o.TLS}
+	if o.TLS != nil {
 		// ServeTLS offers HTTP/2 as well, as an A2A server behind TLS does.
 		go s.srv.ServeTLS(ln, "", "")
 	} else {
@@ -154,12 +153,23 @@ func newA2AServerWith(o serverOpts) (*a2aServer, error) {
 	return s, nil
 }
 
-func (s *a2aServer) close() { s.srv.Close() }
+// Close stops the agent: its listener and every connection.
+func (s *Server) Close() { s.srv.Close() }
+
+// Base is the URL the agent's card names (without /a2a).
+func (s *Server) Base() string { return s.base }
+
+// Addr is the address the agent listens on (host:port).
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// OperatorGets counts the operator API requests answered 404 so far (the
+// busy check among them).
+func (s *Server) OperatorGets() int64 { return s.operatorGets.Load() }
 
 // card serves the agent card with an ETag, answering 304 to a request
 // that names it (net/http's ServeContent), as a server behind a cache or
 // a CDN does: a relaunch asks for the card again with it (SPEC §19).
-func (s *a2aServer) card(w http.ResponseWriter, r *http.Request) {
+func (s *Server) card(w http.ResponseWriter, r *http.Request) {
 	body, _ := json.Marshal(map[string]any{
 		"name": "bench agent", "description": "shim's bench server", "version": "1.0.0",
 		"capabilities": map[string]any{"streaming": true},
@@ -187,7 +197,7 @@ type rpcReq struct {
 	} `json:"params"`
 }
 
-func (s *a2aServer) rpc(w http.ResponseWriter, r *http.Request) {
+func (s *Server) rpc(w http.ResponseWriter, r *http.Request) {
 	var req rpcReq
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		http.Error(w, "bad request", http.StatusBadRequest)
@@ -204,9 +214,9 @@ func (s *a2aServer) rpc(w http.ResponseWriter, r *http.Request) {
 		for _, p := range req.Params.Message.Parts {
 			text += p.Text
 		}
-		spec, ok := parseSpec(text)
+		spec, ok := ParseSpec(text)
 		if !ok {
-			spec = streamSpec{n: 3}
+			spec = Spec{N: 3}
 		}
 		s.stream(w, id, req.Params.Message.ContextID, spec)
 	case "CancelTask":
@@ -239,7 +249,7 @@ func jsonText(s []byte) []byte {
 // paced) each frame is flushed as it is written, as A2A servers do;
 // without, frames go through a 64 KiB buffer flushed when full, so the
 // server is never the bottleneck.
-func (s *a2aServer) stream(w http.ResponseWriter, id, ctxID string, spec streamSpec) {
+func (s *Server) stream(w http.ResponseWriter, id, ctxID string, spec Spec) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -259,27 +269,27 @@ func (s *a2aServer) stream(w http.ResponseWriter, id, ctxID string, spec streamS
 	pre := []byte(head + `{"artifactUpdate":{"taskId":"` + taskID + `","contextId":"` + ctxID +
 		`","artifact":{"artifactId":"answer","parts":[{"text":"`)
 	post := []byte(`"}]},"append":true}}}` + "\n\n")
-	block := jsonText(chunkBlock(spec.size))
+	block := jsonText(chunkBlock(spec.Size))
 	var num []byte
 	start := time.Now()
 	interval := time.Duration(0)
-	if spec.pace > 0 {
-		interval = time.Duration(float64(time.Second) / spec.pace)
+	if spec.Pace > 0 {
+		interval = time.Duration(float64(time.Second) / spec.Pace)
 	}
-	for i := 0; i < spec.n; i++ {
+	for i := 0; i < spec.N; i++ {
 		if interval > 0 {
 			if d := time.Until(start.Add(time.Duration(i) * interval)); d > 0 {
 				time.Sleep(d)
 			}
 		}
 		bw.Write(pre)
-		if spec.stamp {
+		if spec.Stamp {
 			num = append(num[:0], "[t="...)
-			num = strconv.AppendInt(num, int64(now()), 10)
+			num = strconv.AppendInt(num, time.Now().UnixNano(), 10)
 			num = append(num, "] "...)
 			bw.Write(num)
 		}
-		if spec.size > 0 {
+		if spec.Size > 0 {
 			bw.Write(block)
 		} else {
 			num = append(num[:0], "chunk "...)
@@ -288,26 +298,26 @@ func (s *a2aServer) stream(w http.ResponseWriter, id, ctxID string, spec streamS
 			bw.Write(num)
 		}
 		bw.Write(post)
-		if spec.flush || (spec.gate && i == 0) {
+		if spec.Flush || (spec.Gate && i == 0) {
 			if bw.Flush() != nil {
 				return
 			}
 			fl.Flush()
 		}
-		if spec.gate && i == 0 {
+		if spec.Gate && i == 0 {
 			select {
 			case <-s.gate:
 			case <-time.After(10 * time.Second):
 			}
 		}
 	}
-	if spec.replace {
+	if spec.Replace {
 		// One frame carrying the whole text again: a full replace, written
 		// block by block so the server never holds it.
 		bw.WriteString(head + `{"artifactUpdate":{"taskId":"` + taskID + `","contextId":"` + ctxID +
 			`","artifact":{"artifactId":"answer","parts":[{"text":"`)
-		for i := 0; i < spec.n; i++ {
-			if spec.size > 0 {
+		for i := 0; i < spec.N; i++ {
+			if spec.Size > 0 {
 				bw.Write(block)
 			} else {
 				num = append(num[:0], "chunk "...)
@@ -323,8 +333,9 @@ func (s *a2aServer) stream(w http.ResponseWriter, id, ctxID string, spec streamS
 	fl.Flush()
 }
 
-// setTurns prepares the thread of n turns /turns serves.
-func (s *a2aServer) setTurns(n int, honourLimit bool) {
+// SetTurns prepares the thread of n turns /turns serves; honourLimit: it
+// honours ?limit= (the newest limit turns), else it serves every turn.
+func (s *Server) SetTurns(n int, honourLimit bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.turnCount != n || s.turnsAll == nil {
@@ -334,7 +345,14 @@ func (s *a2aServer) setTurns(n int, honourLimit bool) {
 	s.honour = honourLimit
 }
 
-func (s *a2aServer) turns(w http.ResponseWriter, r *http.Request) {
+// TurnsSize is the size in bytes of the whole thread /turns serves.
+func (s *Server) TurnsSize() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.turnsAll)
+}
+
+func (s *Server) turns(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	all, honour, n := s.turnsAll, s.honour, s.turnCount
 	s.mu.Unlock()
