@@ -96,7 +96,7 @@ func (r *report) rttSection(about string) string {
 	var sb strings.Builder
 	sb.WriteString(rttBegin + "\n\n## Round trips\n\n")
 	sb.WriteString("shim driven as Zed drives it (initialize, session/new, two prompts; then a relaunch on the same state " +
-		"directory: initialize, session/new) against the bench's agent behind a delay proxy that holds every byte RTT/2 " +
+		"directory: initialize, session/new, a prompt) against the bench's agent behind a delay proxy that holds every byte RTT/2 " +
 		"each way and makes a new connection wait one RTT before its first byte (`bench/internal/delayproxy`); plain HTTP, and " +
 		"TLS with a test CA. The minimum is what a client needs (SPEC §19).\n\n")
 	if about != "" {

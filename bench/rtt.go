@@ -38,6 +38,8 @@ const (
 	phExit      = "exit"
 	phInit2     = "initialize, relaunch"
 	phNewAgain  = "session/new, relaunch"
+	phFirstTok2 = "first token, relaunch"
+	phTurn3Rest = "rest of the relaunch's turn"
 	phExit2     = "exit, relaunch"
 )
 
@@ -53,6 +55,7 @@ var tablePhases = []struct {
 	{phNewFirst, 3, 4},
 	{phNewAgain, 2, 3},
 	{phFirstTok, 1, 1},
+	{phFirstTok2, 1, 1},
 	{phSecond, 1, 1},
 }
 
@@ -185,7 +188,7 @@ func (r *rttRun) newConns(phase string) int {
 
 // once runs shim through every phase at rtt: a first launch (initialize,
 // session/new, two prompts), then a relaunch on the same state directory
-// (initialize, session/new).
+// (initialize, session/new, a prompt).
 func (r *rttRig) once(h *harness, rtt time.Duration, dir string) (*rttRun, error) {
 	r.proxy.SetRTT(rtt)
 	for _, d := range []string{"home", "state", "config"} {
@@ -206,7 +209,9 @@ func (r *rttRig) once(h *harness, rtt time.Duration, dir string) (*rttRun, error
 	timeout := 30*time.Second + 40*rtt
 	d := &rttDriver{run: run, timeout: timeout}
 	at, onNote, prompt := d.at, d.onNote, d.prompt
-	launch := func(initPhase, newPhase, exitPhase string, prompts bool) error {
+	// prompts are the phases of the launch's prompts: each a first token
+	// and the rest of its turn.
+	launch := func(initPhase, newPhase, exitPhase string, prompts ...[2]string) error {
 		at(initPhase)
 		p, err := startAgent(argv, env, os.Stderr)
 		if err != nil {
@@ -229,18 +234,17 @@ func (r *rttRig) once(h *harness, rtt time.Duration, dir string) (*rttRun, error
 		if id == "" {
 			return fmt.Errorf("session/new answered %s", res)
 		}
-		if !prompts {
-			return nil
+		for _, ph := range prompts {
+			if err := prompt(p, id, ph[0], ph[1]); err != nil {
+				return err
+			}
 		}
-		if err := prompt(p, id, phFirstTok, phTurn1Rest); err != nil {
-			return err
-		}
-		return prompt(p, id, phSecond, phTurn2Rest)
+		return nil
 	}
-	if err := launch(phInit, phNewFirst, phExit, true); err != nil {
+	if err := launch(phInit, phNewFirst, phExit, [2]string{phFirstTok, phTurn1Rest}, [2]string{phSecond, phTurn2Rest}); err != nil {
 		return nil, err
 	}
-	if err := launch(phInit2, phNewAgain, phExit2, false); err != nil {
+	if err := launch(phInit2, phNewAgain, phExit2, [2]string{phFirstTok2, phTurn3Rest}); err != nil {
 		return nil, err
 	}
 	at("end")
