@@ -80,7 +80,8 @@ type File struct {
 	// pending are the changes not written yet.
 	pending []func(*disk)
 	// written is closed when the writer scheduled or running now ends
-	// (nil: none is); waiting is its timer while it waits out settle.
+	// (nil: none is); waiting is its timer while it waits out
+	// settleWrite.
 	written chan struct{}
 	waiting interface{ Stop() bool }
 	// afterFunc arms the writer's timer (time.AfterFunc; tests replace
