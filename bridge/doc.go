@@ -80,6 +80,7 @@
 //	CancelTask, dialog                              task; a dialog's call withdrawn when its prompt is
 //	watchers                                        cancelled or its park answered elsewhere
 //	title fetchers      history.List                at most 4 at a time, waited for
+//	reading ahead       the first initialize        Options.Answered, once, after its answer (sends nothing)
 //
 // # Locks
 //

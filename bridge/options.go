@@ -58,6 +58,11 @@ type Options struct {
 	CredentialSource func() string
 	// Log receives diagnostics (stderr).
 	Log *slog.Logger
+	// Answered, when set, runs once on a goroutine of its own after the
+	// first initialize is answered: the process's reading ahead (what
+	// earlier launches remembered, SPEC §19), which sends nothing and so
+	// costs the editor's first answer nothing.
+	Answered func()
 
 	// busyPoll is how often a busy chat is polled; 0 means every 2 s.
 	// Only tests set it (export_test.go).

@@ -25,11 +25,13 @@ import (
 type routes struct{ *Server }
 
 // Initialize runs at once: the calls after it read what it learned of
-// the client.
+// the client. Once answered, the process's reading ahead starts
+// (Options.Answered).
 func (r routes) Initialize(_ context.Context, req *acp.Request, p *acp.InitializeParams) {
 	r.editor.Learn(p)
 	res := r.editor.Answer(r.access.methods(p.ClientCapabilities.Auth.Terminal), r.agent.Name())
 	r.out.reply(req, res, nil)
+	r.answered()
 }
 
 // The calls that may wait make their A2A calls under their request's

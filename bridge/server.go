@@ -29,6 +29,8 @@ type Server struct {
 	access   *access
 	steering *steering
 	prompts  *prompts
+	// answered runs Options.Answered once, after the first initialize.
+	answered func()
 }
 
 // Serve serves ACP on in and out until in ends, then cancels the running
@@ -49,7 +51,10 @@ func newServer(opts Options, loadBytes int64) *Server {
 	st := sessions.New(log, opts.Index, opts.ServerKey, opts.CurrentKey,
 		roots.New(opts.RootOverrides, ag.LoadRoots, opts.Home, log))
 	qs := newQueues(st)
-	s := &Server{out: o, agent: ag, editor: ed, store: st, queues: qs}
+	s := &Server{out: o, agent: ag, editor: ed, store: st, queues: qs, answered: func() {}}
+	if opts.Answered != nil {
+		s.answered = sync.OnceFunc(func() { go opts.Answered() })
+	}
 	s.notices = &notices{out: o, editor: ed, store: st, queues: qs, agent: ag}
 	s.archive = &archive{out: o, agent: ag, editor: ed, store: st, queues: qs, notices: s.notices, log: log,
 		loadBytes: loadBytes, threadsOnly: opts.ThreadsOnly}

@@ -431,7 +431,7 @@ func (c *Client) cardToRead() bool {
 // Warm readies, off the editor's requests, what a launch's first card
 // and first ids cost the first time (SPEC §19): the card decoder's types
 // (~0.8 ms) and the system random source's first read (~0.2 ms). A
-// process calls it once as it starts, beside serving.
+// process calls it once, after its first answer to the editor.
 func Warm() {
 	agentcard.Warm()
 	_ = randid.Hex(1)

@@ -11,8 +11,8 @@ var warmCard = []byte(`{"name":"n","description":"d","version":"1",
 "securityRequirements":[{"schemes":{"b":{"list":[]}}}]}`)
 
 // Warm decodes a card once, so that the decoder's first use (the types
-// it learns, ~0.8 ms) is paid when the process starts, off the editor's
-// requests, not after the agent's card arrives (SPEC §19).
+// it learns, ~0.8 ms) is paid once the process answered the editor's
+// first request, not after the agent's card arrives (SPEC §19).
 func Warm() {
 	_, _ = Parse(warmCard, 0, 0)
 	_ = ParseSecurity(warmCard)

@@ -105,8 +105,8 @@ func Open(stateDir string, log *slog.Logger) *File {
 }
 
 // Load reads the file now, if no call read it yet, so that the first
-// question of a launch does not wait for the disk (a process calls it as
-// it starts, off the editor's requests).
+// question of a launch does not wait for the disk (a process calls it
+// once it answered the editor's first request).
 func (f *File) Load() {
 	if f == nil {
 		return

@@ -431,13 +431,6 @@ func serveAction(c *cli.Context) error {
 	key := s.indexKey()
 	s.remembered = remember.Open(flags.StateDir(c), s.log)
 	defer s.remembered.Close(5 * time.Second)
-	// Read ahead, beside initialize (no request goes out): what earlier
-	// launches remembered, and what a first card costs the first time,
-	// so that session/new waits only for the agent (SPEC §19).
-	go func() {
-		s.remembered.Load()
-		a2aclient.Warm()
-	}()
 	opts := bridge.Options{
 		Version:          versionOrDev(),
 		Executable:       executable(),
@@ -457,6 +450,14 @@ func serveAction(c *cli.Context) error {
 		SignIn:           signIn{s: s}.editorSignIn(c),
 		RefusedAdvice:    s.inUse.refusedNow,
 		CredentialSource: func() string { return s.inUse.credentialNow(s.store.Path()) },
+		// Read ahead once initialize is answered (no request goes out):
+		// what earlier launches remembered, and what a first card costs
+		// the first time, so that session/new waits only for the agent
+		// (SPEC §19).
+		Answered: func() {
+			s.remembered.Load()
+			a2aclient.Warm()
+		},
 	}
 	opts.RootOverrides, opts.Home = overrides, flags.Home()
 	ctx, stop := context.WithCancel(context.Background())
