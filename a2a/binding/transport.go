@@ -39,47 +39,94 @@ func NewTransport() (*http.Transport, *Dialer) {
 	t.ForceAttemptHTTP2 = true
 	t.MaxIdleConnsPerHost = idlePerHost
 	t.MaxIdleConns = max(t.MaxIdleConns, idlePerHost)
-	d := &Dialer{dial: t.DialContext, proxy: t.Proxy, spares: map[string][]*spare{}}
+	d := &Dialer{dial: t.DialContext, proxy: t.Proxy}
 	t.DialContext = d.DialContext
 	return t, d
 }
 
 // Dialer opens the transport's connections, taking one opened ahead for
-// the same address first.
+// the same address first: the first whose handshake ends, so that a
+// request never waits for one still under way while another is open.
 type Dialer struct {
 	dial  func(ctx context.Context, network, addr string) (net.Conn, error)
 	proxy func(*http.Request) (*url.URL, error)
 
-	mu     sync.Mutex
+	mu sync.Mutex
+	// spares are the connections opened ahead and not taken, per
+	// "network addr": under way, or open.
 	spares map[string][]*spare
+	// waiting counts the requests of each key waiting for a spare's
+	// handshake: a request beyond the spares under way dials at once.
+	waiting map[string]int
+	// ended is closed, then replaced, whenever a spare's handshake ends.
+	ended chan struct{}
 	// opened lists the origins Preconnect opened connections to (once
 	// each).
 	opened map[string]bool
 }
 
-// spare is one connection opened ahead: conn or err once ready is closed.
+// spare is one connection opened ahead: conn once open is set (under the
+// Dialer's mu).
 type spare struct {
-	ready chan struct{}
-	conn  net.Conn
-	err   error
+	open bool
+	conn net.Conn
 }
 
 // DialContext is the transport's dial: a connection opened ahead to addr
-// when one is left (waiting for its handshake if it is still under way),
-// else a new one.
+// when one is open; else, while more are under way than requests wait for
+// them, the first to open; else a new one.
 func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	if s := d.take(network + " " + addr); s != nil {
+	key := network + " " + addr
+	d.mu.Lock()
+	for {
+		s, underWay := d.takeLocked(key)
+		if s != nil {
+			d.mu.Unlock()
+			return s.conn, nil
+		}
+		if underWay <= d.waiting[key] {
+			break
+		}
+		ended := d.endedLocked()
+		if d.waiting == nil {
+			d.waiting = map[string]int{}
+		}
+		d.waiting[key]++
+		d.mu.Unlock()
 		select {
-		case <-s.ready:
-			if s.err == nil {
-				return s.conn, nil
-			}
+		case <-ended:
 		case <-ctx.Done():
-			go s.discard()
+		}
+		d.mu.Lock()
+		d.waiting[key]--
+		if ctx.Err() != nil {
+			d.mu.Unlock()
 			return nil, ctx.Err()
 		}
 	}
+	d.mu.Unlock()
 	return d.dial(ctx, network, addr)
+}
+
+// takeLocked removes and returns the oldest open spare of key, else nil
+// and how many are under way.
+func (d *Dialer) takeLocked(key string) (*spare, int) {
+	list := d.spares[key]
+	for i, s := range list {
+		if s.open {
+			d.spares[key] = append(list[:i:i], list[i+1:]...)
+			return s, 0
+		}
+	}
+	return nil, len(list)
+}
+
+// endedLocked is the channel closed when the next spare's handshake ends.
+func (d *Dialer) endedLocked() chan struct{} {
+	if d.ended == nil {
+		d.ended = make(chan struct{})
+	}
+	return d.ended
 }
 
 // Preconnect opens n connections to origin (scheme://host[:port]) ahead
@@ -108,47 +155,49 @@ func (d *Dialer) Preconnect(origin string, n int) {
 		return
 	}
 	if d.opened == nil {
-		d.opened = map[string]bool{}
+		d.opened, d.spares = map[string]bool{}, map[string][]*spare{}
 	}
 	d.opened[origin] = true
 	for range n {
-		s := &spare{ready: make(chan struct{})}
+		s := &spare{}
 		d.spares[key] = append(d.spares[key], s)
 		go d.open(key, addr, s)
 	}
 	d.mu.Unlock()
 }
 
-// open dials spare s; it is closed if no request took it within spareLife.
+// open dials spare s and tells the requests waiting; a spare that failed
+// is dropped (they dial), one no request took within spareLife is closed.
 func (d *Dialer) open(key, addr string, s *spare) {
 	ctx, cancel := context.WithTimeout(context.Background(), spareDial)
-	s.conn, s.err = d.dial(ctx, "tcp", addr)
+	conn, err := d.dial(ctx, "tcp", addr)
 	cancel()
-	close(s.ready)
+	d.mu.Lock()
+	if err != nil {
+		d.removeLocked(key, s)
+	} else {
+		s.open, s.conn = true, conn
+	}
+	if d.ended != nil {
+		close(d.ended)
+		d.ended = nil
+	}
+	d.mu.Unlock()
+	if err != nil {
+		return
+	}
 	time.AfterFunc(spareLife, func() {
-		if d.remove(key, s) {
-			s.discard()
+		d.mu.Lock()
+		left := d.removeLocked(key, s)
+		d.mu.Unlock()
+		if left {
+			conn.Close()
 		}
 	})
 }
 
-// take removes and returns the oldest spare of key, nil when none is left.
-func (d *Dialer) take(key string) *spare {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	list := d.spares[key]
-	if len(list) == 0 {
-		return nil
-	}
-	s := list[0]
-	d.spares[key] = list[1:]
-	return s
-}
-
-// remove removes s from key's spares; false when a request took it.
-func (d *Dialer) remove(key string, s *spare) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+// removeLocked removes s from key's spares; false when a request took it.
+func (d *Dialer) removeLocked(key string, s *spare) bool {
 	for i, x := range d.spares[key] {
 		if x == s {
 			d.spares[key] = append(d.spares[key][:i:i], d.spares[key][i+1:]...)
@@ -156,12 +205,4 @@ func (d *Dialer) remove(key string, s *spare) bool {
 		}
 	}
 	return false
-}
-
-// discard closes the spare's connection once it is open.
-func (s *spare) discard() {
-	<-s.ready
-	if s.conn != nil {
-		s.conn.Close()
-	}
 }

@@ -215,3 +215,127 @@ func TestFinishedStreamKeepsItsConnection(t *testing.T) {
 		t.Errorf("two streams one after the other opened %d connections", got)
 	}
 }
+
+// gatedDial is a Dialer's dial for tests: the i-th call (from 1) waits
+// for gate(i) when one is set, then returns a connection named i.
+type gatedDial struct {
+	calls atomic.Int32
+	gates map[int32]chan struct{}
+}
+
+type namedConn struct {
+	net.Conn
+	n int32
+}
+
+func (namedConn) Close() error { return nil }
+
+func (g *gatedDial) dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	n := g.calls.Add(1)
+	if gate, ok := g.gates[n]; ok {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return namedConn{n: n}, nil
+}
+
+// dialWithin calls d.DialContext and fails the test unless it returns
+// within a bound (a dial that waits for a gate never released).
+func dialWithin(t *testing.T, d *Dialer) int32 {
+	t.Helper()
+	type res struct {
+		c   net.Conn
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		c, err := d.DialContext(context.Background(), "tcp", "agent.test:80")
+		ch <- res{c, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			t.Fatalf("dial: %v", r.err)
+		}
+		return r.c.(namedConn).n
+	case <-time.After(10 * time.Second):
+		t.Fatal("the dial waited for a connection still under way while another was open")
+		return 0
+	}
+}
+
+// TestPreconnectFirstOpenServes: a request takes the first connection
+// opened ahead whose handshake ended, not the oldest one still under
+// way; the one under way serves the next request once open, and a
+// request beyond the spares dials anew. (The oldest spare's dial is made
+// to start first and hang.)
+func TestPreconnectFirstOpenServes(t *testing.T) {
+	release := make(chan struct{})
+	g := &gatedDial{gates: map[int32]chan struct{}{1: release}}
+	d := &Dialer{dial: g.dial}
+	const key, addr = "tcp agent.test:80", "agent.test:80"
+	oldest, next := &spare{}, &spare{}
+	d.mu.Lock()
+	d.spares = map[string][]*spare{key: {oldest, next}}
+	d.mu.Unlock()
+	go d.open(key, addr, oldest)
+	for deadline := time.Now().Add(10 * time.Second); g.calls.Load() < 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the oldest spare's dial never started")
+		}
+	}
+	go d.open(key, addr, next)
+	if got := dialWithin(t, d); got != 2 {
+		t.Fatalf("the first request took connection %d, want 2 (the first opened)", got)
+	}
+	close(release)
+	if got := dialWithin(t, d); got != 1 {
+		t.Fatalf("the second request took connection %d, want 1 (opened ahead, now open)", got)
+	}
+	if got := dialWithin(t, d); got != 3 {
+		t.Fatalf("the third request took connection %d, want a new one (3)", got)
+	}
+}
+
+// TestPreconnectWaitersNoMoreThanSpares: requests wait for the spares
+// under way only as many as there are; one more dials at once.
+func TestPreconnectWaitersNoMoreThanSpares(t *testing.T) {
+	release := make(chan struct{})
+	g := &gatedDial{gates: map[int32]chan struct{}{1: release}}
+	d := &Dialer{dial: g.dial}
+	d.Preconnect("http://agent.test", 1)
+	first := make(chan int32, 1)
+	go func() {
+		c, err := d.DialContext(context.Background(), "tcp", "agent.test:80")
+		if err != nil {
+			t.Errorf("dial: %v", err)
+			first <- 0
+			return
+		}
+		first <- c.(namedConn).n
+	}()
+	// Wait until the first request waits for the spare.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		d.mu.Lock()
+		w := d.waiting["tcp agent.test:80"]
+		d.mu.Unlock()
+		if w == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first request never waited for the spare under way")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if got := dialWithin(t, d); got != 2 {
+		t.Fatalf("a request beyond the spares under way took connection %d, want a new one (2)", got)
+	}
+	close(release)
+	if got := <-first; got != 1 {
+		t.Errorf("the waiting request took connection %d, want the spare (1)", got)
+	}
+}
