@@ -13,8 +13,9 @@
 // the estimate's error, and none is spent spinning on the CPUs shim
 // shares. Holds reports how far from RTT/2 the holds were.
 //
-// Goroutines: one accepting (Start), two per connection forwarding (one
-// each way); Close ends them all and waits. Two locks, the Proxy's over
+// Goroutines: one accepting (Start), one per connection dialling the
+// server then waiting for its two forwarding (one each way); Close ends
+// them all and waits. Two locks, the Proxy's over
 // the connections' list and the hold's over its estimate and errors,
 // never held together.
 package delayproxy
@@ -34,9 +35,13 @@ type Proxy struct {
 	rtt    atomic.Int64 // time.Duration
 	wg     sync.WaitGroup
 
-	mu    sync.Mutex
-	conns []*Conn
-	open  map[*Conn]bool
+	mu     sync.Mutex
+	conns  []*Conn
+	open   map[*Conn]bool
+	closed bool
+
+	// dial dials the server (net.Dial; a test's).
+	dial func(network, addr string) (net.Conn, error)
 
 	hold hold
 }
@@ -86,7 +91,7 @@ func (p *Proxy) Holds() []time.Duration {
 
 // Conn is what the proxy knows of one connection.
 type Conn struct {
-	N        int       // 1, 2, … in the order accepted
+	N        int       // 1, 2, … in the order connected to the server
 	Accepted time.Time // when the client dialled
 	Upstream string    // the local address of the proxy's dial: the server's RemoteAddr
 	// bytes forwarded: client → server, server → client
@@ -102,7 +107,7 @@ func Listen() (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Proxy{ln: ln, open: map[*Conn]bool{}}, nil
+	return &Proxy{ln: ln, open: map[*Conn]bool{}, dial: net.Dial}, nil
 }
 
 // Start accepts connections and forwards each to target.
@@ -118,7 +123,8 @@ func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 // SetRTT changes the delay of the connections accepted from now on.
 func (p *Proxy) SetRTT(d time.Duration) { p.rtt.Store(int64(d)) }
 
-// Connections returns the connections accepted so far, in order.
+// Connections returns the connections accepted so far, in the order
+// their dials to the server ended.
 func (p *Proxy) Connections() []*Conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -130,6 +136,7 @@ func (p *Proxy) Connections() []*Conn {
 func (p *Proxy) Close() {
 	p.ln.Close()
 	p.mu.Lock()
+	p.closed = true
 	for c := range p.open {
 		c.client.Close()
 		c.server.Close()
@@ -138,6 +145,10 @@ func (p *Proxy) Close() {
 	p.wg.Wait()
 }
 
+// serve accepts: each connection is stamped as it is accepted, and its
+// dial to the server made on a goroutine of its own, so that connections
+// dialled at once are each stamped when dialled (in a network their
+// handshakes run side by side), not after the dials before them.
 func (p *Proxy) serve() {
 	defer p.wg.Done()
 	for {
@@ -147,24 +158,35 @@ func (p *Proxy) serve() {
 		}
 		accepted := time.Now()
 		rtt := time.Duration(p.rtt.Load())
-		server, err := net.Dial("tcp", p.target)
-		if err != nil {
-			client.Close()
-			continue
-		}
-		p.mu.Lock()
-		c := &Conn{N: len(p.conns) + 1, Accepted: accepted, Upstream: server.LocalAddr().String(), client: client, server: server}
-		p.conns = append(p.conns, c)
-		p.open[c] = true
-		p.mu.Unlock()
 		p.wg.Add(1)
-		go p.run(c, rtt)
+		go p.connect(client, accepted, rtt)
 	}
+}
+
+// connect dials the server for a connection accepted, then forwards.
+func (p *Proxy) connect(client net.Conn, accepted time.Time, rtt time.Duration) {
+	defer p.wg.Done()
+	server, err := p.dial("tcp", p.target)
+	if err != nil {
+		client.Close()
+		return
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		client.Close()
+		server.Close()
+		return
+	}
+	c := &Conn{N: len(p.conns) + 1, Accepted: accepted, Upstream: server.LocalAddr().String(), client: client, server: server}
+	p.conns = append(p.conns, c)
+	p.open[c] = true
+	p.mu.Unlock()
+	p.run(c, rtt)
 }
 
 // run forwards both ways until both have ended, then closes both sockets.
 func (p *Proxy) run(c *Conn, rtt time.Duration) {
-	defer p.wg.Done()
 	var both sync.WaitGroup
 	both.Add(2)
 	// The handshake: the client's first byte leaves one RTT after its
