@@ -276,7 +276,7 @@ func (b roundTripRun) roundTrips() error {
 	}
 	var sb strings.Builder
 	var logs strings.Builder
-	sb.WriteString("| phase | transport | RTT 0 | RTT 50 ms | RTT 100 ms | RTT 200 ms | minimum | requests of the phase (at 200 ms, in order) | new connections |\n")
+	sb.WriteString("| phase | transport | RTT 0 | RTT 50 ms | RTT 100 ms | RTT 200 ms | minimum (RTT) | requests of the phase (at 200 ms, in order) | new connections |\n")
 	sb.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	var rows []string
 	var holds []time.Duration
@@ -326,7 +326,10 @@ func (b roundTripRun) roundTrips() error {
 		return phaseIndex(a) - phaseIndex(b)
 	})
 	sb.WriteString(strings.Join(rows, "\n") + "\n")
-	fmt.Fprintf(&sb, "\nEach cell is the median of %d runs, in multiples of the RTT (RTT 0: milliseconds). "+
+	fmt.Fprintf(&sb, "\nEach cell is the median of %d runs: the round trips the phase took over the same phase at RTT 0 in the same run "+
+		"(the issue's measure: (time − time at RTT 0) / RTT, so that the processes' own work on this machine, the same at every distance, "+
+		"is not counted as a round trip), and in brackets the time itself (RTT 0: the time alone). "+
+		"At 100 ms, 0.01 RTT is 1 ms. "+
 		"A new connection costs one RTT before its first byte, TLS one more. "+
 		"The rows of a bare client are Go's net/http alone sending only the minimum's requests through the same proxy in the same run "+
 		"(the card then the probe; the probe on a new connection; one request on a warm one): what the machine and the proxy add, apart from shim.\n", b.h.cfg.rttRuns)
@@ -348,6 +351,7 @@ func (b roundTripRun) roundTrips() error {
 // minimum, and the requests and new connections of the run shown.
 func phaseRow(phase, mode string, minimum int, runs map[time.Duration][]*rttRun, shown *rttRun) string {
 	cells := []string{phase, mode}
+	var med0 time.Duration
 	for _, rtt := range rttSteps {
 		var ds []time.Duration
 		for _, run := range runs[rtt] {
@@ -357,10 +361,9 @@ func phaseRow(phase, mode string, minimum int, runs map[time.Duration][]*rttRun,
 		}
 		med := pct(ds, 50)
 		if rtt == 0 {
-			cells = append(cells, ms(med))
-			continue
+			med0 = med
 		}
-		cells = append(cells, fmt.Sprintf("%.2f RTT", float64(med)/float64(rtt)))
+		cells = append(cells, rttCell(med, med0, rtt))
 	}
 	var reqs []string
 	for _, l := range shown.lines() {
@@ -374,6 +377,18 @@ func phaseRow(phase, mode string, minimum int, runs map[time.Duration][]*rttRun,
 	}
 	cells = append(cells, fmt.Sprint(minimum), fmt.Sprintf("%d: %s", len(reqs), list), fmt.Sprint(shown.newConns(phase)))
 	return "| " + strings.Join(cells, " | ") + " |"
+}
+
+// rttCell is a phase's median at rtt as the issue measures it (SPEC §19):
+// the round trips it took over the same phase at RTT 0 in the same run,
+// (med − med0) / rtt, so that what a phase costs whatever the distance
+// (the processes' own work on this machine) is not counted as a round
+// trip; beside it the time itself. At RTT 0, the time alone.
+func rttCell(med, med0, rtt time.Duration) string {
+	if rtt == 0 {
+		return ms(med)
+	}
+	return fmt.Sprintf("%.2f RTT (%s)", float64(med-med0)/float64(rtt), ms(med))
 }
 
 // phaseIndex orders the table's rows by phase (plain before TLS kept).
@@ -411,7 +426,7 @@ func (r *rttRun) log() string {
 		if r.rtt == 0 {
 			return ms(d)
 		}
-		return fmt.Sprintf("%4.1f RTT", float64(d)/float64(r.rtt))
+		return fmt.Sprintf("%5.2f RTT", float64(d)/float64(r.rtt))
 	}
 	for i, m := range r.marks {
 		if m.phase == "end" {

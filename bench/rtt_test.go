@@ -50,3 +50,20 @@ func TestRTTRunPhases(t *testing.T) {
 		t.Errorf("first token lasted %v (%v), want 600ms", d, ok)
 	}
 }
+
+// TestRTTCellCountsOverRTT0: a cell is the round trips over the same
+// phase at RTT 0 (the measure), with the time itself beside it.
+func TestRTTCellCountsOverRTT0(t *testing.T) {
+	for _, c := range []struct {
+		med, med0, rtt time.Duration
+		want           string
+	}{
+		{309 * time.Millisecond, 12 * time.Millisecond, 100 * time.Millisecond, "2.97 RTT (309.0 ms)"},
+		{12 * time.Millisecond, 12 * time.Millisecond, 0, "12.0 ms"},
+		{205 * time.Millisecond, 5 * time.Millisecond, 100 * time.Millisecond, "2.00 RTT (205.0 ms)"},
+	} {
+		if got := rttCell(c.med, c.med0, c.rtt); got != c.want {
+			t.Errorf("rttCell(%s, %s, %s) = %q, want %q", c.med, c.med0, c.rtt, got, c.want)
+		}
+	}
+}

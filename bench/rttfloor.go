@@ -101,16 +101,17 @@ func floorRows(mode string, withTLS bool, floors map[time.Duration][]map[string]
 			minimum = ph.withTLS
 		}
 		cells := []string{ph.name + floorSuffix, mode}
+		var med0 time.Duration
 		for _, rtt := range rttSteps {
 			var ds []time.Duration
 			for _, f := range floors[rtt] {
 				ds = append(ds, f[ph.name])
 			}
+			med := pct(ds, 50)
 			if rtt == 0 {
-				cells = append(cells, ms(pct(ds, 50)))
-				continue
+				med0 = med
 			}
-			cells = append(cells, fmt.Sprintf("%.2f RTT", float64(pct(ds, 50))/float64(rtt)))
+			cells = append(cells, rttCell(med, med0, rtt))
 		}
 		cells = append(cells, fmt.Sprint(minimum), "the minimum's alone", "")
 		rows = append(rows, "| "+strings.Join(cells, " | ")+" |")
