@@ -113,7 +113,7 @@ func main() {
 	flag.StringVar(&c.floor, "floor", "", "a minimal Go binary answering initialize (bench/floor), measured next to shim")
 	flag.StringVar(&c.only, "only", "", "run only these sections (comma-separated: cold,throughput,latency,memory,replay,long,rtt,gobench,profile); "+
 		"-only rtt rewrites only the round-trip part of -out")
-	flag.IntVar(&c.rttRuns, "rtt-runs", 3, "runs of each RTT in the round-trip table")
+	flag.IntVar(&c.rttRuns, "rtt-runs", 5, "runs of each RTT in the round-trip table")
 	flag.Parse()
 	c.repoRoot, _ = os.Getwd()
 	if err := run(c); err != nil {

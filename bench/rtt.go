@@ -388,7 +388,11 @@ func rttCell(med, med0, rtt time.Duration) string {
 	if rtt == 0 {
 		return ms(med)
 	}
-	return fmt.Sprintf("%.2f RTT (%s)", float64(med-med0)/float64(rtt), ms(med))
+	n := float64(med-med0) / float64(rtt)
+	if n > -0.005 && n < 0 {
+		n = 0 // not "-0.00"
+	}
+	return fmt.Sprintf("%.2f RTT (%s)", n, ms(med))
 }
 
 // phaseIndex orders the table's rows by phase (plain before TLS kept).

@@ -61,6 +61,7 @@ func TestRTTCellCountsOverRTT0(t *testing.T) {
 		{309 * time.Millisecond, 12 * time.Millisecond, 100 * time.Millisecond, "2.97 RTT (309.0 ms)"},
 		{12 * time.Millisecond, 12 * time.Millisecond, 0, "12.0 ms"},
 		{205 * time.Millisecond, 5 * time.Millisecond, 100 * time.Millisecond, "2.00 RTT (205.0 ms)"},
+		{11 * time.Millisecond, 11400 * time.Microsecond, 200 * time.Millisecond, "0.00 RTT (11.0 ms)"},
 	} {
 		if got := rttCell(c.med, c.med0, c.rtt); got != c.want {
 			t.Errorf("rttCell(%s, %s, %s) = %q, want %q", c.med, c.med0, c.rtt, got, c.want)
