@@ -350,21 +350,15 @@ func (b roundTripRun) roundTrips() error {
 // phaseRow is one phase's row of the table: its median at each RTT, its
 // minimum, and the requests and new connections of the run shown.
 func phaseRow(phase, mode string, minimum int, runs map[time.Duration][]*rttRun, shown *rttRun) string {
-	cells := []string{phase, mode}
-	var med0 time.Duration
-	for _, rtt := range rttSteps {
+	cells := append([]string{phase, mode}, rttCells(func(rtt time.Duration) []time.Duration {
 		var ds []time.Duration
 		for _, run := range runs[rtt] {
 			if d, ok := run.dur(phase); ok {
 				ds = append(ds, d)
 			}
 		}
-		med := pct(ds, 50)
-		if rtt == 0 {
-			med0 = med
-		}
-		cells = append(cells, rttCell(med, med0, rtt))
-	}
+		return ds
+	})...)
 	var reqs []string
 	for _, l := range shown.lines() {
 		if l.phase == phase {
@@ -377,6 +371,21 @@ func phaseRow(phase, mode string, minimum int, runs map[time.Duration][]*rttRun,
 	}
 	cells = append(cells, fmt.Sprint(minimum), fmt.Sprintf("%d: %s", len(reqs), list), fmt.Sprint(shown.newConns(phase)))
 	return "| " + strings.Join(cells, " | ") + " |"
+}
+
+// rttCells are a row's cells, one an RTT step: the median of what times
+// gives at that step (rttCell).
+func rttCells(times func(rtt time.Duration) []time.Duration) []string {
+	var cells []string
+	var med0 time.Duration
+	for _, rtt := range rttSteps {
+		med := pct(times(rtt), 50)
+		if rtt == 0 {
+			med0 = med
+		}
+		cells = append(cells, rttCell(med, med0, rtt))
+	}
+	return cells
 }
 
 // rttCell is a phase's median at rtt as the issue measures it (SPEC §19):

@@ -100,19 +100,13 @@ func floorRows(mode string, withTLS bool, floors map[time.Duration][]map[string]
 		if withTLS {
 			minimum = ph.withTLS
 		}
-		cells := []string{ph.name + floorSuffix, mode}
-		var med0 time.Duration
-		for _, rtt := range rttSteps {
+		cells := append([]string{ph.name + floorSuffix, mode}, rttCells(func(rtt time.Duration) []time.Duration {
 			var ds []time.Duration
 			for _, f := range floors[rtt] {
 				ds = append(ds, f[ph.name])
 			}
-			med := pct(ds, 50)
-			if rtt == 0 {
-				med0 = med
-			}
-			cells = append(cells, rttCell(med, med0, rtt))
-		}
+			return ds
+		})...)
 		cells = append(cells, fmt.Sprint(minimum), "the minimum's alone", "")
 		rows = append(rows, "| "+strings.Join(cells, " | ")+" |")
 	}

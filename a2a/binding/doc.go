@@ -31,6 +31,7 @@
 // on a goroutine of its own (waited for up to drainWait). Preconnect
 // opens each connection ahead on a goroutine, which tells the requests
 // waiting when its handshake ends (the first open one serves); a timer
-// closes it if no request took it. A Stream is read by one goroutine; Close may come from
-// another. Locks: tracer.mu, stallReader.mu and Dialer.mu, leaves.
+// closes it if no request took it. A Stream is read by one goroutine;
+// Close may come from another. Locks: tracer.mu, stallReader.mu and
+// Dialer.mu, leaves.
 package binding

@@ -221,6 +221,8 @@ func TestFinishedStreamKeepsItsConnection(t *testing.T) {
 type gatedDial struct {
 	calls atomic.Int32
 	gates map[int32]chan struct{}
+	// started, when set, gets each call's number as it starts.
+	started chan int32
 }
 
 type namedConn struct {
@@ -232,6 +234,9 @@ func (namedConn) Close() error { return nil }
 
 func (g *gatedDial) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 	n := g.calls.Add(1)
+	if g.started != nil {
+		g.started <- n
+	}
 	if gate, ok := g.gates[n]; ok {
 		select {
 		case <-gate:
@@ -274,7 +279,7 @@ func dialWithin(t *testing.T, d *Dialer) int32 {
 // to start first and hang.)
 func TestPreconnectFirstOpenServes(t *testing.T) {
 	release := make(chan struct{})
-	g := &gatedDial{gates: map[int32]chan struct{}{1: release}}
+	g := &gatedDial{gates: map[int32]chan struct{}{1: release}, started: make(chan int32, 4)}
 	d := &Dialer{dial: g.dial}
 	const key, addr = "tcp agent.test:80", "agent.test:80"
 	oldest, next := &spare{}, &spare{}
@@ -282,10 +287,10 @@ func TestPreconnectFirstOpenServes(t *testing.T) {
 	d.spares = map[string][]*spare{key: {oldest, next}}
 	d.mu.Unlock()
 	go d.open(key, addr, oldest)
-	for deadline := time.Now().Add(10 * time.Second); g.calls.Load() < 1; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the oldest spare's dial never started")
-		}
+	select {
+	case <-g.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the oldest spare's dial never started")
 	}
 	go d.open(key, addr, next)
 	if got := dialWithin(t, d); got != 2 {

@@ -15,9 +15,8 @@
 //
 // Goroutines: one accepting (Start), one per connection dialling the
 // server then waiting for its two forwarding (one each way); Close ends
-// them all and waits. Two locks, the Proxy's over
-// the connections' list and the hold's over its estimate and errors,
-// never held together.
+// them all and waits. Two locks, the Proxy's over the connections' list
+// and the hold's over its estimate and errors, never held together.
 package delayproxy
 
 import (
