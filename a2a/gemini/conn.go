@@ -12,8 +12,12 @@ import (
 )
 
 // geminiWarmEvery is how often the parked task's connection is used while
-// an approval is asked (the server's keep-alive timeout is 5 s).
-var geminiWarmEvery = 1500 * time.Millisecond
+// an approval is asked (the server's keep-alive timeout is 5 s);
+// geminiWarmWait bounds one such tasks/get.
+var (
+	geminiWarmEvery = 1500 * time.Millisecond
+	geminiWarmWait  = 10 * time.Second
+)
 
 // geminiSession is one session's task on the server, with the connection
 // its runs live on.
@@ -31,8 +35,9 @@ type geminiSession struct {
 	awaiting []geminiAwait
 	// running is the stream of the run in progress.
 	running *binding.Stream
-	// warm stops the keep-alive of a parked task.
-	warm func()
+	// warm stops the keep-alive of a parked task (cancel: its request in
+	// flight too).
+	warm func(cancel bool)
 }
 
 type geminiAwait struct {
@@ -72,7 +77,7 @@ func (g *Binding) CancelTask(ctx context.Context, id string) error {
 	if s == nil {
 		return nil
 	}
-	s.stopWarm()
+	s.stopWarm(true)
 	s.mu.Lock()
 	st := s.running
 	s.running = nil
@@ -85,13 +90,24 @@ func (g *Binding) CancelTask(ctx context.Context, id string) error {
 }
 
 // warmUp keeps the parked task's connection in use while its approval is
-// asked, until the next message or ctx ends. A tasks/get in flight is
-// let finish when it stops: cancelling it would close the connection.
+// asked, until the next message, the task's cancel or ctx ends. A tasks/get
+// in flight is let finish whatever ends the keep-alive but a cancel: a
+// request cancelled in flight closes its connection, and the server aborts
+// the parked run with it (the turn's context ends as the answer is sent).
 func (s *geminiSession) warmUp(ctx context.Context, taskID string) {
 	stop, done := make(chan struct{}), make(chan struct{})
-	s.stopWarm()
+	s.stopWarm(false)
+	// The keep-alive's requests outlive ctx; drop cancels the one in flight.
+	reqs, drop := context.WithCancel(context.WithoutCancel(ctx))
 	s.mu.Lock()
-	s.warm = func() { close(stop); <-done }
+	s.warm = func(cancel bool) {
+		if cancel {
+			drop()
+		}
+		close(stop)
+		<-done
+		drop()
+	}
 	s.mu.Unlock()
 	go func() {
 		defer close(done)
@@ -105,20 +121,29 @@ func (s *geminiSession) warmUp(ctx context.Context, taskID string) {
 				return
 			case <-tick.C:
 			}
-			if _, err := s.rpc.GetTask(ctx, taskID, 1); err != nil && ctx.Err() == nil {
+			if ctx.Err() != nil {
+				return
+			}
+			get, cancel := context.WithTimeout(reqs, geminiWarmWait)
+			_, err := s.rpc.GetTask(get, taskID, 1)
+			cancel()
+			if err != nil && reqs.Err() == nil {
 				s.rpc.Conn().Log().Debug("keeping the parked task's connection", "task", taskID, "err", err)
 			}
 		}
 	}()
 }
 
-func (s *geminiSession) stopWarm() {
+// stopWarm ends the keep-alive of a parked task, if any, once its tasks/get
+// in flight ended; cancel cancels that request instead (the task's cancel,
+// which drops the connection anyway).
+func (s *geminiSession) stopWarm(cancel bool) {
 	s.mu.Lock()
 	stop := s.warm
 	s.warm = nil
 	s.mu.Unlock()
 	if stop != nil {
-		stop()
+		stop(cancel)
 	}
 }
 

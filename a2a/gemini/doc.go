@@ -27,7 +27,9 @@
 //     never a title: shim's title rules build it from these hints.
 //
 // Goroutines: one keep-alive per parked session (warmUp), stopped by the
-// session's next message, its cancel or its context. Locks:
+// session's next message, its cancel or its context; its tasks/get in
+// flight runs on a context of its own, cancelled only by the cancel (a
+// request cancelled in flight closes the connection). Locks:
 // Binding.mu (the sessions and the tasks) and geminiSession.mu (a
 // session's ids, approvals and running stream) are never held together.
 package gemini

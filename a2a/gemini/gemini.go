@@ -61,7 +61,7 @@ func New(conn *binding.Conn, card *a2a.Card) *Binding {
 // SendStreaming implements binding.Binding.
 func (g *Binding) SendStreaming(ctx context.Context, m a2a.OutMessage) (*binding.Stream, error) {
 	s := g.session(m.ContextID)
-	s.stopWarm()
+	s.stopWarm(false)
 	msg := s.encode(m)
 	st, err := s.rpc.OpenStream(ctx, "message/stream", map[string]any{"message": msg}, &geminiFrames{s: s})
 	if err != nil {

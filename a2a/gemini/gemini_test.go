@@ -1,7 +1,10 @@
 package gemini
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -45,6 +48,10 @@ type geminiFake struct {
 	getTask string
 	gets    chan string // RemoteAddr of each tasks/get
 	dropped chan struct{}
+	// hold, when set, holds each tasks/get until it is closed; held gets
+	// the RemoteAddr of each tasks/get held.
+	hold chan struct{}
+	held chan string
 }
 
 func newGeminiFake(t *testing.T, card string, bodies ...string) *geminiFake {
@@ -67,6 +74,17 @@ func (f *geminiFake) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	switch x.RPC {
 	case "tasks/get":
+		f.mu.Lock()
+		hold := f.hold
+		f.mu.Unlock()
+		if hold != nil {
+			f.held <- r.RemoteAddr
+			select {
+			case <-hold:
+			case <-r.Context().Done():
+				return
+			}
+		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(f.getTask))
 		f.gets <- r.RemoteAddr
@@ -94,11 +112,16 @@ func (f *geminiFake) serve(w http.ResponseWriter, r *http.Request) {
 // client is the profile's binding of the fake's card, as a client would
 // build it.
 func (f *geminiFake) client(t *testing.T) *testClient {
+	return f.clientWith(t, binding.Options{RetryWait: 5 * time.Millisecond})
+}
+
+// clientWith is client with the binding's options opts.
+func (f *geminiFake) clientWith(t *testing.T, opts binding.Options) *testClient {
 	card, err := agentcard.Parse([]byte(strings.Replace(f.card, "http://localhost:41242/", f.srv.URL+"/", 1)), 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testClient{tr: New(binding.New(binding.Options{RetryWait: 5 * time.Millisecond}), card), card: card}
+	return &testClient{tr: New(binding.New(opts), card), card: card}
 }
 
 func (f *geminiFake) streams() []recorded {
@@ -268,6 +291,96 @@ func TestGeminiReadApprovedOnTheTasksConnection(t *testing.T) {
 	g.sessions["s"].mu.Unlock()
 	if warm != nil {
 		t.Fatal("the keep-alive outlived the answer")
+	}
+}
+
+// getContexts wraps a binding's transport and sends the context of each
+// tasks/get it carries on gets.
+func getContexts(gets chan<- context.Context) func(http.RoundTripper) http.RoundTripper {
+	return func(base http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if r.Body != nil {
+				body, err := io.ReadAll(r.Body)
+				if err != nil {
+					return nil, err
+				}
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				if bytes.Contains(body, []byte(`"tasks/get"`)) {
+					gets <- r.Context()
+				}
+			}
+			return base.RoundTrip(r)
+		})
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// heldKeepAlive parks a read on a fake that holds each tasks/get, and
+// returns the session, the parked connection, the turn's cancel and the
+// context of the keep-alive's tasks/get held in flight.
+func heldKeepAlive(t *testing.T) (*geminiFake, *testClient, string, context.CancelFunc, context.Context) {
+	t.Helper()
+	t.Cleanup(func(d time.Duration) func() { return func() { geminiWarmEvery = d } }(geminiWarmEvery))
+	geminiWarmEvery = 20 * time.Millisecond
+	f := newGeminiFake(t, geminiCapture(t, "card.json"), geminiCapture(t, "read-file.sse"), geminiCapture(t, "read-file-reply.sse"))
+	f.hold, f.held = make(chan struct{}), make(chan string, 10)
+	gets := make(chan context.Context, 10)
+	c := f.clientWith(t, binding.Options{RetryWait: 5 * time.Millisecond, Wrap: getContexts(gets)})
+	turn, endTurn := context.WithCancel(ctxT(t))
+	t.Cleanup(endTurn)
+	s, err := c.Stream(turn, a2a.OutMessage{ContextID: "s", Workspace: geminiWS, Parts: []a2a.Part{{Text: "Read hello.txt."}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := drain(t, s)
+	s.Close()
+	checkReadParked(t, evs, "read_file-1796113948191-7f0179a061d1d")
+	var get context.Context
+	select {
+	case get = <-gets:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no keep-alive tasks/get while the approval is open")
+	}
+	f.mu.Lock()
+	parked := f.conns[0]
+	f.mu.Unlock()
+	if addr := <-f.held; addr != parked {
+		t.Fatalf("keep-alive tasks/get came on %s, the stream on %s", addr, parked)
+	}
+	return f, c, parked, endTurn, get
+}
+
+// The turn's context ends as the person's answer is sent (the bridge's
+// does): a keep-alive tasks/get in flight then is let finish, for a request
+// cancelled in flight closes its connection and the server aborts the parked
+// run (seen: the approved read "[Operation Cancelled]" in one e2e run of
+// four, the answer sent as a tasks/get was under way).
+func TestGeminiKeepAliveInFlightOutlivesTheTurn(t *testing.T) {
+	f, c, parked, endTurn, get := heldKeepAlive(t)
+	endTurn()
+	if get.Err() != nil {
+		t.Fatal("the keep-alive's tasks/get in flight was cancelled with the turn: its connection closes, and the server aborts the parked run")
+	}
+	close(f.hold)
+	const callID = "read_file-1796113948191-7f0179a061d1d"
+	evs := geminiTurn(t, c, a2a.OutMessage{ContextID: "s", TaskID: "f0e82e06-319b-4aed-ab10-f8338be147f5", Resume: true,
+		Approval: &a2a.ApprovalAnswer{ToolCallID: callID, Allow: true}})
+	checkReadAnswer(t, f, parked, callID)
+	checkReadReply(t, evs)
+}
+
+// A cancel does not wait for the keep-alive's tasks/get in flight: it
+// cancels it (the cancel drops the connection anyway).
+func TestGeminiCancelDropsTheKeepAlive(t *testing.T) {
+	_, c, _, _, get := heldKeepAlive(t)
+	within(t, 5*time.Second, "CancelTask with a keep-alive tasks/get held", func() error {
+		return c.CancelTask(ctxT(t), "f0e82e06-319b-4aed-ab10-f8338be147f5")
+	})
+	if get.Err() == nil {
+		t.Fatal("the cancel left the keep-alive's tasks/get in flight")
 	}
 }
 
