@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shimdev/shim/a2a"
 	"github.com/shimdev/shim/a2a/binding"
 	"github.com/shimdev/shim/a2a/jsonrpc"
 )
@@ -144,6 +145,31 @@ func (s *geminiSession) stopWarm(cancel bool) {
 	s.mu.Unlock()
 	if stop != nil {
 		stop(cancel)
+	}
+}
+
+// getBehind sends a tasks/get on the task's connection on a context of its
+// own (bounded by geminiWarmWait), for a request cancelled in flight closes
+// its connection and the server aborts the task's run with it (a parked
+// run while the person answers). When ctx ends first, the caller is
+// answered with its error and the request finishes behind it.
+func (s *geminiSession) getBehind(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
+	type got struct {
+		t   *a2a.Task
+		err error
+	}
+	done := make(chan got, 1)
+	get, cancel := context.WithTimeout(context.WithoutCancel(ctx), geminiWarmWait)
+	go func() {
+		defer cancel()
+		t, err := s.rpc.GetTask(get, id, historyLength)
+		done <- got{t, err}
+	}()
+	select {
+	case r := <-done:
+		return r.t, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 

@@ -29,7 +29,9 @@
 // Goroutines: one keep-alive per parked session (warmUp), stopped by the
 // session's next message, its cancel or its context; its tasks/get in
 // flight runs on a context of its own, cancelled only by the cancel (a
-// request cancelled in flight closes the connection). Locks:
+// request cancelled in flight closes the connection); a tasks/get on a
+// task's connection whose caller left finishes on a goroutine of its own
+// (getBehind, at most geminiWarmWait). Locks:
 // Binding.mu (the sessions and the tasks) and geminiSession.mu (a
 // session's ids, approvals and running stream) are never held together.
 package gemini

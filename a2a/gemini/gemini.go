@@ -100,13 +100,14 @@ func (g *Binding) Subscribe(ctx context.Context, taskID string) (*binding.Stream
 }
 
 // GetTask implements binding.Binding: on the task's own connection, its state
-// read as a stream's final frame would be.
+// read as a stream's final frame would be. The request outlives ctx
+// (getBehind): the caller is answered when ctx ends.
 func (g *Binding) GetTask(ctx context.Context, id string, historyLength int) (*a2a.Task, error) {
 	s := g.byTask(id)
 	if s == nil {
 		return g.Binding.GetTask(ctx, id, historyLength)
 	}
-	t, err := s.rpc.GetTask(ctx, id, historyLength)
+	t, err := s.getBehind(ctx, id, historyLength)
 	if err != nil {
 		return nil, err
 	}

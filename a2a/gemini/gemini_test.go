@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -535,6 +536,46 @@ func TestGeminiGetTaskReadsAsTheTurnsEnd(t *testing.T) {
 	}
 	if task.Status.State != a2a.StateCompleted || task.ContextID != "s" {
 		t.Fatalf("task = %s in %s", task.Status.State, task.ContextID)
+	}
+}
+
+// A tasks/get on a task's connection whose caller leaves (an editor
+// cancelling a thread list) is answered at once and finishes behind: a
+// request cancelled in flight would close the connection, and the server
+// would abort the task's run with it. The next turn goes on that connection.
+func TestGeminiGetTaskOutlivesItsCaller(t *testing.T) {
+	f := newGeminiFake(t, geminiCapture(t, "card.json"), geminiCapture(t, "text.sse"), geminiCapture(t, "text-second-turn.sse"))
+	gets := make(chan context.Context, 10)
+	c := f.clientWith(t, binding.Options{RetryWait: 5 * time.Millisecond, Wrap: getContexts(gets)})
+	evs := geminiTurn(t, c, a2a.OutMessage{ContextID: "s", Workspace: geminiWS, Parts: []a2a.Part{{Text: "Say hello."}}})
+	f.mu.Lock()
+	f.hold, f.held = make(chan struct{}), make(chan string, 10)
+	first := f.conns[0]
+	f.mu.Unlock()
+	caller, leave := context.WithCancel(ctxT(t))
+	answered := make(chan error, 1)
+	go func() {
+		_, err := c.GetTask(caller, evs[0].TaskID, 0)
+		answered <- err
+	}()
+	if addr := <-f.held; addr != first {
+		t.Fatalf("tasks/get came on %s, the task's stream on %s", addr, first)
+	}
+	get := <-gets
+	leave()
+	if get.Err() != nil {
+		t.Fatal("the tasks/get in flight was cancelled with its caller: its connection closes, and the server aborts the task's run")
+	}
+	if err := within(t, 5*time.Second, "GetTask after its caller left", func() error { return <-answered }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("GetTask after its caller left = %v, want context.Canceled", err)
+	}
+	close(f.hold)
+	geminiTurn(t, c, a2a.OutMessage{ContextID: "s", Workspace: geminiWS, Parts: []a2a.Part{{Text: "Again."}}})
+	f.mu.Lock()
+	last := f.conns[len(f.conns)-1]
+	f.mu.Unlock()
+	if last != first {
+		t.Fatalf("the next turn came on %s, the task's connection was %s", last, first)
 	}
 }
 
